@@ -1,0 +1,773 @@
+"""The Q-alpha family of spectral feature selection (Wolf & Shashua), matrix-free.
+
+Implemented
+-----------
+* :func:`q_alpha` -- the power-embedded Q-alpha method ([002] Definition 2, [000] Definition 1)
+  and the basic alternating scheme ([002] Sec. 3); the sum-of-squared-eigenvalues criterion
+  (Eq. 1) or the spectral gap ([002] Sec. 2); a supervised mode; side information given as a side
+  data set ([000] Definition 3) or as pairs of points in different clusters ([000] Sec. 5, Eq. 3).
+* :func:`topographic_map` -- the topographical model of all relevant feature subsets ([000] Sec. 4).
+* :func:`sparsity_gap` -- where the sorted weights break.
+* :func:`positive_eigenvector_probability` -- the simulation of [002] Fig. 1a.
+
+Notation
+--------
+The papers' ``M`` is ``n features x q samples``; public functions take ``X`` = ``M.T`` in
+scikit-learn orientation. Every feature (row ``m_i`` of ``M``) is centred over the samples and
+scaled to unit norm; a constant feature has no direction, is left out, and gets ``alpha_i = 0``.
+
+Matrix-free products (see ``shared/NOTES.md``): with ``P = M Q`` (``n x k``),
+``G = (M M^T) o (P P^T)``, so ``G v = sum_l p_l o M (M^T (p_l o v))`` costs ``O(n q k)``;
+``A_alpha Q = M^T (alpha o P)`` never needs the ``q x q`` affinity; and
+``alpha^T G alpha = ||A_alpha Q||_F^2``, so the objective comes free with the Q step.
+
+References
+----------
+.. [002] L. Wolf and A. Shashua, "Feature selection for unsupervised and supervised inference:
+   the emergence of sparsity in a weighted-based approach", ICCV 2003 (seed 002).
+.. [000] A. Shashua and L. Wolf, "Kernel feature selection with side data using a spectral
+   approach", ECCV 2004 (seed 000).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+from scipy import linalg
+from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
+
+from .errors import InputError
+
+__all__ = [
+    "QAlphaResult",
+    "TopographicMap",
+    "PositivityResult",
+    "q_alpha",
+    "topographic_map",
+    "sparsity_gap",
+    "positive_eigenvector_probability",
+    "preprocess_features",
+]
+
+#: Above this many features the leading eigenvector of G is not taken from a dense matrix.
+DENSE_LIMIT = 600
+#: Above this many features the default solver takes power steps instead of a Lanczos solve.
+LANCZOS_LIMIT = 50_000
+
+
+# ---------------------------------------------------------------------------- results
+@dataclass(frozen=True, eq=False)
+class QAlphaResult:
+    """Outcome of :func:`q_alpha`.
+
+    Attributes
+    ----------
+    alpha : ndarray, shape (n_features,)
+        Unit-norm feature weights, oriented so that their sum is positive; 0 for features left out.
+    Q : ndarray, shape (n_samples, k)
+        Orthonormal basis of the leading eigenvectors of ``A_alpha`` (the cluster subspace).
+    objective : float
+        Final value of the criterion: ``alpha^T G alpha`` (sum of the k largest squared
+        eigenvalues of ``A_alpha``), the gap criterion, the side-information quotient
+        ``alpha^T G alpha / alpha^T (D + lam I) alpha``, or ``alpha^T (G - lam B) alpha``.
+    history : ndarray
+        Objective after each iteration of the best start.
+    n_iter : int
+        Iterations of the best start.
+    converged : bool
+        Whether the change of alpha fell below ``tol`` within ``max_iter`` iterations.
+    eigenvalue : float
+        Leading eigenvalue of the operator whose eigenvector alpha is, at the last iteration.
+    method, criterion, solver : str
+        What was run.
+    k : int
+        Number of clusters (columns of Q).
+    lam : float
+        Weight of the side information (0 when none).
+    constant_features : ndarray of int
+        Features left out because they do not vary over the samples.
+    side_diagonal : ndarray or None
+        ``D`` of [000] Def. 3 over all features (side variance relative to main variance; the
+        summed squared alphas of earlier rounds in :func:`topographic_map`).
+    restart_objectives : ndarray
+        Final objective of each start (``n_init`` values); the best one is returned.
+    """
+
+    alpha: np.ndarray
+    Q: np.ndarray
+    objective: float
+    history: np.ndarray
+    n_iter: int
+    converged: bool
+    eigenvalue: float
+    method: str
+    criterion: str
+    solver: str
+    k: int
+    lam: float
+    constant_features: np.ndarray
+    side_diagonal: np.ndarray | None = None
+    restart_objectives: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    @property
+    def ranking(self) -> np.ndarray:
+        """Feature indices from the largest weight to the smallest."""
+        return np.argsort(-self.alpha, kind="stable")
+
+    def top(self, n_features: int) -> np.ndarray:
+        """Indices of the ``n_features`` largest weights."""
+        return self.ranking[:n_features]
+
+    @property
+    def n_selected(self) -> int:
+        """Number of features above the sparsity gap (:func:`sparsity_gap`)."""
+        return sparsity_gap(self.alpha)
+
+
+@dataclass(frozen=True, eq=False)
+class TopographicMap:
+    """Outcome of :func:`topographic_map` ([000] Sec. 4, Fig. 2).
+
+    Attributes
+    ----------
+    alphas : ndarray, shape (rounds, n_features)
+        The weight vector of each round.
+    directions : ndarray, shape (rounds, n_features, 2)
+        Per round, each feature's unit direction in the frame of the two leading eigenvectors
+        of that round's G (the MDS-like coordinization of [000] Sec. 4); 0 for left-out features.
+    coordinates : ndarray, shape (rounds, n_features)
+        The same direction as an angle in radians: the 1-D coordinate of each feature per round.
+    spectra : ndarray, shape (rounds, n_eigenvalues)
+        Leading eigenvalues of each round's G.
+    results : tuple of QAlphaResult
+        The full result of each round.
+    """
+
+    alphas: np.ndarray
+    directions: np.ndarray
+    coordinates: np.ndarray
+    spectra: np.ndarray
+    results: tuple
+
+
+@dataclass(frozen=True, eq=False)
+class PositivityResult:
+    """Outcome of :func:`positive_eigenvector_probability` ([002] Fig. 1a)."""
+
+    n_values: np.ndarray
+    probability: np.ndarray
+    n_trials: int
+    mean: float
+    std: float
+
+
+# ---------------------------------------------------------------------------- validation
+def _as_data_matrix(X, what: str = "X") -> np.ndarray:
+    try:
+        X = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(f"{what} must be a numeric matrix (samples x features).") from None
+    if X.ndim != 2:
+        raise InputError(f"{what} must be 2-D (samples x features); got {X.ndim}-D.")
+    if not np.isfinite(X).all():
+        raise InputError(f"{what} contains NaN or infinite values; impute or remove them first.")
+    return X
+
+
+def _check_positive_int(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InputError(f"{name} must be a positive integer; got {value!r}.")
+    return int(value)
+
+
+def preprocess_features(X, dtype=np.float64):
+    """Centre every feature over the samples and scale it to unit norm ([002] Sec. 2).
+
+    Parameters
+    ----------
+    X : ndarray, shape (n_samples, n_features)
+
+    Returns
+    -------
+    Mt : ndarray, shape (n_samples, n_kept)
+        The normalised kept features (the transpose of the papers' ``M``), C-contiguous.
+    kept : ndarray of int
+        Indices of the kept (non-constant) features.
+    mean, scale : ndarray, shape (n_kept,)
+        What was subtracted and divided, so other data (side data, pairs) can be mapped alike.
+    """
+    mean = X.mean(axis=0)
+    centred_norm = np.sqrt(np.einsum("ij,ij->j", X, X) - X.shape[0] * mean**2).clip(min=0.0)
+    # A feature whose spread is at round-off level of its magnitude is constant.
+    magnitude = np.abs(X).max(axis=0)
+    constant = centred_norm <= 1e-10 * np.sqrt(X.shape[0]) * np.maximum(magnitude, 1e-300)
+    kept = np.flatnonzero(~constant)
+    if kept.size == X.shape[1]:
+        Mt = np.array(X, dtype=dtype, order="C", copy=True)
+    else:
+        Mt = np.ascontiguousarray(X[:, kept], dtype=dtype)
+    mean, scale = mean[kept], centred_norm[kept]
+    Mt -= mean.astype(dtype)
+    # Recompute the norm after centring: one pass, and exact for the stored values.
+    scale = np.sqrt(np.einsum("ij,ij->j", Mt, Mt, dtype=np.float64))
+    Mt /= scale.astype(dtype)
+    return Mt, kept, mean, scale
+
+
+# ---------------------------------------------------------------------------- operators
+class _Problem:
+    """The eigenproblem of step 2 for one data set, matrix-free.
+
+    Holds ``Mt`` (``q x n``, normalised) and what the variants add: the scaling ``s`` with
+    ``S = diag(s)^2 = (D + lam I)^{-1}`` (side information, symmetric form ``S^1/2 G S^1/2``)
+    or the pair matrix ``Wp`` with ``B = Wp Wp^T`` (pairwise side information).
+    """
+
+    def __init__(self, Mt, criterion, side_scale=None, pair_factor=None, lam=0.0):
+        self.Mt = Mt
+        self.q, self.n = Mt.shape
+        self.criterion = criterion
+        self.side_scale = side_scale
+        self.pair_factor = pair_factor
+        self.lam = lam
+        self._gram = None
+
+    # products with the pieces of G ------------------------------------------
+    def g_matvec(self, Pt, v):
+        """``G(Q) v`` for ``P = M Q`` stored as ``Pt`` (``k x n``)."""
+        T = self.Mt @ (Pt * v).T  # q x k: M^T (p_l o v)
+        U = T.T @ self.Mt  # k x n
+        return np.einsum("ln,ln->n", Pt, U)
+
+    def square_matvec(self, v):
+        """``((M M^T) o (M M^T)) v``: the ``trace(A_alpha^2)`` part of the gap criterion."""
+        A = (self.Mt * v) @ self.Mt.T  # q x q affinity M^T diag(v) M
+        return np.einsum("qn,qn->n", A @ self.Mt, self.Mt)
+
+    def criterion_matvec(self, Pt, v):
+        if self.criterion == "sum":
+            return self.g_matvec(Pt, v)
+        return 2.0 * self.g_matvec(Pt, v) - self.square_matvec(v)
+
+    def operator_matvec(self, Pt, v):
+        """The symmetric operator whose leading eigenvector gives alpha."""
+        if self.side_scale is not None:
+            return self.side_scale * self.criterion_matvec(Pt, self.side_scale * v)
+        out = self.criterion_matvec(Pt, v)
+        if self.pair_factor is not None:
+            out -= self.lam * (self.pair_factor @ (self.pair_factor.T @ v))
+        return out
+
+    # dense forms -------------------------------------------------------------
+    def gram(self):
+        if self._gram is None:
+            self._gram = self.Mt.T @ self.Mt
+        return self._gram
+
+    def dense_operator(self, Pt):
+        C = self.gram() * (Pt.T @ Pt)
+        if self.criterion == "gap":
+            C = 2.0 * C - self.gram() ** 2
+        if self.side_scale is not None:
+            C *= np.outer(self.side_scale, self.side_scale)
+        elif self.pair_factor is not None:
+            C -= self.lam * (self.pair_factor @ self.pair_factor.T)
+        return C
+
+    @property
+    def is_psd(self):
+        return self.criterion == "sum" and self.pair_factor is None
+
+    # alpha from the operator's eigenvector ----------------------------------
+    def to_alpha(self, beta):
+        alpha = beta if self.side_scale is None else self.side_scale * beta
+        return _orient(alpha / np.linalg.norm(alpha))
+
+    def to_beta(self, alpha):
+        beta = alpha if self.side_scale is None else alpha / self.side_scale
+        return beta / np.linalg.norm(beta)
+
+    def objective(self, alpha, Z, Pt=None):
+        """Criterion value at unit ``alpha``; ``Z = A_alpha Q`` gives ``alpha^T G alpha``."""
+        value = float(np.sum(Z * Z))
+        if self.criterion == "gap":
+            value = 2.0 * value - float(alpha @ self.square_matvec(alpha))
+        if self.side_scale is not None:
+            value /= float(np.sum((alpha / self.side_scale) ** 2))
+        elif self.pair_factor is not None:
+            value -= self.lam * float(np.sum((self.pair_factor.T @ alpha) ** 2))
+        return value
+
+
+def _orient(alpha):
+    """Eigenvectors have no sign: orient alpha so that its weights sum to a positive number."""
+    return -alpha if alpha.sum() < 0 else alpha
+
+
+def _leading_eigvec(problem, Pt, beta0, solver, eig_tol, power_steps):
+    """Leading (largest algebraic) eigenvector of the step-2 operator and its eigenvalue."""
+    if solver == "dense":
+        C = problem.dense_operator(Pt)
+        if problem.n <= 2 * DENSE_LIMIT:
+            values, vectors = linalg.eigh(C, subset_by_index=[problem.n - 1, problem.n - 1])
+            return vectors[:, 0], float(values[0])
+        # Explicit G that is too large for a full decomposition: Lanczos on the stored matrix.
+        values, vectors = eigsh(C, k=1, which="LA", v0=beta0, tol=eig_tol)
+        return vectors[:, 0], float(values[0])
+    if solver == "lanczos":
+        op = LinearOperator((problem.n, problem.n), dtype=problem.Mt.dtype,
+                            matvec=lambda v: problem.operator_matvec(Pt, np.ravel(v)))
+        try:
+            values, vectors = eigsh(op, k=1, which="LA", v0=beta0, tol=eig_tol,
+                                    ncv=min(problem.n, 20), maxiter=max(1000, 10 * problem.n))
+        except ArpackNoConvergence as exc:  # keep the best Ritz vector; convergence is reported
+            if exc.eigenvectors.shape[1] == 0:
+                raise
+            values, vectors = exc.eigenvalues, exc.eigenvectors
+        return vectors[:, 0], float(values[0])
+    # Power steps warm-started from the previous alpha: the fixed point is the same (alpha an
+    # eigenvector of G(Q)), and the operator is positive semi-definite so no shift is needed.
+    beta = beta0
+    value = 0.0
+    for _ in range(power_steps):
+        image = problem.operator_matvec(Pt, beta)
+        value = float(beta @ image)
+        beta = image / np.linalg.norm(image)
+    return beta, value
+
+
+def _top_eigvecs_by_magnitude(A, k):
+    values, vectors = linalg.eigh(A)
+    order = np.argsort(-np.abs(values), kind="stable")[:k]
+    return vectors[:, order]
+
+
+def _class_subspace(labels, q):
+    """Orthonormal basis of the centred class-indicator matrix: the supervised Q (c - 1 columns)."""
+    classes, codes = np.unique(labels, return_inverse=True)
+    indicator = np.zeros((q, classes.size))
+    indicator[np.arange(q), codes] = 1.0
+    indicator -= indicator.mean(axis=0)
+    Q, R = np.linalg.qr(indicator)
+    keep = np.abs(np.diag(R)) > 1e-10 * np.sqrt(q)
+    return Q[:, keep][:, : classes.size - 1]
+
+
+# ---------------------------------------------------------------------------- the iteration
+def _run(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_steps, progress):
+    Mt = problem.Mt
+    Q = Q0
+    Pt = (Mt.T @ Q).T.copy()  # k x n, rows p_l = M q_l
+    beta = np.full(problem.n, 1.0 / np.sqrt(problem.n), dtype=Mt.dtype)
+    alpha = problem.to_alpha(beta)
+    history = []
+    converged = False
+    eigenvalue = np.nan
+    n_iter = 0
+    for n_iter in range(1, max_iter + 1):
+        # Steps 1-2: alpha = leading eigenvector of G(Q^(r-1)) (or of its side-information form).
+        beta, eigenvalue = _leading_eigvec(problem, Pt, beta, solver, eig_tol, power_steps)
+        new_alpha = problem.to_alpha(beta)
+        beta = problem.to_beta(new_alpha)
+        change = float(np.linalg.norm(new_alpha - alpha))
+        alpha = new_alpha
+        # Steps 3-4: Z = A_alpha Q^(r-1) = M^T (alpha o P); ||Z||_F^2 = alpha^T G(Q^(r-1)) alpha.
+        Z = Mt @ (Pt * alpha).T
+        history.append(problem.objective(alpha, Z))
+        if progress is not None:
+            progress(n_iter, history[-1])
+        if fixed_Q or (n_iter > 1 and change <= tol):
+            converged = True
+            break
+        # Step 5 (power-embedded): one orthogonal-iteration step, Z -> Q R.
+        if method == "power":
+            Q, R = np.linalg.qr(Z)
+            if np.min(np.abs(np.diag(R))) <= 1e-13 * np.max(np.abs(np.diag(R))):
+                # A_alpha has rank below k: keep the columns it spans and complete the basis.
+                Q = _top_eigvecs_by_magnitude((Mt * alpha) @ Mt.T, Q.shape[1])
+        else:  # basic scheme: Q = the k leading eigenvectors of A_alpha
+            Q = _top_eigvecs_by_magnitude((Mt * alpha) @ Mt.T, Q.shape[1])
+        Pt = (Mt.T @ Q).T.copy()
+    return dict(alpha=alpha, Q=Q, history=np.asarray(history), n_iter=n_iter,
+                converged=converged, eigenvalue=eigenvalue)
+
+
+def _initial_Q(problem, k, init, rng):
+    Mt = problem.Mt
+    q = Mt.shape[0]
+    if init == "uniform":
+        # Every alpha equal: A = M^T M (q x q); its k leading eigenvectors (NOTES.md). With side
+        # information "equal" is meant in the symmetric variable, alpha ~ (D + lam I)^{-1/2} 1,
+        # so the start already discounts the structure the side data carry.
+        alpha0 = problem.to_alpha(np.ones(problem.n, dtype=Mt.dtype))
+        return _top_eigvecs_by_magnitude((Mt * alpha0) @ Mt.T, k)
+    Q, _ = np.linalg.qr(rng.standard_normal((q, k)))
+    return Q
+
+
+def _resolve_solver(solver, n, psd):
+    solvers = ("auto", "dense", "lanczos", "power")
+    if solver not in solvers:
+        raise InputError(f"solver must be one of {solvers}; got {solver!r}.")
+    if solver == "auto":
+        if n <= DENSE_LIMIT:
+            return "dense"
+        return "lanczos" if (n <= LANCZOS_LIMIT or not psd) else "power"
+    if solver == "power" and not psd:
+        raise InputError("The power solver needs a positive semi-definite operator; the gap "
+                         "criterion and pairwise side information make it indefinite. "
+                         "Use solver='lanczos' or 'auto'.")
+    return solver
+
+
+def _pair_factor(pairs, X, Mt, kept, mean, scale):
+    """Columns ``x o y`` (one per pair) of the normalised features, so ``B = Wp Wp^T`` ([000] Sec. 5)."""
+    n_samples = X.shape[0]
+    if isinstance(pairs, tuple) and len(pairs) == 2 and np.ndim(pairs[0]) == 2:
+        first = _as_data_matrix(pairs[0], "pairs[0]")
+        second = _as_data_matrix(pairs[1], "pairs[1]")
+        if first.shape != second.shape or first.shape[1] != X.shape[1]:
+            raise InputError(f"The two arrays of pairs must both be (n_pairs x {X.shape[1]}); "
+                             f"got {first.shape} and {second.shape}.")
+        first = (first[:, kept] - mean) / scale
+        second = (second[:, kept] - mean) / scale
+    else:
+        index = np.asarray(pairs)
+        if index.ndim != 2 or index.shape[1] != 2 or index.shape[0] < 1:
+            raise InputError("pairs must be an (n_pairs x 2) array of sample indices or a tuple "
+                             "of two (n_pairs x n_features) arrays.")
+        if not np.issubdtype(index.dtype, np.integer):
+            raise InputError("Index pairs must be integers (sample indices).")
+        if index.min() < 0 or index.max() >= n_samples:
+            raise InputError(f"A pair refers to sample {int(index.max() if index.max() >= n_samples else index.min())}, "
+                             f"but there are only {n_samples} samples (valid: 0 to {n_samples - 1}).")
+        first, second = Mt[index[:, 0]], Mt[index[:, 1]]
+    return np.ascontiguousarray((first * second).T, dtype=Mt.dtype)
+
+
+def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion="sum",
+            method="power", init="uniform", n_init=1, random_state=None, max_iter=500,
+            tol=1e-6, solver="auto", eig_tol=1e-10, power_steps=1,
+            progress: Callable[[int, float], object] | None = None,
+            dtype=np.float64, _side_diagonal=None) -> QAlphaResult:
+    """Select features by the Q-alpha algorithm: positive, sparse weights from spectral coherence.
+
+    Maximises ``trace(Q^T A_alpha^T A_alpha Q)`` over unit ``alpha`` and orthonormal ``Q``
+    (``A_alpha = sum_i alpha_i m_i m_i^T``), [002] Definition 1 / Eq. (1).
+
+    Parameters
+    ----------
+    X : array_like, shape (n_samples, n_features)
+        Main data (the papers' ``M`` is ``X.T``).
+    k : int
+        Number of clusters (columns of Q), ``1 <= k < n_samples``. With ``labels`` it may be
+        omitted: the supervised mode uses ``c - 1`` for ``c`` classes.
+    labels : array_like, shape (n_samples,), optional
+        Supervised mode. The seeds defer it to a technical report; we fix ``Q`` to the
+        orthonormalised, centred class-indicator matrix (``c - 1`` columns), so
+        ``G_ij = (m_i^T m_j) m_i^T Q Q^T m_j`` weighs pairs of features by how well both separate
+        the class means, and alpha is the leading eigenvector of this single ``G`` (one step).
+    side : array_like, shape (n_side, n_features), optional
+        Side data ([000] Definition 3): alpha is the leading eigenvector of ``(D + lam I)^{-1} G``
+        with ``D = diag`` of the side features' variances. So that ``lam`` does not depend on
+        units, each side variance is divided by the same feature's variance in the main data
+        (the side data get the main data's feature scaling). Solved in the symmetric form
+        ``S^{1/2} G S^{1/2}``, ``S = (D + lam I)^{-1}``; the objective is the quotient of Eq. (2).
+    pairs : (n_pairs, 2) int array, or tuple of two (n_pairs, n_features) arrays, optional
+        Pairs of points known to lie in different clusters ([000] Sec. 5): alpha is the leading
+        eigenvector of ``G - lam B``, ``B = sum_pairs (x o y)(x o y)^T`` (Eq. 3), with ``x, y``
+        normalised like the main features. Index pairs refer to rows of ``X``.
+    lam : float
+        Weight of the side information (``>= 0``). For ``side``, ``lam = 0`` is admissible only
+        when no side variance vanishes.
+    criterion : {"sum", "gap"}
+        ``"sum"``: the sum of the k largest squared eigenvalues of ``A_alpha`` (Eq. 1).
+        ``"gap"``: ``sum_{i<=k} lambda_i^2 - sum_{j>k} lambda_j^2`` ([002] Sec. 2), i.e.
+        ``alpha^T (2 G - (M M^T) o (M M^T)) alpha``.
+    method : {"power", "basic"}
+        ``"power"``: the power-embedded iteration ([002] Definition 2): one orthogonal-iteration
+        step ``Z = A_alpha Q``, ``Z -> QR`` per update of alpha. ``"basic"``: alternate alpha
+        and the exact k leading eigenvectors of ``A_alpha`` ([002] Sec. 3).
+    init : {"uniform", "random"}
+        ``Q^(0)``: ``"uniform"`` takes the k leading eigenvectors of ``M^T M`` (every alpha
+        equal), which finds Weston's relevant features where random starts often do not
+        (NOTES.md); ``"random"`` a random orthonormal matrix.
+    n_init : int
+        Number of starts; the first uses ``init``, the others random ``Q^(0)``. The start with
+        the largest final objective is returned.
+    random_state : int, Generator or None
+        Seeds the random starts.
+    max_iter : int
+        Maximum number of iterations per start.
+    tol : float
+        Convergence: the Euclidean change of the unit vector alpha between two iterations is at
+        most ``tol``.
+    solver : {"auto", "dense", "lanczos", "power"}
+        How step 2 finds the leading eigenvector. ``"dense"`` forms ``G`` explicitly;
+        ``"lanczos"`` runs ARPACK on products with ``G`` (matrix-free), warm-started from the
+        previous alpha; ``"power"`` takes ``power_steps`` products per iteration (matrix-free;
+        converges to the same fixed point, for the ``"sum"`` criterion without pairs).
+        ``"auto"``: dense up to 600 features, Lanczos up to 50,000, power steps beyond.
+    eig_tol : float
+        Relative tolerance of the Lanczos solver.
+    power_steps : int
+        Products with G per iteration for ``solver="power"``.
+    progress : callable(iteration, objective), optional
+        Called after every iteration.
+    dtype : numpy dtype
+        Working precision of the normalised data (float64 by default; float32 halves memory
+        and time on very large data).
+
+    Returns
+    -------
+    QAlphaResult
+
+    Raises
+    ------
+    InputError
+        On invalid shapes, NaN/inf, ``k`` out of range, negative ``lam``, side data with another
+        number of features, vanishing side variances with ``lam = 0``, pairs out of range, or
+        when every feature is constant.
+    """
+    X = _as_data_matrix(X)
+    n_samples, n_features = X.shape
+    if n_samples < 2:
+        raise InputError(f"Q-alpha needs at least 2 samples; got {n_samples}.")
+    if criterion not in ("sum", "gap"):
+        raise InputError(f"criterion must be 'sum' or 'gap'; got {criterion!r}.")
+    if method not in ("power", "basic"):
+        raise InputError(f"method must be 'power' or 'basic'; got {method!r}.")
+    if init not in ("uniform", "random"):
+        raise InputError(f"init must be 'uniform' or 'random'; got {init!r}.")
+    if not np.isfinite(lam) or lam < 0:
+        raise InputError(f"lam must be a non-negative number; got {lam!r}.")
+    if side is not None and pairs is not None:
+        raise InputError("Give side information either as a side data set or as pairs, not both.")
+    n_init = _check_positive_int(n_init, "n_init")
+    max_iter = _check_positive_int(max_iter, "max_iter")
+    power_steps = _check_positive_int(power_steps, "power_steps")
+    if not tol > 0:
+        raise InputError(f"tol must be positive; got {tol!r}.")
+
+    fixed_Q = labels is not None
+    if fixed_Q:
+        labels = np.asarray(labels)
+        if labels.shape != (n_samples,):
+            raise InputError(f"labels must hold one label per sample ({n_samples}); got shape {labels.shape}.")
+        n_classes = np.unique(labels).size
+        if n_classes < 2:
+            raise InputError("The supervised mode needs at least two classes in the labels.")
+        if k is not None and k != n_classes - 1:
+            raise InputError(f"With labels, k is the number of classes minus one ({n_classes - 1}); "
+                             f"got k={k}. Leave k out or set it to {n_classes - 1}.")
+        k = n_classes - 1
+    if k is None:
+        raise InputError("Give k, the number of clusters, or labels for the supervised mode.")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k < n_samples:
+        raise InputError(f"k (the number of clusters) must be an integer with 1 <= k < n_samples "
+                         f"= {n_samples}; got {k!r}.")
+    k = int(k)
+
+    Mt, kept, mean, scale = preprocess_features(X, dtype=dtype)
+    if kept.size == 0:
+        raise InputError("Every feature is constant over the samples: there is nothing to select. "
+                         "Check that the right columns were loaded.")
+    constant = np.setdiff1d(np.arange(n_features), kept)
+
+    side_scale = None
+    side_diagonal_full = None
+    if side is not None or _side_diagonal is not None:
+        if _side_diagonal is not None:
+            diagonal = np.asarray(_side_diagonal, dtype=np.float64)[kept]
+        else:
+            side = _as_data_matrix(side, "side")
+            if side.shape[1] != n_features:
+                raise InputError(f"The side data have {side.shape[1]} features but the main data "
+                                 f"have {n_features}; both must describe the same features.")
+            if side.shape[0] < 2:
+                raise InputError("The side data need at least 2 samples to have a variance.")
+            main_variance = (scale**2) / n_samples
+            diagonal = side[:, kept].var(axis=0) / main_variance
+        if lam == 0 and np.any(diagonal <= 0):
+            raise InputError(f"{int(np.sum(diagonal <= 0))} feature(s) have zero side variance, "
+                             "so lam = 0 is not admissible (000 Def. 3); use lam > 0.")
+        side_scale = (1.0 / np.sqrt(diagonal + lam)).astype(dtype)
+        side_diagonal_full = np.zeros(n_features)
+        side_diagonal_full[kept] = diagonal
+
+    pair_factor = None
+    if pairs is not None:
+        pair_factor = _pair_factor(pairs, X, Mt, kept, mean, scale)
+
+    problem = _Problem(Mt, criterion, side_scale=side_scale, pair_factor=pair_factor, lam=lam)
+    solver = _resolve_solver(solver, kept.size, problem.is_psd)
+    rng = np.random.default_rng(random_state)
+
+    best, restart_objectives = None, []
+    for start in range(n_init):
+        if fixed_Q:
+            Q0 = _class_subspace(labels, n_samples)
+        else:
+            Q0 = _initial_Q(problem, k, init if start == 0 else "random", rng)
+        run = _run(problem, Q0.astype(dtype), method=method, fixed_Q=fixed_Q, max_iter=max_iter,
+                   tol=tol, solver=solver, eig_tol=eig_tol, power_steps=power_steps,
+                   progress=progress)
+        restart_objectives.append(run["history"][-1])
+        if best is None or run["history"][-1] > best["history"][-1]:
+            best = run
+        if fixed_Q:
+            break
+
+    alpha = np.zeros(n_features)
+    alpha[kept] = best["alpha"]
+    if not np.isfinite(alpha).all():
+        raise FloatingPointError("Q-alpha produced non-finite weights; the data may be degenerate.")
+    return QAlphaResult(
+        alpha=alpha, Q=np.asarray(best["Q"], dtype=np.float64), objective=float(best["history"][-1]),
+        history=best["history"].astype(np.float64), n_iter=best["n_iter"],
+        converged=best["converged"], eigenvalue=float(best["eigenvalue"]),
+        method="supervised" if fixed_Q else ("power-embedded" if method == "power" else "basic"),
+        criterion=criterion, solver=solver, k=k, lam=float(lam), constant_features=constant,
+        side_diagonal=side_diagonal_full, restart_objectives=np.asarray(restart_objectives),
+    )
+
+
+# ---------------------------------------------------------------------------- extensions
+def topographic_map(X, k, rounds=2, lam=0.01, *, n_eigenvalues=10, **options) -> TopographicMap:
+    """Topographical model of all relevant feature subsets ([000] Sec. 4, Fig. 2).
+
+    Round 1 is plain Q-alpha. Round ``r > 1`` runs Q-alpha with side information whose diagonal
+    ``D`` is the sum of ``alpha^2`` over the earlier rounds, so that features already chosen are
+    inhibited and another solution set can surface. Each round also places every feature in the
+    frame of the two leading eigenvectors of that round's ``G`` (as in multi-dimensional
+    scaling) and keeps only the direction of that 2-D point: one coordinate per feature and round.
+
+    Parameters
+    ----------
+    X : array_like, shape (n_samples, n_features)
+    k : int
+        Number of clusters.
+    rounds : int
+        Number of rounds (``>= 1``).
+    lam : float
+        ``> 0``: the ridge of ``D + lam I`` (small values inhibit earlier features strongly).
+    n_eigenvalues : int
+        How many leading eigenvalues of each round's G to keep.
+    **options
+        Passed to :func:`q_alpha` (``init``, ``max_iter``, ``tol``, ``random_state``, ...).
+    """
+    rounds = _check_positive_int(rounds, "rounds")
+    if not (np.isfinite(lam) and lam > 0):
+        raise InputError(f"The topographical map needs lam > 0; got {lam!r}.")
+    for reserved in ("side", "pairs", "labels", "_side_diagonal"):
+        if reserved in options:
+            raise InputError(f"topographic_map does not take {reserved!r}: each round's side "
+                             "information is made from the earlier rounds.")
+    X = _as_data_matrix(X)
+    n_features = X.shape[1]
+    accumulated = np.zeros(n_features)
+    results, directions, spectra = [], [], []
+    Mt, kept, _, _ = (None, None, None, None)
+    for r in range(rounds):
+        result = q_alpha(X, k, lam=lam, _side_diagonal=accumulated if r > 0 else None, **options)
+        if Mt is None:
+            Mt, kept, _, _ = preprocess_features(X)
+        accumulated = accumulated + result.alpha**2
+        results.append(result)
+        # The coordinate frame: leading eigenvectors of this round's G (not of its SI form).
+        Pt = (Mt.T @ result.Q).T
+        n_kept = kept.size
+        n_eig = min(max(n_eigenvalues, 2), n_kept)
+        if n_kept <= 2 * DENSE_LIMIT:
+            G = (Mt.T @ Mt) * (Pt.T @ Pt)
+            values, vectors = linalg.eigh(G, subset_by_index=[n_kept - n_eig, n_kept - 1])
+        else:
+            problem = _Problem(Mt, "sum")
+            op = LinearOperator((n_kept, n_kept), dtype=Mt.dtype,
+                                matvec=lambda v: problem.g_matvec(Pt, np.ravel(v)))
+            values, vectors = eigsh(op, k=min(n_eig, n_kept - 1), which="LA",
+                                    v0=np.ones(n_kept) / np.sqrt(n_kept))
+        order = np.argsort(-values)
+        values, vectors = values[order], vectors[:, order]
+        frame = vectors[:, :2] * np.where(vectors[:, 0].sum() < 0, -1.0, 1.0)
+        norms = np.linalg.norm(frame, axis=1, keepdims=True)
+        unit = np.divide(frame, norms, out=np.zeros_like(frame), where=norms > 0)
+        full = np.zeros((n_features, 2))
+        full[kept] = unit
+        directions.append(full)
+        spectrum = np.full(n_eigenvalues, np.nan)
+        spectrum[: values.size] = values[:n_eigenvalues]
+        spectra.append(spectrum)
+    directions = np.asarray(directions)
+    return TopographicMap(
+        alphas=np.asarray([res.alpha for res in results]),
+        directions=directions,
+        coordinates=np.arctan2(directions[..., 1], directions[..., 0]),
+        spectra=np.asarray(spectra),
+        results=tuple(results),
+    )
+
+
+def sparsity_gap(alpha) -> int:
+    """Number of features above the break in the sorted weights ([002] Sec. 4, [004] "sparsity gap").
+
+    The sorted weights of Q-alpha fall into a few high values and a long tail near zero. The
+    break is found as the two-group split of the sorted weights with the largest between-group
+    variance (Otsu's criterion on the 1-D values): the returned count is the size of the high
+    group, at least 1.
+
+    Parameters
+    ----------
+    alpha : array_like, shape (n_features,)
+
+    Returns
+    -------
+    int
+    """
+    alpha = np.asarray(alpha, dtype=np.float64).ravel()
+    if alpha.size == 0:
+        raise InputError("alpha is empty.")
+    if not np.isfinite(alpha).all():
+        raise InputError("alpha contains NaN or infinite values.")
+    if alpha.size == 1:
+        return 1
+    values = np.sort(alpha)[::-1]
+    n = values.size
+    head = np.arange(1, n)  # size of the high group
+    cumulative = np.cumsum(values)[:-1]
+    high_mean = cumulative / head
+    low_mean = (values.sum() - cumulative) / (n - head)
+    between = head * (n - head) * (high_mean - low_mean) ** 2
+    return int(head[np.argmax(between)])
+
+
+def positive_eigenvector_probability(n_values, n_trials=200, mean=1.0 / 6.0,
+                                     std=np.sqrt(2.0) / 6.0, random_state=None) -> PositivityResult:
+    """Probability that the leading eigenvector of a random symmetric G is non-negative ([002] Fig. 1a).
+
+    ``G`` is symmetric with i.i.d. ``N(mean, std^2)`` entries on and above the diagonal; the
+    leading eigenvector (sign fixed so that it sums to a positive number) counts as positive when
+    none of its entries is negative. The defaults are the distribution of [002] Proposition 2.
+    """
+    n_values = np.atleast_1d(np.asarray(n_values))
+    if n_values.ndim != 1 or n_values.size == 0 or not np.issubdtype(n_values.dtype, np.integer) \
+            or n_values.min() < 1:
+        raise InputError("n_values must be a list of positive integers (matrix sizes).")
+    n_trials = _check_positive_int(n_trials, "n_trials")
+    if not std >= 0:
+        raise InputError(f"std must be non-negative; got {std!r}.")
+    rng = np.random.default_rng(random_state)
+    probability = np.empty(n_values.size)
+    for index, n in enumerate(n_values):
+        positive = 0
+        for _ in range(n_trials):
+            upper = np.triu(rng.normal(mean, std, size=(n, n)))
+            G = upper + np.triu(upper, 1).T
+            _, vector = linalg.eigh(G, subset_by_index=[n - 1, n - 1])
+            vector = _orient(vector[:, 0])
+            positive += bool(np.all(vector >= 0))
+        probability[index] = positive / n_trials
+    return PositivityResult(n_values=n_values, probability=probability, n_trials=n_trials,
+                            mean=float(mean), std=float(std))

@@ -1,0 +1,322 @@
+"""Q-alpha family: the papers' claims and independent re-computations of every quantity."""
+
+import numpy as np
+import pytest
+from scipy import linalg
+from scipy.optimize import linear_sum_assignment
+from sklearn.cluster import KMeans
+from sklearn.datasets import load_wine
+
+from core.errors import InputError
+from core.qalpha import (positive_eigenvector_probability, preprocess_features, q_alpha,
+                         sparsity_gap, topographic_map)
+from core.synthetic import random_matrix, topographic_data, weston_linear
+
+
+def non_decreasing(history, rtol=1e-9):
+    history = np.asarray(history)
+    return bool(np.all(np.diff(history) >= -rtol * np.abs(history[1:])))
+
+
+def explicit_G(X, Q):
+    """G_ij = (m_i^T m_j) m_i^T Q Q^T m_j straight from 002 Definition 2, step 1 (loops)."""
+    M = X - X.mean(axis=0)
+    M = (M / np.linalg.norm(M, axis=0)).T  # rows m_i, unit norm
+    n = M.shape[0]
+    G = np.empty((n, n))
+    for i in range(n):
+        for j in range(n):
+            G[i, j] = (M[i] @ M[j]) * (M[i] @ Q @ Q.T @ M[j])
+    return M, G
+
+
+def hungarian_accuracy(truth, found):
+    _, truth = np.unique(truth, return_inverse=True)
+    _, found = np.unique(found, return_inverse=True)
+    table = np.zeros((truth.max() + 1, found.max() + 1))
+    np.add.at(table, (truth, found), 1)
+    rows, cols = linear_sum_assignment(-table)
+    return table[rows, cols].sum() / truth.size
+
+
+# ------------------------------------------------------------------ the papers' claims
+@pytest.mark.parametrize("seed", range(10))
+def test_weston_linear_relevant_features_on_top(seed):
+    data = weston_linear(200, random_state=seed)
+    result = q_alpha(data.X, 2)
+    assert result.converged
+    assert set(result.top(3)) == {0, 1, 2}
+    alpha = result.alpha
+    assert alpha.min() >= -1e-6 * alpha.max()  # positive
+    # sparse: the sorted weights break right after the relevant features, far above the tail
+    assert sparsity_gap(alpha) <= 6
+    assert np.sort(alpha)[-3] > 5 * np.sort(alpha)[-7]
+    assert non_decreasing(result.history)
+
+
+def test_positivity_on_random_data():
+    negative_runs = 0
+    for seed in range(40):
+        result = q_alpha(random_matrix(50, 200, random_state=seed).X, 2)
+        negative_runs += result.alpha.min() < -1e-6 * result.alpha.max()
+        assert non_decreasing(result.history)
+    assert negative_runs <= 2  # at least 95 % of the runs are positive
+
+
+def test_positive_eigenvector_probability_fig1a():
+    result = positive_eigenvector_probability([3, 10, 20, 40, 80], n_trials=200, random_state=0)
+    assert result.probability.shape == (5,)
+    assert np.all((result.probability >= 0) & (result.probability <= 1))
+    # 002 Fig. 1a: close to 1 once n > 20
+    assert result.probability[-2:].min() >= 0.98
+    assert result.probability[0] < 0.95
+    # a mean of 0 gives no positive bias: large random matrices are almost never positive
+    unbiased = positive_eigenvector_probability([40], n_trials=50, mean=0.0, std=1.0, random_state=0)
+    assert unbiased.probability[0] <= 0.05
+
+
+def test_wine_side_information_clustering():
+    """000 Sec. 6 UCI protocol on wine: paper reports 0.9635 (Q-alpha-SI) vs 0.7280 (raw)."""
+    X, y = load_wine(return_X_y=True)
+    accuracies = []
+    for side_class in range(3):
+        main = y != side_class
+        result = q_alpha(X[main], 2, side=X[~main], lam=0.1)
+        assert result.converged and non_decreasing(result.history)
+        assert result.alpha.min() >= -1e-6 * result.alpha.max()
+        standardised = (X[main] - X[main].mean(axis=0)) / X[main].std(axis=0)
+        for run in range(20):
+            found = KMeans(2, n_init=1, random_state=run).fit_predict(standardised * result.alpha)
+            accuracies.append(hungarian_accuracy(y[main], found))
+    assert np.mean(accuracies) >= 0.93
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_topographic_map_two_solution_sets(seed):
+    data = topographic_data(random_state=seed)
+    sets = data.meta["solution_sets"]
+    hybrid = data.meta["hybrid"]
+    irrelevant = np.arange(9, 20)
+    # Three clusters span two dimensions once the features are centred, hence k = 2.
+    topo = topographic_map(data.X, 2, rounds=2, lam=0.1)
+    assert topo.alphas.shape == (2, 20) and topo.directions.shape == (2, 20, 2)
+    assert topo.coordinates.shape == (2, 20) and topo.spectra.shape[0] == 2
+
+    def dominant_set(alpha):
+        return max(sets, key=lambda name: alpha[sets[name]].sum())
+
+    first, second = dominant_set(topo.alphas[0]), dominant_set(topo.alphas[1])
+    assert first != second
+    for round_alpha, name in zip(topo.alphas, (first, second)):
+        top6 = set(np.argsort(-round_alpha)[:6])
+        assert top6 == set(sets[name]) | set(hybrid)
+        # hybrids weigh high in both rounds: above every irrelevant feature
+        assert round_alpha[hybrid].min() > round_alpha[irrelevant].max()
+    for result in topo.results:
+        assert result.converged and non_decreasing(result.history)
+    # directions are unit vectors for every kept feature
+    assert np.allclose(np.linalg.norm(topo.directions, axis=2), 1.0)
+
+
+# ------------------------------------------------------------------ independent re-computation
+def test_matrix_free_G_equals_definition():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((12, 9))
+    Q, _ = np.linalg.qr(rng.standard_normal((12, 3)))
+    M, G = explicit_G(X, Q)
+    from core.qalpha import _Problem
+    Mt, _, _, _ = preprocess_features(X)
+    problem = _Problem(Mt, "sum")
+    Pt = (Mt.T @ Q).T
+    assert np.allclose(problem.dense_operator(Pt), G, atol=1e-12)
+    v = rng.standard_normal(9)
+    assert np.allclose(problem.g_matvec(Pt, v), G @ v, atol=1e-12)
+    # trace(Q^T A^T A Q) = alpha^T G alpha for any alpha (002 Sec. 3)
+    A = M.T @ np.diag(v) @ M
+    assert np.isclose(np.trace(Q.T @ A.T @ A @ Q), v @ G @ v)
+
+
+@pytest.mark.parametrize("criterion", ["sum", "gap"])
+def test_converged_objective_is_the_spectral_criterion(criterion):
+    data = weston_linear(80, random_state=3)
+    result = q_alpha(data.X, 2, criterion=criterion, tol=1e-10, max_iter=2000)
+    assert result.converged
+    Mt, kept, _, _ = preprocess_features(data.X)
+    A = Mt @ np.diag(result.alpha[kept]) @ Mt.T
+    squared = np.sort(linalg.eigvalsh(A) ** 2)[::-1]
+    expected = squared[:2].sum() if criterion == "sum" else squared[:2].sum() - squared[2:].sum()
+    assert np.isclose(result.objective, expected, rtol=1e-6)
+    # at the fixed point alpha is the leading eigenvector of G(Q)
+    _, G = explicit_G(data.X, result.Q)
+    if criterion == "gap":
+        M = (Mt.T)
+        G = 2 * G - (M @ M.T) ** 2
+    values, vectors = linalg.eigh(G)
+    assert abs(vectors[:, -1] @ result.alpha) > 1 - 1e-6
+
+
+def test_solvers_agree():
+    data = weston_linear(100, random_state=1)
+    dense = q_alpha(data.X, 2, solver="dense", tol=1e-9)
+    lanczos = q_alpha(data.X, 2, solver="lanczos", tol=1e-9)
+    power = q_alpha(data.X, 2, solver="power", tol=1e-9, max_iter=5000)
+    assert lanczos.solver == "lanczos" and power.solver == "power"
+    assert np.abs(dense.alpha - lanczos.alpha).max() < 1e-7
+    assert np.abs(dense.alpha - power.alpha).max() < 1e-5
+    assert non_decreasing(power.history)
+    basic = q_alpha(data.X, 2, method="basic", tol=1e-9)
+    assert basic.method == "basic" and np.abs(dense.alpha - basic.alpha).max() < 1e-5
+
+
+def test_side_information_is_leading_eigenvector_of_DinvG():
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((40, 15))
+    X[:20, :3] += 3.0
+    side = rng.standard_normal((25, 15)) * np.linspace(0.2, 2.0, 15)
+    lam = 0.05
+    result = q_alpha(X, 2, side=side, lam=lam, tol=1e-11, max_iter=5000)
+    assert result.converged
+    D = side.var(axis=0) / X.var(axis=0)
+    assert np.allclose(result.side_diagonal, D)
+    _, G = explicit_G(X, result.Q)
+    operator = np.diag(1.0 / (D + lam)) @ G
+    values, vectors = linalg.eig(operator)
+    leading = np.real(vectors[:, np.argmax(np.real(values))])
+    leading /= np.linalg.norm(leading)
+    assert abs(leading @ result.alpha) > 1 - 1e-6
+    quotient = result.alpha @ G @ result.alpha / (result.alpha @ np.diag(D + lam) @ result.alpha)
+    assert np.isclose(result.objective, quotient, rtol=1e-8)
+    assert non_decreasing(result.history)
+
+
+def test_side_information_suppresses_the_side_structure():
+    """Two structures in the main data; the side data carry only the unwanted (stronger) one."""
+    plain_unwanted = informed_wanted = 0
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        wanted, unwanted = rng.integers(0, 2, 120), rng.integers(0, 2, 120)
+        X = rng.standard_normal((120, 30))
+        X[:, 0:3] += 3.0 * wanted[:, None]
+        X[:, 3:6] += 3.6 * unwanted[:, None]
+        side = rng.standard_normal((60, 30))
+        side[:, 3:6] += 3.6 * rng.integers(0, 2, 60)[:, None]
+        plain_unwanted += set(q_alpha(X, 1).top(3)) == {3, 4, 5}
+        informed_wanted += set(q_alpha(X, 1, side=side, lam=0.1).top(3)) == {0, 1, 2}
+    assert plain_unwanted >= 8
+    assert informed_wanted == 10
+
+
+def test_pairwise_side_information():
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((30, 12))
+    pairs = np.array([[0, 5], [1, 7], [2, 9], [3, 4]])
+    lam = 2.0
+    result = q_alpha(X, 2, pairs=pairs, lam=lam, tol=1e-11, max_iter=5000)
+    as_arrays = q_alpha(X, 2, pairs=(X[pairs[:, 0]], X[pairs[:, 1]]), lam=lam, tol=1e-11, max_iter=5000)
+    assert np.allclose(result.alpha, as_arrays.alpha, atol=1e-8)
+    M, G = explicit_G(X, result.Q)
+    B = np.zeros((12, 12))
+    for i, j in pairs:  # F_rs = x_r y_r x_s y_s (000 Sec. 5)
+        x, y = M[:, i], M[:, j]
+        B += np.outer(x * y, x * y)
+    values, vectors = linalg.eigh(G - lam * B)
+    assert abs(vectors[:, -1] @ result.alpha) > 1 - 1e-6
+    assert np.isclose(result.objective, result.alpha @ (G - lam * B) @ result.alpha, rtol=1e-8)
+    assert non_decreasing(result.history)
+
+
+def test_supervised_mode_finds_weston_features():
+    data = weston_linear(200, random_state=0)
+    result = q_alpha(data.X, labels=data.labels)
+    assert result.method == "supervised" and result.k == 1 and result.converged
+    assert set(result.top(3)) == {0, 1, 2}
+    # Q is the orthonormalised centred class indicator
+    assert np.allclose(result.Q.T @ result.Q, np.eye(1))
+    assert np.allclose(result.Q.sum(axis=0), 0, atol=1e-12)
+
+
+def test_constant_features_get_zero_weight_and_are_reported():
+    data = weston_linear(100, random_state=0)
+    X = np.hstack([data.X, np.full((100, 2), 7.0)])
+    result = q_alpha(X, 2)
+    assert list(result.constant_features) == [202, 203]
+    assert np.all(result.alpha[202:] == 0)
+    assert set(result.top(3)) == {0, 1, 2}
+
+
+def test_restarts_keep_best_and_are_deterministic():
+    data = random_matrix(30, 60, random_state=4)
+    first = q_alpha(data.X, 2, init="random", n_init=4, random_state=11)
+    again = q_alpha(data.X, 2, init="random", n_init=4, random_state=11)
+    assert np.array_equal(first.alpha, again.alpha)
+    assert first.restart_objectives.shape == (4,)
+    assert np.isclose(first.objective, first.restart_objectives.max())
+
+
+def test_progress_callback_reports_each_iteration():
+    seen = []
+    result = q_alpha(weston_linear(60, random_state=0).X, 2, progress=lambda i, f: seen.append((i, f)))
+    assert [i for i, _ in seen] == list(range(1, result.n_iter + 1))
+    assert np.allclose([f for _, f in seen], result.history)
+
+
+def test_sparsity_gap():
+    assert sparsity_gap([0.9, 0.8, 0.85, 0.01, 0.02, 0.0, 0.03, 0.01]) == 3
+    assert sparsity_gap(np.r_[np.full(5, 1.0), np.full(500, 1e-3)]) == 5
+    assert sparsity_gap([0.5]) == 1
+    with pytest.raises(InputError, match="NaN"):
+        sparsity_gap([0.1, np.nan])
+
+
+# ------------------------------------------------------------------ bad input
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(k=0), "1 <= k < n_samples"),
+    (dict(k=20), "1 <= k < n_samples"),
+    (dict(k=2, lam=-1.0), "non-negative"),
+    (dict(k=2, side=np.ones((5, 4))), "side data have 4 features"),
+    (dict(k=2, pairs=np.array([[0, 25]])), "only 20 samples"),
+    (dict(k=2, pairs=np.array([[0, 1, 2]])), "n_pairs x 2"),
+    (dict(k=2, criterion="median"), "criterion"),
+    (dict(k=2, solver="power", criterion="gap"), "positive semi-definite"),
+    (dict(labels=np.zeros(20)), "two classes"),
+    (dict(k=3, labels=np.arange(20) % 2), "number of classes minus one"),
+])
+def test_bad_arguments(kwargs, message):
+    X = np.random.default_rng(0).standard_normal((20, 6))
+    k = kwargs.pop("k", None)
+    with pytest.raises(InputError, match=message):
+        q_alpha(X, k, **kwargs)
+
+
+def test_bad_data():
+    with pytest.raises(InputError, match="NaN or infinite"):
+        q_alpha(np.array([[1.0, np.nan], [2.0, 3.0], [1.0, 1.0]]), 1)
+    with pytest.raises(InputError, match="NaN or infinite"):
+        q_alpha(np.array([[1.0, np.inf], [2.0, 3.0], [1.0, 1.0]]), 1)
+    with pytest.raises(InputError, match="at least 2 samples"):
+        q_alpha(np.ones((1, 5)), 1)
+    with pytest.raises(InputError, match="Every feature is constant"):
+        q_alpha(np.ones((6, 5)), 1)
+    with pytest.raises(InputError, match="2-D"):
+        q_alpha(np.ones(5), 1)
+
+
+def test_zero_lambda_needs_nonvanishing_side_variance():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((20, 5))
+    side = rng.standard_normal((6, 5))
+    side[:, 2] = 1.0
+    with pytest.raises(InputError, match="zero side variance"):
+        q_alpha(X, 2, side=side, lam=0.0)
+    assert q_alpha(X, 2, side=side, lam=0.1).converged
+    assert q_alpha(X, 2, side=rng.standard_normal((6, 5)), lam=0.0).alpha.shape == (5,)
+
+
+def test_topographic_map_bad_input():
+    X = topographic_data(random_state=0).X
+    with pytest.raises(InputError, match="lam > 0"):
+        topographic_map(X, 2, rounds=2, lam=0.0)
+    with pytest.raises(InputError, match="rounds"):
+        topographic_map(X, 2, rounds=0)
+    with pytest.raises(InputError, match="side"):
+        topographic_map(X, 2, side=X)
