@@ -85,7 +85,7 @@ def main():
     parser.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
     parser.add_argument("--compare-iter", type=int, default=20,
                         help="iterations of the explicit/matrix-free comparison")
-    parser.add_argument("--max-iter", type=int, default=100, help="iterations cap, table 2")
+    parser.add_argument("--max-iter", type=int, default=300, help="iterations cap, table 2")
     parser.add_argument("--tol", type=float, default=1e-3, help="alpha-change tolerance, table 2")
     parser.add_argument("--dtype", default="float64", choices=["float64", "float32"])
     args = parser.parse_args()

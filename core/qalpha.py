@@ -361,7 +361,7 @@ def _run(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_
         return _run_simultaneous(problem, Q0, max_iter=max_iter, tol=tol, progress=progress)
     Mt = problem.Mt
     Q = Q0
-    Pt = (Mt.T @ Q).T.copy()  # k x n, rows p_l = M q_l
+    Pt = Q.T @ Mt  # k x n, rows p_l = M q_l
     beta = np.full(problem.n, 1.0 / np.sqrt(problem.n), dtype=Mt.dtype)
     alpha = problem.to_alpha(beta)
     history = []
@@ -391,7 +391,7 @@ def _run(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_
                 Q = _top_eigvecs_by_magnitude(_weighted_gram(Mt, alpha), Q.shape[1])
         else:  # basic scheme: Q = the k leading eigenvectors of A_alpha
             Q = _top_eigvecs_by_magnitude(_weighted_gram(Mt, alpha), Q.shape[1])
-        Pt = (Mt.T @ Q).T.copy()
+        Pt = Q.T @ Mt
     return dict(alpha=alpha, Q=Q, history=np.asarray(history), n_iter=n_iter,
                 converged=converged, eigenvalue=eigenvalue)
 
@@ -412,7 +412,7 @@ def _run_simultaneous(problem, Q0, *, max_iter, tol, progress):
     """
     Mt = problem.Mt
     Q = Q0
-    Pt = (Mt.T @ Q).T.copy()
+    Pt = Q.T @ Mt
     beta = np.full(problem.n, 1.0 / np.sqrt(problem.n), dtype=Mt.dtype)
     alpha = problem.to_alpha(beta)
     history = []
@@ -439,9 +439,10 @@ def _run_simultaneous(problem, Q0, *, max_iter, tol, progress):
         if diag.min() <= 1e-10 * diag.max() or n_iter % _P_REFRESH == 0:
             if diag.min() <= 1e-13 * diag.max():
                 Q = _top_eigvecs_by_magnitude(_weighted_gram(Mt, alpha), Q.shape[1])
-            Pt = (Mt.T @ Q).T.copy()
+            Pt = Q.T @ Mt
         else:
-            Pt = linalg.solve_triangular(R, U, trans="T", lower=False, check_finite=False)
+            # P_new = (M T) R^-1, i.e. Pt_new = R^-T U; R is k x k and well conditioned here.
+            Pt = np.linalg.inv(R).T @ U
         if n_iter > 1 and change <= tol:
             converged = True
             break
@@ -743,7 +744,7 @@ def topographic_map(X, k, rounds=2, lam=0.01, *, n_eigenvalues=10, **options) ->
         accumulated = accumulated + result.alpha**2
         results.append(result)
         # The coordinate frame: leading eigenvectors of this round's G (not of its SI form).
-        Pt = (Mt.T @ result.Q).T
+        Pt = result.Q.T @ Mt
         n_kept = kept.size
         n_eig = min(max(n_eigenvalues, 2), n_kept)
         if n_kept <= 2 * DENSE_LIMIT:
