@@ -1,0 +1,195 @@
+"""Plot builders shared by the pages and the tests: arrays in, Plotly figures out.
+
+No Streamlit here; each function takes plain arrays (and names) and returns a
+``plotly.graph_objects.Figure``, so that a figure can be checked in a test without a browser.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .errors import InputError
+
+__all__ = [
+    "sorted_weights_figure",
+    "history_figure",
+    "image_figure",
+    "weight_overlay_figure",
+    "image_grid_figure",
+    "topographic_figure",
+    "probability_curve_figure",
+]
+
+_LAYOUT = dict(template="plotly_white", margin=dict(l=50, r=20, t=50, b=45))
+
+
+def sorted_weights_figure(alpha, feature_names: Sequence[str] | None = None,
+                          n_selected: int | None = None, log_y: bool = False,
+                          title: str = "Sorted feature weights (alpha)") -> go.Figure:
+    """The sorted alpha plot of [002] Fig. 1b / [000] Fig. 3b, with the sparsity-gap cut marked.
+
+    Hovering a point shows the feature's name, its rank and weight. With ``log_y`` the weights
+    are drawn on a log axis (non-positive weights are left out of that view and counted in the
+    title, so nothing is hidden silently).
+    """
+    alpha = np.asarray(alpha, dtype=np.float64).ravel()
+    order = np.argsort(-alpha, kind="stable")
+    values = alpha[order]
+    names = np.asarray(feature_names if feature_names is not None
+                       else [f"feature {j}" for j in range(alpha.size)], dtype=object)[order]
+    rank = np.arange(1, alpha.size + 1)
+    if log_y:
+        shown = values > 0
+        if (~shown).any():
+            title = f"{title} — {int((~shown).sum())} non-positive weight(s) not shown on log axis"
+        rank, values, names = rank[shown], values[shown], names[shown]
+    fig = go.Figure(go.Scattergl(
+        x=rank, y=values, mode="markers+lines", marker=dict(size=4), line=dict(width=1),
+        customdata=names, name="alpha",
+        hovertemplate="rank %{x}<br>%{customdata}<br>alpha = %{y:.4g}<extra></extra>"))
+    if n_selected is not None and 0 < n_selected < alpha.size:
+        fig.add_vline(x=n_selected + 0.5, line_dash="dash", line_color="crimson",
+                      annotation_text=f"sparsity gap: {n_selected} selected",
+                      annotation_position="top right")
+    fig.update_layout(title=title, xaxis_title="rank", yaxis_title="alpha",
+                      yaxis_type="log" if log_y else "linear", **_LAYOUT)
+    return fig
+
+
+def history_figure(history, title: str = "Objective per iteration") -> go.Figure:
+    """Convergence history: the objective after each iteration."""
+    history = np.asarray(history, dtype=np.float64).ravel()
+    fig = go.Figure(go.Scatter(x=np.arange(1, history.size + 1), y=history, mode="lines+markers",
+                               marker=dict(size=4), name="objective",
+                               hovertemplate="iteration %{x}<br>objective %{y:.8g}<extra></extra>"))
+    fig.update_layout(title=title, xaxis_title="iteration", yaxis_title="objective", **_LAYOUT)
+    return fig
+
+
+def _as_image(values, image_shape=None) -> np.ndarray:
+    values = np.asarray(values, dtype=np.float64)
+    if image_shape is not None:
+        if values.size != int(np.prod(image_shape)):
+            raise InputError(f"{values.size} values do not fill an image of shape {tuple(image_shape)}.")
+        values = values.reshape(image_shape)
+    if values.ndim != 2:
+        raise InputError("An image must be 2-D (height x width) or come with its image_shape.")
+    return values
+
+
+def image_figure(image, image_shape=None, title: str = "", colorscale: str = "gray",
+                 hover_names: Sequence[str] | None = None, zmin=None, zmax=None,
+                 showscale: bool = False) -> go.Figure:
+    """One image (or a per-feature vector with ``image_shape``) drawn upright, pixels square."""
+    image = _as_image(image, image_shape)
+    heat = go.Heatmap(z=image, colorscale=colorscale, showscale=showscale, zmin=zmin, zmax=zmax,
+                      hovertemplate="row %{y}, column %{x}<br>value %{z:.4g}<extra></extra>")
+    if hover_names is not None:
+        heat.customdata = np.asarray(hover_names, dtype=object).reshape(image.shape)
+        heat.hovertemplate = "%{customdata}<br>value %{z:.4g}<extra></extra>"
+    fig = go.Figure(heat)
+    fig.update_yaxes(autorange="reversed", scaleanchor="x", showticklabels=False)
+    fig.update_xaxes(showticklabels=False, constrain="domain")
+    fig.update_layout(title=title, **_LAYOUT)
+    return fig
+
+
+def weight_overlay_figure(background, weights, image_shape=None, selected=None,
+                          title: str = "Weights over the mean image", opacity: float = 0.6) -> go.Figure:
+    """A weight map (alpha per pixel) over a grey background image; selected pixels outlined.
+
+    ``selected`` (indices into the flattened image) are marked with points, so the top-K
+    selection can be seen at once.
+    """
+    background = _as_image(background, image_shape)
+    weights = _as_image(weights, background.shape)
+    fig = image_figure(background, title=title)
+    fig.add_trace(go.Heatmap(z=weights, colorscale="Hot", reversescale=True, opacity=opacity,
+                             showscale=True, colorbar=dict(title="alpha"), name="alpha",
+                             hovertemplate="row %{y}, column %{x}<br>alpha %{z:.4g}<extra></extra>"))
+    if selected is not None and len(selected):
+        rows, cols = np.unravel_index(np.asarray(selected, dtype=np.intp), background.shape)
+        fig.add_trace(go.Scatter(x=cols, y=rows, mode="markers", name="selected",
+                                 marker=dict(symbol="square-open", size=7, color="deepskyblue"),
+                                 hovertemplate="selected: row %{y}, column %{x}<extra></extra>"))
+    return fig
+
+
+def image_grid_figure(images, titles: Sequence[str] | None = None, n_cols: int = 8,
+                      title: str = "", zmin=None, zmax=None) -> go.Figure:
+    """Several images side by side (one heat map per cell of a grid), upright."""
+    from plotly.subplots import make_subplots
+
+    images = np.asarray(images, dtype=np.float64)
+    if images.ndim != 3 or images.shape[0] == 0:
+        raise InputError("image_grid_figure needs a stack of images (count x height x width).")
+    count = images.shape[0]
+    n_cols = max(1, min(n_cols, count))
+    n_rows = int(np.ceil(count / n_cols))
+    fig = make_subplots(rows=n_rows, cols=n_cols,
+                        subplot_titles=list(titles) if titles is not None else None,
+                        horizontal_spacing=0.01, vertical_spacing=0.06)
+    for index, image in enumerate(images):
+        row, col = divmod(index, n_cols)
+        fig.add_trace(go.Heatmap(z=image, colorscale="gray", showscale=False, zmin=zmin, zmax=zmax,
+                                 hovertemplate="value %{z:.3g}<extra></extra>"),
+                      row=row + 1, col=col + 1)
+    fig.update_yaxes(autorange="reversed", showticklabels=False)
+    fig.update_xaxes(showticklabels=False)
+    for index in range(count):
+        suffix = "" if index == 0 else str(index + 1)
+        fig.layout[f"yaxis{suffix}"].scaleanchor = f"x{suffix}"
+    fig.update_layout(title=title, height=max(220, 150 * n_rows + 60), **_LAYOUT)
+    return fig
+
+
+def topographic_figure(coordinates, alphas, feature_names: Sequence[str] | None = None,
+                       rounds=(0, 1), scale: float | None = None,
+                       title: str = "Topographical map of the features") -> go.Figure:
+    """The topographical model of [000] Fig. 2b.
+
+    Each feature is an ellipse centred at its coordinates of two rounds (the direction angle of
+    each round) with semi-axes proportional to its alpha in those rounds.
+    """
+    coordinates = np.asarray(coordinates, dtype=np.float64)
+    alphas = np.asarray(alphas, dtype=np.float64)
+    if coordinates.ndim != 2 or coordinates.shape != alphas.shape or coordinates.shape[0] < 2:
+        raise InputError("The topographical map needs coordinates and alphas of at least two rounds "
+                         "(rounds x features, same shape).")
+    first, second = rounds
+    n = coordinates.shape[1]
+    names = list(feature_names) if feature_names is not None else [f"feature {j}" for j in range(n)]
+    x, y = coordinates[first], coordinates[second]
+    a, b = np.clip(alphas[first], 0, None), np.clip(alphas[second], 0, None)
+    if scale is None:
+        spread = max(np.ptp(x), np.ptp(y), 1e-9)
+        scale = 0.15 * spread / max(a.max(), b.max(), 1e-12)
+    t = np.linspace(0, 2 * np.pi, 41)
+    fig = go.Figure()
+    for j in range(n):
+        fig.add_trace(go.Scatter(
+            x=x[j] + scale * a[j] * np.cos(t), y=y[j] + scale * b[j] * np.sin(t), mode="lines",
+            fill="toself", line=dict(width=1), opacity=0.55, showlegend=False, hoverinfo="skip"))
+    fig.add_trace(go.Scatter(
+        x=x, y=y, mode="markers+text", text=names if n <= 60 else None, textposition="top center",
+        marker=dict(size=5, color="black"), customdata=np.c_[a, b], name="features",
+        hovertext=names,
+        hovertemplate=("%{hovertext}<br>alpha round " + str(first + 1) + " = %{customdata[0]:.3f}"
+                       "<br>alpha round " + str(second + 1) + " = %{customdata[1]:.3f}<extra></extra>")))
+    fig.update_layout(title=title, xaxis_title=f"coordinate, round {first + 1} (radians)",
+                      yaxis_title=f"coordinate, round {second + 1} (radians)", **_LAYOUT)
+    return fig
+
+
+def probability_curve_figure(n_values, probability,
+                             title: str = "P(leading eigenvector of G is positive)") -> go.Figure:
+    """[002] Fig. 1a: the probability of a positive leading eigenvector against the matrix size."""
+    fig = go.Figure(go.Scatter(x=np.asarray(n_values), y=np.asarray(probability),
+                               mode="lines+markers", name="simulation",
+                               hovertemplate="n = %{x}<br>P = %{y:.3f}<extra></extra>"))
+    fig.update_layout(title=title, xaxis_title="n (size of G)", yaxis_title="probability",
+                      yaxis_range=[0, 1.05], **_LAYOUT)
+    return fig

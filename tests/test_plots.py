@@ -1,0 +1,64 @@
+"""The shared plot builders put the right data in the right place."""
+
+import numpy as np
+import pytest
+
+from core.errors import InputError
+from core.plots import (history_figure, image_figure, image_grid_figure, probability_curve_figure,
+                        sorted_weights_figure, topographic_figure, weight_overlay_figure)
+
+
+def test_sorted_weights_sorted_with_names_and_cut():
+    alpha = np.array([0.1, 0.9, -0.01, 0.5])
+    fig = sorted_weights_figure(alpha, ["a", "b", "c", "d"], n_selected=2)
+    trace = fig.data[0]
+    assert list(trace.y) == [0.9, 0.5, 0.1, -0.01]
+    assert list(trace.customdata) == ["b", "d", "a", "c"]
+    assert any("sparsity gap: 2" in (a.text or "") for a in fig.layout.annotations)
+    log = sorted_weights_figure(alpha, ["a", "b", "c", "d"], log_y=True)
+    assert list(log.data[0].y) == [0.9, 0.5, 0.1]
+    assert "1 non-positive" in log.layout.title.text and log.layout.yaxis.type == "log"
+
+
+def test_history_and_probability_curves():
+    fig = history_figure([1.0, 2.0, 2.5])
+    assert list(fig.data[0].x) == [1, 2, 3] and list(fig.data[0].y) == [1.0, 2.0, 2.5]
+    fig = probability_curve_figure([5, 10], [0.5, 0.9])
+    assert list(fig.data[0].y) == [0.5, 0.9]
+
+
+def test_images_are_upright_and_shaped():
+    values = np.arange(6.0)
+    fig = image_figure(values, image_shape=(2, 3))
+    assert np.array_equal(np.asarray(fig.data[0].z), values.reshape(2, 3))
+    assert fig.layout.yaxis.autorange == "reversed"  # row 0 at the top, as in the picture
+    with pytest.raises(InputError, match="do not fill"):
+        image_figure(values, image_shape=(4, 4))
+
+
+def test_overlay_marks_selected_pixels():
+    background = np.zeros((3, 4))
+    fig = weight_overlay_figure(background, np.arange(12.0), selected=[5, 11])
+    marks = fig.data[-1]
+    assert list(marks.y) == [1, 2] and list(marks.x) == [1, 3]
+
+
+def test_image_grid():
+    fig = image_grid_figure(np.random.default_rng(0).random((5, 4, 3)), titles=list("abcde"), n_cols=3)
+    assert len(fig.data) == 5
+    with pytest.raises(InputError):
+        image_grid_figure(np.zeros((4, 3)))
+
+
+def test_topographic_figure_one_ellipse_per_feature():
+    coords = np.array([[0.1, 0.5, 1.0], [0.2, -0.3, 0.4]])
+    alphas = np.array([[0.5, 0.1, 0.8], [0.2, 0.9, 0.1]])
+    fig = topographic_figure(coords, alphas, ["x", "y", "z"])
+    assert len(fig.data) == 4
+    centres = fig.data[-1]
+    assert list(centres.x) == [0.1, 0.5, 1.0] and list(centres.y) == [0.2, -0.3, 0.4]
+    # ellipse widths follow the round-1 alphas
+    widths = [np.ptp(np.asarray(trace.x)) for trace in fig.data[:3]]
+    assert np.argmax(widths) == 2 and np.argmin(widths) == 1
+    with pytest.raises(InputError, match="two rounds"):
+        topographic_figure(coords[:1], alphas[:1])
