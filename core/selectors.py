@@ -1,0 +1,124 @@
+"""scikit-learn selectors wrapping the library's feature-selection functions.
+
+Each selector follows scikit-learn's ``SelectorMixin`` contract (``fit``, ``transform``,
+``get_support``, ``inverse_transform``) so that it can sit in a ``Pipeline`` and be tuned with
+``GridSearchCV``. The heavy lifting stays in the functions they wrap.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (check_consistent_length, check_is_fitted, column_or_1d,
+                                      validate_data)
+
+from .errors import InputError
+from .qalpha import q_alpha, sparsity_gap
+
+__all__ = ["QAlphaSelector"]
+
+
+class QAlphaSelector(SelectorMixin, BaseEstimator):
+    """Q-alpha feature selection as a scikit-learn selector (wraps :func:`core.qalpha.q_alpha`).
+
+    Parameters
+    ----------
+    n_clusters : int
+        ``k``, the number of clusters whose coherence the weights maximise. Ignored (taken as
+        ``c - 1``) when ``supervised=True``.
+    n_features_to_select : int, float in (0, 1], or "auto"
+        How many of the largest weights to keep: a count, a fraction of the features, or
+        ``"auto"`` for the count above the sparsity gap (:func:`core.qalpha.sparsity_gap`).
+    supervised : bool
+        Use ``y`` in ``fit`` (the supervised mode of :func:`core.qalpha.q_alpha`); otherwise
+        ``y`` is ignored.
+    lam : float
+        Weight of the side information given to ``fit`` (``side=`` or ``pairs=``).
+    criterion, method, init, n_init, max_iter, tol, solver, random_state
+        As in :func:`core.qalpha.q_alpha`.
+
+    Attributes
+    ----------
+    alpha_ : ndarray, shape (n_features,)
+        The feature weights.
+    ranking_ : ndarray, shape (n_features,)
+        Rank of each feature (1 = largest weight), as in scikit-learn's ``RFE``.
+    result_ : QAlphaResult
+        The full result (history, convergence, ...).
+    n_features_in_ : int
+    """
+
+    def __init__(self, n_clusters=2, n_features_to_select="auto", *, supervised=False, lam=0.0,
+                 criterion="sum", method="power", init="uniform", n_init=1, max_iter=500,
+                 tol=1e-6, solver="auto", random_state=None):
+        self.n_clusters = n_clusters
+        self.n_features_to_select = n_features_to_select
+        self.supervised = supervised
+        self.lam = lam
+        self.criterion = criterion
+        self.method = method
+        self.init = init
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.solver = solver
+        self.random_state = random_state
+
+    def fit(self, X, y=None, *, side=None, pairs=None):
+        """Compute the weights on ``X`` (and ``y`` when supervised; side data or pairs optional)."""
+        X = validate_data(self, X, ensure_min_samples=2, dtype=np.float64)
+        if self.supervised:
+            if y is None:
+                raise InputError("supervised=True needs the labels y in fit(X, y).")
+            y = column_or_1d(y, warn=True)
+            check_consistent_length(X, y)
+            check_classification_targets(y)
+            labels, k = y, None
+        else:
+            labels, k = None, self.n_clusters
+            if isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k >= X.shape[0]:
+                k = X.shape[0] - 1  # fewer samples than clusters: use as many as the data allow
+        constant = np.ptp(X, axis=0) == 0
+        if constant.all():
+            # Nothing varies: every feature weighs the same (zero); keep the contract of fit.
+            self.result_ = None
+            self.alpha_ = np.zeros(X.shape[1])
+            self.n_iter_ = 0
+        else:
+            self.result_ = q_alpha(
+                X, k, labels=labels, side=side, pairs=pairs, lam=self.lam,
+                criterion=self.criterion, method=self.method, init=self.init,
+                n_init=self.n_init, max_iter=self.max_iter, tol=self.tol, solver=self.solver,
+                random_state=self.random_state)
+            self.alpha_ = self.result_.alpha
+            self.n_iter_ = self.result_.n_iter
+        order = np.argsort(-self.alpha_, kind="stable")
+        self.ranking_ = np.empty(X.shape[1], dtype=np.intp)
+        self.ranking_[order] = np.arange(1, X.shape[1] + 1)
+        self.n_selected_ = self._count(X.shape[1])
+        return self
+
+    def _count(self, n_features):
+        wanted = self.n_features_to_select
+        if isinstance(wanted, str):
+            if wanted != "auto":
+                raise InputError(f"n_features_to_select must be an int, a fraction or 'auto'; got {wanted!r}.")
+            return sparsity_gap(self.alpha_) if np.any(self.alpha_) else n_features
+        if isinstance(wanted, (float, np.floating)) and 0 < wanted <= 1:
+            return max(1, int(round(wanted * n_features)))
+        if isinstance(wanted, (int, np.integer)) and not isinstance(wanted, bool) and wanted >= 1:
+            return min(int(wanted), n_features)
+        raise InputError(f"n_features_to_select must be a positive int, a fraction in (0, 1] "
+                         f"or 'auto'; got {wanted!r}.")
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "ranking_")
+        return self.ranking_ <= self.n_selected_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = False
+        tags.input_tags.allow_nan = False
+        return tags
