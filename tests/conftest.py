@@ -29,12 +29,13 @@ def _free_port() -> int:
 def app_url():
     """Start ``streamlit run app.py`` on a free loopback port; stop it after the session."""
     port = _free_port()
-    log = open(ARTEFACTS.parent / ".streamlit-test.log", "w") if ARTEFACTS.parent.exists() else None
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    log = open(ARTEFACTS / "streamlit-server.log", "w")
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1",
          "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=log or subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -55,8 +56,7 @@ def app_url():
             process.wait(timeout=15)
         except subprocess.TimeoutExpired:
             process.kill()
-        if log:
-            log.close()
+        log.close()
 
 
 @pytest.fixture(scope="session")
