@@ -13,6 +13,7 @@ st.set_page_config(page_title="Spectral feature selection", page_icon="α", layo
 # One line per page; sections group them in the sidebar.
 PAGES = {
     "": [st.Page("pages/home.py", title="Home", icon=":material/home:", default=True)],
+    "Select": [st.Page("pages/qalpha.py", title="Q-alpha", icon=":material/scatter_plot:")],
 }
 
 navigation = st.navigation(PAGES)

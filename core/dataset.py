@@ -10,6 +10,7 @@ load time, so nothing downstream has to know about Fortran order.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Mapping, Sequence
@@ -126,6 +127,15 @@ class Dataset:
         if self.sample_names_ is not None:
             return self.sample_names_
         return tuple(f"sample {i}" for i in range(self.n_samples))
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A hash of the data (X, labels, image shape): a cache key that does not sample the array."""
+        digest = hashlib.blake2b(self.X.tobytes(), digest_size=16)
+        digest.update(repr((self.X.shape, self.image_shape)).encode())
+        if self.labels is not None:
+            digest.update(np.asarray(self.labels).astype(str).tobytes())
+        return digest.hexdigest()
 
     @property
     def classes(self) -> np.ndarray:

@@ -49,6 +49,7 @@ __all__ = [
     "sparsity_gap",
     "positive_eigenvector_probability",
     "preprocess_features",
+    "pairs_from_labels",
 ]
 
 #: Above this many features the leading eigenvector of G is not taken from a dense matrix.
@@ -775,6 +776,25 @@ def topographic_map(X, k, rounds=2, lam=0.01, *, n_eigenvalues=10, **options) ->
         spectra=np.asarray(spectra),
         results=tuple(results),
     )
+
+
+def pairs_from_labels(labels, n_pairs, random_state=None) -> np.ndarray:
+    """Random pairs of samples with different labels: the side information of [000] Sec. 5.
+
+    Returns an ``(n_pairs, 2)`` array of sample indices (distinct pairs where possible), for
+    ``q_alpha(X, k, pairs=..., lam=...)`` when the known "different cluster" pairs come from labels.
+    """
+    labels = np.asarray(labels).ravel()
+    n_pairs = _check_positive_int(n_pairs, "n_pairs")
+    if np.unique(labels).size < 2:
+        raise InputError("Pairs of points in different clusters need at least two distinct labels.")
+    rng = np.random.default_rng(random_state)
+    first = rng.integers(0, labels.size, size=4 * n_pairs + 16)
+    second = rng.integers(0, labels.size, size=first.size)
+    different = labels[first] != labels[second]
+    candidates = np.unique(np.sort(np.c_[first, second][different], axis=1), axis=0)
+    candidates = candidates[rng.permutation(len(candidates))]
+    return candidates[:n_pairs]
 
 
 def sparsity_gap(alpha) -> int:

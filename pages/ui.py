@@ -1,15 +1,21 @@
-"""What the pages share: the current data set in the session and the sidebar that shows it.
+"""What the pages share: the current data set in the session, the sidebar, cached runs.
 
-Kept small: pages call ``current_dataset()`` and ``set_dataset()``; the data themselves come
-from ``core`` (bundled sets are cached there).
+Kept small: pages call ``current_dataset()``; heavy calls into ``core`` go through the cached
+runners here, keyed on the data's fingerprint and the parameters (never on Streamlit's sampled
+hash of a large array).
 """
 
 from __future__ import annotations
 
+import io
+import json
+
+import numpy as np
 import streamlit as st
 
 from core import Dataset, InputError
-from core.bundled import load_dataset
+from core.bundled import list_datasets, load_dataset
+from core.qalpha import QAlphaResult, q_alpha
 
 DEFAULT_DATASET = "warpAR10P"
 _KEY = "dataset"
@@ -31,15 +37,64 @@ def show_error(error: InputError) -> None:
     st.error(str(error), icon=":material/error:")
 
 
+def _pick_bundled() -> None:
+    set_dataset(load_dataset(st.session_state["bundled_choice"]))
+
+
 def sidebar_summary() -> None:
     data = current_dataset()
     with st.sidebar:
-        st.caption("Current data set")
-        st.markdown(f"**{data.name}**")
+        names = [info.name for info in list_datasets()]
+        st.selectbox("Bundled data set", names,
+                     index=names.index(data.name) if data.name in names else None,
+                     placeholder="(an uploaded data set)", key="bundled_choice",
+                     on_change=_pick_bundled,
+                     help="Choose one of the data sets that ship with the app.")
         summary = data.summary()
-        rows = [f"{summary['samples']:,} samples x {summary['features']:,} features"]
+        rows = [f"**{data.name}**", f"{summary['samples']:,} samples x {summary['features']:,} features"]
         if summary["image shape"]:
             rows.append(f"images of {summary['image shape']} pixels")
         if summary["classes"]:
             rows.append(f"{summary['classes']} classes")
         st.markdown("  \n".join(rows))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _q_alpha_cached(key: str, _X, _side, _pairs, _labels, _progress) -> QAlphaResult:
+    params = json.loads(key)["params"]
+    return q_alpha(_X, None if params["supervised"] else params["k"], labels=_labels,
+                   side=_side, pairs=_pairs, lam=params["lam"], criterion=params["criterion"],
+                   init=params["init"], n_init=params["n_init"], max_iter=params["max_iter"],
+                   tol=params["tol"], random_state=params["random_state"], progress=_progress)
+
+
+def run_q_alpha(main: Dataset, side: Dataset | None, pairs, params: dict) -> QAlphaResult:
+    """``q_alpha`` on ``main`` with a progress bar, cached on (data, side, pairs, parameters)."""
+    key = json.dumps(dict(
+        main=main.fingerprint, side=side.fingerprint if side is not None else None,
+        pairs=None if pairs is None else np.asarray(pairs).tolist(), params=params), sort_keys=True)
+    bar = st.empty()
+    total = params["max_iter"] * params["n_init"]
+    calls = {"n": 0}
+
+    def progress(iteration, objective):
+        calls["n"] += 1
+        if calls["n"] % 5 == 1:
+            bar.progress(min(calls["n"] / total, 1.0), text=f"iteration {iteration}, objective {objective:.6g}")
+
+    try:
+        return _q_alpha_cached(key, main.X, None if side is None else side.X, pairs,
+                               main.labels if params["supervised"] else None, progress)
+    finally:
+        bar.empty()
+
+
+def table_csv(columns: dict) -> bytes:
+    """A dict of equal-length columns as CSV bytes (for download buttons)."""
+    names = list(columns)
+    buffer = io.StringIO()
+    buffer.write(",".join(names) + "\n")
+    for row in zip(*(columns[n] for n in names)):
+        buffer.write(",".join(f"{v:.10g}" if isinstance(v, (float, np.floating)) else f'"{v}"'
+                              for v in row) + "\n")
+    return buffer.getvalue().encode()

@@ -21,3 +21,14 @@ def test_home_page_renders(page, app_url):
     sidebar = page.locator("[data-testid='stSidebar']")
     assert "warpAR10P" in sidebar.inner_text()
     page.screenshot(path=str(ARTEFACTS / "home.png"), full_page=True)
+
+
+def test_qalpha_page_runs_on_the_faces(page, app_url):
+    wait_for_app(page, app_url)
+    page.get_by_role("link", name="Q-alpha").click()
+    page.get_by_role("heading", name="Q-alpha").wait_for(timeout=60_000)
+    page.get_by_text("Selected (sparsity gap)").wait_for(timeout=120_000)
+    page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert page.locator(".js-plotly-plot").count() >= 3  # sorted alpha, overlay, history
+    page.screenshot(path=str(ARTEFACTS / "qalpha.png"))

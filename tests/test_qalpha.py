@@ -320,3 +320,15 @@ def test_topographic_map_bad_input():
         topographic_map(X, 2, rounds=0)
     with pytest.raises(InputError, match="side"):
         topographic_map(X, 2, side=X)
+
+
+def test_pairs_from_labels():
+    from core.qalpha import pairs_from_labels
+    labels = np.array([0, 0, 1, 1, 2, 2, 2])
+    pairs = pairs_from_labels(labels, 8, random_state=0)
+    assert pairs.shape == (8, 2)
+    assert np.all(labels[pairs[:, 0]] != labels[pairs[:, 1]])
+    assert len({tuple(p) for p in pairs}) == 8
+    assert np.array_equal(pairs, pairs_from_labels(labels, 8, random_state=0))
+    with pytest.raises(InputError, match="two distinct labels"):
+        pairs_from_labels(np.zeros(5), 3)

@@ -1,0 +1,78 @@
+"""The Q-alpha page under AppTest: renders on images, genes and synthetic data; sliders act."""
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.bundled import load_dataset
+from core.synthetic import weston_linear
+
+PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "qalpha.py")
+
+
+def run_page(dataset=None):
+    app = AppTest.from_file(PAGE, default_timeout=120)
+    if dataset is not None:
+        app.session_state["dataset"] = dataset
+    return app.run()
+
+
+def plotly_values(encoded):
+    """Plotly serialises arrays as typed base64 blocks ({"dtype", "bdata"}) or plain lists."""
+    if isinstance(encoded, dict):
+        return np.frombuffer(base64.b64decode(encoded["bdata"]), dtype=encoded["dtype"])
+    return np.asarray(encoded, dtype=float)
+
+
+def sorted_alpha(app):
+    spec = json.loads(app.get("plotly_chart")[0].proto.spec)
+    return plotly_values(spec["data"][0]["y"]).astype(float)
+
+
+@pytest.mark.parametrize("dataset", [None, load_dataset("colon"), weston_linear(120, random_state=0)],
+                         ids=["AR faces", "colon genes", "Weston synthetic"])
+def test_renders_without_exception(dataset):
+    app = run_page(dataset)
+    assert not app.exception and not app.error
+    assert [m.label for m in app.metric][0] == "Selected (sparsity gap)"
+    assert sorted_alpha(app).size > 0
+
+
+def test_weston_selection_shows_the_relevant_features_first():
+    app = run_page(weston_linear(200, random_state=0))
+    top = app.dataframe[0].value["feature"].tolist()[:3]
+    assert set(top) == {"relevant 1", "relevant 2", "relevant 3"}
+
+
+def test_moving_lambda_changes_alpha():
+    app = run_page(load_dataset("wine"))
+    side_radio = next(r for r in app.radio if r.label == "Side information")
+    side_radio.set_value("side classes").run()
+    assert not app.exception and not app.error
+    lam = next(s for s in app.select_slider if s.label.startswith("λ"))
+    lam.set_value(0.01).run()
+    small = sorted_alpha(app)
+    lam.set_value(10.0).run()
+    large = sorted_alpha(app)
+    assert not app.exception
+    assert np.abs(small - large).max() > 1e-3
+
+
+def test_empty_side_selection_is_a_message_not_a_traceback():
+    app = run_page(load_dataset("wine"))
+    next(r for r in app.radio if r.label == "Side information").set_value("side classes").run()
+    app.multiselect[0].set_value([]).run()
+    assert not app.exception
+    assert "Choose at least one side class" in app.error[0].value
+
+
+def test_supervised_mode():
+    app = run_page(weston_linear(200, random_state=1))
+    app.toggle[0].set_value(True).run()
+    assert not app.exception and not app.error
+    top = app.dataframe[0].value["feature"].tolist()[:3]
+    assert set(top) == {"relevant 1", "relevant 2", "relevant 3"}
