@@ -16,8 +16,9 @@ from sklearn.utils.validation import (check_consistent_length, check_is_fitted, 
 
 from .errors import InputError
 from .qalpha import q_alpha, sparsity_gap
+from .slda import greedy_pair, greedy_slda, scatter_matrices
 
-__all__ = ["QAlphaSelector"]
+__all__ = ["QAlphaSelector", "GreedySLDASelector"]
 
 
 class QAlphaSelector(SelectorMixin, BaseEstimator):
@@ -122,3 +123,69 @@ class QAlphaSelector(SelectorMixin, BaseEstimator):
         tags.target_tags.required = False
         tags.input_tags.allow_nan = False
         return tags
+
+
+class GreedySLDASelector(SelectorMixin, BaseEstimator):
+    """Greedy sparse LDA as a scikit-learn selector (wraps :func:`core.slda.greedy_slda`).
+
+    Two classes use the fast rank-1 path (every cardinality at once); more classes use
+    :func:`core.slda.greedy_pair` on the between/within-class scatter pair, which solves a
+    generalised eigenproblem per candidate and suits up to a few hundred features.
+
+    Parameters
+    ----------
+    n_features_to_select : int or float in (0, 1]
+        Cardinality of the subset (a count or a fraction of the features).
+    direction : {"both", "forward", "backward"}
+        Greedy pass; "both" keeps the better of the two for the chosen cardinality.
+    classes : pair of labels, optional
+        With more than two classes in ``y``, restrict to these two (fast path).
+    reg : float or None
+        Ridge on the within-class scatter (automatic when it is singular).
+
+    Attributes
+    ----------
+    path_ : SLDAPath or PairPath
+    ranking_ : ndarray
+        Position of each feature in the order of the pass used (1 = chosen first).
+    objective_ : float
+        The class separability ``lambda_max(A_s, B_s)`` of the selected subset.
+    """
+
+    def __init__(self, n_features_to_select=10, *, direction="both", classes=None, reg=None):
+        self.n_features_to_select = n_features_to_select
+        self.direction = direction
+        self.classes = classes
+        self.reg = reg
+
+    def fit(self, X, y):
+        X, y = validate_data(self, X, y, ensure_min_samples=2, dtype=np.float64)
+        check_classification_targets(y)
+        n_features = X.shape[1]
+        wanted = self.n_features_to_select
+        if isinstance(wanted, (float, np.floating)) and 0 < wanted <= 1:
+            k = max(1, int(round(wanted * n_features)))
+        elif isinstance(wanted, (int, np.integer)) and not isinstance(wanted, bool) and wanted >= 1:
+            k = min(int(wanted), n_features)
+        else:
+            raise InputError(f"n_features_to_select must be a positive int or a fraction in (0, 1]; "
+                             f"got {wanted!r}.")
+        labels = np.unique(y)
+        if self.classes is not None or labels.size == 2:
+            self.path_ = greedy_slda(X, y, classes=self.classes, direction=self.direction, reg=self.reg)
+        else:
+            A, B, _ = scatter_matrices(X, y, reg=self.reg)
+            self.path_ = greedy_pair(A, B, direction=self.direction)
+        forward = self.path_.forward_objective[k - 1]
+        backward = self.path_.backward_objective[k - 1]
+        use_forward = self.direction == "forward" or (self.direction == "both" and forward >= backward)
+        order = self.path_.forward_order if use_forward else self.path_.backward_order
+        self.objective_ = float(forward if use_forward else backward)
+        self.ranking_ = np.empty(n_features, dtype=np.intp)
+        self.ranking_[order] = np.arange(1, n_features + 1)
+        self.n_selected_ = k
+        return self
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "ranking_")
+        return self.ranking_ <= self.n_selected_
