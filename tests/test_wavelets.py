@@ -159,3 +159,13 @@ def test_ar_faces_side_information_on_haar_coefficients():
         "run, alpha mass in approximation band (side info, lam=0.01), without side info, "
         f"uniform share {approximation_share:.4f}\n" +
         "\n".join(f"{r}, {a:.4f}, {p:.4f}" for r, a, p in report) + "\n")
+
+
+def test_feature_family_entry_point():
+    from core.features import to_feature_family
+    faces = load_dataset("Yale")
+    assert to_feature_family(faces, "pixels") is faces
+    assert to_feature_family(faces, "haar", levels=2).kind == "haar"
+    assert to_feature_family(faces, "haarlike", stride=4, scale_step=4, min_cell=4).kind == "haarlike"
+    with pytest.raises(InputError, match="Unknown feature family"):
+        to_feature_family(faces, "fourier")
