@@ -513,6 +513,26 @@ def _pair_factor(pairs, X, Mt, kept, mean, scale):
     return np.ascontiguousarray((first * second).T, dtype=Mt.dtype)
 
 
+def side_variance(side, kept, scale, n_samples, n_features) -> np.ndarray:
+    """``D`` of [000] Def. 3 for the kept features: each side feature's variance divided by the
+    same feature's variance in the main data (``scale`` are the main features' centred norms)."""
+    side = _as_data_matrix(side, "side")
+    if side.shape[1] != n_features:
+        raise InputError(f"The side data have {side.shape[1]} features but the main data "
+                         f"have {n_features}; both must describe the same features.")
+    if side.shape[0] < 2:
+        raise InputError("The side data need at least 2 samples to have a variance.")
+    return side[:, kept].var(axis=0) / ((scale**2) / n_samples)
+
+
+def _side_scaling(diagonal, lam) -> np.ndarray:
+    """``diag(S)^(1/2)`` with ``S = (D + lam I)^-1``, refusing ``lam = 0`` with a vanishing ``D``."""
+    if lam == 0 and np.any(diagonal <= 0):
+        raise InputError(f"{int(np.sum(diagonal <= 0))} feature(s) have zero side variance, "
+                         "so lam = 0 is not admissible (000 Def. 3); use lam > 0.")
+    return 1.0 / np.sqrt(diagonal + lam)
+
+
 def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion="sum",
             method="power", init="uniform", n_init=1, random_state=None, max_iter=500,
             tol=1e-6, solver="auto", eig_tol=1e-10, power_steps=1,
@@ -644,24 +664,13 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
                          "Check that the right columns were loaded.")
     constant = np.setdiff1d(np.arange(n_features), kept)
 
-    side_scale = None
-    side_diagonal_full = None
+    side_scale = side_diagonal_full = None
     if side is not None or _side_diagonal is not None:
         if _side_diagonal is not None:
             diagonal = np.asarray(_side_diagonal, dtype=np.float64)[kept]
         else:
-            side = _as_data_matrix(side, "side")
-            if side.shape[1] != n_features:
-                raise InputError(f"The side data have {side.shape[1]} features but the main data "
-                                 f"have {n_features}; both must describe the same features.")
-            if side.shape[0] < 2:
-                raise InputError("The side data need at least 2 samples to have a variance.")
-            main_variance = (scale**2) / n_samples
-            diagonal = side[:, kept].var(axis=0) / main_variance
-        if lam == 0 and np.any(diagonal <= 0):
-            raise InputError(f"{int(np.sum(diagonal <= 0))} feature(s) have zero side variance, "
-                             "so lam = 0 is not admissible (000 Def. 3); use lam > 0.")
-        side_scale = (1.0 / np.sqrt(diagonal + lam)).astype(dtype)
+            diagonal = side_variance(side, kept, scale, n_samples, n_features)
+        side_scale = _side_scaling(diagonal, lam).astype(dtype)
         side_diagonal_full = np.zeros(n_features)
         side_diagonal_full[kept] = diagonal
 

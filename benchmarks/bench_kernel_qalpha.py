@@ -1,0 +1,58 @@
+"""Kernel Q-alpha: time and memory at n = 2,400 (AR faces) and n = 10,000 (PIX faces) features.
+
+    python benchmarks/bench_kernel_qalpha.py
+
+The n x n kernel matrix is the cost. Each case runs in its own process (peak memory is its own);
+the reference is linear Q-alpha (matrix-free) on the same data in the same process.
+"""
+
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def case(name, kernel, max_iter):
+    import numpy as np
+
+    from core.bundled import load_dataset
+    from core.kernel_qalpha import kernel_memory_bytes, kernel_q_alpha
+    from core.qalpha import q_alpha
+
+    data = load_dataset(name)
+    k = min(data.classes.size, 10)
+    start = time.perf_counter()
+    result = kernel_q_alpha(data.X, k, kernel, max_iter=max_iter)
+    seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    linear = q_alpha(data.X, k, max_iter=max_iter)
+    linear_seconds = time.perf_counter() - start
+    return dict(name=name, n=data.n_features, kernel=kernel, seconds=seconds, n_iter=result.n_iter,
+                converged=result.converged, linear_seconds=linear_seconds, linear_iter=linear.n_iter,
+                estimate_gb=kernel_memory_bytes(data.n_features) / 2**30,
+                peak_gb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
+                selected=int(result.n_selected), positive=float(np.mean(result.alpha >= 0)))
+
+
+def main():
+    print(f"{'data':>10} {'n':>6} {'kernel':>6} {'seconds':>8} {'iters':>6} {'s/iter':>7} {'peak GB':>8} "
+          f"{'estimate GB':>11} {'linear s':>9} {'ratio':>6}")
+    for name, kernel, max_iter in (("warpAR10P", "rbf", 500), ("warpAR10P", "poly", 500),
+                                   ("pixraw10P", "rbf", 20)):
+        code = (f"import json, sys; sys.path.insert(0, {str(ROOT / 'benchmarks')!r}); "
+                f"import bench_kernel_qalpha as b; print(json.dumps(b.case({name!r}, {kernel!r}, {max_iter})))")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        row = json.loads(done.stdout.strip().splitlines()[-1])
+        print(f"{row['name']:>10} {row['n']:>6} {row['kernel']:>6} {row['seconds']:>8.1f} {row['n_iter']:>6} "
+              f"{row['seconds'] / row['n_iter']:>7.2f} {row['peak_gb']:>8.2f} {row['estimate_gb']:>11.2f} "
+              f"{row['linear_seconds']:>9.2f} {row['seconds'] / row['linear_seconds']:>5.0f}x")
+    print("pixraw10P is capped at 20 iterations; s/iter x iterations estimates a full run.")
+
+
+if __name__ == "__main__":
+    main()
