@@ -1,0 +1,221 @@
+"""How good is a selection: clustering, neighbourhood, classification and stability measures.
+
+Definitions (each also in its function's docstring):
+
+* :func:`clustering_accuracy` -- fraction of samples correctly grouped under the best one-to-one
+  matching of found clusters to classes (Hungarian algorithm).
+* :func:`pairwise_accuracy` -- Xing, Ng, Jordan & Russell (NIPS 2002), the score of [000]'s UCI
+  table: over pairs of samples, does the clustering put them together exactly when the classes
+  do? Xing et al. weigh same-class and different-class pairs equally (0.5 each) so that many
+  clusters do not make every clustering look good; ``balanced=False`` gives the plain pair count.
+* :func:`normalized_precision_index` -- [000] Sec. 6, after Globerson et al. (UAI 2003) and
+  Weinshall et al. (ECCV 2002): the purity of the k nearest neighbours averaged over samples and
+  over a range of k, rescaled so that random neighbours score 0 and pure neighbourhoods 1.
+* :func:`test_information` -- [001] Sec. 6.1: average log predictive probability of the true
+  labels in bits, plus the entropy of the labels, so that 1 bit is perfect for two balanced
+  classes and 0 is no better than the label frequencies.
+* :func:`kuncheva_index`, :func:`jaccard_index`, :func:`selection_stability` -- agreement of
+  top-K sets across bootstrap resamples (Kuncheva, AIA 2007).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from .errors import InputError
+
+__all__ = ["clustering_accuracy", "pairwise_accuracy", "nmi", "normalized_precision_index",
+           "test_information", "kuncheva_index", "jaccard_index", "selection_stability",
+           "StabilityResult", "accuracy_curve", "CurveResult"]
+
+
+def _labels_pair(truth, found):
+    truth, found = np.asarray(truth).ravel(), np.asarray(found).ravel()
+    if truth.shape != found.shape or truth.size == 0:
+        raise InputError(f"Two labellings of the same samples are needed; got {truth.size} and {found.size} labels.")
+    _, truth = np.unique(truth, return_inverse=True)
+    _, found = np.unique(found, return_inverse=True)
+    return truth, found
+
+
+def clustering_accuracy(truth, found) -> float:
+    """Accuracy of a clustering under the best matching of clusters to classes (Hungarian)."""
+    truth, found = _labels_pair(truth, found)
+    table = np.zeros((truth.max() + 1, found.max() + 1))
+    np.add.at(table, (truth, found), 1)
+    rows, cols = linear_sum_assignment(-table)
+    return float(table[rows, cols].sum() / truth.size)
+
+
+def pairwise_accuracy(truth, found, balanced: bool = True) -> float:
+    """Xing et al.'s pairwise clustering accuracy (NIPS 2002, Sec. 4).
+
+    For pairs ``i < j`` let ``same = [c_i == c_j]`` (classes) and ``together = [f_i == f_j]``
+    (clusters). ``balanced=True`` (Xing et al.'s choice): ``0.5 P(together | same) +
+    0.5 P(apart | not same)``; ``balanced=False``: the fraction of pairs with
+    ``together == same``.
+    """
+    truth, found = _labels_pair(truth, found)
+    upper = np.triu_indices(truth.size, 1)
+    same = (truth[:, None] == truth[None, :])[upper]
+    together = (found[:, None] == found[None, :])[upper]
+    if not balanced:
+        return float(np.mean(same == together))
+    parts = []
+    if same.any():
+        parts.append(np.mean(together[same]))
+    if (~same).any():
+        parts.append(np.mean(~together[~same]))
+    return float(np.mean(parts))
+
+
+def nmi(truth, found) -> float:
+    """Normalised mutual information (scikit-learn's, arithmetic normalisation)."""
+    from sklearn.metrics import normalized_mutual_info_score
+
+    truth, found = _labels_pair(truth, found)
+    return float(normalized_mutual_info_score(truth, found))
+
+
+def normalized_precision_index(X, labels, k_values=range(1, 11)) -> float:
+    """The normalised precision index of [000] Sec. 6.
+
+    For each sample and each ``k`` in ``k_values``, the precision is the fraction of its ``k``
+    nearest neighbours (Euclidean, itself excluded) that share its label; ``P`` is the mean over
+    samples and ``k``. The chance level ``P0`` is the probability that a random other sample
+    shares the label, ``sum_c n_c (n_c - 1) / (n (n - 1))``. The index is
+    ``(P - P0) / (1 - P0)``: 0 for random neighbours, 1 when every neighbourhood is pure.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    _, labels = np.unique(np.asarray(labels).ravel(), return_inverse=True)
+    n = labels.size
+    if X.ndim != 2 or X.shape[0] != n:
+        raise InputError(f"X must have one row per label ({n}); got shape {X.shape}.")
+    k_values = np.asarray(list(k_values), dtype=int)
+    if k_values.size == 0 or k_values.min() < 1 or k_values.max() >= n:
+        raise InputError(f"k values must lie between 1 and n - 1 = {n - 1}.")
+    squared = np.einsum("ij,ij->i", X, X)
+    distances = squared[:, None] + squared[None, :] - 2 * X @ X.T
+    np.fill_diagonal(distances, np.inf)
+    order = np.argsort(distances, axis=1, kind="stable")[:, : k_values.max()]
+    hits = np.cumsum(labels[order] == labels[:, None], axis=1)
+    precision = np.mean([hits[:, k - 1] / k for k in k_values])
+    counts = np.bincount(labels)
+    chance = float(np.sum(counts * (counts - 1)) / (n * (n - 1)))
+    if chance >= 1:
+        raise InputError("Every sample has the same label: the precision index is undefined.")
+    return float((precision - chance) / (1 - chance))
+
+
+def test_information(y_true, probabilities, classes) -> float:
+    """[001] Sec. 6.1's "test information" in bits: ``H(y) + mean_i log2 p(y_i | x_i)``.
+
+    ``H(y)`` is the entropy of the test labels' frequencies, so a predictor that outputs those
+    frequencies scores 0 and a perfect one scores ``H(y)`` (1 bit for two balanced classes).
+    Probabilities are clipped at ``1e-12`` so one confident mistake costs ~40 bits, not infinity.
+    """
+    y_true = np.asarray(y_true).ravel()
+    probabilities = np.asarray(probabilities, dtype=np.float64)
+    classes = list(classes)
+    if probabilities.shape != (y_true.size, len(classes)):
+        raise InputError("probabilities must be (n_samples x n_classes) in the order of classes.")
+    index = np.array([classes.index(y) for y in y_true])
+    log_p = np.log2(np.clip(probabilities[np.arange(y_true.size), index], 1e-12, 1.0))
+    frequencies = np.bincount(index, minlength=len(classes)) / y_true.size
+    entropy = -np.sum(frequencies[frequencies > 0] * np.log2(frequencies[frequencies > 0]))
+    return float(entropy + log_p.mean())
+
+
+test_information.__test__ = False  # a metric, not a test for pytest to collect
+
+
+@dataclass(frozen=True, eq=False)
+class CurveResult:
+    """Classification error and test information against the number of selected features."""
+
+    n_features: np.ndarray
+    error: np.ndarray
+    information: np.ndarray
+
+
+def accuracy_curve(X_train, y_train, X_test, y_test, ranking, sizes, classifier=None) -> CurveResult:
+    """Train ``classifier`` on the first ``k`` ranked features for each ``k`` in ``sizes``.
+
+    ``classifier``: a scikit-learn classifier with ``predict_proba`` (default: logistic
+    regression on standardised features). Returns test error and test information per size.
+    """
+    from sklearn.base import clone
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    model = classifier if classifier is not None else make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
+    ranking = np.asarray(ranking, dtype=np.intp)
+    sizes = np.asarray(list(sizes), dtype=int)
+    errors, information = [], []
+    for k in sizes:
+        chosen = ranking[:k]
+        fitted = clone(model).fit(np.asarray(X_train)[:, chosen], y_train)
+        probabilities = fitted.predict_proba(np.asarray(X_test)[:, chosen])
+        predicted = fitted.classes_[np.argmax(probabilities, axis=1)]
+        errors.append(float(np.mean(predicted != np.asarray(y_test))))
+        information.append(test_information(y_test, probabilities, fitted.classes_))
+    return CurveResult(n_features=sizes, error=np.asarray(errors), information=np.asarray(information))
+
+
+def kuncheva_index(first, second, n_features: int) -> float:
+    """Kuncheva's consistency index of two subsets of equal size ``k`` out of ``n_features``:
+    ``(r n - k^2) / (k (n - k))`` with ``r`` the overlap; 1 for identical sets, about 0 by chance."""
+    first, second = set(np.asarray(first).ravel().tolist()), set(np.asarray(second).ravel().tolist())
+    k = len(first)
+    if len(second) != k or not 0 < k < n_features:
+        raise InputError("Kuncheva's index needs two subsets of the same size k, 0 < k < n_features.")
+    r = len(first & second)
+    return float((r * n_features - k * k) / (k * (n_features - k)))
+
+
+def jaccard_index(first, second) -> float:
+    """``|A & B| / |A | B|`` of two feature subsets."""
+    first, second = set(np.asarray(first).ravel().tolist()), set(np.asarray(second).ravel().tolist())
+    union = first | second
+    return float(len(first & second) / len(union)) if union else 1.0
+
+
+@dataclass(frozen=True, eq=False)
+class StabilityResult:
+    """Agreement of the top-K sets over bootstrap resamples."""
+
+    kuncheva: float
+    jaccard: float
+    subsets: np.ndarray  # (n_bootstrap, top_k)
+    frequency: np.ndarray  # how often each feature was in the top K
+
+
+def selection_stability(X, y, rank_features: Callable, top_k: int, n_bootstrap: int = 20,
+                        random_state=None) -> StabilityResult:
+    """Stability of a selection across bootstrap resamples of the samples.
+
+    ``rank_features(X, y)`` returns feature indices best first (``y`` may be ``None``). The
+    mean pairwise Kuncheva and Jaccard indices of the top-``top_k`` sets are reported.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    n_samples, n_features = X.shape
+    if not 0 < top_k < n_features:
+        raise InputError(f"top_k must lie between 1 and {n_features - 1}; got {top_k}.")
+    if n_bootstrap < 2:
+        raise InputError("Stability needs at least two bootstrap resamples.")
+    rng = np.random.default_rng(random_state)
+    subsets = []
+    for _ in range(n_bootstrap):
+        rows = rng.integers(0, n_samples, n_samples)
+        ranking = np.asarray(rank_features(X[rows], None if y is None else np.asarray(y)[rows]))
+        subsets.append(np.sort(ranking[:top_k]))
+    pairs = [(a, b) for i, a in enumerate(subsets) for b in subsets[i + 1:]]
+    frequency = np.bincount(np.concatenate(subsets), minlength=n_features) / n_bootstrap
+    return StabilityResult(kuncheva=float(np.mean([kuncheva_index(a, b, n_features) for a, b in pairs])),
+                           jaccard=float(np.mean([jaccard_index(a, b) for a, b in pairs])),
+                           subsets=np.asarray(subsets), frequency=frequency)
