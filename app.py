@@ -12,10 +12,13 @@ st.set_page_config(page_title="Spectral feature selection", page_icon="α", layo
 
 # One line per page; sections group them in the sidebar.
 PAGES = {
-    "": [st.Page("pages/home.py", title="Home", icon=":material/home:", default=True)],
+    "": [st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+         st.Page("pages/data.py", title="Data", icon=":material/dataset:")],
     "Select": [st.Page("pages/qalpha.py", title="Q-alpha", icon=":material/scatter_plot:")],
 }
 
-navigation = st.navigation(PAGES)
-ui.sidebar_summary()
+# The sidebar draws its own links (ui.sidebar_summary): Streamlit's automatic list would
+# otherwise flash the helper modules of pages/ before the first run registers these pages.
+navigation = st.navigation(PAGES, position="hidden")
+ui.sidebar_summary(PAGES)
 navigation.run()

@@ -101,12 +101,21 @@ with view:
     log_y = st.toggle("Log scale", value=False, help="Draw the sorted weights on a log axis.")
     st.plotly_chart(sorted_weights_figure(result.alpha, main.feature_names, n_selected, log_y=log_y),
                     key="sorted_alpha")
-    if main.is_image:
+    pixels = main.meta.get("pixels")
+    if main.is_image or pixels is not None:
         top_k = st.slider("Show the top K features on the mean image", 1, main.n_features,
                           min(max(n_selected, 1), main.n_features))
-        st.plotly_chart(weight_overlay_figure(main.X.mean(axis=0), result.alpha, main.image_shape,
-                                              selected=result.top(top_k),
-                                              title=f"alpha over the mean image, top {top_k} marked"),
+        top = result.top(top_k)
+        if main.is_image:
+            background, weights, shape, marked = main.X.mean(axis=0), result.alpha, main.image_shape, top
+        else:  # a feature family of images: draw the weights back in pixel space
+            background, shape, marked = pixels.X.mean(axis=0), pixels.image_shape, None
+            kept = np.zeros(main.n_features)
+            kept[top] = result.alpha[top]
+            weights = (main.meta["basis"].pixel_map(kept) if main.kind == "haar"
+                       else main.meta["features"].selection_map(top, result.alpha[top]))
+        st.plotly_chart(weight_overlay_figure(background, weights, shape, selected=marked,
+                                              title=f"alpha over the mean image, top {top_k}"),
                         key="overlay")
     st.plotly_chart(history_figure(result.history), key="history")
     ranking = result.ranking

@@ -38,17 +38,53 @@ def show_error(error: InputError) -> None:
 
 
 def _pick_bundled() -> None:
-    set_dataset(load_dataset(st.session_state["bundled_choice"]))
+    if st.session_state.get("bundled_choice"):
+        set_dataset(load_dataset(st.session_state["bundled_choice"]))
 
 
-def sidebar_summary() -> None:
+def load_upload(loader) -> bool:
+    """Run a loader; on success make its result current, on failure keep the current data.
+
+    The outcome is kept in the session and shown by :func:`show_load_messages`, so it survives
+    the rerun that refreshes the sidebar.
+    """
+    try:
+        dataset = loader()
+    except InputError as error:
+        st.session_state["load_messages"] = [("error", f"Nothing was loaded: {error}")]
+        return False
+    set_dataset(dataset)
+    summary = dataset.summary()
+    st.session_state["load_messages"] = (
+        [("success", f"Loaded {dataset.name}: {summary['samples']:,} samples x "
+                     f"{summary['features']:,} features.")]
+        + [("warning", message) for message in dataset.meta.get("load_report", [])])
+    st.rerun()
+    return True
+
+
+def show_load_messages() -> None:
+    for kind, message in st.session_state.get("load_messages", []):
+        getattr(st, kind)(message)
+
+
+def sidebar_summary(pages: dict | None = None) -> None:
+    """The sidebar: links to the pages (by section), the bundled-set picker, the data summary."""
     data = current_dataset()
     with st.sidebar:
+        for section, entries in (pages or {}).items():
+            if section:
+                st.caption(section)
+            for entry in entries:
+                st.page_link(entry)
+        if pages:
+            st.divider()
         names = [info.name for info in list_datasets()]
-        st.selectbox("Bundled data set", names,
-                     index=names.index(data.name) if data.name in names else None,
-                     placeholder="(an uploaded data set)", key="bundled_choice",
-                     on_change=_pick_bundled,
+        # keep the picker in step with data chosen elsewhere (uploads, feature families); the
+        # widget is not drawn yet in this run, so its state may be set
+        st.session_state["bundled_choice"] = data.name if data.name in names else None
+        st.selectbox("Bundled data set", names, placeholder="(not a bundled set)",
+                     key="bundled_choice", on_change=_pick_bundled,
                      help="Choose one of the data sets that ship with the app.")
         summary = data.summary()
         rows = [f"**{data.name}**", f"{summary['samples']:,} samples x {summary['features']:,} features"]

@@ -76,3 +76,12 @@ def test_supervised_mode():
     assert not app.exception and not app.error
     top = app.dataframe[0].value["feature"].tolist()[:3]
     assert set(top) == {"relevant 1", "relevant 2", "relevant 3"}
+
+
+@pytest.mark.parametrize("family, options", [("haar", dict(levels=3)),
+                                             ("haarlike", dict(stride=4, scale_step=4, min_cell=4))])
+def test_feature_families_draw_back_on_the_image(family, options):
+    from core.features import to_feature_family
+    app = run_page(to_feature_family(load_dataset("warpAR10P"), family, **options))
+    assert not app.exception and not app.error
+    assert len(app.get("plotly_chart")) == 3  # sorted alpha, overlay in pixel space, history

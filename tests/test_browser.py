@@ -25,10 +25,53 @@ def test_home_page_renders(page, app_url):
 
 def test_qalpha_page_runs_on_the_faces(page, app_url):
     wait_for_app(page, app_url)
-    page.get_by_role("link", name="Q-alpha").click()
+    page.get_by_role("heading", name="Spectral feature selection").wait_for(timeout=60_000)
+    page.get_by_role("link", name="Q-alpha", exact=True).click()
     page.get_by_role("heading", name="Q-alpha").wait_for(timeout=60_000)
     page.get_by_text("Selected (sparsity gap)").wait_for(timeout=120_000)
     page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
     assert page.locator("[data-testid='stException']").count() == 0
     assert page.locator(".js-plotly-plot").count() >= 3  # sorted alpha, overlay, history
     page.screenshot(path=str(ARTEFACTS / "qalpha.png"))
+
+
+def _png(value):
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.fromarray(np.full((12, 10), value, dtype=np.uint8)).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def test_upload_bad_file_then_a_zip_of_images(page, app_url):
+    import io
+    import zipfile
+
+    wait_for_app(page, app_url)
+    page.get_by_role("heading", name="Spectral feature selection").wait_for(timeout=60_000)
+    page.get_by_role("link", name="Data", exact=True).click()
+    page.get_by_role("heading", name="Data", exact=True).wait_for(timeout=60_000)
+    page.get_by_role("tab", name="Upload images").click()
+    chooser = page.locator("[data-testid='stFileUploaderDropzoneInput']").first
+    chooser.set_input_files(files=[{"name": "broken.png", "mimeType": "image/png", "buffer": b"not a png"}])
+    page.get_by_role("button", name="Load images").click()
+    page.get_by_text("Nothing was loaded").wait_for(timeout=60_000)
+    assert "warpAR10P" in page.locator("[data-testid='stSidebar']").inner_text()  # kept
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for person in ("anna", "ben"):
+            for i in range(3):
+                zipped.writestr(f"{person}/{i}.png", _png(40 * i + (100 if person == "ben" else 0)))
+    # the broken file stays in the chooser: it is skipped and listed, the ZIP's images load
+    page.locator("input[type='file']").first.set_input_files(
+        files=[{"name": "faces.zip", "mimeType": "application/zip", "buffer": archive.getvalue()}])
+    page.get_by_text("faces.zip").first.wait_for(timeout=30_000)
+    page.get_by_role("button", name="Load images").click()
+    page.get_by_text("6 samples x 120 features").first.wait_for(timeout=60_000)
+    page.get_by_text("Skipped 1 file(s): broken.png").wait_for(timeout=10_000)
+    assert "2 uploaded files" in page.locator("[data-testid='stSidebar']").inner_text()
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.screenshot(path=str(ARTEFACTS / "data_upload.png"))
