@@ -14,7 +14,11 @@ st.set_page_config(page_title="Spectral feature selection", page_icon="α", layo
 PAGES = {
     "": [st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
          st.Page("pages/data.py", title="Data", icon=":material/dataset:")],
-    "Select": [st.Page("pages/qalpha.py", title="Q-alpha", icon=":material/scatter_plot:")],
+    "Select": [st.Page("pages/qalpha.py", title="Q-alpha", icon=":material/scatter_plot:"),
+               st.Page("pages/kernel.py", title="Kernel Q-alpha", icon=":material/blur_on:"),
+               st.Page("pages/topographic.py", title="Topographical map", icon=":material/map:"),
+               st.Page("pages/haar.py", title="Haar reconstructions", icon=":material/grid_on:"),
+               st.Page("pages/slda.py", title="Sparse LDA / PCA", icon=":material/filter_list:")],
 }
 
 # The sidebar draws its own links (ui.sidebar_summary): Streamlit's automatic list would

@@ -21,6 +21,8 @@ __all__ = [
     "image_grid_figure",
     "topographic_figure",
     "probability_curve_figure",
+    "slda_curves_figure",
+    "band_mass_figure",
 ]
 
 _LAYOUT = dict(template="plotly_white", margin=dict(l=50, r=20, t=50, b=45))
@@ -192,4 +194,35 @@ def probability_curve_figure(n_values, probability,
                                hovertemplate="n = %{x}<br>P = %{y:.3f}<extra></extra>"))
     fig.update_layout(title=title, xaxis_title="n (size of G)", yaxis_title="probability",
                       yaxis_range=[0, 1.05], **_LAYOUT)
+    return fig
+
+
+def slda_curves_figure(forward, backward, fisher, bound=None, exact=None, log_y: bool = False,
+                       title: str = "Sparse LDA: class separability against cardinality") -> go.Figure:
+    """[001] Fig. 7/12: forward, backward, Fisher-thresholding (and exact, bound) curves against k."""
+    fig = go.Figure()
+    k = np.arange(1, len(forward) + 1)
+    for name, values, style in (("backward", backward, dict(color="crimson")),
+                                ("forward", forward, dict(color="royalblue")),
+                                ("Fisher thresholding", fisher, dict(color="gray", dash="dot")),
+                                ("exact (branch and bound)", exact, dict(color="black", dash="dash")),
+                                ("Eq. 5 bound", bound, dict(color="seagreen", dash="dashdot"))):
+        if values is None:
+            continue
+        values = np.asarray(values, dtype=np.float64)
+        if np.all(np.isnan(values)):
+            continue
+        fig.add_trace(go.Scatter(x=k[: values.size], y=values, mode="lines", name=name, line=style,
+                                 hovertemplate="k = %{x}<br>%{y:.5g}<extra>" + name + "</extra>"))
+    fig.update_layout(title=title, xaxis_title="k (number of features)",
+                      yaxis_title="a_s^T B_ss^-1 a_s", yaxis_type="log" if log_y else "linear",
+                      legend=dict(orientation="h", y=-0.2), **_LAYOUT)
+    return fig
+
+
+def band_mass_figure(mass: dict, title: str = "Share of |alpha| per wavelet band") -> go.Figure:
+    """Bar chart of the weight mass per Haar band (approximation, then details by level)."""
+    fig = go.Figure(go.Bar(x=list(mass), y=list(mass.values()),
+                           hovertemplate="%{x}: %{y:.1%}<extra></extra>"))
+    fig.update_layout(title=title, yaxis_title="share", yaxis_tickformat=".0%", **_LAYOUT)
     return fig

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import io
 import json
+import threading
+from collections import OrderedDict
 
 import numpy as np
 import streamlit as st
@@ -95,13 +97,47 @@ def sidebar_summary(pages: dict | None = None) -> None:
         st.markdown("  \n".join(rows))
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def _q_alpha_cached(key: str, _X, _side, _pairs, _labels, _progress) -> QAlphaResult:
-    params = json.loads(key)["params"]
-    return q_alpha(_X, None if params["supervised"] else params["k"], labels=_labels,
-                   side=_side, pairs=_pairs, lam=params["lam"], criterion=params["criterion"],
-                   init=params["init"], n_init=params["n_init"], max_iter=params["max_iter"],
-                   tol=params["tol"], random_state=params["random_state"], progress=_progress)
+def _runners():
+    from core.kernel_qalpha import kernel_q_alpha
+    from core.qalpha import topographic_map
+    from core.slda import exact_slda, greedy_slda, greedy_spca
+    from core.wavelets import to_haar
+
+    return {"greedy_slda": greedy_slda, "exact_slda": exact_slda, "greedy_spca": greedy_spca,
+            "topographic_map": topographic_map, "kernel_q_alpha": kernel_q_alpha, "to_haar": to_haar,
+            "q_alpha": q_alpha}
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _cached_run(name: str, key: str, _args: tuple, _kwargs: dict):
+    return _runners()[name](*_args, **_kwargs)
+
+
+def run_cached(name: str, key: dict, *args, **kwargs):
+    """Call a ``core`` function through the cache. ``key`` must determine the result (data
+    fingerprints and parameters); the arrays themselves are passed unhashed."""
+    with st.spinner("Computing…"):
+        return _cached_run(name, json.dumps(key, sort_keys=True, default=str), args, kwargs)
+
+
+# Runs that report progress are cached here rather than with st.cache_data: a cached function
+# that updates an element created outside it (the progress bar) cannot be replayed on a hit.
+_PROGRESS_CACHE: OrderedDict = OrderedDict()
+_PROGRESS_LOCK = threading.Lock()
+_PROGRESS_ENTRIES = 32
+
+
+def _memoised(key: str, compute):
+    with _PROGRESS_LOCK:
+        if key in _PROGRESS_CACHE:
+            _PROGRESS_CACHE.move_to_end(key)
+            return _PROGRESS_CACHE[key]
+    value = compute()
+    with _PROGRESS_LOCK:
+        _PROGRESS_CACHE[key] = value
+        while len(_PROGRESS_CACHE) > _PROGRESS_ENTRIES:
+            _PROGRESS_CACHE.popitem(last=False)
+    return value
 
 
 def run_q_alpha(main: Dataset, side: Dataset | None, pairs, params: dict) -> QAlphaResult:
@@ -109,20 +145,29 @@ def run_q_alpha(main: Dataset, side: Dataset | None, pairs, params: dict) -> QAl
     key = json.dumps(dict(
         main=main.fingerprint, side=side.fingerprint if side is not None else None,
         pairs=None if pairs is None else np.asarray(pairs).tolist(), params=params), sort_keys=True)
-    bar = st.empty()
     total = params["max_iter"] * params["n_init"]
-    calls = {"n": 0}
 
-    def progress(iteration, objective):
-        calls["n"] += 1
-        if calls["n"] % 5 == 1:
-            bar.progress(min(calls["n"] / total, 1.0), text=f"iteration {iteration}, objective {objective:.6g}")
+    def compute():
+        bar = st.progress(0.0, text="Q-alpha")
+        calls = {"n": 0}
 
-    try:
-        return _q_alpha_cached(key, main.X, None if side is None else side.X, pairs,
-                               main.labels if params["supervised"] else None, progress)
-    finally:
-        bar.empty()
+        def progress(iteration, objective):
+            calls["n"] += 1
+            if calls["n"] % 5 == 1:
+                bar.progress(min(calls["n"] / total, 1.0),
+                             text=f"iteration {iteration}, objective {objective:.6g}")
+
+        try:
+            return q_alpha(main.X, None if params["supervised"] else params["k"],
+                           labels=main.labels if params["supervised"] else None,
+                           side=None if side is None else side.X, pairs=pairs, lam=params["lam"],
+                           criterion=params["criterion"], init=params["init"], n_init=params["n_init"],
+                           max_iter=params["max_iter"], tol=params["tol"],
+                           random_state=params["random_state"], progress=progress)
+        finally:
+            bar.empty()
+
+    return _memoised(key, compute)
 
 
 def table_csv(columns: dict) -> bytes:

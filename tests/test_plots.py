@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from core.errors import InputError
-from core.plots import (history_figure, image_figure, image_grid_figure, probability_curve_figure,
+from core.plots import (band_mass_figure, slda_curves_figure, history_figure, image_figure, image_grid_figure, probability_curve_figure,
                         sorted_weights_figure, topographic_figure, weight_overlay_figure)
 
 
@@ -62,3 +62,11 @@ def test_topographic_figure_one_ellipse_per_feature():
     assert np.argmax(widths) == 2 and np.argmin(widths) == 1
     with pytest.raises(InputError, match="two rounds"):
         topographic_figure(coords[:1], alphas[:1])
+
+
+def test_slda_curves_and_band_mass():
+    fig = slda_curves_figure([1, 2, 3], [1.5, 2.5, 3], [0.5, 1, 3], bound=[0.1, 0.2, 0.3])
+    assert [t.name for t in fig.data] == ["backward", "forward", "Fisher thresholding", "Eq. 5 bound"]
+    assert list(fig.data[1].y) == [1, 2, 3]
+    fig = band_mass_figure({"A3": 0.1, "L1 diagonal": 0.9})
+    assert list(fig.data[0].x) == ["A3", "L1 diagonal"]

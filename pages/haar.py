@@ -1,0 +1,60 @@
+"""Haar reconstructions: images rebuilt from alpha-weighted wavelet coefficients (000 Fig. 3c, 3d)."""
+
+import numpy as np
+import streamlit as st
+
+from core import InputError
+from core.plots import band_mass_figure, image_grid_figure
+from pages import ui
+
+data = ui.current_dataset()
+pixels = data.meta.get("pixels", data if data.is_image else None)
+st.title("Haar reconstructions")
+st.caption("Q-alpha with side information on Haar wavelet coefficients; the selection is shown by "
+           "rebuilding images from their coefficients multiplied by alpha (Shashua & Wolf, ECCV 2004, "
+           "Sec. 6, Fig. 3c/3d).")
+if pixels is None or pixels.labels is None or pixels.classes.size < 3:
+    st.info("This page needs a labelled image set with at least three classes (main classes and a "
+            "side class), e.g. the AR faces.")
+    st.stop()
+classes = [c.item() if hasattr(c, "item") else c for c in pixels.classes]
+controls = st.columns([2, 2, 1, 1])
+main_classes = controls[0].multiselect("Main classes", classes, default=classes[:5])
+side_classes = controls[1].multiselect("Side classes", [c for c in classes if c not in main_classes],
+                                       default=[c for c in classes if c not in main_classes][:1])
+levels = controls[2].slider("Levels", 1, 5, 3)
+lam = controls[3].select_slider("λ", [0.001, 0.01, 0.1, 1.0], value=0.01, format_func=lambda v: f"{v:g}")
+try:
+    if not main_classes or not side_classes:
+        raise InputError("Choose at least one main class and one side class.")
+    haar = ui.run_cached("to_haar", dict(data=pixels.fingerprint, levels=levels), pixels, levels)
+    main = np.isin(haar.labels, main_classes)
+    side = np.isin(haar.labels, side_classes)
+    result = ui.run_cached("q_alpha", dict(data=haar.fingerprint, main=[str(c) for c in main_classes],
+                                           side=[str(c) for c in side_classes], lam=lam),
+                           haar.X[main], len(main_classes), side=haar.X[side], lam=lam)
+except InputError as error:
+    ui.show_error(error)
+    st.stop()
+basis = haar.meta["basis"]
+cols = st.columns(3)
+cols[0].metric("Coefficients", f"{basis.n_coefficients:,}")
+cols[1].metric("Selected (sparsity gap)", f"{result.n_selected:,}")
+mass = basis.band_mass(result.alpha)
+cols[2].metric(f"Share in the approximation band A{levels}", f"{mass[f'A{levels}']:.1%}",
+               help=f"{(basis.orientation == 0).mean():.1%} of the coefficients are approximation coefficients; "
+                    "a low share means the selection does not follow illumination.")
+mean_face = pixels.X[np.isin(pixels.labels, main_classes)].mean(axis=0)
+st.plotly_chart(image_grid_figure(
+    np.stack([mean_face.reshape(pixels.image_shape), basis.reconstruct(mean_face, result.alpha)[0],
+              basis.pixel_map(result.alpha)]),
+    titles=["mean image", "rebuilt from alpha-weighted coefficients", "alpha in pixel space"],
+    n_cols=3, title="The mean image of the main classes"), key="mean_reconstruction")
+per_class = st.slider("Images per class", 1, 8, 4)
+for label in main_classes:
+    images = pixels.images()[pixels.labels == label][:per_class]
+    rebuilt = basis.reconstruct(images, result.alpha)
+    st.plotly_chart(image_grid_figure(np.concatenate([images, rebuilt]), n_cols=per_class,
+                                      title=f"class {label}: originals (top), rebuilt (bottom)"),
+                    key=f"class_{label}")
+st.plotly_chart(band_mass_figure(mass), key="band_mass")

@@ -1,0 +1,55 @@
+"""Kernel Q-alpha (Shashua & Wolf, ECCV 2004, Sec. 2): the same views, compared with linear Q-alpha."""
+
+import numpy as np
+import streamlit as st
+
+from core import InputError
+from core.kernel_qalpha import kernel_memory_bytes, memory_limit_bytes
+from core.plots import history_figure, sorted_weights_figure
+from pages import ui
+
+data = ui.current_dataset()
+st.title("Kernel Q-alpha")
+st.caption("The features are mapped by a kernel and the algorithm runs on their n x n kernel matrix: "
+           "the kernel reshapes the pairwise affinities between features (see the library notes on "
+           "what it can and cannot add).")
+needed, limit = kernel_memory_bytes(data.n_features), memory_limit_bytes()
+if needed > limit:
+    st.error(f"{data.n_features:,} features need about {needed / 2**30:.1f} GB for the kernel matrices, "
+             f"more than the {limit / 2**30:.1f} GB allowed. Select fewer features first (Q-alpha page), "
+             "or pick a smaller data set.")
+    st.stop()
+controls = st.columns(4)
+kernel = controls[0].selectbox("Kernel", ["rbf", "poly", "linear"])
+k = controls[1].number_input("k — number of clusters", 1, max(1, min(50, data.n_samples - 1)),
+                             int(min(max(data.classes.size, 2), data.n_samples - 1)))
+options = {}
+if kernel == "poly":
+    options["degree"] = controls[2].slider("degree", 1, 6, 2)
+    options["coef0"] = controls[3].select_slider("coef0", [0.0, 0.1, 0.5, 1.0, 2.0], value=0.0)
+elif kernel == "rbf":
+    options["gamma"] = controls[2].select_slider("gamma", [0.5, 1.0, 2.0, 5.0, 10.0, 20.0], value=5.0,
+                                                 help="exp(-gamma |m_i - m_j|^2) on unit-norm features.")
+if data.n_features > 3000:
+    st.caption(f"{data.n_features:,} features: each iteration works on {data.n_features:,}² matrices; "
+               "expect seconds per iteration.")
+try:
+    result = ui.run_cached("kernel_q_alpha", dict(data=data.fingerprint, kernel=kernel, k=int(k), **options),
+                           data.X, int(k), kernel, **options)
+    linear = ui.run_q_alpha(data, None, None, dict(supervised=False, k=int(k), criterion="sum",
+                                                   side_mode="none", side_classes=[], n_pairs=0, lam=0.0,
+                                                   init="uniform", n_init=1, max_iter=500, tol=1e-6,
+                                                   random_state=0))
+except InputError as error:
+    ui.show_error(error)
+    st.stop()
+cosine = float(result.alpha @ linear.alpha / np.linalg.norm(result.alpha) / np.linalg.norm(linear.alpha))
+top = min(20, data.n_features)
+overlap = len(set(result.top(top)) & set(linear.top(top)))
+cols = st.columns(4)
+cols[0].metric("Selected (sparsity gap)", f"{result.n_selected:,}")
+cols[1].metric("Iterations", result.n_iter, help="converged" if result.converged else "not converged")
+cols[2].metric("cos(alpha, linear alpha)", f"{cosine:.3f}")
+cols[3].metric(f"Top-{top} overlap with linear", f"{overlap}/{top}")
+st.plotly_chart(sorted_weights_figure(result.alpha, data.feature_names, result.n_selected), key="kernel_sorted")
+st.plotly_chart(history_figure(result.history), key="kernel_history")

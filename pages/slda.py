@@ -1,0 +1,92 @@
+"""Sparse LDA / PCA: greedy curves for every cardinality, the selected mask, exact search."""
+
+import numpy as np
+import streamlit as st
+
+from core import InputError
+from core.plots import image_figure, slda_curves_figure, weight_overlay_figure
+from core.slda import EXACT_LIMIT, sparse_eigenvector
+from pages import ui
+
+SPCA_LIMIT = 128
+
+data = ui.current_dataset()
+st.title("Sparse LDA / PCA")
+st.caption("Moghaddam, Weiss & Avidan, ICCV 2007: greedy forward, backward and dual-pass search for "
+           "every cardinality at once (rank-1 updates), Fisher thresholding and the Eq. 5 bound.")
+lda_tab, pca_tab = st.tabs(["Sparse LDA (two classes)", "Sparse PCA"])
+
+with lda_tab:
+    if data.labels is None or data.classes.size < 2:
+        st.info("Sparse LDA needs labels with at least two classes; choose or upload a labelled data set.")
+    else:
+        classes = [c.item() if hasattr(c, "item") else c for c in data.classes]
+        left, right = st.columns(2)
+        first = left.selectbox("Class A", classes, index=0)
+        second = right.selectbox("Class B", classes, index=1)
+        reg_mode = st.radio("Regularisation of the within-class scatter B", ["automatic", "fixed"],
+                            horizontal=True, help="B is singular when there are fewer samples than "
+                            "features: a ridge eps I is added; automatic uses 1e-3 x mean diagonal.")
+        reg = None if reg_mode == "automatic" else st.select_slider(
+            "eps", [1e-6, 1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0], value=1e-2, format_func=lambda v: f"{v:g}")
+        try:
+            if first == second:
+                raise InputError("Choose two different classes.")
+            keep = np.isin(data.labels, [first, second])
+            path = ui.run_cached("greedy_slda", dict(data=data.fingerprint, classes=[str(first), str(second)], reg=reg),
+                                 data.X[keep], data.labels[keep], classes=(first, second), reg=reg)
+        except InputError as error:
+            ui.show_error(error)
+            st.stop()
+        n = data.n_features
+        cols = st.columns(3)
+        cols[0].metric("lambda_max(A, B), all features", f"{path.lambda_max:.4g}")
+        cols[1].metric("Regularisation used", f"{path.reg:.3g}")
+        cols[2].metric("Optimal single feature", data.feature_names[path.best_single_feature])
+        exact = None
+        if n <= EXACT_LIMIT and st.checkbox(f"Exact branch-and-bound ({n} features; exponential cost)"):
+            exact = ui.run_cached("exact_slda", dict(data=data.fingerprint, classes=[str(first), str(second)], reg=reg),
+                                  a=path.a, B=path.B).objective
+        log_y = st.toggle("Log scale", key="slda_log")
+        st.plotly_chart(slda_curves_figure(path.forward_objective, path.backward_objective,
+                                           path.fisher_objective, bound=path.bound, exact=exact,
+                                           log_y=log_y), key="slda_curves")
+        k = st.slider("k — number of features", 1, n, min(10, n), key="slda_k")
+        method = st.radio("Subset", ["dual", "forward", "backward", "fisher"], horizontal=True)
+        subset = path.subset(k, method)
+        st.markdown(f"Separability of the {k} features: **{path.dual_objective[k - 1] if method == 'dual' else {'forward': path.forward_objective, 'backward': path.backward_objective, 'fisher': path.fisher_objective}[method][k - 1]:.4g}** "
+                    f"({100 * path.dual_objective[k - 1] / path.lambda_max:.1f}% of all features' for the dual pass).")
+        if data.is_image:
+            mask = np.zeros(n)
+            mask[subset] = 1.0
+            image_columns = st.columns(2)
+            for column, label in zip(image_columns, (first, second)):
+                mean = data.X[data.labels == label].mean(axis=0)
+                column.plotly_chart(weight_overlay_figure(mean, mask, data.image_shape, selected=subset,
+                                                          title=f"class {label} mean, {k} selected", opacity=0.0),
+                                    key=f"mask_{label}")
+        else:
+            st.dataframe({"feature": [data.feature_names[j] for j in subset],
+                          "weight": path.discriminant(k, method)[subset]}, hide_index=True)
+
+with pca_tab:
+    if data.n_features > SPCA_LIMIT:
+        st.info(f"Greedy sparse PCA solves an eigenproblem per candidate: it is offered up to "
+                f"{SPCA_LIMIT} features (this set has {data.n_features:,}). For images, the Data "
+                "page can switch to coarser features, or pick a smaller image set (digits, Yale 32x32 "
+                "down-sampled).")
+    else:
+        path = ui.run_cached("greedy_spca", dict(data=data.fingerprint), data.X)
+        total = path.total_variance
+        fig = slda_curves_figure(path.forward_objective, path.backward_objective,
+                                 np.full(data.n_features, np.nan),
+                                 title="Sparse PCA: variance of the leading sparse eigenvector")
+        fig.update_layout(yaxis_title="variance captured")
+        st.plotly_chart(fig, key="spca_curves")
+        k = st.slider("k — number of features", 1, data.n_features, max(1, data.n_features // 2), key="spca_k")
+        vector = sparse_eigenvector(path, k)
+        st.markdown(f"Variance of the k = {k} sparse eigenvector: {path.dual_objective[k - 1]:.4g} "
+                    f"({path.dual_objective[k - 1] / path.upper_bound:.1%} of the full leading eigenvalue).")
+        if data.is_image:
+            st.plotly_chart(image_figure(vector, data.image_shape, title=f"Sparse eigenface, k = {k}",
+                                         colorscale="RdBu", showscale=True), key="eigenface")
