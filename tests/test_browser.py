@@ -75,3 +75,54 @@ def test_upload_bad_file_then_a_zip_of_images(page, app_url):
     assert "2 uploaded files" in page.locator("[data-testid='stSidebar']").inner_text()
     assert page.locator("[data-testid='stException']").count() == 0
     page.screenshot(path=str(ARTEFACTS / "data_upload.png"))
+
+
+PAGE_TITLES = {"Home": "Spectral feature selection", "Data": "Data", "Q-alpha": "Q-alpha",
+               "Kernel Q-alpha": "Kernel Q-alpha", "Topographical map": "Topographical map",
+               "Haar reconstructions": "Haar reconstructions", "Sparse LDA / PCA": "Sparse LDA / PCA"}
+
+
+def test_every_page_renders_and_is_screenshotted(page, app_url):
+    wait_for_app(page, app_url)
+    page.get_by_role("heading", name="Spectral feature selection").wait_for(timeout=60_000)
+    for title, heading in PAGE_TITLES.items():
+        page.locator("[data-testid='stSidebar']").get_by_role("link", name=title, exact=True).click()
+        page.get_by_role("heading", name=heading, exact=True).first.wait_for(timeout=120_000)
+        page.wait_for_function(
+            "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=180_000)
+        page.wait_for_timeout(500)
+        assert page.locator("[data-testid='stException']").count() == 0, title
+        name = title.lower().replace(" / ", "-").replace(" ", "-")
+        page.screenshot(path=str(ARTEFACTS / f"page-{name}.png"), full_page=True)
+
+
+def sorted_alpha_values(page):
+    # Plotly keeps typed arrays as {dtype, bdata} in .data: compare their serialisation
+    return page.evaluate("() => JSON.stringify(document.querySelector('.js-plotly-plot').data[0].y)")
+
+
+def test_moving_the_lambda_slider_changes_the_plot(page, app_url):
+    from playwright.sync_api import expect
+
+    wait_for_app(page, app_url)
+    page.get_by_role("heading", name="Spectral feature selection").wait_for(timeout=60_000)
+    page.locator("[data-testid='stSidebar']").get_by_role("link", name="Q-alpha", exact=True).click()
+    page.get_by_text("Selected (sparsity gap)").wait_for(timeout=120_000)
+    page.get_by_text("side classes", exact=True).click()
+    thumb = page.get_by_role("slider", name="λ — weight of the side information")
+    expect(thumb).to_be_enabled(timeout=120_000)
+    page.wait_for_timeout(3000)  # the run with side information finishes
+    before = sorted_alpha_values(page)
+    for _ in range(5):  # the slider may still be re-rendering from the previous change
+        thumb.focus()
+        thumb.press("ArrowLeft")
+        page.wait_for_timeout(1000)
+        if thumb.get_attribute("aria-valuetext") != "0.1":
+            break
+    assert thumb.get_attribute("aria-valuetext") == "0.03"
+    page.wait_for_function(
+        "(old) => { const p = document.querySelector('.js-plotly-plot');"
+        " return p && p.data && JSON.stringify(p.data[0].y) !== old; }",
+        arg=before, timeout=60_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.screenshot(path=str(ARTEFACTS / "qalpha-lambda-moved.png"))
