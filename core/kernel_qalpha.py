@@ -36,8 +36,10 @@ from scipy import linalg
 from scipy.sparse.linalg import eigsh
 
 from .errors import InputError
-from .qalpha import (DENSE_LIMIT, QAlphaResult, _as_data_matrix, _check_positive_int, _orient,
-                     _side_scaling, preprocess_features, side_variance)
+from .qalpha import (DENSE_LIMIT, QAlphaResult, _orient, _side_scaling, preprocess_features,
+                     side_variance)
+from .validation import as_data_matrix as _as_data_matrix
+from .validation import check_positive_int as _check_positive_int
 
 __all__ = ["kernel_q_alpha", "kernel_matrix", "kernel_memory_bytes", "memory_limit_bytes", "KERNELS"]
 

@@ -39,6 +39,8 @@ from scipy import linalg
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
 from .errors import InputError
+from .validation import as_data_matrix as _as_data_matrix
+from .validation import check_positive_int as _check_positive_int
 
 __all__ = [
     "QAlphaResult",
@@ -165,24 +167,6 @@ class PositivityResult:
 
 
 # ---------------------------------------------------------------------------- validation
-def _as_data_matrix(X, what: str = "X") -> np.ndarray:
-    try:
-        X = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InputError(f"{what} must be a numeric matrix (samples x features).") from None
-    if X.ndim != 2:
-        raise InputError(f"{what} must be 2-D (samples x features); got {X.ndim}-D.")
-    if not np.isfinite(X).all():
-        raise InputError(f"{what} contains NaN or infinite values; impute or remove them first.")
-    return X
-
-
-def _check_positive_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise InputError(f"{name} must be a positive integer; got {value!r}.")
-    return int(value)
-
-
 def preprocess_features(X, dtype=np.float64):
     """Centre every feature over the samples and scale it to unit norm ([002] Sec. 2).
 

@@ -45,6 +45,7 @@ import numpy as np
 from scipy import linalg
 
 from .errors import InputError
+from .validation import as_data_matrix as _as_matrix
 
 __all__ = ["SLDAPath", "PairPath", "SPCAPath", "ExactResult", "greedy_slda", "greedy_pair",
            "greedy_spca", "sparse_eigenvector", "exact_slda", "two_class_scatter", "scatter_matrices",
@@ -182,23 +183,26 @@ def _check_cardinality(k, n) -> int:
     return int(k)
 
 
-def _as_matrix(X, what="X"):
-    try:
-        X = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InputError(f"{what} must be numeric.") from None
-    if X.ndim != 2:
-        raise InputError(f"{what} must be 2-D (samples x features); got {X.ndim}-D.")
-    if not np.isfinite(X).all():
-        raise InputError(f"{what} contains NaN or infinite values; impute or remove them first.")
-    return X
-
-
 def subset_objective(a, B, subset) -> float:
     """``a_s^T B_ss^{-1} a_s`` computed directly (a Cholesky solve of the subproblem)."""
     s = np.asarray(subset, dtype=np.intp)
     factor = linalg.cho_factor(B[np.ix_(s, s)])
     return float(a[s] @ linalg.cho_solve(factor, a[s]))
+
+
+def _ridge(B, reg):
+    """The ridge to add to the diagonal of ``B``: ``reg`` if given (checked), otherwise 0 when
+    ``B`` is well conditioned and ``1e-3`` times its mean diagonal when it is (nearly) singular."""
+    if reg is not None:
+        if not (np.isfinite(reg) and reg >= 0):
+            raise InputError(f"reg must be a non-negative number; got {reg!r}.")
+        return float(reg)
+    try:
+        eigenvalues = linalg.eigvalsh(B)
+        well_conditioned = eigenvalues[0] > 1e-10 * eigenvalues[-1]
+    except linalg.LinAlgError:
+        well_conditioned = False
+    return 0.0 if well_conditioned else 1e-3 * max(float(np.diag(B).mean()), np.finfo(float).tiny)
 
 
 def two_class_scatter(X, y, classes=None, reg=None):
@@ -243,17 +247,7 @@ def two_class_scatter(X, y, classes=None, reg=None):
     a = groups[1].mean(axis=0) - groups[0].mean(axis=0)
     centred = np.vstack([g - g.mean(axis=0) for g in groups])
     B = centred.T @ centred
-    if reg is None:
-        diagonal = np.diag(B)
-        scale = max(float(diagonal.mean()), np.finfo(float).tiny)
-        try:
-            eigenvalues = linalg.eigvalsh(B)
-            well_conditioned = eigenvalues[0] > 1e-10 * eigenvalues[-1]
-        except linalg.LinAlgError:
-            well_conditioned = False
-        reg = 0.0 if well_conditioned else 1e-3 * scale
-    elif not (np.isfinite(reg) and reg >= 0):
-        raise InputError(f"reg must be a non-negative number; got {reg!r}.")
+    reg = _ridge(B, reg)
     if reg > 0:
         B[np.diag_indices_from(B)] += reg
     return a, B, float(reg), classes
@@ -420,11 +414,7 @@ def scatter_matrices(X, y, reg=None):
         A += group.shape[0] * np.outer(shift, shift)
         centred = group - group.mean(axis=0)
         B += centred.T @ centred
-    if reg is None:
-        eigenvalues = linalg.eigvalsh(B)
-        reg = 0.0 if eigenvalues[0] > 1e-10 * eigenvalues[-1] else 1e-3 * max(float(np.diag(B).mean()), np.finfo(float).tiny)
-    elif not (np.isfinite(reg) and reg >= 0):
-        raise InputError(f"reg must be a non-negative number; got {reg!r}.")
+    reg = _ridge(B, reg)
     B[np.diag_indices_from(B)] += reg
     return A, B, float(reg)
 
