@@ -21,6 +21,15 @@ from .slda import greedy_pair, greedy_slda, scatter_matrices
 __all__ = ["QAlphaSelector", "GreedySLDASelector"]
 
 
+def _selection_size(wanted, n_features: int, accepted: str) -> int:
+    """A count (capped at ``n_features``) or a fraction in (0, 1] as a number of features."""
+    if isinstance(wanted, (float, np.floating)) and 0 < wanted <= 1:
+        return max(1, int(round(wanted * n_features)))
+    if isinstance(wanted, (int, np.integer)) and not isinstance(wanted, bool) and wanted >= 1:
+        return min(int(wanted), n_features)
+    raise InputError(f"n_features_to_select must be {accepted}; got {wanted!r}.")
+
+
 class QAlphaSelector(SelectorMixin, BaseEstimator):
     """Q-alpha feature selection as a scikit-learn selector (wraps :func:`core.qalpha.q_alpha`).
 
@@ -102,17 +111,9 @@ class QAlphaSelector(SelectorMixin, BaseEstimator):
         return self
 
     def _count(self, n_features):
-        wanted = self.n_features_to_select
-        if isinstance(wanted, str):
-            if wanted != "auto":
-                raise InputError(f"n_features_to_select must be an int, a fraction or 'auto'; got {wanted!r}.")
+        if isinstance(self.n_features_to_select, str) and self.n_features_to_select == "auto":
             return sparsity_gap(self.alpha_) if np.any(self.alpha_) else n_features
-        if isinstance(wanted, (float, np.floating)) and 0 < wanted <= 1:
-            return max(1, int(round(wanted * n_features)))
-        if isinstance(wanted, (int, np.integer)) and not isinstance(wanted, bool) and wanted >= 1:
-            return min(int(wanted), n_features)
-        raise InputError(f"n_features_to_select must be a positive int, a fraction in (0, 1] "
-                         f"or 'auto'; got {wanted!r}.")
+        return _selection_size(self.n_features_to_select, n_features, "an int, a fraction or 'auto'")
 
     def _get_support_mask(self):
         check_is_fitted(self, "ranking_")
@@ -162,14 +163,7 @@ class GreedySLDASelector(SelectorMixin, BaseEstimator):
         X, y = validate_data(self, X, y, ensure_min_samples=2, dtype=np.float64)
         check_classification_targets(y)
         n_features = X.shape[1]
-        wanted = self.n_features_to_select
-        if isinstance(wanted, (float, np.floating)) and 0 < wanted <= 1:
-            k = max(1, int(round(wanted * n_features)))
-        elif isinstance(wanted, (int, np.integer)) and not isinstance(wanted, bool) and wanted >= 1:
-            k = min(int(wanted), n_features)
-        else:
-            raise InputError(f"n_features_to_select must be a positive int or a fraction in (0, 1]; "
-                             f"got {wanted!r}.")
+        k = _selection_size(self.n_features_to_select, n_features, "a positive int or a fraction in (0, 1]")
         labels = np.unique(y)
         if self.classes is not None or labels.size == 2:
             self.path_ = greedy_slda(X, y, classes=self.classes, direction=self.direction, reg=self.reg)
