@@ -30,7 +30,7 @@ from .errors import InputError
 
 __all__ = ["clustering_accuracy", "pairwise_accuracy", "nmi", "normalized_precision_index",
            "test_information", "kuncheva_index", "jaccard_index", "selection_stability",
-           "StabilityResult", "accuracy_curve", "CurveResult"]
+           "StabilityResult", "accuracy_curve", "CurveResult", "selection_curves"]
 
 
 def _labels_pair(truth, found):
@@ -219,3 +219,37 @@ def selection_stability(X, y, rank_features: Callable, top_k: int, n_bootstrap: 
     return StabilityResult(kuncheva=float(np.mean([kuncheva_index(a, b, n_features) for a, b in pairs])),
                            jaccard=float(np.mean([jaccard_index(a, b) for a, b in pairs])),
                            subsets=np.asarray(subsets), frequency=frequency)
+
+
+def selection_curves(X, labels, rankings: dict, sizes, n_runs: int = 5, random_state=0) -> dict:
+    """How well the top-``k`` features of each ranking group the samples, for each ``k``.
+
+    For every ranking and size ``k``: k-means (as many clusters as classes, ``n_runs`` starts
+    averaged) on the standardised top-``k`` features, scored by :func:`clustering_accuracy` and
+    :func:`nmi`, and the :func:`normalized_precision_index` of those features. Returns
+    ``{method: {"size": [...], "accuracy": [...], "nmi": [...], "precision": [...]}}``.
+    """
+    from sklearn.cluster import KMeans
+
+    X = np.asarray(X, dtype=np.float64)
+    labels = np.asarray(labels).ravel()
+    n_clusters = np.unique(labels).size
+    if n_clusters < 2:
+        raise InputError("Comparing selections needs labels with at least two classes.")
+    spread = X.std(axis=0)
+    Z = (X - X.mean(axis=0)) / np.where(spread > 0, spread, 1.0)
+    k_values = range(1, min(10, X.shape[0] - 1) + 1)
+    out = {}
+    for method, ranking in rankings.items():
+        curves = {"size": [], "accuracy": [], "nmi": [], "precision": []}
+        for size in sizes:
+            chosen = np.asarray(ranking)[: int(size)]
+            part = Z[:, chosen]
+            found = [KMeans(n_clusters, n_init=1, random_state=random_state + run).fit_predict(part)
+                     for run in range(n_runs)]
+            curves["size"].append(int(size))
+            curves["accuracy"].append(float(np.mean([clustering_accuracy(labels, f) for f in found])))
+            curves["nmi"].append(float(np.mean([nmi(labels, f) for f in found])))
+            curves["precision"].append(normalized_precision_index(part, labels, k_values))
+        out[method] = curves
+    return out

@@ -23,6 +23,7 @@ __all__ = [
     "probability_curve_figure",
     "slda_curves_figure",
     "band_mass_figure",
+    "comparison_figure",
 ]
 
 _LAYOUT = dict(template="plotly_white", margin=dict(l=50, r=20, t=50, b=45))
@@ -225,4 +226,15 @@ def band_mass_figure(mass: dict, title: str = "Share of |alpha| per wavelet band
     fig = go.Figure(go.Bar(x=list(mass), y=list(mass.values()),
                            hovertemplate="%{x}: %{y:.1%}<extra></extra>"))
     fig.update_layout(title=title, yaxis_title="share", yaxis_tickformat=".0%", **_LAYOUT)
+    return fig
+
+
+def comparison_figure(curves: dict, metric: str, title: str | None = None) -> go.Figure:
+    """One line per method: ``metric`` against the number of selected features (log x axis)."""
+    fig = go.Figure()
+    for method, values in curves.items():
+        fig.add_trace(go.Scatter(x=values["size"], y=values[metric], mode="lines+markers", name=method,
+                                 hovertemplate="%{x} features: %{y:.3f}<extra>" + method + "</extra>"))
+    fig.update_layout(title=title or metric, xaxis_title="number of features", xaxis_type="log",
+                      yaxis_title=metric, legend=dict(orientation="h", y=-0.25), **_LAYOUT)
     return fig

@@ -98,14 +98,16 @@ def sidebar_summary(pages: dict | None = None) -> None:
 
 
 def _runners():
+    from core.baselines import score_features
     from core.kernel_qalpha import kernel_q_alpha
+    from core.metrics import selection_curves
     from core.qalpha import topographic_map
     from core.slda import exact_slda, greedy_slda, greedy_spca
     from core.wavelets import to_haar
 
     return {"greedy_slda": greedy_slda, "exact_slda": exact_slda, "greedy_spca": greedy_spca,
             "topographic_map": topographic_map, "kernel_q_alpha": kernel_q_alpha, "to_haar": to_haar,
-            "q_alpha": q_alpha}
+            "q_alpha": q_alpha, "score_features": score_features, "selection_curves": selection_curves}
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 from core.bundled import load_dataset
 from core.synthetic import topographic_data, weston_linear
 
-PAGES = ["home", "data", "qalpha", "kernel", "topographic", "haar", "slda"]
+PAGES = ["home", "data", "qalpha", "kernel", "topographic", "haar", "slda", "compare"]
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -58,3 +58,14 @@ def test_slda_page_k_slider_moves_the_selection():
     app.slider(key="slda_k").set_value(5).run()
     text = " ".join(m.value for m in app.markdown)
     assert "Separability of the 5 features" in text
+
+
+def test_compare_page_ranks_weston_methods():
+    app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
+    app.session_state["dataset"] = weston_linear(200, random_state=0)
+    app.run()
+    table = app.dataframe[0].value
+    best = dict(zip(table["method"], table["best accuracy"]))
+    assert best["fisher"] > 0.8 and best["fisher"] > best["variance"]
+    app.radio[0].set_value("precision").run()
+    assert not app.exception

@@ -79,7 +79,8 @@ def test_upload_bad_file_then_a_zip_of_images(page, app_url):
 
 PAGE_TITLES = {"Home": "Spectral feature selection", "Data": "Data", "Q-alpha": "Q-alpha",
                "Kernel Q-alpha": "Kernel Q-alpha", "Topographical map": "Topographical map",
-               "Haar reconstructions": "Haar reconstructions", "Sparse LDA / PCA": "Sparse LDA / PCA"}
+               "Haar reconstructions": "Haar reconstructions", "Sparse LDA / PCA": "Sparse LDA / PCA",
+               "Compare": "Compare"}
 
 
 def test_every_page_renders_and_is_screenshotted(page, app_url):

@@ -76,3 +76,16 @@ def test_accuracy_curve_improves_with_relevant_features():
                            ranking=np.r_[0:6, 6:202], sizes=[1, 6, 202])
     assert curve.error[1] < 0.1 and curve.error[1] < curve.error[2]
     assert curve.information[1] > 0.5 >= curve.information[0] - 0.5
+
+
+def test_selection_curves_reward_the_relevant_features():
+    from core.metrics import selection_curves
+    from core.synthetic import weston_linear
+    data = weston_linear(200, random_state=0)
+    curves = selection_curves(data.X, data.labels,
+                              {"relevant first": np.arange(202), "noise first": np.arange(202)[::-1]},
+                              sizes=[3, 6], n_runs=3)
+    assert curves["relevant first"]["size"] == [3, 6]
+    for metric in ("accuracy", "nmi", "precision"):
+        assert curves["relevant first"][metric][0] > curves["noise first"][metric][0]
+    assert curves["relevant first"]["accuracy"][0] > 0.8
