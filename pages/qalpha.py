@@ -122,10 +122,23 @@ with view:
     table = {"rank": np.arange(1, main.n_features + 1), "feature": np.asarray(main.feature_names)[ranking],
              "alpha": result.alpha[ranking]}
     st.dataframe({key: values[:50] for key, values in table.items()}, hide_index=True, height=240)
-    download = st.columns(2)
+    download = st.columns(4 if main.is_image else 3)
     download[0].download_button(
         "Weights and ranking (CSV)", ui.table_csv(table), file_name=f"{main.name}-qalpha.csv",
         mime="text/csv")
     download[1].download_button(
         "Parameters (JSON)", json.dumps(dict(params, data_set=data.name), indent=1),
         file_name=f"{main.name}-qalpha-parameters.json", mime="application/json")
+    selected = np.sort(result.top(n_selected))
+    subset = {"sample": list(main.sample_names)}
+    if main.labels is not None:
+        subset["label"] = list(main.labels)
+    subset.update({main.feature_names[j]: main.X[:, j] for j in selected})
+    download[2].download_button(
+        f"Data, {n_selected} selected features (CSV)", ui.table_csv(subset),
+        file_name=f"{main.name}-selected.csv", mime="text/csv")
+    if main.is_image:
+        mask = np.zeros(main.n_features, dtype=bool)
+        mask[selected] = True
+        download[3].download_button("Selection mask (PNG)", ui.mask_png(main.to_image(mask)),
+                                    file_name=f"{main.name}-mask.png", mime="image/png")

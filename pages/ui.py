@@ -185,3 +185,12 @@ def table_csv(columns: dict) -> bytes:
         buffer.write(",".join(f"{v:.10g}" if isinstance(v, (float, np.floating)) else f'"{v}"'
                               for v in row) + "\n")
     return buffer.getvalue().encode()
+
+
+def mask_png(mask) -> bytes:
+    """A boolean image as PNG bytes (white = selected)."""
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.fromarray((np.asarray(mask, dtype=bool) * 255).astype(np.uint8)).save(buffer, format="PNG")
+    return buffer.getvalue()

@@ -85,3 +85,22 @@ def test_feature_families_draw_back_on_the_image(family, options):
     app = run_page(to_feature_family(load_dataset("warpAR10P"), family, **options))
     assert not app.exception and not app.error
     assert len(app.get("plotly_chart")) == 3  # sorted alpha, overlay in pixel space, history
+
+
+def test_downloads_offered():
+    app = run_page()
+    labels = [b.label for b in app.get("download_button")]
+    assert "Weights and ranking (CSV)" in labels and "Selection mask (PNG)" in labels
+    assert any(label.startswith("Data, ") for label in labels)
+
+
+def test_mask_png_round_trip():
+    import io
+
+    from PIL import Image
+
+    from pages.ui import mask_png
+    mask = np.zeros((4, 3), dtype=bool)
+    mask[1, 2] = True
+    image = np.asarray(Image.open(io.BytesIO(mask_png(mask))))
+    assert image.shape == (4, 3) and image[1, 2] == 255 and image.sum() == 255
