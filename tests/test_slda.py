@@ -180,6 +180,55 @@ def test_sparse_pca_variance_curves_and_eigenfaces():
     assert abs(full @ linalg.eigh(C)[1][:, -1]) > 1 - 1e-8
 
 
+def _naive_greedy_pair(A, B):
+    """Forward and backward greedy search solving every candidate with SciPy, one at a time."""
+    n = A.shape[0]
+
+    def value(s):
+        s = np.asarray(s)
+        return linalg.eigh(A[np.ix_(s, s)], B[np.ix_(s, s)], eigvals_only=True)[-1]
+
+    chosen, forward = [], []
+    for _ in range(n):
+        scores = {j: value(chosen + [j]) for j in range(n) if j not in chosen}
+        best = max(scores, key=scores.get)
+        chosen.append(best)
+        forward.append(scores[best])
+    current, backward, removed = list(range(n)), [value(list(range(n)))], []
+    while len(current) > 1:
+        scores = {i: value([j for j in current if j != i]) for i in current}
+        worst = max(scores, key=scores.get)
+        current.remove(worst)
+        removed.append(worst)
+        backward.append(scores[worst])
+    return (np.array(chosen), np.array(forward), np.array(current + removed[::-1]), np.array(backward[::-1]))
+
+
+@pytest.mark.parametrize("case", ["spca", "spca_degenerate", "multiclass"])
+def test_greedy_pair_equals_naive_search(case):
+    """The secular-equation (B = I) and stacked-LAPACK (general B) candidate values pick the
+    same features with the same objectives as solving each candidate on its own."""
+    rng = np.random.default_rng(5)
+    if case == "spca":
+        X = rng.standard_normal((40, 14)) @ rng.standard_normal((14, 14))
+        A, B = np.cov(X, rowvar=False), np.eye(14)
+    elif case == "spca_degenerate":
+        # repeated eigenvalues and exact zeros in the eigenvectors: block-diagonal, equal blocks
+        block = np.array([[2.0, 1.0], [1.0, 2.0]])
+        A, B = linalg.block_diag(block, block, 3 * np.eye(2), np.diag([0.5, 0.25])), np.eye(8)
+    else:
+        X, y = rng.standard_normal((60, 10)), np.arange(60) % 3
+        X[y == 1, :3] += 1.0
+        A, B, _ = scatter_matrices(X, y)
+    path = greedy_pair(A, B)
+    forward_order, forward, backward_order, backward = _naive_greedy_pair(A, B)
+    assert np.allclose(path.forward_objective, forward, rtol=1e-10, atol=1e-12)
+    assert np.allclose(path.backward_objective, backward, rtol=1e-10, atol=1e-12)
+    if case != "spca_degenerate":  # with ties either choice is right; the values above must agree
+        assert np.array_equal(path.forward_order, forward_order)
+        assert np.array_equal(path.backward_order, backward_order)
+
+
 # ------------------------------------------------------------------ selector
 def test_selector_check_estimator():
     from sklearn.utils.estimator_checks import check_estimator
