@@ -95,3 +95,21 @@ def test_bad_input():
         PCAProjection(2).transform(X)
     with pytest.raises(InputError, match="Unknown projection"):
         make_projection("ica")
+
+
+@pytest.mark.parametrize("shape", [(35, 13, 300), (60, 40, 12)])
+def test_opca_equals_generalised_eigenproblem(shape):
+    """The sample-space OPCA returns the leading generalised eigenvectors of
+    (C_main, C_side + reg I), normalised so that v^T S v = 1, as a dense solver does."""
+    from scipy import linalg
+
+    q, p, n = shape
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((q, n)) @ rng.standard_normal((n, n)) * 0.2 + rng.standard_normal((q, n))
+    side = rng.standard_normal((p, n)) * np.linspace(0.1, 2.0, n)
+    model = OPCA(4).fit(X, side)
+    S = np.cov(side, rowvar=False) + model.reg_ * np.eye(n)
+    values, vectors = linalg.eigh(np.cov(X, rowvar=False), S, subset_by_index=[n - 4, n - 1])
+    assert np.allclose(model.explained_ratio_, values[::-1], rtol=1e-8)
+    overlap = np.abs(model.components_ @ S @ vectors[:, ::-1])
+    assert np.allclose(np.diag(overlap), 1.0, atol=1e-8)
