@@ -52,6 +52,7 @@ __all__ = [
     "positive_eigenvector_probability",
     "preprocess_features",
     "pairs_from_labels",
+    "feature_scaling",
 ]
 
 #: Above this many features the leading eigenvector of G is not taken from a dense matrix.
@@ -788,6 +789,20 @@ def pairs_from_labels(labels, n_pairs, random_state=None) -> np.ndarray:
     candidates = np.unique(np.sort(np.c_[first, second][different], axis=1), axis=0)
     candidates = candidates[rng.permutation(len(candidates))]
     return candidates[:n_pairs]
+
+
+def feature_scaling(alpha) -> np.ndarray:
+    """Per-feature factors that give the samples Q-alpha's geometry: ``sqrt(max(alpha, 0))``.
+
+    The affinity of [002] Definition 1, ``A_alpha = sum_i alpha_i m_i m_i^T``, is the Gram
+    matrix of the (normalised) features scaled by ``sqrt(alpha_i)``; so k-means or nearest
+    neighbours on ``X * feature_scaling(alpha)`` see the distances that alpha was optimised
+    for. Tiny negative weights (rounding) count as 0.
+    """
+    alpha = np.asarray(alpha, dtype=np.float64)
+    if not np.isfinite(alpha).all():
+        raise InputError("alpha contains NaN or infinite values.")
+    return np.sqrt(np.clip(alpha, 0.0, None))
 
 
 def sparsity_gap(alpha) -> int:
