@@ -277,7 +277,7 @@ def ben_dor_study(*, quick=False, random_state=0, progress=None) -> ExperimentRe
     spread s), the others at the slide's leukemia setting (25 + 47 samples, 600 genes, 72%
     irrelevant, d = 555, s = 0.75).
 
-    Unsupervised Q-alpha (k = 2) ranks the genes without labels; the samples are clustered by
+    Unsupervised Q-alpha (k = 2, power-step solver) ranks the genes without labels; the samples are clustered by
     k-means (2 clusters, 10 starts) on the standardised genes above the sparsity gap. Reported:
     the clustering accuracy (Hungarian), the same k-means on all genes, and the precision of the
     selection (relevant genes among the top ``R``, ``R`` = number of relevant genes, at most 50).
@@ -296,7 +296,9 @@ def ben_dor_study(*, quick=False, random_state=0, progress=None) -> ExperimentRe
                 seed = random_state + 1000 * p_index + 10 * values.index(value) + repeat
                 data = ben_dor(**settings, random_state=seed)
                 relevant = data.meta["relevant"]
-                result = q_alpha(data.X, 2)
+                # power steps reach the same fixed point as a dense eigensolve per iteration,
+                # hundreds of times faster on 600+ genes
+                result = q_alpha(data.X, 2, solver="power")
                 spread = data.X.std(axis=0)
                 Z = (data.X - data.X.mean(axis=0)) / np.where(spread > 0, spread, 1.0)
                 chosen = result.top(max(sparsity_gap(result.alpha), 1))

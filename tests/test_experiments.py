@@ -1,0 +1,198 @@
+"""Paper reproductions: the quick version of each runs, and its numbers bear out the paper's
+qualitative claims (checked here on the tables, independently of the results' own claim list)."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import ROOT
+from core import InputError
+from core.dataset import Dataset
+from core.experiments import EXPERIMENTS, _load_all, run_experiment, save_result
+
+_load_all()
+_CACHE = {}
+
+
+def quick(name, **options):
+    """Each quick experiment runs once per test session."""
+    key = (name, tuple(sorted(options.items())))
+    if key not in _CACHE:
+        _CACHE[key] = run_experiment(name, quick=True, random_state=0, **options)
+    return _CACHE[key]
+
+
+def test_registry_lists_every_reproduction_of_the_issue():
+    assert set(EXPERIMENTS) == {"positivity", "sparsity", "weston_svm", "topographic", "ar_faces",
+                                "uci_side", "slda_pixels", "spca_faces", "ben_dor", "unsupervised_benchmark"}
+
+
+@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+def test_result_is_complete_and_saves(name, tmp_path):
+    result = quick(name)
+    assert result.name == name and len(result.table) > 0 and len(result.summary) > 0
+    assert list(result.comparison.columns) == ["quantity", "paper", "ours"] and len(result.comparison) > 0
+    assert result.claims and all(claim.evidence for claim in result.claims)
+    assert result.seconds > 0
+    numeric = result.table.select_dtypes("number")
+    assert np.isfinite(numeric.to_numpy(dtype=float)[~np.isnan(numeric.to_numpy(dtype=float))]).all()
+    paths = save_result(result, tmp_path)
+    summary = json.loads((tmp_path / f"{name}.json").read_text())
+    assert summary["name"] == name and len(summary["claims"]) == len(result.claims)
+    assert (tmp_path / f"{name}.csv").read_text().count("\n") == len(result.table) + 1
+    assert all(path.exists() for path in paths)
+
+
+def test_positivity_fig1a():
+    table = quick("positivity").table
+    paper = table[table.distribution == "N(1/6, 2/36)"]
+    assert paper[paper.n >= 20].probability.min() >= 0.95
+    assert paper[paper.n <= 3].probability.max() < 1.0  # small matrices are not always positive
+    weak = table[table.distribution == "N(0.1, 1)"]
+    assert weak.probability.max() < 0.5  # the weak mean needs far larger n (paper: > 500)
+
+
+def test_sparsity_fig1b():
+    table = quick("sparsity").table
+    assert table.non_negative.all()
+    weston = table[table.data == "Weston linear"]
+    assert (weston.relevant_in_top3 == 3).all() and weston.sparsity_gap.max() <= 20
+
+
+def test_weston_svm_fig2():
+    table = quick("weston_svm").table
+    linear = table[table.problem == "linear"].groupby(["method", "n_train"]).test_error.mean()
+    for size in (20, 50, 100):
+        assert linear["Q-alpha supervised", size] < linear["SVM, all features", size]
+    assert linear["Q-alpha unsupervised", 100] <= linear["Q-alpha supervised", 100] + 0.1
+    assert linear["Q-alpha supervised", 100] <= linear["Q-alpha supervised", 20]
+    # supervised Q-alpha picks relevant features
+    chosen = table[(table.problem == "linear") & (table.method == "Q-alpha supervised")].relevant_chosen
+    assert chosen.mean() >= 1.9
+
+
+def test_topographic_fig2():
+    result = quick("topographic")
+    table = result.table
+    for seed, part in table.groupby("seed"):
+        weights = part.groupby(["round", "group"]).alpha.sum().unstack()
+        assert weights.loc[1, "1,2,3"] > weights.loc[1, "A,B,C"] or weights.loc[1, "A,B,C"] > weights.loc[1, "1,2,3"]
+        first = "1,2,3" if weights.loc[1, "1,2,3"] > weights.loc[1, "A,B,C"] else "A,B,C"
+        second = "A,B,C" if first == "1,2,3" else "1,2,3"
+        assert weights.loc[2, second] > weights.loc[2, first]  # round 2 finds the other solution
+        for r in (1, 2):
+            rows = part[part["round"] == r]
+            assert rows[rows.group == "hybrid"].alpha.min() > rows[rows.group == "irrelevant"].alpha.max()
+    assert result.arrays["alphas"].shape == (2, 20)
+
+
+def test_ar_faces_fig3():
+    result = quick("ar_faces")
+    means = result.table.groupby("method").test_index.mean()
+    assert means["Q-alpha-SI"] > means["PCA"] + 0.2 and means["Q-alpha-SI"] > means["raw pixels"] + 0.2
+    assert 0.4 <= means["Q-alpha-SI"] <= 1.0
+    alphas = result.arrays["sorted alphas"]
+    assert alphas.shape == (6, 2410) and (alphas[:, -1] >= -1e-6 * alphas[:, 0]).all()
+    assert result.arrays["mean face per run"].shape == (6, 60, 40)
+    assert result.arrays["first run people"].shape == (5, 8, 60, 40)
+
+
+def test_uci_side_wine_row():
+    result = quick("uci_side")
+    summary = result.summary.set_index("method")
+    assert summary.hungarian_mean["Q-alpha-SI"] >= 0.93
+    assert summary.xing_mean["Q-alpha-SI"] > summary.xing_mean["raw data"] + 0.1
+    # the paper's raw-data and PCA numbers (0.7280) are the pairwise score on the data as given
+    assert abs(summary.xing_mean["raw data"] - 0.728) < 0.02
+    assert set(summary.index) == {"raw data", "Q-alpha-SI", "PCA", "CPCA", "OPCA"}
+
+
+def test_uci_side_on_a_loaded_table_and_bad_tables():
+    rng = np.random.default_rng(0)
+    labels = np.repeat([0, 1, 2], 20)
+    X = rng.normal(size=(60, 8))
+    X[:, 0] += 3 * (labels == 1)
+    X[:, 1] += 3 * (labels == 2)
+    table = Dataset(X, labels=labels, name="uploaded.csv")
+    result = run_experiment("uci_side", quick=True, dataset=table)
+    assert "uploaded.csv" in result.data and result.comparison.paper.eq("—").all()
+    with pytest.raises(InputError, match="at least 3 classes"):
+        run_experiment("uci_side", quick=True, dataset=Dataset(X, labels=labels % 2))
+    with pytest.raises(InputError, match="does not take"):
+        run_experiment("uci_side", quick=True, colour="red")
+
+
+def test_slda_pixels_fig7_to_16():
+    result = quick("slda_pixels")
+    table = result.table
+    curves = table[table.measure == "GRQ objective"].pivot_table(index=["problem", "k"], columns="method",
+                                                                 values="objective")
+    assert (curves.fisher <= curves.dual * (1 + 1e-9)).mean() >= 0.95
+    assert (curves.bound <= curves.dual * (1 + 1e-9)).all()  # Eq. (5) bounds the best subset
+    for problem, part in curves.groupby(level="problem"):
+        assert np.all(np.diff(part.forward.to_numpy()) >= -1e-9 * part.forward.max())
+    gp = result.summary
+    for problem, part in gp.groupby("problem"):
+        sparse = part[part.k <= 10]
+        assert (sparse[sparse.method == "GSLDA"].test_error.mean()
+                <= sparse[sparse.method == "Fisher thresholding"].test_error.mean() + 0.02)
+        single = part[part.method == "optimal single pixel"].test_error.iloc[0]
+        assert single < 0.5 * 0.9
+        assert part.test_information.max() <= 1.0 + 1e-9
+
+
+def test_spca_faces_fig3_4():
+    result = quick("spca_faces")
+    table = result.table
+    assert np.all(np.diff(table.forward) >= -1e-12) and np.all(np.diff(table.backward) >= -1e-9)
+    assert table.share_of_full.iloc[len(table) // 2 - 1] >= 0.9
+    assert (abs(table.forward - table.backward) / table.dual).max() <= 0.05
+    assert result.arrays["sparse mask"].sum() == len(table) // 2
+    assert result.arrays["full eigenfaces"].shape[0] == 8
+
+
+def test_ben_dor_study():
+    """What holds of the talk's claims on our generator: high accuracy near the leukemia setting
+    and selection at least as good as all genes. (Its e = 0.995 and s = 1000 claims do not hold
+    here; the result reports them as failing claims, and the README says so.)"""
+    result = quick("ben_dor")
+    summary = result.summary
+    e = summary[summary.parameter == "e"].set_index("value")
+    assert e.accuracy_selected_mean[0.9] >= 0.9
+    assert summary.accuracy_selected_mean.mean() >= summary.accuracy_all_mean.mean() - 0.02
+    assert summary.selection_precision_mean.between(0, 1).all()
+    assert {claim.holds for claim in result.claims} == {True, False}  # both outcomes are reported
+
+
+def test_unsupervised_benchmark():
+    result = quick("unsupervised_benchmark")
+    table = result.table
+    assert set(table.method) == {"Q-alpha", "variance", "Laplacian score", "FSCA"}
+    assert table.accuracy.between(0, 1).all() and table.nmi.between(0, 1).all()
+    by_set = table.groupby(["dataset", "method"]).accuracy.mean().unstack()
+    assert (by_set["Q-alpha"] >= by_set["variance"]).sum() * 2 >= len(by_set)
+
+
+def test_command_line(tmp_path):
+    listing = subprocess.run([sys.executable, "-m", "core.experiments", "list"], cwd=ROOT,
+                             capture_output=True, text=True, timeout=60)
+    assert listing.returncode == 0 and "ar_faces" in listing.stdout and "002 Fig. 1a" in listing.stdout
+    run = subprocess.run([sys.executable, "-m", "core.experiments", "positivity", "--quick", "--seed", "3",
+                          "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "very close to 1" in run.stdout and (tmp_path / "positivity.csv").exists()
+    assert json.loads((tmp_path / "positivity.json").read_text())["parameters"]["random_state"] == 3
+    bad = subprocess.run([sys.executable, "-m", "core.experiments", "fig99", "--quick"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "Unknown experiment" in bad.stderr
+
+
+def test_deterministic_given_seed():
+    first = run_experiment("topographic", quick=True, random_state=4)
+    second = run_experiment("topographic", quick=True, random_state=4)
+    assert first.table.equals(second.table)
+    with pytest.raises(InputError, match="random_state"):
+        run_experiment("topographic", random_state=-1)
