@@ -19,7 +19,8 @@ PAGES = {
                st.Page("pages/topographic.py", title="Topographical map", icon=":material/map:"),
                st.Page("pages/haar.py", title="Haar reconstructions", icon=":material/grid_on:"),
                st.Page("pages/slda.py", title="Sparse LDA / PCA", icon=":material/filter_list:")],
-    "Evaluate": [st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:")],
+    "Evaluate": [st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
+                 st.Page("pages/figures.py", title="Paper figures", icon=":material/science:")],
 }
 
 # The sidebar draws its own links (ui.sidebar_summary): Streamlit's automatic list would

@@ -238,3 +238,112 @@ def comparison_figure(curves: dict, metric: str, title: str | None = None) -> go
     fig.update_layout(title=title or metric, xaxis_title="number of features", xaxis_type="log",
                       yaxis_title=metric, legend=dict(orientation="h", y=-0.25), **_LAYOUT)
     return fig
+
+
+# ---------------------------------------------------------------------------- paper reproductions
+def curves_figure(series: dict, x_title: str, y_title: str, title: str = "", log_x: bool = False,
+                  log_y: bool = False, y_range=None) -> go.Figure:
+    """One line per entry of ``series`` (``name -> (x, y)``)."""
+    fig = go.Figure()
+    for name, (x, y) in series.items():
+        fig.add_trace(go.Scatter(x=np.asarray(x), y=np.asarray(y), mode="lines+markers", name=str(name),
+                                 hovertemplate="%{x}: %{y:.4g}<extra>" + str(name) + "</extra>"))
+    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title,
+                      xaxis_type="log" if log_x else "linear", yaxis_type="log" if log_y else "linear",
+                      legend=dict(orientation="h", y=-0.25), **_LAYOUT)
+    if y_range is not None:
+        fig.update_yaxes(range=y_range)
+    return fig
+
+
+def bar_figure(labels, values, errors=None, title: str = "", y_title: str = "") -> go.Figure:
+    """Bars with optional error bars (one standard deviation or standard error, as labelled)."""
+    fig = go.Figure(go.Bar(x=[str(v) for v in labels], y=np.asarray(values, dtype=np.float64),
+                           error_y=None if errors is None else dict(type="data", array=np.asarray(errors, dtype=np.float64)),
+                           hovertemplate="%{x}: %{y:.4f}<extra></extra>"))
+    fig.update_layout(title=title, yaxis_title=y_title, **_LAYOUT)
+    return fig
+
+
+def _by(table, key, x, y, where=None):
+    """``{value of key: (x values, y values)}`` from a long table, optionally filtered."""
+    part = table if where is None else table[where(table)]
+    return {name: (group[x].to_numpy(), group[y].to_numpy()) for name, group in part.groupby(key, sort=False)}
+
+
+def experiment_figures(result) -> list:
+    """The figures of a :class:`core.experiments.ExperimentResult`, as the paper draws them."""
+    table, summary, arrays = result.table, result.summary, result.arrays
+    name = result.name
+    if name == "positivity":
+        return [curves_figure(_by(table, "distribution", "n", "probability"), "n (size of G)",
+                              "P(leading eigenvector >= 0)", "002 Fig. 1a", log_x=True, y_range=[0, 1.05])]
+    if name == "sparsity":
+        return [sorted_weights_figure(arrays[key], title=f"002 Fig. 1b: sorted alpha, {key.removeprefix('sorted alpha ')}")
+                for key in arrays]
+    if name == "weston_svm":
+        return [curves_figure(_by(summary, "method", "n_train", "test_error_mean", lambda t, p=problem: t.problem == p),
+                              "training points", "test error", f"002 Fig. 2: {problem} problem (2 features per method)")
+                for problem in summary.problem.unique()]
+    if name == "topographic":
+        return [topographic_figure(arrays["coordinates"], arrays["alphas"], arrays["feature_names"],
+                                   title="000 Fig. 2b: topographical map (rounds 1 and 2)")]
+    if name == "ar_faces":
+        figures = [bar_figure(summary.method, summary.test_index_mean, summary.test_index_std,
+                              "000 Fig. 3a: normalised precision index on held-out images (± s.d. over runs)",
+                              "precision index")]
+        sorted_alphas = arrays["sorted alphas"]
+        figures.append(curves_figure({f"run {r + 1}": (np.arange(1, sorted_alphas.shape[1] + 1), row)
+                                      for r, row in enumerate(sorted_alphas)}, "rank", "alpha",
+                                     "000 Fig. 3b: sorted alpha of every run", log_x=True))
+        faces = arrays["mean face per run"]
+        figures.append(image_grid_figure(faces, [f"run {r + 1}" for r in range(len(faces))], n_cols=10,
+                                         title="000 Fig. 3c: the mean face from alpha-weighted Haar coefficients"))
+        people = arrays["first run people"]
+        figures.append(image_grid_figure(people.reshape((-1,) + people.shape[2:]), n_cols=people.shape[1],
+                                         title="000 Fig. 3d: each row a person, 4 images then their alpha-weighted reconstructions"))
+        return figures
+    if name == "uci_side":
+        return [bar_figure(summary.method, summary.hungarian_mean, summary.hungarian_std,
+                           f"000 UCI table: k-means accuracy (Hungarian) on {result.parameters['data']}", "accuracy"),
+                bar_figure(summary.method, summary.xing_mean, summary.xing_std,
+                           "Xing et al.'s pairwise accuracy", "accuracy")]
+    if name == "slda_pixels":
+        figures = []
+        curves = table[table.measure == "GRQ objective"]
+        for problem in curves.problem.unique():
+            wide = curves[curves.problem == problem].pivot(index="k", columns="method", values="objective")
+            figures.append(slda_curves_figure(wide.forward, wide.backward, wide.fisher, bound=wide["bound"],
+                                              title=f"001 Fig. 7/12: {problem}"))
+            gp = summary[(summary.problem == problem) & (summary.method != "optimal single pixel")]
+            figures.append(curves_figure({f"{m}, {measure.replace('_', ' ')}": (g.k, g[measure])
+                                          for m, g in gp.groupby("method") for measure in ("test_error", "test_information")},
+                                         "k (pixels)", "error / bits", f"001 Fig. 8/11: GP classifier, {problem}", log_x=True))
+            key = problem.split()[0]
+            images = np.concatenate([arrays[f"{key} class means"], arrays[f"{key} fisher loadings"][None]])
+            marked = np.zeros(images.shape[1:])
+            marked[tuple(arrays[f"{key} optimal pixel"])] = 1.0
+            figures.append(image_grid_figure(np.concatenate([images, marked[None]]),
+                                             ["class mean A", "class mean B", "|Fisher loadings|", "optimal single pixel"],
+                                             n_cols=4, title=f"001 Fig. 10/15: {problem}"))
+        return figures
+    if name == "spca_faces":
+        return [curves_figure({"forward": (table.k, table.forward), "backward": (table.k, table.backward)},
+                              "k (pixels)", "variance lambda_max(C_s)", "001 Fig. 3: greedy sparse PCA variance curves"),
+                image_grid_figure(np.stack([arrays["mean face"], arrays["full mask"].astype(float),
+                                            arrays["sparse mask"].astype(float)]),
+                                  ["mean face", "full mask", f"sparse mask (k = {result.parameters['k']})"], n_cols=3,
+                                  title="001 Fig. 2"),
+                image_grid_figure(np.concatenate([arrays["full eigenfaces"], arrays["sparse eigenfaces"]]),
+                                  [f"full {i + 1}" for i in range(8)] + [f"sparse {i + 1}" for i in range(8)],
+                                  n_cols=8, title="001 Fig. 4: top 8 eigenfaces, full mask (top) and sparse mask")]
+    if name == "ben_dor":
+        return [curves_figure({"Q-alpha selection": (g.value, g.accuracy_selected_mean), "all genes": (g.value, g.accuracy_all_mean),
+                               "selection precision": (g.value, g.selection_precision_mean)},
+                              parameter, "accuracy", f"004: varying {parameter}", log_x=parameter != "e", y_range=[0, 1.05])
+                for parameter, g in summary.groupby("parameter", sort=False)]
+    if name == "unsupervised_benchmark":
+        return [curves_figure(_by(table, "method", "K", "accuracy", lambda t, d=dataset: t.dataset == d),
+                              "K (features kept)", "k-means accuracy", dataset, log_x=True)
+                for dataset in table.dataset.unique()]
+    raise InputError(f"No figures are defined for experiment {name!r}.")

@@ -129,7 +129,11 @@ _PROGRESS_LOCK = threading.Lock()
 _PROGRESS_ENTRIES = 32
 
 
-def _memoised(key: str, compute):
+def memoised(key: str, compute):
+    """``compute()`` once per ``key`` (a few dozen results kept, least recently used dropped).
+
+    For runs that draw a progress bar: st.cache_data cannot replay a function that updates an
+    element created outside it."""
     with _PROGRESS_LOCK:
         if key in _PROGRESS_CACHE:
             _PROGRESS_CACHE.move_to_end(key)
@@ -173,7 +177,7 @@ def run_q_alpha(main: Dataset, side: Dataset | None, pairs, params: dict) -> QAl
         finally:
             bar.empty()
 
-    return _memoised(key, compute)
+    return memoised(key, compute)
 
 
 def table_csv(columns: dict) -> bytes:

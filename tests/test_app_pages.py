@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 from core.bundled import load_dataset
 from core.synthetic import topographic_data, weston_linear
 
-PAGES = ["home", "data", "qalpha", "kernel", "topographic", "haar", "slda", "compare"]
+PAGES = ["home", "data", "qalpha", "kernel", "topographic", "haar", "slda", "compare", "figures"]
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -80,7 +80,7 @@ def test_upload_bad_file_then_a_zip_of_images(page, app_url):
 PAGE_TITLES = {"Home": "Spectral feature selection", "Data": "Data", "Q-alpha": "Q-alpha",
                "Kernel Q-alpha": "Kernel Q-alpha", "Topographical map": "Topographical map",
                "Haar reconstructions": "Haar reconstructions", "Sparse LDA / PCA": "Sparse LDA / PCA",
-               "Compare": "Compare"}
+               "Compare": "Compare", "Paper figures": "Paper figures"}
 
 
 def test_every_page_renders_and_is_screenshotted(page, app_url):
@@ -127,3 +127,15 @@ def test_moving_the_lambda_slider_changes_the_plot(page, app_url):
         arg=before, timeout=60_000)
     assert page.locator("[data-testid='stException']").count() == 0
     page.screenshot(path=str(ARTEFACTS / "qalpha-lambda-moved.png"))
+
+
+def test_paper_figure_runs_with_one_click(page, app_url):
+    """Paper figures: one click reproduces 002 Fig. 1a and shows the paper's number beside ours."""
+    wait_for_app(page, app_url)
+    page.locator("[data-testid='stSidebar']").get_by_role("link", name="Paper figures", exact=True).click()
+    page.get_by_role("heading", name="Paper figures", exact=True).wait_for(timeout=120_000)
+    page.get_by_role("button", name="Run").click()
+    page.get_by_text("probability close to 1 once n > 20").first.wait_for(timeout=180_000)
+    page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.screenshot(path=str(ARTEFACTS / "paper-figure-positivity.png"), full_page=True)

@@ -175,9 +175,18 @@ def save_result(result: ExperimentResult, out_dir) -> list[Path]:
     return written
 
 
+#: The order of the reproductions issue (and of the app's list).
+ORDER = ("positivity", "sparsity", "weston_svm", "topographic", "ar_faces", "uci_side", "slda_pixels",
+         "spca_faces", "ben_dor", "unsupervised_benchmark")
+
+
 def _load_all() -> None:
     """Import the modules that register experiments (on first use, to keep imports light)."""
     from . import faces, sparse, synthetic, tables  # noqa: F401
+
+    ordered = sorted(EXPERIMENTS.items(), key=lambda item: ORDER.index(item[0]) if item[0] in ORDER else len(ORDER))
+    EXPERIMENTS.clear()
+    EXPERIMENTS.update(ordered)
 
 
 class _Steps:
