@@ -69,6 +69,8 @@ def test_weston_svm_fig2():
         assert linear["Q-alpha supervised", size] < linear["SVM, all features", size]
     assert linear["Q-alpha unsupervised", 100] <= linear["Q-alpha supervised", 100] + 0.1
     assert linear["Q-alpha supervised", 100] <= linear["Q-alpha supervised", 20]
+    nonlinear = table[table.problem == "non-linear"].groupby(["method", "n_train"]).test_error.mean()
+    assert nonlinear["Q-alpha unsupervised", 100] < nonlinear["SVM, all features", 100] - 0.1
     # supervised Q-alpha picks relevant features
     chosen = table[(table.problem == "linear") & (table.method == "Q-alpha supervised")].relevant_chosen
     assert chosen.mean() >= 1.9
