@@ -97,6 +97,9 @@ class QAlphaResult:
         summed squared alphas of earlier rounds in :func:`topographic_map`).
     restart_objectives : ndarray
         Final objective of each start (``n_init`` values); the best one is returned.
+    stopped : bool
+        Whether the ``progress`` callback asked the iteration to stop (by returning ``False``)
+        before it converged; the weights are then those of the last iteration done.
     """
 
     alpha: np.ndarray
@@ -114,6 +117,7 @@ class QAlphaResult:
     constant_features: np.ndarray
     side_diagonal: np.ndarray | None = None
     restart_objectives: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    stopped: bool = False
 
     @property
     def ranking(self) -> np.ndarray:
@@ -351,7 +355,7 @@ def _run(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_
     beta = np.full(problem.n, 1.0 / np.sqrt(problem.n), dtype=Mt.dtype)
     alpha = problem.to_alpha(beta)
     history = []
-    converged = False
+    converged = stopped = False
     eigenvalue = np.nan
     n_iter = 0
     for n_iter in range(1, max_iter + 1):
@@ -364,10 +368,11 @@ def _run(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_
         # Steps 3-4: Z = A_alpha Q^(r-1) = M^T (alpha o P); ||Z||_F^2 = alpha^T G(Q^(r-1)) alpha.
         Z = Mt @ (Pt * alpha).T
         history.append(problem.objective(alpha, Z))
-        if progress is not None:
-            progress(n_iter, history[-1])
         if fixed_Q or (n_iter > 1 and change <= tol):
             converged = True
+        if progress is not None and progress(n_iter, history[-1]) is False and not converged:
+            stopped = True
+        if converged or stopped:
             break
         # Step 5 (power-embedded): one orthogonal-iteration step, Z -> Q R.
         if method == "power":
@@ -379,7 +384,7 @@ def _run(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_
             Q = _top_eigvecs_by_magnitude(_weighted_gram(Mt, alpha), Q.shape[1])
         Pt = Q.T @ Mt
     return dict(alpha=alpha, Q=Q, history=np.asarray(history), n_iter=n_iter,
-                converged=converged, eigenvalue=eigenvalue)
+                converged=converged, eigenvalue=eigenvalue, stopped=stopped)
 
 
 #: The simultaneous iteration refreshes P = M Q exactly this often (P is otherwise updated as U R^-1).
@@ -402,14 +407,15 @@ def _run_simultaneous(problem, Q0, *, max_iter, tol, progress):
     beta = np.full(problem.n, 1.0 / np.sqrt(problem.n), dtype=Mt.dtype)
     alpha = problem.to_alpha(beta)
     history = []
-    converged = False
+    converged = stopped = False
     eigenvalue = np.nan
     n_iter = 0
     for n_iter in range(1, max_iter + 1):
         T = Mt @ (Pt * alpha).T  # q x k: A_alpha Q
         history.append(problem.objective(alpha, T))
-        if progress is not None:
-            progress(n_iter, history[-1])
+        if progress is not None and progress(n_iter, history[-1]) is False:
+            stopped = True
+            break
         U = T.T @ Mt  # k x n: (M T)^T
         image = np.einsum("ln,ln->n", Pt, U)  # G(Q) alpha
         if problem.side_scale is not None:  # the symmetric operator S^1/2 G S^1/2 acting on beta
@@ -433,7 +439,7 @@ def _run_simultaneous(problem, Q0, *, max_iter, tol, progress):
             converged = True
             break
     return dict(alpha=alpha, Q=Q, history=np.asarray(history), n_iter=n_iter,
-                converged=converged, eigenvalue=eigenvalue)
+                converged=converged, eigenvalue=eigenvalue, stopped=stopped)
 
 
 def _weighted_gram(Mt, weights, block=1 << 16):
@@ -588,7 +594,9 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
     power_steps : int
         Products with G per iteration for ``solver="power"``.
     progress : callable(iteration, objective), optional
-        Called after every iteration.
+        Called after every iteration. If it returns ``False`` (exactly), the iteration stops
+        there (and no further start is made): the result has ``stopped=True`` and the weights
+        of the last iteration done, so a user interface can offer a "Stop" that keeps them.
     dtype : numpy dtype
         Working precision of the normalised data (float64 by default; float32 halves memory
         and time on very large data).
@@ -667,7 +675,7 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
     solver = _resolve_solver(solver, kept.size, problem.is_psd)
     rng = np.random.default_rng(random_state)
 
-    best, restart_objectives = None, []
+    best, restart_objectives, stopped = None, [], False
     for start in range(n_init):
         if fixed_Q:
             Q0 = _class_subspace(labels, n_samples)
@@ -679,7 +687,8 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
         restart_objectives.append(run["history"][-1])
         if best is None or run["history"][-1] > best["history"][-1]:
             best = run
-        if fixed_Q:
+        stopped = run["stopped"]
+        if fixed_Q or stopped:
             break
 
     alpha = np.zeros(n_features)
@@ -693,6 +702,7 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
         method="supervised" if fixed_Q else ("power-embedded" if method == "power" else "basic"),
         criterion=criterion, solver=solver, k=k, lam=float(lam), constant_features=constant,
         side_diagonal=side_diagonal_full, restart_objectives=np.asarray(restart_objectives),
+        stopped=bool(stopped),
     )
 
 

@@ -11,6 +11,7 @@ from core.qalpha import pairs_from_labels
 from pages import ui
 
 LAMBDAS = [0.0, 1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0]
+TOLERANCES = [1e-3, 1e-4, 1e-5, 1e-6, 1e-8]
 
 data = ui.current_dataset()
 st.title("Q-alpha")
@@ -19,52 +20,82 @@ st.caption("Wolf & Shashua, ICCV 2003 (Definition 2); side information and pairs
            "without being asked to.")
 
 has_labels = data.labels is not None and data.classes.size >= 2
+class_values = [c.item() if hasattr(c, "item") else c for c in data.classes]
+max_k = max(1, min(50, data.n_samples - 1))
+side_options = ["none"] + (["side classes", "pairs"] if has_labels else [])
+ui.restore_view("qalpha", {
+    "qa_supervised": ui.flag, "qa_k": ui.integer_in(1, max_k), "qa_criterion": ui.choice_of(["sum", "gap"]),
+    "qa_side_mode": ui.choice_of(side_options), "qa_n_pairs": ui.integer_in(1, 500),
+    "qa_side_classes": lambda v: [ui.choice_of(class_values)(c) for c in v],
+    "qa_lambda": ui.choice_of(LAMBDAS), "qa_init": ui.choice_of(["uniform", "random"]),
+    "qa_n_init": ui.integer_in(1, 20), "qa_max_iter": ui.integer_in(10, 5000),
+    "qa_tol": ui.choice_of(TOLERANCES), "qa_seed": ui.integer_in(0, 10_000),
+    "qa_top_k": ui.integer_in(1, data.n_features)})
+# defaults that depend on the data; kept in the session so the widgets need no value=
+for key, default in (("qa_supervised", False), ("qa_k", int(min(max(data.classes.size, 2) if has_labels else 2, data.n_samples - 1))),
+                     ("qa_criterion", "sum"), ("qa_side_mode", "none"), ("qa_n_pairs", 50),
+                     ("qa_side_classes", [class_values[-1]] if class_values else []), ("qa_lambda", 0.1),
+                     ("qa_init", "uniform"), ("qa_n_init", 1), ("qa_max_iter", 500), ("qa_tol", 1e-6), ("qa_seed", 0)):
+    st.session_state.setdefault(key, default)
+# values left over from another data set must still be valid for this one
+if st.session_state["qa_k"] > max_k:
+    st.session_state["qa_k"] = max_k
+if st.session_state["qa_side_mode"] not in side_options:
+    st.session_state["qa_side_mode"] = "none"
+st.session_state["qa_side_classes"] = [c for c in st.session_state["qa_side_classes"] if c in class_values]
+if not has_labels:
+    st.session_state["qa_supervised"] = False
+
 controls, view = st.columns([1, 2.4], gap="large")
 with controls:
     supervised = st.toggle(
-        "Supervised (use the labels)", value=False, disabled=not has_labels,
+        "Supervised (use the labels)", disabled=not has_labels, key="qa_supervised",
         help="Fix Q to the orthonormalised, centred class indicators, so alpha weighs features by "
              "how well they separate the classes (one eigenproblem). Needs labels.")
     k = st.number_input(
-        "k — number of clusters", min_value=1, max_value=max(1, min(50, data.n_samples - 1)),
-        value=int(min(max(data.classes.size, 2) if has_labels else 2, data.n_samples - 1)),
-        disabled=supervised,
+        "k — number of clusters", min_value=1, max_value=max_k, disabled=supervised, key="qa_k",
         help="k in Eq. (1): the number of leading eigenvalues of the affinity A_alpha whose "
              "squares are maximised (002 Sec. 2). Supervised mode uses classes - 1.")
     criterion = st.selectbox(
         "Criterion", ["sum", "gap"], format_func={"sum": "sum of k largest eigenvalues²",
-                                                   "gap": "spectral gap"}.get,
+                                                   "gap": "spectral gap"}.get, key="qa_criterion",
         help="sum: Eq. (1) of 002. gap: sum of the k largest squared eigenvalues minus the rest.")
-    side_options = ["none"] + (["side classes", "pairs"] if has_labels else [])
     side_mode = st.radio(
-        "Side information", side_options, horizontal=True,
+        "Side information", side_options, horizontal=True, key="qa_side_mode",
         help="side classes: samples of the chosen classes form the side data W; features that vary "
-             "within them are suppressed (000 Def. 3). pairs: random pairs of samples from "
-             "different classes that must stay apart (000 Sec. 5).")
+             "within them are suppressed (000 Def. 3, D = diag of the side variances). pairs: random "
+             "pairs of samples from different classes that must stay apart (000 Sec. 5, matrix B).")
     side_classes, n_pairs = [], 0
     if side_mode == "side classes":
         side_classes = st.multiselect(
-            "Side classes", [c.item() if hasattr(c, "item") else c for c in data.classes],
-            default=[data.classes[-1].item()] if data.classes.size else [],
-            help="Their samples become the side data; the other samples are the main data.")
+            "Side classes", class_values, key="qa_side_classes",
+            help="Their samples become the side data W; the other samples are the main data M.")
     elif side_mode == "pairs":
-        n_pairs = st.slider("Number of pairs", 1, 500, 50,
-                            help="Pairs drawn at random among samples with different labels.")
+        n_pairs = st.slider("Number of pairs", 1, 500, key="qa_n_pairs",
+                            help="Pairs (x, y) drawn at random among samples with different labels; "
+                                 "B = sum of (x o y)(x o y)^T (000 Sec. 5).")
     lam = st.select_slider(
-        "λ — weight of the side information", options=LAMBDAS,
-        value=0.1, format_func=lambda v: f"{v:g}", disabled=side_mode == "none",
+        "λ — weight of the side information", options=LAMBDAS, key="qa_lambda",
+        format_func=lambda v: f"{v:g}", disabled=side_mode == "none",
         help="lambda of 000 Eq. (2) / (3). With side data: alpha is the leading eigenvector of "
              "(D + λI)^-1 G — small λ trusts the side data most (λ = 0 needs every side variance "
              "positive). With pairs: of G − λB.")
     with st.expander("Iteration"):
-        init = st.selectbox("Initial Q", ["uniform", "random"],
-                            help="uniform: the k leading eigenvectors of the affinity with equal "
-                                 "weights; random: a random orthonormal matrix.")
-        n_init = st.number_input("Starts", 1, 20, 1, help="The best of several starts (objective).")
-        max_iter = st.number_input("Maximum iterations", 10, 5000, 500)
-        tol = st.select_slider("Tolerance on the change of alpha", [1e-3, 1e-4, 1e-5, 1e-6, 1e-8],
-                               value=1e-6, format_func=lambda v: f"{v:g}")
-        seed = st.number_input("random_state", 0, 10_000, 0)
+        init = st.selectbox("Initial Q", ["uniform", "random"], key="qa_init",
+                            help="Q(0) of 002 Def. 2. uniform: the k leading eigenvectors of the affinity "
+                                 "with equal weights; random: a random orthonormal matrix.")
+        n_init = st.number_input("Starts", 1, 20, key="qa_n_init",
+                                 help="Number of starts (n_init): the first from Q(0) above, the others "
+                                      "random; the one with the largest objective is kept.")
+        max_iter = st.number_input("Maximum iterations", 10, 5000, key="qa_max_iter",
+                                   help="Upper limit on the iterations r of 002 Def. 2 per start.")
+        tol = st.select_slider("Tolerance on the change of alpha", TOLERANCES, key="qa_tol",
+                               format_func=lambda v: f"{v:g}",
+                               help="Converged when the Euclidean change of the unit vector alpha between "
+                                    "two iterations is at most this.")
+        seed = st.number_input("random_state", 0, 10_000, key="qa_seed",
+                               help="Seeds the random starts, the pairs and k-means: same seed, same result.")
+    ui.stop_control("qalpha")
 
 params = dict(supervised=supervised, k=int(k), criterion=criterion, side_mode=side_mode,
               side_classes=[str(c) for c in side_classes], n_pairs=int(n_pairs),
@@ -95,17 +126,23 @@ with view:
     cols[1].metric("Iterations", result.n_iter, help="converged" if result.converged else "not converged")
     cols[2].metric("Objective", f"{result.objective:.5g}")
     cols[3].metric("Weights ≥ 0", f"{np.mean(result.alpha >= -1e-6 * result.alpha.max()):.1%}")
-    if not result.converged:
+    if result.stopped:
+        st.warning(f"Stopped at iteration {result.n_iter}: these are the weights of that iteration.")
+    elif not result.converged:
         st.warning(f"Not converged after {result.n_iter} iterations (tolerance {tol:g}); raise the "
                    "maximum or loosen the tolerance.")
     log_y = st.toggle("Log scale", value=False, help="Draw the sorted weights on a log axis.")
     st.plotly_chart(sorted_weights_figure(result.alpha, main.feature_names, n_selected, log_y=log_y),
                     key="sorted_alpha")
     pixels = main.meta.get("pixels")
+    st.session_state.setdefault("qa_top_k", min(max(n_selected, 1), main.n_features))
+    if st.session_state["qa_top_k"] > main.n_features:
+        st.session_state["qa_top_k"] = main.n_features
+    top_k = st.slider("K — top features to show and to cluster with", 1, main.n_features, key="qa_top_k",
+                      help="The K features with the largest alpha: marked on the mean image, and used by "
+                           "k-means below. Starts at the sparsity-gap count.")
+    top = result.top(top_k)
     if main.is_image or pixels is not None:
-        top_k = st.slider("Show the top K features on the mean image", 1, main.n_features,
-                          min(max(n_selected, 1), main.n_features))
-        top = result.top(top_k)
         if main.is_image:
             background, weights, shape, marked = main.X.mean(axis=0), result.alpha, main.image_shape, top
         else:  # a feature family of images: draw the weights back in pixel space
@@ -117,11 +154,26 @@ with view:
         st.plotly_chart(weight_overlay_figure(background, weights, shape, selected=marked,
                                               title=f"alpha over the mean image, top {top_k}"),
                         key="overlay")
+    if main.labels is not None and np.unique(main.labels).size >= 2:
+        scores = ui.run_cached("selection_curves", dict(data=main.fingerprint, ranking=params, top=top_k, what="qalpha"),
+                               main.X, main.labels, {"selected": result.ranking}, [top_k, main.n_features],
+                               n_runs=5, random_state=int(seed))["selected"]
+        st.markdown("**k-means on the selection** (as many clusters as classes, 5 starts averaged; "
+                    "the labels are used only to score)")
+        cols = st.columns(4)
+        cols[0].metric(f"Accuracy, top {top_k}", f"{scores['accuracy'][0]:.3f}",
+                       help="Fraction of samples in the cluster matched to their class (Hungarian matching).")
+        cols[1].metric(f"NMI, top {top_k}", f"{scores['nmi'][0]:.3f}", help="Normalised mutual information.")
+        cols[2].metric("Accuracy, all features", f"{scores['accuracy'][1]:.3f}",
+                       help="The same k-means on every feature, for reference.")
+        cols[3].metric("NMI, all features", f"{scores['nmi'][1]:.3f}")
     st.plotly_chart(history_figure(result.history), key="history")
     ranking = result.ranking
     table = {"rank": np.arange(1, main.n_features + 1), "feature": np.asarray(main.feature_names)[ranking],
              "alpha": result.alpha[ranking]}
     st.dataframe({key: values[:50] for key, values in table.items()}, hide_index=True, height=240)
+    ui.share_view(["qa_supervised", "qa_k", "qa_criterion", "qa_side_mode", "qa_side_classes", "qa_n_pairs",
+                   "qa_lambda", "qa_init", "qa_n_init", "qa_max_iter", "qa_tol", "qa_seed", "qa_top_k"])
     download = st.columns(4 if main.is_image else 3)
     download[0].download_button(
         "Weights and ranking (CSV)", ui.table_csv(table), file_name=f"{main.name}-qalpha.csv",

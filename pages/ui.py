@@ -24,9 +24,16 @@ _KEY = "dataset"
 
 
 def current_dataset() -> Dataset:
-    """The data set every page works on; the AR faces until the user picks another."""
+    """The data set every page works on: the bundled set named in the URL (``?data=Yale``) on
+    the first visit, else the AR faces, until the user picks another."""
     if _KEY not in st.session_state:
-        st.session_state[_KEY] = load_dataset(DEFAULT_DATASET)
+        wanted = st.query_params.get("data")
+        names = {info.name for info in list_datasets()}
+        st.session_state[_KEY] = load_dataset(wanted if wanted in names else DEFAULT_DATASET)
+        if wanted is not None and wanted not in names:
+            st.session_state["load_messages"] = [
+                ("info", f"The link names a data set ({wanted!r}) that is not bundled; showing "
+                         f"{DEFAULT_DATASET} instead.")]
     return st.session_state[_KEY]
 
 
@@ -65,6 +72,86 @@ def load_upload(loader) -> bool:
     return True
 
 
+# ---------------------------------------------------------------------------- shareable views
+def restore_view(page: str, parsers: dict) -> None:
+    """Once per page and session: copy the link's query parameters into the widgets' state.
+
+    ``parsers`` maps a widget key to a function of the decoded JSON value that returns the
+    widget's value or raises ``ValueError``/``TypeError``/``KeyError`` when it is not one the
+    widget accepts; such parameters are ignored with a note (never a traceback).
+    """
+    flag = f"_view_restored_{page}"
+    if st.session_state.get(flag):
+        return
+    st.session_state[flag] = True
+    ignored = []
+    for key, parse in parsers.items():
+        if key not in st.query_params:
+            continue
+        try:
+            st.session_state[key] = parse(json.loads(st.query_params[key]))
+        except (ValueError, TypeError, KeyError):
+            ignored.append(key)
+    if ignored:
+        st.info(f"The link's value(s) for {', '.join(ignored)} are not valid here and were ignored.")
+
+
+def share_view(keys) -> None:
+    """Write the widgets' current values (and the bundled data set) into the URL, so that the
+    address reproduces this view when copied."""
+    values = {key: json.dumps(st.session_state[key], default=str) for key in keys if key in st.session_state}
+    data = current_dataset()
+    if data.name in {info.name for info in list_datasets()}:
+        values["data"] = data.name
+    st.query_params.from_dict(values)
+
+
+def choice_of(options):
+    """A parser for :func:`restore_view`: the value must be one of ``options``."""
+    allowed = list(options)
+
+    def parse(value):
+        if value not in allowed:
+            raise ValueError(value)
+        return value
+    return parse
+
+
+def integer_in(low, high):
+    """A parser for :func:`restore_view`: an integer in ``[low, high]``."""
+    def parse(value):
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ValueError(value)
+        return value
+    return parse
+
+
+def flag(value):
+    """A parser for :func:`restore_view`: a boolean."""
+    if not isinstance(value, bool):
+        raise TypeError(value)
+    return value
+
+
+# ---------------------------------------------------------------------------- stopping long runs
+def stop_control(name: str) -> None:
+    """A Stop button for a page's long computation, and the stopped state it leaves.
+
+    Clicking Stop while a run is in progress makes Streamlit start a new script run, which
+    interrupts the computation at its next progress report; the flag set here then keeps the
+    page from starting it again until the user presses Resume (what was loaded stays).
+    """
+    flag_key = f"{name}_stopped"
+    if st.session_state.get(flag_key):
+        st.warning("Stopped. The weights of an unfinished run are not kept; press Resume to run again.",
+                   icon=":material/stop_circle:")
+        st.button("Resume", key=f"{name}_resume", on_click=lambda: st.session_state.update({flag_key: False}),
+                  help="Start the computation again with the current parameters.")
+        st.stop()
+    st.button("Stop", key=f"{name}_stop", on_click=lambda: st.session_state.update({flag_key: True}),
+              help="Interrupt a long computation; press Resume to start it again.")
+
+
 def show_load_messages() -> None:
     for kind, message in st.session_state.get("load_messages", []):
         getattr(st, kind)(message)
@@ -85,6 +172,8 @@ def sidebar_summary(pages: dict | None = None) -> None:
         # keep the picker in step with data chosen elsewhere (uploads, feature families); the
         # widget is not drawn yet in this run, so its state may be set
         st.session_state["bundled_choice"] = data.name if data.name in names else None
+        if data.name in names:  # the link names the data set (pages add their own parameters)
+            st.query_params["data"] = data.name
         st.selectbox("Bundled data set", names, placeholder="(not a bundled set)",
                      key="bundled_choice", on_change=_pick_bundled,
                      help="Choose one of the data sets that ship with the app.")
@@ -129,7 +218,7 @@ _PROGRESS_LOCK = threading.Lock()
 _PROGRESS_ENTRIES = 32
 
 
-def memoised(key: str, compute):
+def memoised(key: str, compute, keep=lambda value: True):
     """``compute()`` once per ``key`` (a few dozen results kept, least recently used dropped).
 
     For runs that draw a progress bar: st.cache_data cannot replay a function that updates an
@@ -139,6 +228,8 @@ def memoised(key: str, compute):
             _PROGRESS_CACHE.move_to_end(key)
             return _PROGRESS_CACHE[key]
     value = compute()
+    if not keep(value):
+        return value
     with _PROGRESS_LOCK:
         _PROGRESS_CACHE[key] = value
         while len(_PROGRESS_CACHE) > _PROGRESS_ENTRIES:
@@ -162,6 +253,7 @@ def run_q_alpha(main: Dataset, side: Dataset | None, pairs, params: dict) -> QAl
             if calls["n"] % 5 == 1:
                 bar.progress(min(calls["n"] / total, 1.0),
                              text=f"iteration {iteration}, objective {objective:.6g}")
+            return not st.session_state.get("qalpha_stopped", False)
 
         try:
             return q_alpha(main.X, None if params["supervised"] else params["k"],
@@ -177,7 +269,7 @@ def run_q_alpha(main: Dataset, side: Dataset | None, pairs, params: dict) -> QAl
         finally:
             bar.empty()
 
-    return memoised(key, compute)
+    return memoised(key, compute, keep=lambda result: not result.stopped)
 
 
 def table_csv(columns: dict) -> bytes:

@@ -104,3 +104,59 @@ def test_mask_png_round_trip():
     mask[1, 2] = True
     image = np.asarray(Image.open(io.BytesIO(mask_png(mask))))
     assert image.shape == (4, 3) and image[1, 2] == 255 and image.sum() == 255
+
+
+def test_view_is_written_to_and_restored_from_the_url():
+    app = run_page(load_dataset("wine"))
+    app.number_input(key="qa_k").set_value(3).run()
+    app.radio(key="qa_side_mode").set_value("side classes").run()
+    assert not app.exception and not app.error
+    link = dict(app.query_params)
+    assert json.loads(link["qa_k"]) == 3 and json.loads(link["qa_side_mode"]) == "side classes"
+    # a fresh session opened with that link shows the same view, data set included
+    copy = AppTest.from_file(PAGE, default_timeout=120)
+    for key, value in link.items():
+        copy.query_params[key] = value
+    copy.run()
+    assert not copy.exception and not copy.error
+    assert copy.number_input(key="qa_k").value == 3
+    assert copy.radio(key="qa_side_mode").value == "side classes"
+    assert "wine" in " ".join(m.value for m in copy.sidebar.markdown) or copy.session_state["dataset"].name == "wine"
+
+
+def test_invalid_link_values_are_ignored_with_a_note():
+    app = AppTest.from_file(PAGE, default_timeout=120)
+    app.query_params["data"] = "no-such-set"
+    app.query_params["qa_k"] = "9999"
+    app.query_params["qa_criterion"] = '"median"'
+    app.query_params["qa_seed"] = "not json"
+    app.run()
+    assert not app.exception and not app.error
+    notes = " ".join(i.value for i in app.info)
+    assert "qa_k" in notes and "qa_criterion" in notes and "qa_seed" in notes
+    assert app.session_state["dataset"].name == "warpAR10P"
+    assert app.number_input(key="qa_k").value <= 50
+
+
+def test_stop_keeps_the_page_from_computing_until_resume():
+    app = AppTest.from_file(PAGE, default_timeout=120)
+    app.session_state["dataset"] = weston_linear(120, random_state=0)
+    app.session_state["qalpha_stopped"] = True
+    app.run()
+    assert not app.exception
+    assert any("Stopped" in w.value for w in app.warning)
+    assert not app.get("plotly_chart")  # nothing was computed
+    app.button(key="qalpha_resume").click().run()
+    assert not app.exception and app.get("plotly_chart")
+    app.button(key="qalpha_stop").click().run()
+    assert any("Stopped" in w.value for w in app.warning)
+
+
+def test_kmeans_scores_the_selection_on_labelled_data():
+    app = run_page(weston_linear(200, random_state=0))
+    labels = [m.label for m in app.metric]
+    assert any(label.startswith("Accuracy, top") for label in labels) and "Accuracy, all features" in labels
+    app.slider(key="qa_top_k").set_value(3).run()
+    top3 = next(m for m in app.metric if m.label == "Accuracy, top 3")
+    everything = next(m for m in app.metric if m.label == "Accuracy, all features")
+    assert float(top3.value) > float(everything.value)  # Weston: the 3 relevant features cluster far better

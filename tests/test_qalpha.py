@@ -332,3 +332,23 @@ def test_pairs_from_labels():
     assert np.array_equal(pairs, pairs_from_labels(labels, 8, random_state=0))
     with pytest.raises(InputError, match="two distinct labels"):
         pairs_from_labels(np.zeros(5), 3)
+
+
+@pytest.mark.parametrize("solver", ["dense", "power"])
+def test_progress_returning_false_stops_the_run(solver):
+    """A progress callback that returns False ends the iteration there: the result is the last
+    iterate, marked stopped and not converged; any other return value changes nothing."""
+    data = weston_linear(200, random_state=1)
+    calls = []
+
+    def stop_at_three(iteration, objective):
+        calls.append(iteration)
+        return False if iteration == 3 else None
+
+    result = q_alpha(data.X, 2, solver=solver, n_init=3, random_state=0, progress=stop_at_three)
+    assert result.stopped and not result.converged and result.n_iter == 3 and calls == [1, 2, 3]
+    assert result.history.size == 3 and result.restart_objectives.size == 1
+    assert np.isfinite(result.alpha).all() and np.isclose(np.linalg.norm(result.alpha), 1.0)
+    full = q_alpha(data.X, 2, solver=solver, progress=lambda i, o: True)
+    assert not full.stopped and full.converged
+    assert np.allclose(full.alpha, q_alpha(data.X, 2, solver=solver).alpha)
