@@ -18,9 +18,10 @@ bundled_tab, images_tab, table_tab = st.tabs(["Bundled data sets", "Upload image
 with bundled_tab:
     infos = {info.name: info for info in list_datasets()}
     choice = st.selectbox("Data set", list(infos), key="data_page_bundled",
-                          format_func=lambda n: f"{n} — {infos[n].description}")
+                          format_func=lambda n: f"{n} — {infos[n].description}",
+                          help="The data sets bundled with the app (assets/README.md says where each comes from).")
     st.caption(infos[choice].source)
-    if st.button("Use this data set", key="use_bundled"):
+    if st.button("Use this data set", key="use_bundled", help="Make it the current data set of every page."):
         ui.set_dataset(load_dataset(choice))
         st.rerun()
 
@@ -33,9 +34,12 @@ with images_tab:
     labels_from = st.radio("Labels from", ["folder", "prefix", "none"], horizontal=True,
                            help="folder: the folder of each image inside the ZIP; prefix: the part "
                                 "of the file name before the separator (alice_01.png -> alice).")
-    separator = st.text_input("Prefix separator", "_", max_chars=3, disabled=labels_from != "prefix")
-    strict = st.checkbox("Refuse images of another size instead of resizing them")
-    if st.button("Load images", disabled=not uploads, key="load_images"):
+    separator = st.text_input("Prefix separator", "_", max_chars=3, disabled=labels_from != "prefix",
+                              help="The label is the file name up to this separator (alice_01.png -> alice).")
+    strict = st.checkbox("Refuse images of another size instead of resizing them",
+                         help="Off: images of another size are resized to the most common size (and listed).")
+    if st.button("Load images", disabled=not uploads, key="load_images",
+                 help="Read the files; if anything is wrong the current data set stays."):
         ui.load_upload(lambda: load_images(
             [(f.name, f.getvalue()) for f in uploads],
             labels_from=None if labels_from == "none" else labels_from,
@@ -54,15 +58,18 @@ with table_tab:
             ui.show_error(error)
             columns = []
         if upload.name.lower().endswith((".npz", ".mat")):
-            x_key = st.selectbox("Array holding the data", columns, index=columns.index("X") if "X" in columns else 0)
+            x_key = st.selectbox("Array holding the data", columns, index=columns.index("X") if "X" in columns else 0,
+                                 help="The samples x features matrix inside the file.")
             y_key = st.selectbox("Array holding the labels", ["(none)"] + columns,
-                                 index=1 + columns.index("Y") if "Y" in columns else 0)
+                                 index=1 + columns.index("Y") if "Y" in columns else 0,
+                                 help="One class label per sample, or none.")
             y_key = None if y_key == "(none)" else y_key
         elif columns:
             label_column = st.selectbox("Label column", ["(none)"] + columns, index=0,
                                         help="A column of class labels (it may hold text).")
             label_column = None if label_column == "(none)" else label_column
-    if st.button("Load table", disabled=upload is None, key="load_table"):
+    if st.button("Load table", disabled=upload is None, key="load_table",
+                 help="Read the table; if anything is wrong the current data set stays."):
         ui.load_upload(lambda: load_table(upload.name, upload.getvalue(), label_column=label_column,
                                           x_key=x_key, y_key=y_key))
 
@@ -81,7 +88,9 @@ if pixels is not None:
     st.markdown("**Feature family**")
     family = st.radio("Features of the images", list(FEATURE_FAMILIES), horizontal=True,
                       index=["pixels", "haar", "haarlike"].index(data.kind) if data.kind in ("haar", "haarlike") else 0,
-                      captions=list(FEATURE_FAMILIES.values()))
+                      captions=list(FEATURE_FAMILIES.values()),
+                      help="What the selection algorithms see: the grey values, Haar wavelet coefficients "
+                           "(000 Sec. 6) or Haar-like rectangle features (lecture, Viola-Jones).")
     options = {}
     if family == "haar":
         options["levels"] = st.slider("Levels", 1, 5, 3, help="Scales of the Haar decomposition.")
@@ -89,7 +98,7 @@ if pixels is not None:
         step = st.slider("Stride and scale step (pixels)", 1, 8, 4,
                          help="Positions and cell sizes on this grid; smaller means many more features.")
         options = dict(stride=step, scale_step=step, min_cell=step)
-    if st.button("Apply feature family"):
+    if st.button("Apply feature family", help="Turn the current images into this feature family."):
         try:
             ui.set_dataset(to_feature_family(pixels, family, **options))
             st.rerun()

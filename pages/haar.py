@@ -19,11 +19,15 @@ if pixels is None or pixels.labels is None or pixels.classes.size < 3:
     st.stop()
 classes = [c.item() if hasattr(c, "item") else c for c in pixels.classes]
 controls = st.columns([2, 2, 1, 1])
-main_classes = controls[0].multiselect("Main classes", classes, default=classes[:5])
+main_classes = controls[0].multiselect("Main classes", classes, default=classes[:5],
+                                       help="Their images form the main data M (000 Sec. 6: 5 people).")
 side_classes = controls[1].multiselect("Side classes", [c for c in classes if c not in main_classes],
-                                       default=[c for c in classes if c not in main_classes][:1])
-levels = controls[2].slider("Levels", 1, 5, 3)
-lam = controls[3].select_slider("λ", [0.001, 0.01, 0.1, 1.0], value=0.01, format_func=lambda v: f"{v:g}")
+                                       default=[c for c in classes if c not in main_classes][:1],
+                                       help="Their images form the side data W, whose variances D are suppressed "
+                                            "(000 Def. 3: a sixth person).")
+levels = controls[2].slider("Levels", 1, 5, 3, help="Scales of the Haar decomposition (each halves the resolution).")
+lam = controls[3].select_slider("λ", [0.001, 0.01, 0.1, 1.0], value=0.01, format_func=lambda v: f"{v:g}",
+                                help="lambda of (D + λI)^-1 G (000 Def. 3): small values trust the side data most.")
 try:
     if not main_classes or not side_classes:
         raise InputError("Choose at least one main class and one side class.")
@@ -50,7 +54,7 @@ st.plotly_chart(image_grid_figure(
               basis.pixel_map(result.alpha)]),
     titles=["mean image", "rebuilt from alpha-weighted coefficients", "alpha in pixel space"],
     n_cols=3, title="The mean image of the main classes"), key="mean_reconstruction")
-per_class = st.slider("Images per class", 1, 8, 4)
+per_class = st.slider("Images per class", 1, 8, 4, help="How many images of each main class to show with their reconstructions.")
 for label in main_classes:
     images = pixels.images()[pixels.labels == label][:per_class]
     rebuilt = basis.reconstruct(images, result.alpha)

@@ -20,13 +20,17 @@ if needed > limit:
              "or pick a smaller data set.")
     st.stop()
 controls = st.columns(4)
-kernel = controls[0].selectbox("Kernel", ["rbf", "poly", "linear"])
+kernel = controls[0].selectbox("Kernel", ["rbf", "poly", "linear"],
+                               help="k(m_i, m_j) of 000 Def. 2 on the (unit-norm) feature vectors; linear "
+                                    "reproduces plain Q-alpha.")
 k = controls[1].number_input("k — number of clusters", 1, max(1, min(50, data.n_samples - 1)),
-                             int(min(max(data.classes.size, 2), data.n_samples - 1)))
+                             int(min(max(data.classes.size, 2), data.n_samples - 1)),
+                             help="k of 000 Def. 2: the number of columns of E (clusters).")
 options = {}
 if kernel == "poly":
-    options["degree"] = controls[2].slider("degree", 1, 6, 2)
-    options["coef0"] = controls[3].select_slider("coef0", [0.0, 0.1, 0.5, 1.0, 2.0], value=0.0)
+    options["degree"] = controls[2].slider("degree", 1, 6, 2, help="d of (m_i . m_j + coef0)^d.")
+    options["coef0"] = controls[3].select_slider("coef0", [0.0, 0.1, 0.5, 1.0, 2.0], value=0.0,
+                                                 help="The constant of (m_i . m_j + coef0)^d; 0 keeps weights sparse.")
 elif kernel == "rbf":
     options["gamma"] = controls[2].select_slider("gamma", [0.5, 1.0, 2.0, 5.0, 10.0, 20.0], value=5.0,
                                                  help="exp(-gamma |m_i - m_j|^2) on unit-norm features.")

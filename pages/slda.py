@@ -22,13 +22,15 @@ with lda_tab:
     else:
         classes = [c.item() if hasattr(c, "item") else c for c in data.classes]
         left, right = st.columns(2)
-        first = left.selectbox("Class A", classes, index=0)
-        second = right.selectbox("Class B", classes, index=1)
+        first = left.selectbox("Class A", classes, index=0,
+                               help="a = mean of class B minus mean of class A (001 Sec. 4).")
+        second = right.selectbox("Class B", classes, index=1, help="The other class of the pair.")
         reg_mode = st.radio("Regularisation of the within-class scatter B", ["automatic", "fixed"],
                             horizontal=True, help="B is singular when there are fewer samples than "
                             "features: a ridge eps I is added; automatic uses 1e-3 x mean diagonal.")
         reg = None if reg_mode == "automatic" else st.select_slider(
-            "eps", [1e-6, 1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0], value=1e-2, format_func=lambda v: f"{v:g}")
+            "eps", [1e-6, 1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0], value=1e-2, format_func=lambda v: f"{v:g}",
+            help="The ridge eps of B + eps I.")
         try:
             if first == second:
                 raise InputError("Choose two different classes.")
@@ -44,15 +46,19 @@ with lda_tab:
         cols[1].metric("Regularisation used", f"{path.reg:.3g}")
         cols[2].metric("Optimal single feature", data.feature_names[path.best_single_feature])
         exact = None
-        if n <= EXACT_LIMIT and st.checkbox(f"Exact branch-and-bound ({n} features; exponential cost)"):
+        if n <= EXACT_LIMIT and st.checkbox(f"Exact branch-and-bound ({n} features; exponential cost)",
+                                            help="The global optimum for every k (001 Sec. 3), pruned by the bounds."):
             exact = ui.run_cached("exact_slda", dict(data=data.fingerprint, classes=[str(first), str(second)], reg=reg),
                                   a=path.a, B=path.B).objective
-        log_y = st.toggle("Log scale", key="slda_log")
+        log_y = st.toggle("Log scale", key="slda_log", help="Draw the objectives on a log axis.")
         st.plotly_chart(slda_curves_figure(path.forward_objective, path.backward_objective,
                                            path.fisher_objective, bound=path.bound, exact=exact,
                                            log_y=log_y), key="slda_curves")
-        k = st.slider("k — number of features", 1, n, min(10, n), key="slda_k")
-        method = st.radio("Subset", ["dual", "forward", "backward", "fisher"], horizontal=True)
+        k = st.slider("k — number of features", 1, n, min(10, n), key="slda_k",
+                      help="Cardinality k of the sparse discriminant whose pixels are shown.")
+        method = st.radio("Subset", ["dual", "forward", "backward", "fisher"], horizontal=True,
+                          help="dual: the better of the forward and backward greedy passes for this k; "
+                               "fisher: the k largest loadings of the Fisher vector B^-1 a.")
         subset = path.subset(k, method)
         st.markdown(f"Separability of the {k} features: **{path.dual_objective[k - 1] if method == 'dual' else {'forward': path.forward_objective, 'backward': path.backward_objective, 'fisher': path.fisher_objective}[method][k - 1]:.4g}** "
                     f"({100 * path.dual_objective[k - 1] / path.lambda_max:.1f}% of all features' for the dual pass).")
@@ -83,7 +89,8 @@ with pca_tab:
                                  title="Sparse PCA: variance of the leading sparse eigenvector")
         fig.update_layout(yaxis_title="variance captured")
         st.plotly_chart(fig, key="spca_curves")
-        k = st.slider("k — number of features", 1, data.n_features, max(1, data.n_features // 2), key="spca_k")
+        k = st.slider("k — number of features", 1, data.n_features, max(1, data.n_features // 2), key="spca_k",
+                      help="Cardinality k of the sparse eigenvector (001 Fig. 2/4).")
         vector = sparse_eigenvector(path, k)
         st.markdown(f"Variance of the k = {k} sparse eigenvector: {path.dual_objective[k - 1]:.4g} "
                     f"({path.dual_objective[k - 1] / path.upper_bound:.1%} of the full leading eigenvalue).")

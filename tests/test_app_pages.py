@@ -69,3 +69,18 @@ def test_compare_page_ranks_weston_methods():
     assert best["fisher"] > 0.8 and best["fisher"] > best["variance"]
     app.radio[0].set_value("precision").run()
     assert not app.exception
+
+
+WIDGET_KINDS = ["slider", "select_slider", "selectbox", "number_input", "toggle", "radio", "multiselect",
+                "checkbox", "text_input", "button"]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_widget_has_a_help_tooltip(page):
+    app = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=300)
+    app.session_state["dataset"] = datasets()["faces"]
+    app.run()
+    assert not app.exception
+    missing = [(kind, getattr(widget, "label", "?")) for kind in WIDGET_KINDS
+               for widget in getattr(app, kind) if not (getattr(widget, "help", None) or "").strip()]
+    assert not missing, missing
