@@ -75,7 +75,51 @@ with table_tab:
 
 ui.show_load_messages()
 
+
+def load_side(uploads, data):
+    """A table or a set of images as side data for ``data`` (same number of features)."""
+    files = [(f.name, f.getvalue()) for f in uploads]
+    images = [name for name, _ in files if name.lower().endswith(IMAGE_EXTENSIONS + (".zip",))]
+    if len(images) == len(files):
+        side = load_images(files, labels_from=None, name=f"side: {files[0][0]}" if len(files) == 1
+                           else f"side: {len(files)} files")
+    elif len(files) == 1:
+        side = load_table(files[0][0], files[0][1], name=f"side: {files[0][0]}")
+    else:
+        raise InputError("Upload either one table or image files (or a ZIP of images) as side data, not a mix.")
+    if side.n_features != data.n_features:
+        detail = (f" (images of {side.image_shape[0]} x {side.image_shape[1]} pixels; the current images are "
+                  f"{data.image_shape[0]} x {data.image_shape[1]})" if side.is_image and data.is_image else "")
+        raise InputError(f"The side data have {side.n_features:,} features but the current data set has "
+                         f"{data.n_features:,}{detail}. Side data must describe the same features: upload "
+                         "images of the same size or a table with the same columns (and use the pixel "
+                         "family while loading image side data).")
+    return side
+
 data = ui.current_dataset()
+side_data = ui.current_side_dataset()
+with st.expander("Side data: a second upload whose structure Q-alpha should ignore", expanded=side_data is not None):
+    st.caption("000 Sec. 3: features that vary within the side data (e.g. another person's images under "
+               "every lighting) are suppressed. Q-alpha offers it as \"uploaded side data\".")
+    side_uploads = st.file_uploader(
+        "A table or images with the same features as the current data",
+        type=[e.lstrip(".") for e in IMAGE_EXTENSIONS + TABLE_EXTENSIONS] + ["zip"],
+        accept_multiple_files=True, key="side_upload",
+        help="The side matrix W of 000 Def. 3: its per-feature variances form D.")
+    if st.button("Load side data", disabled=not side_uploads, key="load_side",
+                 help="Read the side data; if anything is wrong nothing changes."):
+        try:
+            ui.set_side_dataset(load_side(side_uploads, data))
+            st.rerun()
+        except InputError as error:
+            ui.show_error(error)
+    if side_data is not None:
+        st.markdown(f"Side data: **{side_data.name}**, {side_data.n_samples:,} samples x "
+                    f"{side_data.n_features:,} features.")
+        if st.button("Remove side data", key="clear_side", help="Forget the uploaded side data."):
+            ui.set_side_dataset(None)
+            st.rerun()
+
 st.subheader(f"Current: {data.name}")
 summary = data.summary()
 st.markdown(f"{summary['samples']:,} samples x {summary['features']:,} features"

@@ -22,7 +22,9 @@ st.caption("Wolf & Shashua, ICCV 2003 (Definition 2); side information and pairs
 has_labels = data.labels is not None and data.classes.size >= 2
 class_values = [c.item() if hasattr(c, "item") else c for c in data.classes]
 max_k = max(1, min(50, data.n_samples - 1))
-side_options = ["none"] + (["side classes", "pairs"] if has_labels else [])
+uploaded_side = ui.current_side_dataset()
+side_options = (["none"] + (["side classes", "pairs"] if has_labels else [])
+                + (["uploaded side data"] if uploaded_side is not None else []))
 ui.restore_view("qalpha", {
     "qa_supervised": ui.flag, "qa_k": ui.integer_in(1, max_k), "qa_criterion": ui.choice_of(["sum", "gap"]),
     "qa_side_mode": ui.choice_of(side_options), "qa_n_pairs": ui.integer_in(1, 500),
@@ -64,7 +66,8 @@ with controls:
         "Side information", side_options, horizontal=True, key="qa_side_mode",
         help="side classes: samples of the chosen classes form the side data W; features that vary "
              "within them are suppressed (000 Def. 3, D = diag of the side variances). pairs: random "
-             "pairs of samples from different classes that must stay apart (000 Sec. 5, matrix B).")
+             "pairs of samples from different classes that must stay apart (000 Sec. 5, matrix B). "
+             "uploaded side data: the second upload of the Data page is W.")
     side_classes, n_pairs = [], 0
     if side_mode == "side classes":
         side_classes = st.multiselect(
@@ -107,6 +110,8 @@ try:
         if not side_classes:
             raise InputError("Choose at least one side class, or switch side information off.")
         main, side = data.split_by_class(side_classes)
+    elif side_mode == "uploaded side data":
+        main, side = data, uploaded_side
     else:
         main, side = data, None
     pairs = (pairs_from_labels(main.labels, n_pairs, random_state=int(seed))

@@ -41,6 +41,25 @@ def set_dataset(dataset: Dataset) -> None:
     st.session_state[_KEY] = dataset
 
 
+_SIDE_KEY = "side_dataset"
+
+
+def current_side_dataset() -> Dataset | None:
+    """The side data uploaded on the Data page, when it describes the current data's features.
+
+    Side data for another number of features are kept (switching back brings them back) but
+    not offered.
+    """
+    side = st.session_state.get(_SIDE_KEY)
+    if side is None or side.n_features != current_dataset().n_features:
+        return None
+    return side
+
+
+def set_side_dataset(side: Dataset | None) -> None:
+    st.session_state[_SIDE_KEY] = side
+
+
 def show_error(error: InputError) -> None:
     """Show a library error as the message it is (never a traceback)."""
     st.error(str(error), icon=":material/error:")

@@ -160,3 +160,22 @@ def test_kmeans_scores_the_selection_on_labelled_data():
     top3 = next(m for m in app.metric if m.label == "Accuracy, top 3")
     everything = next(m for m in app.metric if m.label == "Accuracy, all features")
     assert float(top3.value) > float(everything.value)  # Weston: the 3 relevant features cluster far better
+
+
+def test_uploaded_side_data_is_offered_only_for_matching_features():
+    faces = load_dataset("warpAR10P")
+    main = faces.subset_samples(faces.labels <= 5)
+    other = faces.subset_samples(faces.labels == 6)
+    app = AppTest.from_file(PAGE, default_timeout=120)
+    app.session_state["dataset"] = main
+    app.session_state["side_dataset"] = other
+    app.run()
+    assert "uploaded side data" in app.radio(key="qa_side_mode").options
+    plain = sorted_alpha(app)
+    app.radio(key="qa_side_mode").set_value("uploaded side data").run()
+    assert not app.exception and not app.error
+    assert not np.allclose(sorted_alpha(app), plain)  # the side data changed the weights
+    app.session_state["dataset"] = load_dataset("Yale")  # 1,024 features: the side set does not fit
+    app.run()
+    assert "uploaded side data" not in app.radio(key="qa_side_mode").options
+    assert app.session_state["side_dataset"] is not None  # kept for when the faces come back

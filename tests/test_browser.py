@@ -35,14 +35,14 @@ def test_qalpha_page_runs_on_the_faces(page, app_url):
     page.screenshot(path=str(ARTEFACTS / "qalpha.png"))
 
 
-def _png(value):
+def _png(value, shape=(12, 10)):
     import io
 
     import numpy as np
     from PIL import Image
 
     buffer = io.BytesIO()
-    Image.fromarray(np.full((12, 10), value, dtype=np.uint8)).save(buffer, format="PNG")
+    Image.fromarray(np.full(shape, value, dtype=np.uint8)).save(buffer, format="PNG")
     return buffer.getvalue()
 
 
@@ -58,7 +58,7 @@ def test_upload_bad_file_then_a_zip_of_images(page, app_url):
     chooser = page.locator("[data-testid='stFileUploaderDropzoneInput']").first
     chooser.set_input_files(files=[{"name": "broken.png", "mimeType": "image/png", "buffer": b"not a png"}])
     page.get_by_role("button", name="Load images").click()
-    page.get_by_text("Nothing was loaded").wait_for(timeout=60_000)
+    page.get_by_text("Nothing was loaded").wait_for(timeout=180_000)
     assert "warpAR10P" in page.locator("[data-testid='stSidebar']").inner_text()  # kept
     archive = io.BytesIO()
     with zipfile.ZipFile(archive, "w") as zipped:
@@ -70,7 +70,7 @@ def test_upload_bad_file_then_a_zip_of_images(page, app_url):
         files=[{"name": "faces.zip", "mimeType": "application/zip", "buffer": archive.getvalue()}])
     page.get_by_text("faces.zip").first.wait_for(timeout=30_000)
     page.get_by_role("button", name="Load images").click()
-    page.get_by_text("6 samples x 120 features").first.wait_for(timeout=60_000)
+    page.get_by_text("6 samples x 120 features").first.wait_for(timeout=180_000)
     page.get_by_text("Skipped 1 file(s): broken.png").wait_for(timeout=10_000)
     assert "2 uploaded files" in page.locator("[data-testid='stSidebar']").inner_text()
     assert page.locator("[data-testid='stException']").count() == 0
@@ -139,3 +139,33 @@ def test_paper_figure_runs_with_one_click(page, app_url):
     page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
     assert page.locator("[data-testid='stException']").count() == 0
     page.screenshot(path=str(ARTEFACTS / "paper-figure-positivity.png"), full_page=True)
+
+
+def test_side_data_upload_and_use_in_q_alpha(page, app_url):
+    """A second upload becomes side data when it has the current data's features; one that does
+    not is refused with the reason and the loaded side data stay; Q-alpha then offers it."""
+    wait_for_app(page, app_url)
+    page.get_by_role("link", name="Data", exact=True).click()
+    page.get_by_role("heading", name="Data", exact=True).wait_for(timeout=60_000)
+    page.get_by_text("Side data: a second upload").click()
+    side_chooser = page.locator("[data-testid='stExpander'] input[type='file']").first
+    side_chooser.set_input_files(files=[{"name": f"other_{i}.png", "mimeType": "image/png",
+                                         "buffer": _png(30 * i, (60, 40))} for i in range(4)])
+    page.get_by_role("button", name="Load side data").click()
+    page.get_by_text("4 samples x 2,400 features").first.wait_for(timeout=180_000)
+    delete = page.locator("[data-testid='stExpander'] [data-testid='stFileChipDeleteBtn'] button")
+    while delete.count():  # empty the chooser: it keeps earlier files
+        delete.first.click()
+        page.wait_for_timeout(300)
+    side_chooser = page.locator("[data-testid='stExpander'] input[type='file']").first
+    side_chooser.set_input_files(files=[{"name": "genes.csv", "mimeType": "text/csv",
+                                         "buffer": b"a,b,c\n1,2,3\n4,5,6\n7,8,9\n"}])
+    page.get_by_role("button", name="Load side data").click()
+    page.get_by_text("Side data must describe the same features").wait_for(timeout=180_000)
+    assert page.get_by_text("4 samples x 2,400 features").count() >= 1  # the loaded side data stay
+    page.locator("[data-testid='stSidebar']").get_by_role("link", name="Q-alpha", exact=True).click()
+    page.get_by_text("uploaded side data").first.click()
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=180_000)
+    page.locator(".js-plotly-plot").first.wait_for(timeout=180_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.screenshot(path=str(ARTEFACTS / "qalpha-uploaded-side-data.png"), full_page=True)
