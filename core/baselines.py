@@ -23,7 +23,7 @@ from scipy import linalg, stats
 
 from .errors import InputError
 
-__all__ = ["BaselineInfo", "FeatureScores", "SCORERS", "PROJECTIONS", "score_features",
+__all__ = ["BaselineInfo", "FeatureScores", "SCORERS", "PROJECTIONS", "score_features", "rank_features",
            "make_projection", "PCAProjection", "CPCA", "OPCA", "KernelPCAProjection", "LPP"]
 
 
@@ -325,6 +325,32 @@ def score_features(method: str, X, y=None, **options) -> FeatureScores:
     seconds = time.perf_counter() - start
     ranking = np.argsort(-scores, kind="stable")
     return FeatureScores(method=method, scores=scores, ranking=ranking, seconds=seconds, info=info)
+
+
+#: Rankers of :func:`rank_features` beyond the scoring baselines: the methods of the seeds.
+SPECTRAL_RANKERS = ("Q-alpha", "Q-alpha (supervised)", "sparse LDA")
+
+
+def rank_features(method: str, X, y=None, n_clusters: int = 2) -> np.ndarray:
+    """Feature indices, best first, by ``method``: one of :data:`SPECTRAL_RANKERS` or of :data:`SCORERS`.
+
+    ``"Q-alpha"`` is unsupervised Q-alpha with ``n_clusters`` ([002] Eq. 1), ``"Q-alpha
+    (supervised)"`` fixes Q to the class indicators, and ``"sparse LDA"`` orders the features
+    by the greedy backward elimination of [001] Sec. 4 (two classes). One signature for all
+    methods, so that comparisons and bootstrap stability call them alike.
+    """
+    if method == "Q-alpha":
+        from .qalpha import q_alpha
+        return q_alpha(X, n_clusters).ranking
+    if method == "Q-alpha (supervised)":
+        from .qalpha import q_alpha
+        return q_alpha(X, labels=y).ranking
+    if method == "sparse LDA":
+        from .slda import greedy_slda
+        return greedy_slda(X, y).backward_order
+    if method not in SCORERS:
+        raise InputError(f"Unknown method {method!r}; choose one of {', '.join(SPECTRAL_RANKERS + tuple(SCORERS))}.")
+    return score_features(method, X, y).ranking
 
 
 # ---------------------------------------------------------------------------- projections

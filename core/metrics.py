@@ -14,7 +14,7 @@ Definitions (each also in its function's docstring):
 * :func:`test_information` -- [001] Sec. 6.1: average log predictive probability of the true
   labels in bits, plus the entropy of the labels, so that 1 bit is perfect for two balanced
   classes and 0 is no better than the label frequencies.
-* :func:`kuncheva_index`, :func:`jaccard_index`, :func:`selection_stability` -- agreement of
+* :func:`kuncheva_index`, :func:`jaccard_index`, :func:`selection_stability`, :func:`stability_curve` -- agreement of
   top-K sets across bootstrap resamples (Kuncheva, AIA 2007).
 """
 
@@ -29,7 +29,7 @@ from scipy.optimize import linear_sum_assignment
 from .errors import InputError
 
 __all__ = ["clustering_accuracy", "pairwise_accuracy", "nmi", "normalized_precision_index",
-           "test_information", "kuncheva_index", "jaccard_index", "selection_stability",
+           "test_information", "kuncheva_index", "jaccard_index", "selection_stability", "stability_curve",
            "StabilityResult", "accuracy_curve", "CurveResult", "selection_curves"]
 
 
@@ -203,22 +203,54 @@ def selection_stability(X, y, rank_features: Callable, top_k: int, n_bootstrap: 
     mean pairwise Kuncheva and Jaccard indices of the top-``top_k`` sets are reported.
     """
     X = np.asarray(X, dtype=np.float64)
-    n_samples, n_features = X.shape
-    if not 0 < top_k < n_features:
-        raise InputError(f"top_k must lie between 1 and {n_features - 1}; got {top_k}.")
+    if not 0 < top_k < X.shape[1]:
+        raise InputError(f"top_k must lie between 1 and {X.shape[1] - 1}; got {top_k}.")
+    rankings = _bootstrap_rankings(X, y, rank_features, n_bootstrap, random_state)
+    subsets = [np.sort(ranking[:top_k]) for ranking in rankings]
+    frequency = np.bincount(np.concatenate(subsets), minlength=X.shape[1]) / n_bootstrap
+    return StabilityResult(kuncheva=_mean_pairwise(kuncheva_index, subsets, X.shape[1]),
+                           jaccard=_mean_pairwise(jaccard_index, subsets),
+                           subsets=np.asarray(subsets), frequency=frequency)
+
+
+def _bootstrap_rankings(X, y, rank_features, n_bootstrap, random_state, progress=None):
+    """``rank_features`` on ``n_bootstrap`` resamples (with replacement) of the samples."""
     if n_bootstrap < 2:
         raise InputError("Stability needs at least two bootstrap resamples.")
     rng = np.random.default_rng(random_state)
-    subsets = []
-    for _ in range(n_bootstrap):
-        rows = rng.integers(0, n_samples, n_samples)
-        ranking = np.asarray(rank_features(X[rows], None if y is None else np.asarray(y)[rows]))
-        subsets.append(np.sort(ranking[:top_k]))
-    pairs = [(a, b) for i, a in enumerate(subsets) for b in subsets[i + 1:]]
-    frequency = np.bincount(np.concatenate(subsets), minlength=n_features) / n_bootstrap
-    return StabilityResult(kuncheva=float(np.mean([kuncheva_index(a, b, n_features) for a, b in pairs])),
-                           jaccard=float(np.mean([jaccard_index(a, b) for a, b in pairs])),
-                           subsets=np.asarray(subsets), frequency=frequency)
+    rankings = []
+    for resample in range(n_bootstrap):
+        rows = rng.integers(0, X.shape[0], X.shape[0])
+        rankings.append(np.asarray(rank_features(X[rows], None if y is None else np.asarray(y)[rows])))
+        if progress is not None:
+            progress(resample + 1, n_bootstrap)
+    return rankings
+
+
+def _mean_pairwise(index, subsets, *args):
+    return float(np.mean([index(a, b, *args) for i, a in enumerate(subsets) for b in subsets[i + 1:]]))
+
+
+def stability_curve(X, y, rank_features: Callable, sizes, n_bootstrap: int = 10, random_state=0,
+                    progress: Callable[[int, int], object] | None = None) -> dict:
+    """Stability of the top-``k`` sets against ``k``: one ranking per bootstrap resample, then the
+    mean pairwise :func:`kuncheva_index` and :func:`jaccard_index` of the top-``k`` sets for each
+    ``k`` of ``sizes`` (Kuncheva, 2007; the number of features must stay below ``n_features``).
+
+    Returns ``{"size": [...], "kuncheva": [...], "jaccard": [...]}``; ``progress(done, total)``
+    is called after each resample.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    sizes = [int(k) for k in sizes]
+    if not sizes or not all(0 < k < X.shape[1] for k in sizes):
+        raise InputError(f"Every size must lie between 1 and {X.shape[1] - 1}; got {sizes}.")
+    rankings = _bootstrap_rankings(X, y, rank_features, n_bootstrap, random_state, progress)
+    curve = {"size": sizes, "kuncheva": [], "jaccard": []}
+    for k in sizes:
+        subsets = [ranking[:k] for ranking in rankings]
+        curve["kuncheva"].append(_mean_pairwise(kuncheva_index, subsets, X.shape[1]))
+        curve["jaccard"].append(_mean_pairwise(jaccard_index, subsets))
+    return curve
 
 
 def selection_curves(X, labels, rankings: dict, sizes, n_runs: int = 5, random_state=0) -> dict:

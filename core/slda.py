@@ -474,7 +474,10 @@ def _spca_add_scores(C, chosen, remaining):
     high = low + np.sqrt(z2.sum(axis=0)) + 1e-300
     for _ in range(_SECULAR_STEPS):
         middle = 0.5 * (low + high)
-        value = diagonal - middle + np.sum(z2 / (middle[None, :] - mu[:, None]), axis=0)
+        # 0/0 only where the bracket has collapsed onto mu_max with z_k = 0 (a candidate that
+        # does not couple to it): the root is mu_max itself, and NaN > 0 keeps it there
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = diagonal - middle + np.sum(z2 / (middle[None, :] - mu[:, None]), axis=0)
         above = value > 0  # the root lies above the middle
         low = np.where(above, middle, low)
         high = np.where(above, high, middle)

@@ -1,16 +1,20 @@
 """Compare: Q-alpha and sparse LDA against the baselines on the current data set."""
 
+import json
 import time
 
 import numpy as np
 import streamlit as st
 
 from core import InputError
-from core.baselines import SCORERS
+from core.baselines import SCORERS, rank_features
+from core.metrics import stability_curve
 from core.plots import comparison_figure
 from pages import ui
 
 SLOW = {"forward_wrapper", "backward_wrapper", "mutual_information", "rfe_svm", "l1_logistic"}
+MEASURES = {"accuracy": "k-means accuracy", "nmi": "NMI", "precision": "normalised precision index",
+            "kuncheva": "stability (Kuncheva index)"}
 
 data = ui.current_dataset()
 st.title("Compare")
@@ -21,8 +25,12 @@ if data.labels is None or data.classes.size < 2:
     st.info("Comparing selections needs labels: choose or upload a labelled data set.")
     st.stop()
 choices = ["Q-alpha", "Q-alpha (supervised)"] + (["sparse LDA"] if data.classes.size == 2 else []) + list(SCORERS)
-default = ["Q-alpha", "fisher", "laplacian", "variance"]
-methods = st.multiselect("Methods", choices, default=default,
+ui.restore_view("compare", {"cmp_methods": lambda v: [ui.choice_of(choices)(m) for m in v],
+                            "cmp_measure": ui.choice_of(MEASURES), "cmp_bootstrap": ui.integer_in(2, 50)})
+ui.set_defaults({"cmp_methods": ["Q-alpha", "fisher", "laplacian", "variance"], "cmp_measure": "accuracy",
+                 "cmp_bootstrap": 10},
+                valid={"cmp_methods": lambda v: all(m in choices for m in v)})
+methods = st.multiselect("Methods", choices, key="cmp_methods",
                          format_func=lambda m: SCORERS[m][0].name + (" (slow)" if m in SLOW else "")
                          if m in SCORERS else m,
                          help="Run times of every baseline are measured in benchmarks/bench_baselines.py.")
@@ -31,17 +39,20 @@ k = int(min(max(data.classes.size, 2), data.n_samples - 1))
 
 
 def ranking_of(method):
-    if method == "Q-alpha":
-        return ui.run_cached("q_alpha", dict(data=data.fingerprint, k=k), data.X, k).ranking
-    if method == "Q-alpha (supervised)":
-        return ui.run_cached("q_alpha", dict(data=data.fingerprint, supervised=True), data.X,
-                             labels=data.labels).ranking
-    if method == "sparse LDA":
-        path = ui.run_cached("greedy_slda", dict(data=data.fingerprint, classes=None, reg=None),
-                             data.X, data.labels)
-        return path.backward_order
-    return ui.run_cached("score_features", dict(data=data.fingerprint, method=method), method,
-                         data.X, data.labels).ranking
+    return ui.run_cached("rank_features", dict(data=data.fingerprint, method=method, k=k), method,
+                         data.X, data.labels, n_clusters=k)
+
+
+def stability_of(method, n_bootstrap, bar):
+    """Kuncheva and Jaccard indices of the top-k sets over bootstrap resamples, with a progress bar."""
+    key = json.dumps(dict(data=data.fingerprint, method=method, k=k, sizes=stable_sizes, n_bootstrap=n_bootstrap))
+
+    def compute():
+        return stability_curve(data.X, data.labels, lambda X, y: rank_features(method, X, y, n_clusters=k), stable_sizes,
+                               n_bootstrap=n_bootstrap, random_state=0,
+                               progress=lambda done, total: bar.progress(
+                                   done / total, text=f"{method}: resample {done} of {total}"))
+    return ui.memoised(key, compute)
 
 
 if not methods:
@@ -58,14 +69,37 @@ try:
 except InputError as error:
     ui.show_error(error)
     st.stop()
-metric = st.radio("Measure", ["accuracy", "nmi", "precision"], horizontal=True,
+metric = st.radio("Measure", list(MEASURES), horizontal=True, key="cmp_measure", format_func=MEASURES.get,
                   help="accuracy: k-means clusters matched to classes (Hungarian); NMI: normalised mutual "
-                       "information; precision: the normalised precision index of 000 Sec. 6 (k-NN purity).",
-                  format_func={"accuracy": "k-means accuracy", "nmi": "NMI",
-                               "precision": "normalised precision index"}.get)
-st.plotly_chart(comparison_figure(curves, metric), key="comparison")
+                       "information; precision: the normalised precision index of 000 Sec. 6 (k-NN purity); "
+                       "stability: Kuncheva's consistency index of the top-k sets chosen on bootstrap "
+                       "resamples (1: always the same features, 0: chance).")
+stable_sizes = [s for s in sizes if s < data.n_features]
+if metric == "kuncheva":
+    n_bootstrap = st.slider("Bootstrap resamples", 2, 50, key="cmp_bootstrap",
+                            help="Each method ranks the features again on this many resamples of the samples "
+                                 "(drawn with replacement); the cost grows with it.")
+    bar = st.progress(0.0)
+    try:
+        for method in methods:
+            start = time.perf_counter()
+            curves[method].update(stability_of(method, n_bootstrap, bar))
+            seconds[method] += time.perf_counter() - start
+    except InputError as error:
+        ui.show_error(error)
+        st.stop()
+    finally:
+        bar.empty()
+    st.caption(f"{n_bootstrap} bootstrap resamples per method; sizes below {data.n_features} features.")
+st.plotly_chart(comparison_figure(curves, metric, title=MEASURES[metric]), key="comparison")
 st.dataframe({"method": methods,
               "seconds (this run; 0 if cached)": [round(seconds[m], 3) for m in methods],
-              f"best {metric}": [max(curves[m][metric]) for m in methods],
+              f"best {MEASURES[metric]}": [max(curves[m][metric]) for m in methods],
               "at k": [curves[m]["size"][int(np.argmax(curves[m][metric]))] for m in methods]},
              hide_index=True)
+rows = [(m, size, curves[m][metric][i]) for m in methods for i, size in enumerate(curves[m]["size"])]
+st.download_button(f"Curves, {MEASURES[metric]} (CSV)",
+                   ui.table_csv({"method": [r[0] for r in rows], "features": [r[1] for r in rows],
+                                 metric: [float(r[2]) for r in rows]}),
+                   file_name=f"{data.name}-compare-{metric}.csv", mime="text/csv", key="cmp_csv")
+ui.share_view(["cmp_methods", "cmp_measure", "cmp_bootstrap"])

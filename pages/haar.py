@@ -1,5 +1,7 @@
 """Haar reconstructions: images rebuilt from alpha-weighted wavelet coefficients (000 Fig. 3c, 3d)."""
 
+import json
+
 import numpy as np
 import streamlit as st
 
@@ -18,15 +20,28 @@ if pixels is None or pixels.labels is None or pixels.classes.size < 3:
             "side class), e.g. the AR faces.")
     st.stop()
 classes = [c.item() if hasattr(c, "item") else c for c in pixels.classes]
+LAMBDAS = [0.001, 0.01, 0.1, 1.0]
+is_class = lambda values: all(c in classes for c in values)  # noqa: E731
+ui.restore_view("haar", {"haar_main": lambda v: [ui.choice_of(classes)(c) for c in v],
+                         "haar_side": lambda v: [ui.choice_of(classes)(c) for c in v],
+                         "haar_levels": ui.integer_in(1, 5), "haar_lam": ui.choice_of(LAMBDAS),
+                         "haar_per_class": ui.integer_in(1, 8)})
+n_main = min(5, len(classes) - 1)  # 000 Sec. 6: five people, and a sixth as side data
+ui.set_defaults({"haar_main": classes[:n_main], "haar_side": classes[n_main:n_main + 1], "haar_levels": 3,
+                 "haar_lam": 0.01, "haar_per_class": 4},
+                valid={"haar_main": is_class, "haar_side": is_class})
 controls = st.columns([2, 2, 1, 1])
-main_classes = controls[0].multiselect("Main classes", classes, default=classes[:5],
+main_classes = controls[0].multiselect("Main classes", classes, key="haar_main",
                                        help="Their images form the main data M (000 Sec. 6: 5 people).")
+# a class cannot be both: the side list offers (and keeps) only classes outside the main ones
+st.session_state["haar_side"] = [c for c in st.session_state["haar_side"] if c not in main_classes]
 side_classes = controls[1].multiselect("Side classes", [c for c in classes if c not in main_classes],
-                                       default=[c for c in classes if c not in main_classes][:1],
+                                       key="haar_side",
                                        help="Their images form the side data W, whose variances D are suppressed "
                                             "(000 Def. 3: a sixth person).")
-levels = controls[2].slider("Levels", 1, 5, 3, help="Scales of the Haar decomposition (each halves the resolution).")
-lam = controls[3].select_slider("λ", [0.001, 0.01, 0.1, 1.0], value=0.01, format_func=lambda v: f"{v:g}",
+levels = controls[2].slider("Levels", 1, 5, key="haar_levels",
+                            help="Scales of the Haar decomposition (each halves the resolution).")
+lam = controls[3].select_slider("λ", LAMBDAS, format_func=lambda v: f"{v:g}", key="haar_lam",
                                 help="lambda of (D + λI)^-1 G (000 Def. 3): small values trust the side data most.")
 try:
     if not main_classes or not side_classes:
@@ -54,7 +69,7 @@ st.plotly_chart(image_grid_figure(
               basis.pixel_map(result.alpha)]),
     titles=["mean image", "rebuilt from alpha-weighted coefficients", "alpha in pixel space"],
     n_cols=3, title="The mean image of the main classes"), key="mean_reconstruction")
-per_class = st.slider("Images per class", 1, 8, 4, help="How many images of each main class to show with their reconstructions.")
+per_class = st.slider("Images per class", 1, 8, key="haar_per_class", help="How many images of each main class to show with their reconstructions.")
 for label in main_classes:
     images = pixels.images()[pixels.labels == label][:per_class]
     rebuilt = basis.reconstruct(images, result.alpha)
@@ -62,3 +77,17 @@ for label in main_classes:
                                       title=f"class {label}: originals (top), rebuilt (bottom)"),
                     key=f"class_{label}")
 st.plotly_chart(band_mass_figure(mass), key="band_mass")
+ranking = result.ranking
+download = st.columns(2)
+download[0].download_button(
+    "Coefficient weights (CSV)",
+    ui.table_csv({"rank": np.arange(1, basis.n_coefficients + 1), "coefficient": np.asarray(haar.feature_names)[ranking],
+                  "alpha": result.alpha[ranking]}),
+    file_name=f"{pixels.name}-haar-alpha.csv", mime="text/csv", key="haar_csv")
+download[1].download_button(
+    "Parameters and alpha mass per band (JSON)",
+    json.dumps(dict(data_set=pixels.name, main_classes=[str(c) for c in main_classes],
+                    side_classes=[str(c) for c in side_classes], levels=levels, lam=lam,
+                    band_mass={band: float(share) for band, share in mass.items()}), indent=1),
+    file_name=f"{pixels.name}-haar-parameters.json", mime="application/json", key="haar_json")
+ui.share_view(["haar_main", "haar_side", "haar_levels", "haar_lam", "haar_per_class"])

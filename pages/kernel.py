@@ -1,5 +1,7 @@
 """Kernel Q-alpha (Shashua & Wolf, ECCV 2004, Sec. 2): the same views, compared with linear Q-alpha."""
 
+import json
+
 import numpy as np
 import streamlit as st
 
@@ -19,20 +21,26 @@ if needed > limit:
              f"more than the {limit / 2**30:.1f} GB allowed. Select fewer features first (Q-alpha page), "
              "or pick a smaller data set.")
     st.stop()
+DEGREES, COEF0S, GAMMAS = range(1, 7), [0.0, 0.1, 0.5, 1.0, 2.0], [0.5, 1.0, 2.0, 5.0, 10.0, 20.0]
+max_k = max(1, min(50, data.n_samples - 1))
+ui.restore_view("kernel", {"kq_kernel": ui.choice_of(["rbf", "poly", "linear"]), "kq_k": ui.integer_in(1, max_k),
+                           "kq_degree": ui.choice_of(DEGREES), "kq_coef0": ui.choice_of(COEF0S),
+                           "kq_gamma": ui.choice_of(GAMMAS)})
+ui.set_defaults({"kq_kernel": "rbf", "kq_k": int(min(max(data.classes.size, 2), data.n_samples - 1)),
+                 "kq_degree": 2, "kq_coef0": 0.0, "kq_gamma": 5.0}, valid={"kq_k": lambda v: v <= max_k})
 controls = st.columns(4)
-kernel = controls[0].selectbox("Kernel", ["rbf", "poly", "linear"],
+kernel = controls[0].selectbox("Kernel", ["rbf", "poly", "linear"], key="kq_kernel",
                                help="k(m_i, m_j) of 000 Def. 2 on the (unit-norm) feature vectors; linear "
                                     "reproduces plain Q-alpha.")
-k = controls[1].number_input("k — number of clusters", 1, max(1, min(50, data.n_samples - 1)),
-                             int(min(max(data.classes.size, 2), data.n_samples - 1)),
+k = controls[1].number_input("k — number of clusters", 1, max_k, key="kq_k",
                              help="k of 000 Def. 2: the number of columns of E (clusters).")
 options = {}
 if kernel == "poly":
-    options["degree"] = controls[2].slider("degree", 1, 6, 2, help="d of (m_i . m_j + coef0)^d.")
-    options["coef0"] = controls[3].select_slider("coef0", [0.0, 0.1, 0.5, 1.0, 2.0], value=0.0,
+    options["degree"] = controls[2].slider("degree", 1, 6, key="kq_degree", help="d of (m_i . m_j + coef0)^d.")
+    options["coef0"] = controls[3].select_slider("coef0", COEF0S, key="kq_coef0",
                                                  help="The constant of (m_i . m_j + coef0)^d; 0 keeps weights sparse.")
 elif kernel == "rbf":
-    options["gamma"] = controls[2].select_slider("gamma", [0.5, 1.0, 2.0, 5.0, 10.0, 20.0], value=5.0,
+    options["gamma"] = controls[2].select_slider("gamma", GAMMAS, key="kq_gamma",
                                                  help="exp(-gamma |m_i - m_j|^2) on unit-norm features.")
 if data.n_features > 3000:
     st.caption(f"{data.n_features:,} features: each iteration works on {data.n_features:,}² matrices; "
@@ -57,3 +65,14 @@ cols[2].metric("cos(alpha, linear alpha)", f"{cosine:.3f}")
 cols[3].metric(f"Top-{top} overlap with linear", f"{overlap}/{top}")
 st.plotly_chart(sorted_weights_figure(result.alpha, data.feature_names, result.n_selected), key="kernel_sorted")
 st.plotly_chart(history_figure(result.history), key="kernel_history")
+ranking = result.ranking
+table = {"rank": np.arange(1, data.n_features + 1), "feature": np.asarray(data.feature_names)[ranking],
+         "alpha": result.alpha[ranking], "linear alpha": linear.alpha[ranking]}
+download = st.columns(2)
+download[0].download_button("Weights and ranking (CSV)", ui.table_csv(table),
+                            file_name=f"{data.name}-kernel-qalpha.csv", mime="text/csv", key="kq_csv")
+download[1].download_button(
+    "Parameters (JSON)", json.dumps(dict(data_set=data.name, kernel=kernel, k=int(k), **options,
+                                         iterations=result.n_iter, converged=bool(result.converged)), indent=1),
+    file_name=f"{data.name}-kernel-qalpha-parameters.json", mime="application/json", key="kq_json")
+ui.share_view(["kq_kernel", "kq_k"] + {"poly": ["kq_degree", "kq_coef0"], "rbf": ["kq_gamma"]}.get(kernel, []))

@@ -187,12 +187,8 @@ with view:
         "Parameters (JSON)", json.dumps(dict(params, data_set=data.name), indent=1),
         file_name=f"{main.name}-qalpha-parameters.json", mime="application/json")
     selected = np.sort(result.top(n_selected))
-    subset = {"sample": list(main.sample_names)}
-    if main.labels is not None:
-        subset["label"] = list(main.labels)
-    subset.update({main.feature_names[j]: main.X[:, j] for j in selected})
     download[2].download_button(
-        f"Data, {n_selected} selected features (CSV)", ui.table_csv(subset),
+        f"Data, {n_selected} selected features (CSV)", ui.selected_data_csv(main, selected),
         file_name=f"{main.name}-selected.csv", mime="text/csv")
     if main.is_image:
         mask = np.zeros(main.n_features, dtype=bool)

@@ -1,5 +1,7 @@
 """Sparse LDA / PCA: greedy curves for every cardinality, the selected mask, exact search."""
 
+import json
+
 import numpy as np
 import streamlit as st
 
@@ -8,28 +10,43 @@ from core.plots import image_figure, slda_curves_figure, weight_overlay_figure
 from core.slda import EXACT_LIMIT, sparse_eigenvector
 from pages import ui
 
-SPCA_LIMIT = 128
+SPCA_LIMIT = 256
+EPSILONS = [1e-6, 1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0]
+METHODS = ["dual", "forward", "backward", "fisher"]
 
 data = ui.current_dataset()
 st.title("Sparse LDA / PCA")
 st.caption("Moghaddam, Weiss & Avidan, ICCV 2007: greedy forward, backward and dual-pass search for "
            "every cardinality at once (rank-1 updates), Fisher thresholding and the Eq. 5 bound.")
+classes = [c.item() if hasattr(c, "item") else c for c in data.classes]
+ui.restore_view("slda", {
+    "slda_first": ui.choice_of(classes), "slda_second": ui.choice_of(classes),
+    "slda_reg_mode": ui.choice_of(["automatic", "fixed"]), "slda_eps": ui.choice_of(EPSILONS),
+    "slda_exact": ui.flag, "slda_log": ui.flag, "slda_k": ui.integer_in(1, data.n_features),
+    "slda_method": ui.choice_of(METHODS), "spca_k": ui.integer_in(1, data.n_features)})
+ui.set_defaults({"slda_first": classes[0] if classes else None,
+                 "slda_second": classes[1] if len(classes) > 1 else None,
+                 "slda_reg_mode": "automatic", "slda_eps": 1e-2, "slda_exact": False, "slda_log": False,
+                 "slda_k": min(10, data.n_features), "slda_method": "dual",
+                 "spca_k": max(1, data.n_features // 2)},
+                valid={"slda_first": lambda v: v in classes, "slda_second": lambda v: v in classes,
+                       "slda_k": lambda v: v <= data.n_features, "spca_k": lambda v: v <= data.n_features})
 lda_tab, pca_tab = st.tabs(["Sparse LDA (two classes)", "Sparse PCA"])
 
 with lda_tab:
     if data.labels is None or data.classes.size < 2:
         st.info("Sparse LDA needs labels with at least two classes; choose or upload a labelled data set.")
     else:
-        classes = [c.item() if hasattr(c, "item") else c for c in data.classes]
         left, right = st.columns(2)
-        first = left.selectbox("Class A", classes, index=0,
+        first = left.selectbox("Class A", classes, key="slda_first",
                                help="a = mean of class B minus mean of class A (001 Sec. 4).")
-        second = right.selectbox("Class B", classes, index=1, help="The other class of the pair.")
+        second = right.selectbox("Class B", classes, key="slda_second", help="The other class of the pair.")
         reg_mode = st.radio("Regularisation of the within-class scatter B", ["automatic", "fixed"],
-                            horizontal=True, help="B is singular when there are fewer samples than "
+                            horizontal=True, key="slda_reg_mode",
+                            help="B is singular when there are fewer samples than "
                             "features: a ridge eps I is added; automatic uses 1e-3 x mean diagonal.")
         reg = None if reg_mode == "automatic" else st.select_slider(
-            "eps", [1e-6, 1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0], value=1e-2, format_func=lambda v: f"{v:g}",
+            "eps", EPSILONS, format_func=lambda v: f"{v:g}", key="slda_eps",
             help="The ridge eps of B + eps I.")
         try:
             if first == second:
@@ -39,41 +56,64 @@ with lda_tab:
                                  data.X[keep], data.labels[keep], classes=(first, second), reg=reg)
         except InputError as error:
             ui.show_error(error)
-            st.stop()
-        n = data.n_features
-        cols = st.columns(3)
-        cols[0].metric("lambda_max(A, B), all features", f"{path.lambda_max:.4g}")
-        cols[1].metric("Regularisation used", f"{path.reg:.3g}")
-        cols[2].metric("Optimal single feature", data.feature_names[path.best_single_feature])
-        exact = None
-        if n <= EXACT_LIMIT and st.checkbox(f"Exact branch-and-bound ({n} features; exponential cost)",
-                                            help="The global optimum for every k (001 Sec. 3), pruned by the bounds."):
-            exact = ui.run_cached("exact_slda", dict(data=data.fingerprint, classes=[str(first), str(second)], reg=reg),
-                                  a=path.a, B=path.B).objective
-        log_y = st.toggle("Log scale", key="slda_log", help="Draw the objectives on a log axis.")
-        st.plotly_chart(slda_curves_figure(path.forward_objective, path.backward_objective,
-                                           path.fisher_objective, bound=path.bound, exact=exact,
-                                           log_y=log_y), key="slda_curves")
-        k = st.slider("k — number of features", 1, n, min(10, n), key="slda_k",
-                      help="Cardinality k of the sparse discriminant whose pixels are shown.")
-        method = st.radio("Subset", ["dual", "forward", "backward", "fisher"], horizontal=True,
-                          help="dual: the better of the forward and backward greedy passes for this k; "
-                               "fisher: the k largest loadings of the Fisher vector B^-1 a.")
-        subset = path.subset(k, method)
-        st.markdown(f"Separability of the {k} features: **{path.dual_objective[k - 1] if method == 'dual' else {'forward': path.forward_objective, 'backward': path.backward_objective, 'fisher': path.fisher_objective}[method][k - 1]:.4g}** "
-                    f"({100 * path.dual_objective[k - 1] / path.lambda_max:.1f}% of all features' for the dual pass).")
-        if data.is_image:
-            mask = np.zeros(n)
-            mask[subset] = 1.0
-            image_columns = st.columns(2)
-            for column, label in zip(image_columns, (first, second)):
-                mean = data.X[data.labels == label].mean(axis=0)
-                column.plotly_chart(weight_overlay_figure(mean, mask, data.image_shape, selected=subset,
-                                                          title=f"class {label} mean, {k} selected", opacity=0.0),
-                                    key=f"mask_{label}")
-        else:
-            st.dataframe({"feature": [data.feature_names[j] for j in subset],
-                          "weight": path.discriminant(k, method)[subset]}, hide_index=True)
+            path = None
+        if path is not None:
+            n = data.n_features
+            cols = st.columns(3)
+            cols[0].metric("lambda_max(A, B), all features", f"{path.lambda_max:.4g}")
+            cols[1].metric("Regularisation used", f"{path.reg:.3g}")
+            cols[2].metric("Optimal single feature", data.feature_names[path.best_single_feature])
+            exact = None
+            if n <= EXACT_LIMIT and st.checkbox(f"Exact branch-and-bound ({n} features; exponential cost)",
+                                                key="slda_exact", help="The global optimum for every k (001 Sec. 3), pruned by the bounds."):
+                exact = ui.run_cached("exact_slda", dict(data=data.fingerprint, classes=[str(first), str(second)], reg=reg),
+                                      a=path.a, B=path.B).objective
+            log_y = st.toggle("Log scale", key="slda_log", help="Draw the objectives on a log axis.")
+            st.plotly_chart(slda_curves_figure(path.forward_objective, path.backward_objective,
+                                               path.fisher_objective, bound=path.bound, exact=exact,
+                                               log_y=log_y), key="slda_curves")
+            k = st.slider("k — number of features", 1, n, key="slda_k",
+                          help="Cardinality k of the sparse discriminant whose pixels are shown.")
+            method = st.radio("Subset", METHODS, horizontal=True, key="slda_method",
+                              help="dual: the better of the forward and backward greedy passes for this k; "
+                                   "fisher: the k largest loadings of the Fisher vector B^-1 a.")
+            subset = path.subset(k, method)
+            objective = {"dual": path.dual_objective, "forward": path.forward_objective,
+                         "backward": path.backward_objective, "fisher": path.fisher_objective}[method]
+            st.markdown(f"Separability of the {k} features: **{objective[k - 1]:.4g}** "
+                        f"({100 * objective[k - 1] / path.lambda_max:.1f}% of all features').")
+            if data.is_image:
+                mask = np.zeros(n)
+                mask[subset] = 1.0
+                image_columns = st.columns(2)
+                for column, label in zip(image_columns, (first, second)):
+                    mean = data.X[data.labels == label].mean(axis=0)
+                    column.plotly_chart(weight_overlay_figure(mean, mask, data.image_shape, selected=subset,
+                                                              title=f"class {label} mean, {k} selected", opacity=0.0),
+                                        key=f"mask_{label}")
+            else:
+                st.dataframe({"feature": [data.feature_names[j] for j in subset],
+                              "weight": path.discriminant(k, method)[subset]}, hide_index=True)
+            weights = path.discriminant(k, method)
+            parameters = dict(data_set=data.name, classes=[str(first), str(second)], reg=path.reg, k=k,
+                              method=method, selected=[data.feature_names[j] for j in np.sort(subset)])
+            download = st.columns(4 if data.is_image else 3)
+            download[0].download_button(
+                "Curves against k (CSV)", ui.table_csv({
+                    "k": np.arange(1, n + 1), "forward": path.forward_objective, "backward": path.backward_objective,
+                    "dual": path.dual_objective, "fisher": path.fisher_objective, "bound": path.bound}),
+                file_name=f"{data.name}-slda-curves.csv", mime="text/csv", key="slda_curves_csv")
+            download[1].download_button(
+                f"Data, {k} selected features (CSV)", ui.selected_data_csv(data, subset),
+                file_name=f"{data.name}-slda-selected.csv", mime="text/csv", key="slda_subset_csv")
+            download[2].download_button(
+                "Parameters and weights (JSON)",
+                json.dumps(dict(parameters, weights=[float(weights[j]) for j in np.sort(subset)]), indent=1),
+                file_name=f"{data.name}-slda-parameters.json", mime="application/json", key="slda_json")
+            if data.is_image:
+                download[3].download_button("Selection mask (PNG)", ui.mask_png(data.to_image(mask > 0)),
+                                            file_name=f"{data.name}-slda-mask.png", mime="image/png",
+                                            key="slda_mask_png")
 
 with pca_tab:
     if data.n_features > SPCA_LIMIT:
@@ -89,7 +129,7 @@ with pca_tab:
                                  title="Sparse PCA: variance of the leading sparse eigenvector")
         fig.update_layout(yaxis_title="variance captured")
         st.plotly_chart(fig, key="spca_curves")
-        k = st.slider("k — number of features", 1, data.n_features, max(1, data.n_features // 2), key="spca_k",
+        k = st.slider("k — number of features", 1, data.n_features, key="spca_k",
                       help="Cardinality k of the sparse eigenvector (001 Fig. 2/4).")
         vector = sparse_eigenvector(path, k)
         st.markdown(f"Variance of the k = {k} sparse eigenvector: {path.dual_objective[k - 1]:.4g} "
@@ -97,3 +137,9 @@ with pca_tab:
         if data.is_image:
             st.plotly_chart(image_figure(vector, data.image_shape, title=f"Sparse eigenface, k = {k}",
                                          colorscale="RdBu", showscale=True), key="eigenface")
+        st.download_button(
+            f"Sparse eigenvector, k = {k} (CSV)",
+            ui.table_csv({"feature": list(data.feature_names), "loading": vector}),
+            file_name=f"{data.name}-spca-k{k}.csv", mime="text/csv", key="spca_csv")
+ui.share_view(["slda_first", "slda_second", "slda_reg_mode", "slda_eps", "slda_exact", "slda_log", "slda_k",
+               "slda_method", "spca_k"])

@@ -1,5 +1,7 @@
 """Topographical map of all relevant feature subsets (Shashua & Wolf, ECCV 2004, Sec. 4)."""
 
+import json
+
 import numpy as np
 import streamlit as st
 
@@ -12,11 +14,18 @@ st.title("Topographical map")
 st.caption("Round r runs Q-alpha with side information D = the squared alphas of the earlier rounds, "
            "so each round surfaces another solution set; each feature gets a coordinate per round "
            "from the two leading eigenvectors of that round's G (000 Sec. 4, Fig. 2).")
+LAMBDAS = [0.01, 0.03, 0.1, 0.3, 1.0]
+max_k = max(1, min(20, data.n_samples - 1))
+ui.restore_view("topographic", {"topo_rounds": ui.integer_in(2, 5), "topo_k": ui.integer_in(1, max_k),
+                                "topo_lam": ui.choice_of(LAMBDAS), "topo_pair": lambda v: list(map(int, v))})
+ui.set_defaults({"topo_rounds": 2, "topo_k": min(2, max_k), "topo_lam": 0.1},
+                valid={"topo_k": lambda v: v <= max_k})
 controls = st.columns(3)
-rounds = controls[0].slider("Rounds", 2, 5, 2, help="Runs of Q-alpha; each inhibits the features of the earlier ones (000 Sec. 4).")
-k = controls[1].number_input("k — number of clusters", 1, max(1, min(20, data.n_samples - 1)), 2,
+rounds = controls[0].slider("Rounds", 2, 5, key="topo_rounds",
+                            help="Runs of Q-alpha; each inhibits the features of the earlier ones (000 Sec. 4).")
+k = controls[1].number_input("k — number of clusters", 1, max_k, key="topo_k",
                              help="Three clusters span two dimensions once features are centred: k = 2 for 000's example.")
-lam = controls[2].select_slider("λ", [0.01, 0.03, 0.1, 0.3, 1.0], value=0.1, format_func=lambda v: f"{v:g}",
+lam = controls[2].select_slider("λ", LAMBDAS, format_func=lambda v: f"{v:g}", key="topo_lam",
                                 help="Ridge of D + λI: small values push later rounds far from earlier ones.")
 if data.n_features > 5000:
     st.info(f"The map computes the two leading eigenvectors of an n x n G per round; with "
@@ -27,7 +36,11 @@ try:
 except InputError as error:
     ui.show_error(error)
     st.stop()
-pair = st.selectbox("Rounds on the axes", [(i, j) for i in range(rounds) for j in range(i + 1, rounds)],
+pairs = [(i, j) for i in range(rounds) for j in range(i + 1, rounds)]
+# a pair restored from a link (a list) or left from more rounds must name rounds that exist
+chosen = tuple(st.session_state.get("topo_pair", (0, 1)))
+st.session_state["topo_pair"] = chosen if chosen in pairs else (0, 1)
+pair = st.selectbox("Rounds on the axes", pairs, key="topo_pair",
                     format_func=lambda p: f"round {p[0] + 1} (x) and round {p[1] + 1} (y)",
                     help="Which two rounds' coordinates and alphas make the map's axes and ellipses.")
 st.plotly_chart(topographic_figure(topo.coordinates, topo.alphas, data.feature_names, rounds=pair),
@@ -42,3 +55,13 @@ if data.is_image:
     for r, column in enumerate(columns):
         column.plotly_chart(image_figure(topo.alphas[r], data.image_shape, title=f"alpha, round {r + 1}",
                                          colorscale="Hot", showscale=False), key=f"round_{r}")
+for r in range(rounds):
+    table[f"coordinate round {r + 1} (radians)"] = topo.coordinates[r]
+download = st.columns(2)
+download[0].download_button("Alphas and map coordinates of every round (CSV)", ui.table_csv(table),
+                            file_name=f"{data.name}-topographic.csv", mime="text/csv", key="topo_csv")
+download[1].download_button("Parameters (JSON)", json.dumps(dict(data_set=data.name, rounds=rounds, k=int(k),
+                                                                 lam=lam), indent=1),
+                            file_name=f"{data.name}-topographic-parameters.json", mime="application/json",
+                            key="topo_json")
+ui.share_view(["topo_rounds", "topo_k", "topo_lam", "topo_pair"])

@@ -125,6 +125,16 @@ def share_view(keys) -> None:
     st.query_params.from_dict(values)
 
 
+def set_defaults(defaults: dict, valid: dict | None = None) -> None:
+    """Give keyed widgets their starting values through the session (so no ``value=`` is needed
+    and a restored link wins), and replace values left over from another data set that
+    ``valid[key](value)`` rejects."""
+    for key, default in defaults.items():
+        check = (valid or {}).get(key)
+        if key not in st.session_state or (check is not None and not check(st.session_state[key])):
+            st.session_state[key] = default
+
+
 def choice_of(options):
     """A parser for :func:`restore_view`: the value must be one of ``options``."""
     allowed = list(options)
@@ -206,7 +216,7 @@ def sidebar_summary(pages: dict | None = None) -> None:
 
 
 def _runners():
-    from core.baselines import score_features
+    from core.baselines import rank_features, score_features
     from core.kernel_qalpha import kernel_q_alpha
     from core.metrics import selection_curves
     from core.qalpha import topographic_map
@@ -215,7 +225,8 @@ def _runners():
 
     return {"greedy_slda": greedy_slda, "exact_slda": exact_slda, "greedy_spca": greedy_spca,
             "topographic_map": topographic_map, "kernel_q_alpha": kernel_q_alpha, "to_haar": to_haar,
-            "q_alpha": q_alpha, "score_features": score_features, "selection_curves": selection_curves}
+            "q_alpha": q_alpha, "score_features": score_features, "selection_curves": selection_curves,
+            "rank_features": rank_features}
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -300,6 +311,16 @@ def table_csv(columns: dict) -> bytes:
         buffer.write(",".join(f"{v:.10g}" if isinstance(v, (float, np.floating)) else f'"{v}"'
                               for v in row) + "\n")
     return buffer.getvalue().encode()
+
+
+def selected_data_csv(data: Dataset, selected) -> bytes:
+    """The samples of ``data`` restricted to the features ``selected`` (with names and labels) as
+    CSV bytes: the subset a user takes to another tool."""
+    columns = {"sample": list(data.sample_names)}
+    if data.labels is not None:
+        columns["label"] = list(data.labels)
+    columns.update({data.feature_names[j]: data.X[:, j] for j in np.sort(np.asarray(selected))})
+    return table_csv(columns)
 
 
 def mask_png(mask) -> bytes:

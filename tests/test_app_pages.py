@@ -1,5 +1,6 @@
 """Every page renders without an exception on an image set, a gene table and a synthetic set."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -65,10 +66,52 @@ def test_compare_page_ranks_weston_methods():
     app.session_state["dataset"] = weston_linear(200, random_state=0)
     app.run()
     table = app.dataframe[0].value
-    best = dict(zip(table["method"], table["best accuracy"]))
+    best = dict(zip(table["method"], table["best k-means accuracy"]))
     assert best["fisher"] > 0.8 and best["fisher"] > best["variance"]
-    app.radio[0].set_value("precision").run()
+    app.radio(key="cmp_measure").set_value("precision").run()
     assert not app.exception
+    assert len(app.get("download_button")) == 1
+
+
+def test_compare_page_stability_against_k():
+    """Fisher's ranking of Weston's linear data keeps its few strong features on every resample;
+    the variance of standardised-like noise features does not."""
+    app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
+    app.session_state["dataset"] = weston_linear(200, random_state=0)
+    app.session_state["cmp_methods"] = ["fisher", "variance"]
+    app.run()
+    app.radio(key="cmp_measure").set_value("kuncheva").run()
+    app.slider(key="cmp_bootstrap").set_value(5).run()
+    assert not app.exception and not app.error
+    table = app.dataframe[0].value
+    best = dict(zip(table["method"], table["best stability (Kuncheva index)"]))
+    assert best["fisher"] > 0.8 and best["fisher"] > best["variance"]
+    assert all(-1.0 <= value <= 1.0 for value in best.values())
+    assert json.loads(app.query_params["cmp_measure"]) == "kuncheva"
+
+
+def test_slda_view_is_shared_by_url_and_offers_downloads():
+    digits = load_dataset("digits")
+    app = AppTest.from_file(str(ROOT / "pages" / "slda.py"), default_timeout=300)
+    app.session_state["dataset"] = digits
+    app.run()
+    app.selectbox(key="slda_first").set_value(3).run()
+    app.selectbox(key="slda_second").set_value(5).run()
+    app.slider(key="slda_k").set_value(7).run()
+    app.radio(key="slda_method").set_value("forward").run()
+    assert not app.exception and not app.error
+    labels = [b.proto.label for b in app.get("download_button")]
+    assert any("7 selected features" in label for label in labels) and any("mask" in label for label in labels)
+    link = dict(app.query_params)
+    copy = AppTest.from_file(str(ROOT / "pages" / "slda.py"), default_timeout=300)
+    for key, value in link.items():
+        copy.query_params[key] = value
+    copy.run()
+    assert not copy.exception and not copy.error
+    assert copy.session_state["dataset"].name == "digits"
+    assert (copy.selectbox(key="slda_first").value, copy.selectbox(key="slda_second").value) == (3, 5)
+    assert copy.slider(key="slda_k").value == 7 and copy.radio(key="slda_method").value == "forward"
+    assert "Separability of the 7 features" in " ".join(m.value for m in copy.markdown)
 
 
 WIDGET_KINDS = ["slider", "select_slider", "selectbox", "number_input", "toggle", "radio", "multiselect",
@@ -84,3 +127,30 @@ def test_every_widget_has_a_help_tooltip(page):
     missing = [(kind, getattr(widget, "label", "?")) for kind in WIDGET_KINDS
                for widget in getattr(app, kind) if not (getattr(widget, "help", None) or "").strip()]
     assert not missing, missing
+
+
+SHARED_CHANGE = {"qalpha": ("number_input", "qa_k", 4), "kernel": ("selectbox", "kq_kernel", "poly"),
+                 "topographic": ("slider", "topo_rounds", 3), "haar": ("slider", "haar_levels", 2),
+                 "slda": ("slider", "slda_k", 6), "compare": ("radio", "cmp_measure", "nmi")}
+
+
+@pytest.mark.parametrize("page", list(SHARED_CHANGE))
+def test_a_changed_view_survives_its_link(page):
+    """Change a widget, open the page's address in a fresh session: the same view, every link
+    value accepted."""
+    kind, key, value = SHARED_CHANGE[page]
+    app = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=300)
+    app.session_state["dataset"] = load_dataset("digits")
+    app.run()
+    getattr(app, kind)(key=key).set_value(value).run()
+    assert not app.exception and not app.error
+    link = dict(app.query_params)
+    assert json.loads(link[key]) == value and link["data"] == "digits"
+    copy = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=300)
+    for name, text in link.items():
+        copy.query_params[name] = text
+    copy.run()
+    assert not copy.exception and not copy.error
+    assert not any("not valid here" in note.value for note in copy.info), [n.value for n in copy.info]
+    assert getattr(copy, kind)(key=key).value == value
+    assert dict(copy.query_params) == link

@@ -113,3 +113,18 @@ def test_opca_equals_generalised_eigenproblem(shape):
     assert np.allclose(model.explained_ratio_, values[::-1], rtol=1e-8)
     overlap = np.abs(model.components_ @ S @ vectors[:, ::-1])
     assert np.allclose(np.diag(overlap), 1.0, atol=1e-8)
+
+
+def test_rank_features_dispatches_to_each_method():
+    from core.baselines import rank_features
+    from core.qalpha import q_alpha
+    from core.slda import greedy_slda
+
+    data = weston_linear(80, random_state=1)
+    X, y = data.X, data.labels
+    assert np.array_equal(rank_features("Q-alpha", X, y, n_clusters=2), q_alpha(X, 2).ranking)
+    assert np.array_equal(rank_features("Q-alpha (supervised)", X, y), q_alpha(X, labels=y).ranking)
+    assert np.array_equal(rank_features("sparse LDA", X, y), greedy_slda(X, y).backward_order)
+    assert np.array_equal(rank_features("fisher", X, y), score_features("fisher", X, y).ranking)
+    with pytest.raises(InputError, match="Unknown method 'nope'.*Q-alpha.*fisher"):
+        rank_features("nope", X, y)

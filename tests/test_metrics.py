@@ -6,7 +6,7 @@ import pytest
 from core.errors import InputError
 from core.metrics import (accuracy_curve, clustering_accuracy, jaccard_index, kuncheva_index, nmi,
                           normalized_precision_index, pairwise_accuracy, selection_stability,
-                          test_information)
+                          stability_curve, test_information)
 
 
 def test_permuted_labelling_scores_one():
@@ -67,6 +67,22 @@ def test_stability_indices():
     assert result.kuncheva == 1.0 and np.array_equal(np.flatnonzero(result.frequency == 1), [0, 1, 2])
     with pytest.raises(InputError, match="top_k"):
         selection_stability(X, None, lambda A, y: np.arange(20), top_k=0)
+
+
+def test_stability_curve_matches_the_single_size_measure_and_drops_past_the_stable_block():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((60, 30))
+    X[:, :4] *= np.array([8.0, 6.0, 5.0, 4.0])  # a stable top 4; the rest ranked by noise
+    by_variance = lambda A, y: np.argsort(-A.var(axis=0))  # noqa: E731
+    calls = []
+    curve = stability_curve(X, None, by_variance, [2, 4, 10], n_bootstrap=8, random_state=3,
+                            progress=lambda done, total: calls.append((done, total)))
+    single = selection_stability(X, None, by_variance, top_k=10, n_bootstrap=8, random_state=3)
+    assert np.isclose(curve["kuncheva"][2], single.kuncheva) and np.isclose(curve["jaccard"][2], single.jaccard)
+    assert curve["kuncheva"][1] == 1.0 and curve["kuncheva"][2] < 0.9
+    assert calls[-1] == (8, 8) and len(calls) == 8
+    with pytest.raises(InputError, match="size"):
+        stability_curve(X, None, by_variance, [30])
 
 
 def test_accuracy_curve_improves_with_relevant_features():
