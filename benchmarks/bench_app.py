@@ -76,14 +76,14 @@ def main():
     faces = load_dataset("warpAR10P")
     main, side = faces.split_by_class([faces.classes[-1]])
     t0 = time.perf_counter()
-    q_alpha(main.X, 10, side=side.X, lam=0.01)
+    q_alpha(main.X, 9, side=side.X, lam=0.01, solver="power")  # the page's call (k = classes of main)
     bare = time.perf_counter() - t0
     print(f"cold start (server launch to home page): {cold:.2f} s")
     print(f"{'lambda change':>16} {'kind':>9} {'seconds':>8}")
     for index, (old, new, seconds) in enumerate(rows):
         kind = "computed" if index < 3 else "cached"
         print(f"{old + ' -> ' + new:>16} {kind:>9} {seconds:>8.2f}")
-    print(f"reference: q_alpha alone on the same data (lam 0.01): {bare:.2f} s")
+    print(f"reference: the page's q_alpha call alone (lam 0.01, power steps): {bare:.2f} s")
     warm = max(s for _, _, s in rows[3:])
     print(f"target: <= 1.5 s once warm -> worst cached change {warm:.2f} s, worst computed "
           f"{max(s for _, _, s in rows[:3]):.2f} s")

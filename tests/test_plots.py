@@ -70,3 +70,12 @@ def test_slda_curves_and_band_mass():
     assert list(fig.data[1].y) == [1, 2, 3]
     fig = band_mass_figure({"A3": 0.1, "L1 diagonal": 0.9})
     assert list(fig.data[0].x) == ["A3", "L1 diagonal"]
+
+
+def test_sorted_weights_switch_to_webgl_only_for_many_features():
+    from core.plots import WEBGL_ABOVE, sorted_weights_figure
+
+    small = sorted_weights_figure(np.linspace(1, 0, WEBGL_ABOVE))
+    large = sorted_weights_figure(np.linspace(1, 0, WEBGL_ABOVE + 1))
+    assert small.data[0].type == "scatter" and large.data[0].type == "scattergl"
+    assert np.all(np.diff(large.data[0].y) <= 0)
