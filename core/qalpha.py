@@ -805,9 +805,10 @@ def feature_scaling(alpha) -> np.ndarray:
     """Per-feature factors that give the samples Q-alpha's geometry: ``sqrt(max(alpha, 0))``.
 
     The affinity of [002] Definition 1, ``A_alpha = sum_i alpha_i m_i m_i^T``, is the Gram
-    matrix of the (normalised) features scaled by ``sqrt(alpha_i)``; so k-means or nearest
-    neighbours on ``X * feature_scaling(alpha)`` see the distances that alpha was optimised
-    for. Tiny negative weights (rounding) count as 0.
+    matrix of the normalised features (centred, unit norm: :func:`preprocess_features`) scaled
+    by ``sqrt(alpha_i)``; so k-means or nearest neighbours on the standardised ``X`` times
+    ``feature_scaling(alpha)`` see the distances that alpha was optimised for. Tiny negative
+    weights (rounding) count as 0.
     """
     alpha = np.asarray(alpha, dtype=np.float64)
     if not np.isfinite(alpha).all():
