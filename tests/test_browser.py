@@ -11,6 +11,13 @@ def wait_for_app(page, url):
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
 
 
+def settle(page):
+    """Wait until the script run that the last action started has finished."""
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=120_000)
+
+
 def test_home_page_renders(page, app_url):
     wait_for_app(page, app_url)
     page.get_by_role("heading", name="Spectral feature selection").wait_for(timeout=60_000)
@@ -29,9 +36,9 @@ def test_qalpha_page_runs_on_the_faces(page, app_url):
     page.get_by_role("link", name="Q-alpha", exact=True).click()
     page.get_by_role("heading", name="Q-alpha").wait_for(timeout=60_000)
     page.get_by_text("Selected (sparsity gap)").wait_for(timeout=120_000)
-    page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
+    # sorted alpha, overlay, history: the plots appear one after another
+    page.locator(".js-plotly-plot").nth(2).wait_for(timeout=60_000)
     assert page.locator("[data-testid='stException']").count() == 0
-    assert page.locator(".js-plotly-plot").count() >= 3  # sorted alpha, overlay, history
     page.screenshot(path=str(ARTEFACTS / "qalpha.png"))
 
 
@@ -55,8 +62,12 @@ def test_upload_bad_file_then_a_zip_of_images(page, app_url):
     page.get_by_role("link", name="Data", exact=True).click()
     page.get_by_role("heading", name="Data", exact=True).wait_for(timeout=60_000)
     page.get_by_role("tab", name="Upload images").click()
-    chooser = page.locator("[data-testid='stFileUploaderDropzoneInput']").first
+    settle(page)
+    # the image tab's chooser (the page has others: tables, side data)
+    chooser = page.get_by_role("tabpanel").filter(has=page.get_by_role("button", name="Load images")) \
+        .locator("input[type='file']")
     chooser.set_input_files(files=[{"name": "broken.png", "mimeType": "image/png", "buffer": b"not a png"}])
+    page.get_by_text("broken.png").first.wait_for(timeout=30_000)
     page.get_by_role("button", name="Load images").click()
     page.get_by_text("Nothing was loaded").wait_for(timeout=180_000)
     assert "warpAR10P" in page.locator("[data-testid='stSidebar']").inner_text()  # kept
@@ -66,7 +77,8 @@ def test_upload_bad_file_then_a_zip_of_images(page, app_url):
             for i in range(3):
                 zipped.writestr(f"{person}/{i}.png", _png(40 * i + (100 if person == "ben" else 0)))
     # the broken file stays in the chooser: it is skipped and listed, the ZIP's images load
-    page.locator("input[type='file']").first.set_input_files(
+    settle(page)
+    chooser.set_input_files(
         files=[{"name": "faces.zip", "mimeType": "application/zip", "buffer": archive.getvalue()}])
     page.get_by_text("faces.zip").first.wait_for(timeout=30_000)
     page.get_by_role("button", name="Load images").click()
