@@ -25,8 +25,9 @@ if data.labels is None or data.classes.size < 2:
     st.info("Comparing selections needs labels: choose or upload a labelled data set.")
     st.stop()
 choices = ["Q-alpha", "Q-alpha (supervised)"] + (["sparse LDA"] if data.classes.size == 2 else []) + list(SCORERS)
-ui.restore_view("compare", {"cmp_methods": lambda v: [ui.choice_of(choices)(m) for m in v],
-                            "cmp_measure": ui.choice_of(MEASURES), "cmp_bootstrap": ui.integer_in(2, 50)})
+VIEW = {"cmp_methods": lambda v: [ui.choice_of(choices)(m) for m in v], "cmp_measure": ui.choice_of(MEASURES),
+        "cmp_bootstrap": ui.integer_in(2, 50)}
+ui.restore_view("compare", VIEW)
 ui.set_defaults({"cmp_methods": ["Q-alpha", "fisher", "laplacian", "variance"], "cmp_measure": "accuracy",
                  "cmp_bootstrap": 10},
                 valid={"cmp_methods": lambda v: all(m in choices for m in v)})
@@ -43,12 +44,12 @@ def ranking_of(method):
                          data.X, data.labels, n_clusters=k)
 
 
-def stability_of(method, n_bootstrap, bar):
+def stability_of(method, sizes, n_bootstrap, bar):
     """Kuncheva and Jaccard indices of the top-k sets over bootstrap resamples, with a progress bar."""
-    key = json.dumps(dict(data=data.fingerprint, method=method, k=k, sizes=stable_sizes, n_bootstrap=n_bootstrap))
+    key = json.dumps(dict(data=data.fingerprint, method=method, k=k, sizes=sizes, n_bootstrap=n_bootstrap))
 
     def compute():
-        return stability_curve(data.X, data.labels, lambda X, y: rank_features(method, X, y, n_clusters=k), stable_sizes,
+        return stability_curve(data.X, data.labels, lambda X, y: rank_features(method, X, y, n_clusters=k), sizes,
                                n_bootstrap=n_bootstrap, random_state=0,
                                progress=lambda done, total: bar.progress(
                                    done / total, text=f"{method}: resample {done} of {total}"))
@@ -74,7 +75,6 @@ metric = st.radio("Measure", list(MEASURES), horizontal=True, key="cmp_measure",
                        "information; precision: the normalised precision index of 000 Sec. 6 (k-NN purity); "
                        "stability: Kuncheva's consistency index of the top-k sets chosen on bootstrap "
                        "resamples (1: always the same features, 0: chance).")
-stable_sizes = [s for s in sizes if s < data.n_features]
 if metric == "kuncheva":
     n_bootstrap = st.slider("Bootstrap resamples", 2, 50, key="cmp_bootstrap",
                             help="Each method ranks the features again on this many resamples of the samples "
@@ -83,7 +83,7 @@ if metric == "kuncheva":
     try:
         for method in methods:
             start = time.perf_counter()
-            curves[method].update(stability_of(method, n_bootstrap, bar))
+            curves[method].update(stability_of(method, [s for s in sizes if s < data.n_features], n_bootstrap, bar))
             seconds[method] += time.perf_counter() - start
     except InputError as error:
         ui.show_error(error)
@@ -102,4 +102,4 @@ st.download_button(f"Curves, {MEASURES[metric]} (CSV)",
                    ui.table_csv({"method": [r[0] for r in rows], "features": [r[1] for r in rows],
                                  metric: [float(r[2]) for r in rows]}),
                    file_name=f"{data.name}-compare-{metric}.csv", mime="text/csv", key="cmp_csv")
-ui.share_view(["cmp_methods", "cmp_measure", "cmp_bootstrap"])
+ui.share_view(VIEW)

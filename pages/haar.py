@@ -19,13 +19,13 @@ if pixels is None or pixels.labels is None or pixels.classes.size < 3:
     st.info("This page needs a labelled image set with at least three classes (main classes and a "
             "side class), e.g. the AR faces.")
     st.stop()
-classes = [c.item() if hasattr(c, "item") else c for c in pixels.classes]
+classes = ui.class_values(pixels)
 LAMBDAS = [0.001, 0.01, 0.1, 1.0]
 is_class = lambda values: all(c in classes for c in values)  # noqa: E731
-ui.restore_view("haar", {"haar_main": lambda v: [ui.choice_of(classes)(c) for c in v],
-                         "haar_side": lambda v: [ui.choice_of(classes)(c) for c in v],
-                         "haar_levels": ui.integer_in(1, 5), "haar_lam": ui.choice_of(LAMBDAS),
-                         "haar_per_class": ui.integer_in(1, 8)})
+VIEW = {"haar_main": lambda v: [ui.choice_of(classes)(c) for c in v],
+        "haar_side": lambda v: [ui.choice_of(classes)(c) for c in v],
+        "haar_levels": ui.integer_in(1, 5), "haar_lam": ui.choice_of(LAMBDAS), "haar_per_class": ui.integer_in(1, 8)}
+ui.restore_view("haar", VIEW)
 n_main = min(5, len(classes) - 1)  # 000 Sec. 6: five people, and a sixth as side data
 ui.set_defaults({"haar_main": classes[:n_main], "haar_side": classes[n_main:n_main + 1], "haar_levels": 3,
                  "haar_lam": 0.01, "haar_per_class": 4},
@@ -90,4 +90,4 @@ download[1].download_button(
                     side_classes=[str(c) for c in side_classes], levels=levels, lam=lam,
                     band_mass={band: float(share) for band, share in mass.items()}), indent=1),
     file_name=f"{pixels.name}-haar-parameters.json", mime="application/json", key="haar_json")
-ui.share_view(["haar_main", "haar_side", "haar_levels", "haar_lam", "haar_per_class"])
+ui.share_view(VIEW)

@@ -23,10 +23,10 @@ if needed > limit:
     st.stop()
 DEGREES, COEF0S, GAMMAS = range(1, 7), [0.0, 0.1, 0.5, 1.0, 2.0], [0.5, 1.0, 2.0, 5.0, 10.0, 20.0]
 max_k = max(1, min(50, data.n_samples - 1))
-ui.restore_view("kernel", {"kq_kernel": ui.choice_of(["rbf", "poly", "linear"]), "kq_k": ui.integer_in(1, max_k),
-                           "kq_degree": ui.choice_of(DEGREES), "kq_coef0": ui.choice_of(COEF0S),
-                           "kq_gamma": ui.choice_of(GAMMAS)})
-ui.set_defaults({"kq_kernel": "rbf", "kq_k": int(min(max(data.classes.size, 2), data.n_samples - 1)),
+VIEW = {"kq_kernel": ui.choice_of(["rbf", "poly", "linear"]), "kq_k": ui.integer_in(1, max_k),
+        "kq_degree": ui.choice_of(DEGREES), "kq_coef0": ui.choice_of(COEF0S), "kq_gamma": ui.choice_of(GAMMAS)}
+ui.restore_view("kernel", VIEW)
+ui.set_defaults({"kq_kernel": "rbf", "kq_k": int(min(max(data.classes.size, 2), max_k)),
                  "kq_degree": 2, "kq_coef0": 0.0, "kq_gamma": 5.0}, valid={"kq_k": lambda v: v <= max_k})
 controls = st.columns(4)
 kernel = controls[0].selectbox("Kernel", ["rbf", "poly", "linear"], key="kq_kernel",
@@ -75,4 +75,5 @@ download[1].download_button(
     "Parameters (JSON)", json.dumps(dict(data_set=data.name, kernel=kernel, k=int(k), **options,
                                          iterations=result.n_iter, converged=bool(result.converged)), indent=1),
     file_name=f"{data.name}-kernel-qalpha-parameters.json", mime="application/json", key="kq_json")
-ui.share_view(["kq_kernel", "kq_k"] + {"poly": ["kq_degree", "kq_coef0"], "rbf": ["kq_gamma"]}.get(kernel, []))
+# only the parameters of the chosen kernel: the others do not shape this view
+ui.share_view(["kq_kernel", "kq_k", *{"poly": ("kq_degree", "kq_coef0"), "rbf": ("kq_gamma",)}.get(kernel, ())])

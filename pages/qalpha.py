@@ -20,33 +20,28 @@ st.caption("Wolf & Shashua, ICCV 2003 (Definition 2); side information and pairs
            "without being asked to.")
 
 has_labels = data.labels is not None and data.classes.size >= 2
-class_values = [c.item() if hasattr(c, "item") else c for c in data.classes]
+class_values = ui.class_values(data)
 max_k = max(1, min(50, data.n_samples - 1))
 uploaded_side = ui.current_side_dataset()
 side_options = (["none"] + (["side classes", "pairs"] if has_labels else [])
                 + (["uploaded side data"] if uploaded_side is not None else []))
-ui.restore_view("qalpha", {
+VIEW = {
     "qa_supervised": ui.flag, "qa_k": ui.integer_in(1, max_k), "qa_criterion": ui.choice_of(["sum", "gap"]),
     "qa_side_mode": ui.choice_of(side_options), "qa_n_pairs": ui.integer_in(1, 500),
     "qa_side_classes": lambda v: [ui.choice_of(class_values)(c) for c in v],
     "qa_lambda": ui.choice_of(LAMBDAS), "qa_init": ui.choice_of(["uniform", "random"]),
     "qa_n_init": ui.integer_in(1, 20), "qa_max_iter": ui.integer_in(10, 5000),
     "qa_tol": ui.choice_of(TOLERANCES), "qa_seed": ui.integer_in(0, 10_000),
-    "qa_top_k": ui.integer_in(1, data.n_features)})
-# defaults that depend on the data; kept in the session so the widgets need no value=
-for key, default in (("qa_supervised", False), ("qa_k", int(min(max(data.classes.size, 2) if has_labels else 2, data.n_samples - 1))),
-                     ("qa_criterion", "sum"), ("qa_side_mode", "none"), ("qa_n_pairs", 50),
-                     ("qa_side_classes", [class_values[-1]] if class_values else []), ("qa_lambda", 0.1),
-                     ("qa_init", "uniform"), ("qa_n_init", 1), ("qa_max_iter", 500), ("qa_tol", 1e-6), ("qa_seed", 0)):
-    st.session_state.setdefault(key, default)
-# values left over from another data set must still be valid for this one
-if st.session_state["qa_k"] > max_k:
-    st.session_state["qa_k"] = max_k
-if st.session_state["qa_side_mode"] not in side_options:
-    st.session_state["qa_side_mode"] = "none"
+    "qa_top_k": ui.integer_in(1, data.n_features)}
+ui.restore_view("qalpha", VIEW)
+ui.set_defaults({"qa_supervised": False, "qa_k": int(min(max(data.classes.size, 2) if has_labels else 2, max_k)),
+                 "qa_criterion": "sum", "qa_side_mode": "none", "qa_n_pairs": 50,
+                 "qa_side_classes": class_values[-1:], "qa_lambda": 0.1, "qa_init": "uniform", "qa_n_init": 1,
+                 "qa_max_iter": 500, "qa_tol": 1e-6, "qa_seed": 0},
+                valid={"qa_side_mode": lambda v: v in side_options, "qa_supervised": lambda v: has_labels or not v})
+# values left over from another data set: k kept as near as allowed, unknown side classes dropped
+st.session_state["qa_k"] = min(st.session_state["qa_k"], max_k)
 st.session_state["qa_side_classes"] = [c for c in st.session_state["qa_side_classes"] if c in class_values]
-if not has_labels:
-    st.session_state["qa_supervised"] = False
 
 controls, view = st.columns([1, 2.4], gap="large")
 with controls:
@@ -160,25 +155,29 @@ with view:
                                               title=f"alpha over the mean image, top {top_k}"),
                         key="overlay")
     if main.labels is not None and np.unique(main.labels).size >= 2:
-        scores = ui.run_cached("selection_curves", dict(data=main.fingerprint, ranking=params, top=top_k, what="qalpha"),
-                               main.X, main.labels, {"selected": result.ranking}, [top_k, main.n_features],
-                               n_runs=5, random_state=int(seed))["selected"]
+        # the selection's score follows K and the parameters; the all-features reference only
+        # the data and the seed, so moving the K slider does not cluster every feature again
+        selected = ui.run_cached("selection_curves", dict(data=main.fingerprint, ranking=params, top=top_k),
+                                 main.X, main.labels, {"selected": result.ranking}, [top_k],
+                                 n_runs=5, random_state=int(seed))["selected"]
+        everything = ui.run_cached("selection_curves", dict(data=main.fingerprint, top="all", seed=int(seed)),
+                                   main.X, main.labels, {"all": np.arange(main.n_features)}, [main.n_features],
+                                   n_runs=5, random_state=int(seed))["all"]
         st.markdown("**k-means on the selection** (as many clusters as classes, 5 starts averaged; "
                     "the labels are used only to score)")
         cols = st.columns(4)
-        cols[0].metric(f"Accuracy, top {top_k}", f"{scores['accuracy'][0]:.3f}",
+        cols[0].metric(f"Accuracy, top {top_k}", f"{selected['accuracy'][0]:.3f}",
                        help="Fraction of samples in the cluster matched to their class (Hungarian matching).")
-        cols[1].metric(f"NMI, top {top_k}", f"{scores['nmi'][0]:.3f}", help="Normalised mutual information.")
-        cols[2].metric("Accuracy, all features", f"{scores['accuracy'][1]:.3f}",
+        cols[1].metric(f"NMI, top {top_k}", f"{selected['nmi'][0]:.3f}", help="Normalised mutual information.")
+        cols[2].metric("Accuracy, all features", f"{everything['accuracy'][0]:.3f}",
                        help="The same k-means on every feature, for reference.")
-        cols[3].metric("NMI, all features", f"{scores['nmi'][1]:.3f}")
+        cols[3].metric("NMI, all features", f"{everything['nmi'][0]:.3f}")
     st.plotly_chart(history_figure(result.history), key="history")
     ranking = result.ranking
     table = {"rank": np.arange(1, main.n_features + 1), "feature": np.asarray(main.feature_names)[ranking],
              "alpha": result.alpha[ranking]}
     st.dataframe({key: values[:50] for key, values in table.items()}, hide_index=True, height=240)
-    ui.share_view(["qa_supervised", "qa_k", "qa_criterion", "qa_side_mode", "qa_side_classes", "qa_n_pairs",
-                   "qa_lambda", "qa_init", "qa_n_init", "qa_max_iter", "qa_tol", "qa_seed", "qa_top_k"])
+    ui.share_view(VIEW)
     download = st.columns(4 if main.is_image else 3)
     download[0].download_button(
         "Weights and ranking (CSV)", ui.table_csv(table), file_name=f"{main.name}-qalpha.csv",

@@ -18,12 +18,13 @@ data = ui.current_dataset()
 st.title("Sparse LDA / PCA")
 st.caption("Moghaddam, Weiss & Avidan, ICCV 2007: greedy forward, backward and dual-pass search for "
            "every cardinality at once (rank-1 updates), Fisher thresholding and the Eq. 5 bound.")
-classes = [c.item() if hasattr(c, "item") else c for c in data.classes]
-ui.restore_view("slda", {
+classes = ui.class_values(data)
+VIEW = {
     "slda_first": ui.choice_of(classes), "slda_second": ui.choice_of(classes),
     "slda_reg_mode": ui.choice_of(["automatic", "fixed"]), "slda_eps": ui.choice_of(EPSILONS),
     "slda_exact": ui.flag, "slda_log": ui.flag, "slda_k": ui.integer_in(1, data.n_features),
-    "slda_method": ui.choice_of(METHODS), "spca_k": ui.integer_in(1, data.n_features)})
+    "slda_method": ui.choice_of(METHODS), "spca_k": ui.integer_in(1, data.n_features)}
+ui.restore_view("slda", VIEW)
 ui.set_defaults({"slda_first": classes[0] if classes else None,
                  "slda_second": classes[1] if len(classes) > 1 else None,
                  "slda_reg_mode": "automatic", "slda_eps": 1e-2, "slda_exact": False, "slda_log": False,
@@ -78,6 +79,7 @@ with lda_tab:
                               help="dual: the better of the forward and backward greedy passes for this k; "
                                    "fisher: the k largest loadings of the Fisher vector B^-1 a.")
             subset = path.subset(k, method)
+            weights = path.discriminant(k, method)
             objective = {"dual": path.dual_objective, "forward": path.forward_objective,
                          "backward": path.backward_objective, "fisher": path.fisher_objective}[method]
             st.markdown(f"Separability of the {k} features: **{objective[k - 1]:.4g}** "
@@ -93,8 +95,7 @@ with lda_tab:
                                         key=f"mask_{label}")
             else:
                 st.dataframe({"feature": [data.feature_names[j] for j in subset],
-                              "weight": path.discriminant(k, method)[subset]}, hide_index=True)
-            weights = path.discriminant(k, method)
+                              "weight": weights[subset]}, hide_index=True)
             parameters = dict(data_set=data.name, classes=[str(first), str(second)], reg=path.reg, k=k,
                               method=method, selected=[data.feature_names[j] for j in np.sort(subset)])
             download = st.columns(4 if data.is_image else 3)
@@ -141,5 +142,4 @@ with pca_tab:
             f"Sparse eigenvector, k = {k} (CSV)",
             ui.table_csv({"feature": list(data.feature_names), "loading": vector}),
             file_name=f"{data.name}-spca-k{k}.csv", mime="text/csv", key="spca_csv")
-ui.share_view(["slda_first", "slda_second", "slda_reg_mode", "slda_eps", "slda_exact", "slda_log", "slda_k",
-               "slda_method", "spca_k"])
+ui.share_view(VIEW)

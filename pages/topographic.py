@@ -16,8 +16,9 @@ st.caption("Round r runs Q-alpha with side information D = the squared alphas of
            "from the two leading eigenvectors of that round's G (000 Sec. 4, Fig. 2).")
 LAMBDAS = [0.01, 0.03, 0.1, 0.3, 1.0]
 max_k = max(1, min(20, data.n_samples - 1))
-ui.restore_view("topographic", {"topo_rounds": ui.integer_in(2, 5), "topo_k": ui.integer_in(1, max_k),
-                                "topo_lam": ui.choice_of(LAMBDAS), "topo_pair": lambda v: list(map(int, v))})
+VIEW = {"topo_rounds": ui.integer_in(2, 5), "topo_k": ui.integer_in(1, max_k), "topo_lam": ui.choice_of(LAMBDAS),
+        "topo_pair": lambda v: list(map(int, v))}
+ui.restore_view("topographic", VIEW)
 ui.set_defaults({"topo_rounds": 2, "topo_k": min(2, max_k), "topo_lam": 0.1},
                 valid={"topo_k": lambda v: v <= max_k})
 controls = st.columns(3)
@@ -64,4 +65,4 @@ download[1].download_button("Parameters (JSON)", json.dumps(dict(data_set=data.n
                                                                  lam=lam), indent=1),
                             file_name=f"{data.name}-topographic-parameters.json", mime="application/json",
                             key="topo_json")
-ui.share_view(["topo_rounds", "topo_k", "topo_lam", "topo_pair"])
+ui.share_view(VIEW)

@@ -20,6 +20,16 @@ from core.bundled import list_datasets, load_dataset
 from core.qalpha import QAlphaResult, q_alpha
 
 DEFAULT_DATASET = "warpAR10P"
+
+
+def bundled_names() -> list[str]:
+    """Names of the bundled data sets (the manifest's order, images first)."""
+    return [info.name for info in list_datasets()]
+
+
+def class_values(data: Dataset) -> list:
+    """The data set's classes as plain Python values (what widgets show and links carry)."""
+    return [c.item() if hasattr(c, "item") else c for c in data.classes]
 _KEY = "dataset"
 
 
@@ -28,7 +38,7 @@ def current_dataset() -> Dataset:
     the first visit, else the AR faces, until the user picks another."""
     if _KEY not in st.session_state:
         wanted = st.query_params.get("data")
-        names = {info.name for info in list_datasets()}
+        names = bundled_names()
         st.session_state[_KEY] = load_dataset(wanted if wanted in names else DEFAULT_DATASET)
         if wanted is not None and wanted not in names:
             st.session_state["load_messages"] = [
@@ -117,10 +127,11 @@ def restore_view(page: str, parsers: dict) -> None:
 
 def share_view(keys) -> None:
     """Write the widgets' current values (and the bundled data set) into the URL, so that the
-    address reproduces this view when copied."""
+    address reproduces this view when copied. ``keys``: the widget keys, e.g. the parsers given
+    to :func:`restore_view`, so that what is restored and what is shared are one list."""
     values = {key: json.dumps(st.session_state[key], default=str) for key in keys if key in st.session_state}
     data = current_dataset()
-    if data.name in {info.name for info in list_datasets()}:
+    if data.name in bundled_names():
         values["data"] = data.name
     st.query_params.from_dict(values)
 
@@ -197,7 +208,7 @@ def sidebar_summary(pages: dict | None = None) -> None:
                 st.page_link(entry)
         if pages:
             st.divider()
-        names = [info.name for info in list_datasets()]
+        names = bundled_names()
         # keep the picker in step with data chosen elsewhere (uploads, feature families); the
         # widget is not drawn yet in this run, so its state may be set
         st.session_state["bundled_choice"] = data.name if data.name in names else None

@@ -154,3 +154,19 @@ def test_a_changed_view_survives_its_link(page):
     assert not any("not valid here" in note.value for note in copy.info), [n.value for n in copy.info]
     assert getattr(copy, kind)(key=key).value == value
     assert dict(copy.query_params) == link
+
+
+@pytest.mark.parametrize("page", ["qalpha", "kernel"])
+def test_more_classes_than_the_k_widget_allows(page):
+    """60 classes: the default k (one per class) is capped at the widget's maximum of 50."""
+    import numpy as np
+
+    from core.dataset import Dataset
+
+    rng = np.random.default_rng(0)
+    data = Dataset(rng.normal(size=(120, 8)), labels=np.repeat(np.arange(60), 2), name="sixty classes")
+    app = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=300)
+    app.session_state["dataset"] = data
+    app.run()
+    assert not app.exception, [e.value for e in app.exception]
+    assert app.number_input(key={"qalpha": "qa_k", "kernel": "kq_k"}[page]).value == 50
