@@ -22,6 +22,7 @@ import numpy as np
 from scipy import linalg, stats
 
 from .errors import InputError
+from .validation import zscores
 
 __all__ = ["BaselineInfo", "FeatureScores", "SCORERS", "PROJECTIONS", "score_features", "rank_features",
            "make_projection", "PCAProjection", "CPCA", "OPCA", "KernelPCAProjection", "LPP"]
@@ -215,7 +216,7 @@ def lasso_score(X, y, alpha=0.05):
     """|coefficients| of a Lasso fit of the (standardised) features to the label codes (Tibshirani 1996)."""
     from sklearn.linear_model import Lasso
 
-    Z = (X - X.mean(axis=0)) / np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
+    Z = zscores(X)
     _, codes = np.unique(y, return_inverse=True)
     return np.abs(Lasso(alpha=alpha, max_iter=10000).fit(Z, codes - codes.mean()).coef_)
 
@@ -224,7 +225,7 @@ def l1_logistic_score(X, y, C=0.1):
     """|coefficients| of an L1-penalised logistic regression (largest over classes)."""
     from sklearn.linear_model import LogisticRegression
 
-    Z = (X - X.mean(axis=0)) / np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
+    Z = zscores(X)
     model = LogisticRegression(l1_ratio=1.0, C=C, solver="saga", max_iter=5000, tol=1e-3).fit(Z, y)
     return np.abs(model.coef_).max(axis=0)
 
@@ -233,7 +234,7 @@ def l21_score(X, y, gamma=1.0, max_iter=50, tol=1e-6):
     """Row norms of ``W`` in ``min ||X W - Y||_F^2 + gamma ||W||_{2,1}`` (Nie et al., NIPS 2010),
     ``Y`` the one-hot labels, solved by iteratively reweighted least squares in the sample space
     (``W = D^-1 X^T (X D^-1 X^T + gamma I)^-1 Y``), so the cost is ``O(q^2 n)`` per iteration."""
-    Z = (X - X.mean(axis=0)) / np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
+    Z = zscores(X)
     classes, codes = np.unique(y, return_inverse=True)
     Y = np.eye(classes.size)[codes]
     d_inverse = np.ones(Z.shape[1])

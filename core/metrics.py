@@ -27,6 +27,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from .errors import InputError
+from .validation import zscores
 
 __all__ = ["clustering_accuracy", "pairwise_accuracy", "nmi", "normalized_precision_index",
            "test_information", "kuncheva_index", "jaccard_index", "selection_stability", "stability_curve",
@@ -268,8 +269,7 @@ def selection_curves(X, labels, rankings: dict, sizes, n_runs: int = 5, random_s
     n_clusters = np.unique(labels).size
     if n_clusters < 2:
         raise InputError("Comparing selections needs labels with at least two classes.")
-    spread = X.std(axis=0)
-    Z = (X - X.mean(axis=0)) / np.where(spread > 0, spread, 1.0)
+    Z = zscores(X)
     k_values = range(1, min(10, X.shape[0] - 1) + 1)
     out = {}
     for method, ranking in rankings.items():

@@ -1,4 +1,5 @@
-"""Checks shared by the public entry points of the library (each raises InputError)."""
+"""Checks shared by the public entry points of the library (each raises InputError), and the
+column standardisation that several methods and protocols share."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import numpy as np
 
 from .errors import InputError
 
-__all__ = ["as_data_matrix", "check_positive_int"]
+__all__ = ["as_data_matrix", "check_positive_int", "zscores"]
 
 
 def as_data_matrix(X, what: str = "X") -> np.ndarray:
@@ -26,3 +27,11 @@ def check_positive_int(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise InputError(f"{name} must be a positive integer; got {value!r}.")
     return int(value)
+
+
+def zscores(X, reference=None) -> np.ndarray:
+    """z-scores of the columns of ``X``, with the means and standard deviations of ``reference``
+    (``X`` itself by default); a constant column is centred and left unscaled."""
+    reference = X if reference is None else reference
+    spread = reference.std(axis=0)
+    return (X - reference.mean(axis=0)) / np.where(spread > 0, spread, 1.0)

@@ -81,7 +81,6 @@ def test_topographic_fig2():
     table = result.table
     for seed, part in table.groupby("seed"):
         weights = part.groupby(["round", "group"]).alpha.sum().unstack()
-        assert weights.loc[1, "1,2,3"] > weights.loc[1, "A,B,C"] or weights.loc[1, "A,B,C"] > weights.loc[1, "1,2,3"]
         first = "1,2,3" if weights.loc[1, "1,2,3"] > weights.loc[1, "A,B,C"] else "A,B,C"
         second = "A,B,C" if first == "1,2,3" else "1,2,3"
         assert weights.loc[2, second] > weights.loc[2, first]  # round 2 finds the other solution

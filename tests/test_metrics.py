@@ -105,3 +105,20 @@ def test_selection_curves_reward_the_relevant_features():
     for metric in ("accuracy", "nmi", "precision"):
         assert curves["relevant first"][metric][0] > curves["noise first"][metric][0]
     assert curves["relevant first"]["accuracy"][0] > 0.8
+
+
+def test_zscores_match_scipy_and_use_the_reference_statistics():
+    from scipy import stats
+
+    from core.validation import zscores
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(3.0, 2.0, size=(30, 4))
+    expected = stats.zscore(X, axis=0)
+    X[:, 2] = 7.0  # constant: centred, not divided by zero
+    expected[:, 2] = 0.0
+    assert np.allclose(zscores(X), expected)
+    other = rng.normal(size=(5, 4))
+    spread = X.std(axis=0)
+    spread[2] = 1.0
+    assert np.allclose(zscores(other, reference=X), (other - X.mean(axis=0)) / spread)

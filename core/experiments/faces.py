@@ -110,8 +110,9 @@ def ar_faces(*, quick=False, random_state=0, progress=None) -> ExperimentResult:
         for dims in grid["dims"]:
             model = make_projection("pca", dims).fit(pixels[train])
             candidates.append(indices(model.transform(pixels[train]), model.transform(pixels[test])) + (dict(dims=dims),))
-        rows.append(dict(run=run, method="PCA", **dict(zip(("train_index", "test_index"), _best(candidates)[:2])),
-                         parameters=str(_best(candidates)[2])))
+        train_index, test_index, parameters = _best(candidates)
+        rows.append(dict(run=run, method="PCA", train_index=train_index, test_index=test_index,
+                         parameters=str(parameters)))
         step(f"run {run + 1}: CPCA and OPCA")
         for method, key, options, default in (
                 ("CPCA", "side_components", grid["side_components"], DEFAULT_SIDE_COMPONENTS),

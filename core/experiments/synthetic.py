@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..baselines import score_features
+from ..baselines import rank_features
 from ..metrics import clustering_accuracy
 from ..qalpha import positive_eigenvector_probability, q_alpha, sparsity_gap, topographic_map
 from ..synthetic import ben_dor, random_matrix, topographic_data, weston_linear, weston_nonlinear
+from ..validation import zscores
 from . import Claim, ExperimentResult, _Steps, comparison_frame, register, summary_frame
 
 #: Weights at or above this fraction of minus the largest weight count as non-negative.
@@ -116,14 +117,10 @@ def sparsity(*, quick=False, random_state=0, progress=None) -> ExperimentResult:
 # ------------------------------------------------------------------------------------------ 3
 def _weston_methods(train, k_unsupervised):
     """Rankings of the features by each method of [002] Fig. 2, from the training data only."""
-    X, y = train.X, train.labels
-    return {
-        "Q-alpha supervised": q_alpha(X, labels=y).ranking,
-        "Q-alpha unsupervised": q_alpha(X, k_unsupervised).ranking,
-        "Pearson": score_features("pearson", X, y).ranking,
-        "Fisher": score_features("fisher", X, y).ranking,
-        "Kolmogorov-Smirnov": score_features("ks", X, y).ranking,
-    }
+    methods = {"Q-alpha supervised": "Q-alpha (supervised)", "Q-alpha unsupervised": "Q-alpha",
+               "Pearson": "pearson", "Fisher": "fisher", "Kolmogorov-Smirnov": "ks"}
+    return {label: rank_features(method, train.X, train.labels, n_clusters=k_unsupervised)
+            for label, method in methods.items()}
 
 
 @register("weston_svm", "SVM test error against training size, Weston's problems", "002 Fig. 2")
@@ -307,8 +304,7 @@ def ben_dor_study(*, quick=False, random_state=0, progress=None) -> ExperimentRe
                 # power steps reach the same fixed point as a dense eigensolve per iteration,
                 # hundreds of times faster on 600+ genes
                 result = q_alpha(data.X, 2, solver="power")
-                spread = data.X.std(axis=0)
-                Z = (data.X - data.X.mean(axis=0)) / np.where(spread > 0, spread, 1.0)
+                Z = zscores(data.X)
                 chosen = result.top(max(sparsity_gap(result.alpha), 1))
                 r = max(1, min(relevant.size, 50))
                 precision = np.isin(result.top(r), relevant).mean() if relevant.size else np.nan

@@ -14,6 +14,7 @@ from ..dataset import Dataset
 from ..errors import InputError
 from ..metrics import clustering_accuracy, pairwise_accuracy, selection_curves
 from ..qalpha import feature_scaling, q_alpha
+from ..validation import zscores
 from . import Claim, ExperimentResult, _Steps, comparison_frame, register, summary_frame
 
 #: [000]'s wine row: raw data, Q-alpha-SI, PCA, CPCA, OPCA.
@@ -80,9 +81,7 @@ def uci_side(*, quick=False, random_state=0, progress=None, dataset: Dataset | N
         main, side = data.split_by_class([side_class])
         X_main, X_side, truth = main.X, side.X, main.labels
         if standardize:
-            mean, spread = X_main.mean(axis=0), X_main.std(axis=0)
-            spread = np.where(spread > 0, spread, 1.0)
-            X_main, X_side = (X_main - mean) / spread, (X_side - mean) / spread
+            X_main, X_side = zscores(X_main), zscores(X_side, reference=X_main)
         n_clusters = main.classes.size
         seed = random_state + 1000 * int(np.flatnonzero(data.classes == side_class)[0])
         step(f"side class {side_class}: raw data")
@@ -91,8 +90,7 @@ def uci_side(*, quick=False, random_state=0, progress=None, dataset: Dataset | N
         step(f"side class {side_class}: Q-alpha-SI")
         result = q_alpha(X_main, n_clusters, side=X_side, lam=lam)
         alphas.append(result.alpha)
-        spread = X_main.std(axis=0)
-        weighted = (X_main - X_main.mean(axis=0)) / np.where(spread > 0, spread, 1.0) * feature_scaling(result.alpha)
+        weighted = zscores(X_main) * feature_scaling(result.alpha)
         rows += [dict(side_class=str(side_class), method="Q-alpha-SI", dims=data.n_features, run=run,
                       hungarian=h, xing=x) for run, h, x in _kmeans_scores(weighted, truth, n_clusters, runs, seed)]
         for method in methods:
