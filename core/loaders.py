@@ -25,7 +25,7 @@ from .dataset import Dataset
 from .errors import InputError
 
 __all__ = ["LoadLimits", "IMAGE_EXTENSIONS", "TABLE_EXTENSIONS", "load_images", "load_table",
-           "table_columns"]
+           "load_side_data", "table_columns"]
 
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".gif", ".pgm", ".ppm",
                     ".pbm", ".pnm")
@@ -456,3 +456,35 @@ def _finish(X, labels, feature_names, filename, name) -> Dataset:
                          "label per sample.")
     return Dataset(X, labels=labels, feature_names_=feature_names, name=name, kind="table",
                    source=f"uploaded: {filename}", meta={"load_report": []})
+
+
+def load_side_data(files: Sequence[tuple[str, bytes]], like: Dataset) -> Dataset:
+    """Side data ([000] Def. 3, the matrix W) for the data set ``like``: one table, or image
+    files and/or ZIP archives of images, describing the same features as ``like``.
+
+    Raises
+    ------
+    InputError
+        For a mix of a table and other files, anything :func:`load_images` or
+        :func:`load_table` refuses, or another number of features than ``like`` (the message
+        gives both sizes, and both image shapes for images).
+    """
+    files = list(files)
+    if not files:
+        raise InputError("Upload a table or image files (or a ZIP of images) as side data.")
+    names = [filename for filename, _ in files]
+    if all(filename.lower().endswith(IMAGE_EXTENSIONS + (".zip",)) for filename in names):
+        side = load_images(files, labels_from=None,
+                           name=f"side: {names[0]}" if len(files) == 1 else f"side: {len(files)} files")
+    elif len(files) == 1:
+        side = load_table(names[0], files[0][1], name=f"side: {names[0]}")
+    else:
+        raise InputError("Upload either one table or image files (or a ZIP of images) as side data, not a mix.")
+    if side.n_features != like.n_features:
+        detail = (f" (images of {side.image_shape[0]} x {side.image_shape[1]} pixels; the current images are "
+                  f"{like.image_shape[0]} x {like.image_shape[1]})" if side.is_image and like.is_image else "")
+        raise InputError(f"The side data have {side.n_features:,} features but the current data set has "
+                         f"{like.n_features:,}{detail}. Side data must describe the same features: upload "
+                         "images of the same size or a table with the same columns (and use the pixel "
+                         "family while loading image side data).")
+    return side

@@ -6,7 +6,8 @@ import streamlit as st
 from core import InputError
 from core.bundled import list_datasets, load_dataset
 from core.features import FEATURE_FAMILIES, to_feature_family
-from core.loaders import IMAGE_EXTENSIONS, TABLE_EXTENSIONS, load_images, load_table, table_columns
+from core.loaders import (IMAGE_EXTENSIONS, TABLE_EXTENSIONS, load_images, load_side_data, load_table,
+                          table_columns)
 from core.plots import image_grid_figure
 from pages import ui
 
@@ -76,26 +77,6 @@ with table_tab:
 ui.show_load_messages()
 
 
-def load_side(uploads, data):
-    """A table or a set of images as side data for ``data`` (same number of features)."""
-    files = [(f.name, f.getvalue()) for f in uploads]
-    images = [name for name, _ in files if name.lower().endswith(IMAGE_EXTENSIONS + (".zip",))]
-    if len(images) == len(files):
-        side = load_images(files, labels_from=None, name=f"side: {files[0][0]}" if len(files) == 1
-                           else f"side: {len(files)} files")
-    elif len(files) == 1:
-        side = load_table(files[0][0], files[0][1], name=f"side: {files[0][0]}")
-    else:
-        raise InputError("Upload either one table or image files (or a ZIP of images) as side data, not a mix.")
-    if side.n_features != data.n_features:
-        detail = (f" (images of {side.image_shape[0]} x {side.image_shape[1]} pixels; the current images are "
-                  f"{data.image_shape[0]} x {data.image_shape[1]})" if side.is_image and data.is_image else "")
-        raise InputError(f"The side data have {side.n_features:,} features but the current data set has "
-                         f"{data.n_features:,}{detail}. Side data must describe the same features: upload "
-                         "images of the same size or a table with the same columns (and use the pixel "
-                         "family while loading image side data).")
-    return side
-
 data = ui.current_dataset()
 side_data = ui.current_side_dataset()
 with st.expander("Side data: a second upload whose structure Q-alpha should ignore", expanded=side_data is not None):
@@ -109,7 +90,7 @@ with st.expander("Side data: a second upload whose structure Q-alpha should igno
     if st.button("Load side data", disabled=not side_uploads, key="load_side",
                  help="Read the side data; if anything is wrong nothing changes."):
         try:
-            ui.set_side_dataset(load_side(side_uploads, data))
+            ui.set_side_dataset(load_side_data([(f.name, f.getvalue()) for f in side_uploads], like=data))
             st.rerun()
         except InputError as error:
             ui.show_error(error)

@@ -8,7 +8,8 @@ import pytest
 from PIL import Image
 
 from core import InputError
-from core.loaders import LoadLimits, load_images, load_table, table_columns
+from core.dataset import Dataset
+from core.loaders import LoadLimits, load_images, load_side_data, load_table, table_columns
 
 
 def image_bytes(array, fmt="PNG", mode=None):
@@ -235,3 +236,19 @@ def test_unsupported_extension_and_unknown_label_column():
         load_table("t.csv", b"a,b\n1,2\n3,4\n", label_column="kind")
     with pytest.raises(InputError, match="row 3 has 2 cells"):
         load_table("t.csv", b"a,b,c\n1,2,3\n4,5\n")
+
+
+def test_side_data_must_describe_the_same_features():
+    main = Dataset(np.zeros((3, 24)), image_shape=(6, 4), name="main")
+    images = [(f"side_{i}.png", image_bytes(gradient(offset=i))) for i in range(3)]
+    side = load_side_data(images, like=main)
+    assert side.n_samples == 3 and side.n_features == 24 and side.name == "side: 3 files"
+    assert load_side_data([("s.zip", zip_bytes(dict(images)))], like=main).n_samples == 3
+    with pytest.raises(InputError, match=r"3 features but the current data set has 24.*same features"):
+        load_side_data([("genes.csv", b"a,b,c\n1,2,3\n4,5,6\n")], like=main)
+    with pytest.raises(InputError, match=r"images of 3 x 2 pixels; the current images are 6 x 4"):
+        load_side_data([(f"small_{i}.png", image_bytes(gradient(3, 2, i))) for i in range(2)], like=main)
+    with pytest.raises(InputError, match="not a mix"):
+        load_side_data(images + [("genes.csv", b"a\n1\n")], like=main)
+    with pytest.raises(InputError, match="Upload a table or image"):
+        load_side_data([], like=main)
