@@ -5,11 +5,11 @@ import json
 import streamlit as st
 
 from core import InputError
-from core.experiments import EXPERIMENTS, _load_all, run_experiment
+from core.experiments import EXPERIMENTS, load_experiments, run_experiment
 from core.plots import experiment_figures
 from pages import ui
 
-_load_all()
+load_experiments()
 st.title("Paper figures")
 st.caption("Every figure and table of the seed papers that the library reproduces, on the bundled data. "
            "Each run prints the paper's number beside ours and checks the paper's qualitative claims. "

@@ -11,9 +11,9 @@ import pytest
 from conftest import ROOT
 from core import InputError
 from core.dataset import Dataset
-from core.experiments import EXPERIMENTS, _load_all, run_experiment, save_result
+from core.experiments import EXPERIMENTS, load_experiments, run_experiment, save_result
 
-_load_all()
+load_experiments()
 _CACHE = {}
 
 

@@ -36,7 +36,7 @@ import pandas as pd
 
 from ..errors import InputError
 
-__all__ = ["Claim", "Experiment", "ExperimentResult", "EXPERIMENTS", "run_experiment",
+__all__ = ["Claim", "Experiment", "ExperimentResult", "EXPERIMENTS", "load_experiments", "run_experiment",
            "save_result"]
 
 #: ``progress(fraction, message)``: fraction of the work done in [0, 1] and what is running.
@@ -144,7 +144,7 @@ def register(name: str, title: str, reference: str, options: tuple = ()):
 def run_experiment(name: str, *, quick: bool = False, random_state: int = 0,
                    progress: Progress | None = None, **options) -> ExperimentResult:
     """Run a registered experiment by name (see :data:`EXPERIMENTS`)."""
-    _load_all()
+    load_experiments()
     if name not in EXPERIMENTS:
         raise InputError(f"Unknown experiment {name!r}; choose one of {', '.join(EXPERIMENTS)}.")
     if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)) or random_state < 0:
@@ -180,8 +180,9 @@ ORDER = ("positivity", "sparsity", "weston_svm", "topographic", "ar_faces", "uci
          "spca_faces", "ben_dor", "unsupervised_benchmark")
 
 
-def _load_all() -> None:
-    """Import the modules that register experiments (on first use, to keep imports light)."""
+def load_experiments() -> None:
+    """Fill :data:`EXPERIMENTS` (in the issue's order) by importing the modules that register
+    them: done on first use rather than at import, to keep ``import core.experiments`` light."""
     from . import faces, sparse, synthetic, tables  # noqa: F401
 
     ordered = sorted(EXPERIMENTS.items(), key=lambda item: ORDER.index(item[0]) if item[0] in ORDER else len(ORDER))

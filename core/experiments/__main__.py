@@ -11,11 +11,11 @@ import argparse
 import sys
 
 from ..errors import InputError
-from . import EXPERIMENTS, _load_all, run_experiment, save_result
+from . import EXPERIMENTS, load_experiments, run_experiment, save_result
 
 
 def main(argv=None) -> int:
-    _load_all()
+    load_experiments()
     parser = argparse.ArgumentParser(prog="python -m core.experiments",
                                      description="Reproduce a figure or table of the seed papers.")
     parser.add_argument("name", help=f"one of: list, all, {', '.join(EXPERIMENTS)}")
