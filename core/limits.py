@@ -1,0 +1,113 @@
+"""The limits that keep one upload from exhausting the machine, and decompression under them.
+
+Every loader takes a :class:`LoadLimits`; the checks happen at the boundary, before anything
+large is decompressed or allocated, so that a small file that claims to be huge (a compression
+bomb, an NPY header declaring 10^6 x 10^6) is refused at the cost of reading its header.
+"""
+
+from __future__ import annotations
+
+import bz2
+import lzma
+import zlib
+from dataclasses import dataclass
+
+from .errors import InputError
+
+__all__ = ["LoadLimits", "decompress", "check_budget", "compression_of", "COMPRESSIONS"]
+
+
+@dataclass(frozen=True)
+class LoadLimits:
+    """Limits of one upload.
+
+    ``max_decoded_bytes`` is the per-upload budget: the decompressed bytes of a file and the
+    bytes of the float64 matrix a table will produce must each stay below it (2 GiB by default;
+    the app states it next to its upload limit). ``max_image_pixels`` is also the
+    decompression-bomb limit of a single image: one that declares more pixels is refused before
+    it is decoded.
+    """
+
+    max_images: int = 5000
+    max_image_pixels: int = 4096 * 4096
+    max_zip_uncompressed_bytes: int = 1 << 30
+    max_zip_entries: int = 50_000
+    min_image_side: int = 2
+    max_decoded_bytes: int = 2 << 30
+
+
+def _megabytes(n_bytes: float) -> str:
+    return f"{n_bytes / 2**20:,.0f} MB" if n_bytes >= 2**20 else f"{n_bytes / 2**10:,.1f} kB"
+
+
+def check_budget(n_bytes: float, what: str, limits: LoadLimits) -> None:
+    """Refuse ``what`` when it would take more than the per-upload budget."""
+    if n_bytes > limits.max_decoded_bytes:
+        raise InputError(f"{what} would need {_megabytes(n_bytes)} in memory, more than the per-upload "
+                         f"budget of {_megabytes(limits.max_decoded_bytes)} (LoadLimits.max_decoded_bytes). "
+                         "Upload a subset (fewer samples or features).")
+
+
+# name -> (extension, streaming decompressor factory)
+COMPRESSIONS = {
+    "gzip": (".gz", lambda: zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)),
+    "bzip2": (".bz2", bz2.BZ2Decompressor),
+    "xz": (".xz", lzma.LZMADecompressor),
+}
+
+
+def compression_of(data: bytes) -> str | None:
+    """The compression whose magic bytes start ``data`` (bzip2's block magic too: "BZh" alone
+    could begin a text file)."""
+    if data[:2] == b"\x1f\x8b":
+        return "gzip"
+    if data[:3] == b"BZh" and data[3:4].isdigit() and data[4:10] == b"1AY&SY":
+        return "bzip2"
+    if data[:6] == b"\xfd7zXZ\x00":
+        return "xz"
+    return None
+
+
+def decompress(filename: str, data: bytes, kind: str, limits: LoadLimits) -> bytes:
+    """Decompress ``data`` (``kind`` one of "gzip", "bzip2", "xz") in pieces, stopping as soon as
+    the output would exceed the budget: a bomb costs at most the budget, never its full size."""
+    factory = COMPRESSIONS[kind][1]
+    decompressor = factory()
+    pieces, total, step = [], 0, 1 << 24
+    try:
+        if kind == "gzip":
+            remaining = data
+            while True:
+                piece = decompressor.decompress(remaining, step)
+                remaining = decompressor.unconsumed_tail
+                total += len(piece)
+                check_budget(total, f"{filename} (decompressed)", limits)
+                pieces.append(piece)
+                if not remaining and not piece:
+                    break
+                if decompressor.eof:
+                    if decompressor.unused_data.startswith(b"\x1f\x8b"):  # concatenated members
+                        remaining = decompressor.unused_data
+                        decompressor = factory()
+                        continue
+                    break
+            if not decompressor.eof:
+                raise EOFError
+        else:
+            remaining = data
+            while True:
+                piece = decompressor.decompress(remaining, max_length=step)
+                remaining = b""
+                total += len(piece)
+                check_budget(total, f"{filename} (decompressed)", limits)
+                pieces.append(piece)
+                if decompressor.eof or (not piece and decompressor.needs_input):
+                    break
+            if not decompressor.eof:
+                raise EOFError
+    except InputError:
+        raise
+    except (zlib.error, OSError, lzma.LZMAError, EOFError, ValueError):
+        raise InputError(f"{filename} is not a complete {kind} file (it is damaged or truncated); "
+                         "compress it again and re-upload.") from None
+    return b"".join(pieces)
