@@ -74,7 +74,8 @@ class ParsedTable:
     Attributes
     ----------
     filename, format : str
-        ``format`` is "text", "parquet", "h5ad", "npy", "npz" or "mat".
+        ``format`` is "text", "parquet", "h5ad", "npy", "npz" or "mat"; for the last two,
+        ``arrays`` names every array in the file and ``x_key`` the one read as the data.
     columns : tuple of str
         Names of the stored columns (generated as ``"column j"`` when the file has no header).
     values : ndarray, shape (n_rows, len(numeric))
@@ -105,6 +106,8 @@ class ParsedTable:
     annotations: Mapping[str, np.ndarray] = field(default_factory=dict)
     notes: tuple = ()
     header: bool = False
+    arrays: tuple = ()
+    x_key: str | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -157,6 +160,18 @@ class ParsedTable:
             return "samples_as_rows", (f"read as {rows:,} samples (rows) of {n_numeric:,} features: {what}. "
                                        "Choose samples as columns if your file has them the other way.")
         id_column = self._id_column()
+        if id_column is not None:
+            # a row with text across most numeric columns is a label row: samples run along it
+            mixed = [j for j in self.numeric.tolist() if j in self.strings]
+            if len(mixed) >= max(2, 0.5 * n_numeric):
+                counts = Counter(i for j in mixed for i in np.flatnonzero(
+                    np.array([c is not None for c in self.strings[j]])).tolist())
+                label_rows = [self.strings[id_column][i] for i, n in counts.items() if n >= 0.5 * n_numeric]
+                if label_rows:
+                    return "samples_as_columns", (
+                        f"row(s) {_listed(label_rows, 3)} hold text across the numeric columns, like class labels "
+                        f"of samples in columns: read as {n_numeric:,} samples (columns) of "
+                        f"{rows - len(label_rows):,} features (rows).")
         class_like = [j for j in self._text_only() if j != id_column
                       and len({c for c in self.strings[j] if c is not None}) <= max(20, rows // 10)]
         if id_column is not None and rows >= 3 * n_numeric and not class_like:
@@ -207,12 +222,14 @@ class ParsedTable:
         return [str(c) for c in self.strings[id_column]]
 
     def preview(self, rows: int = 8, columns: int = 12):
-        """The first rows and columns as read (a pandas DataFrame, for display)."""
+        """The first rows and columns as read, every cell as text (a pandas DataFrame, for display:
+        a column may mix numbers and text, as a label row does)."""
         import pandas as pd
 
         shown = {}
         for j in range(min(columns, len(self.columns))):
-            shown[self.columns[j]] = list(self._column_cells(j, rows))
+            shown[self.columns[j]] = ["" if c is None else (f"{c:.6g}" if isinstance(c, float) else str(c))
+                                      for c in self._column_cells(j, rows)]
         frame = pd.DataFrame(shown)
         if self.row_names is not None:
             frame.index = list(self.row_names[:rows])
@@ -489,7 +506,9 @@ def finish(arrangement: Arrangement, missing: str = "refuse", *, name: str | Non
             from sklearn.impute import SimpleImputer
 
             empty = per_feature == X.shape[0]
-            X = SimpleImputer(strategy=missing, keep_empty_features=False).fit_transform(X)
+            if empty.any():  # nothing to impute from: dropped (and said) rather than left to warn
+                X = X[:, ~empty]
+            X = SimpleImputer(strategy=missing).fit_transform(X)
             if empty.any():
                 feature_names = [f for f, e in zip(feature_names, empty) if not e] if feature_names else None
                 notes.append(f"Dropped {_plural(int(empty.sum()), 'feature')} with no value at all.")
@@ -987,6 +1006,7 @@ def _read_arrays(filename, data, extension, x_key, notes, limits) -> ParsedTable
     if x_key not in arrays:
         raise InputError(f"{filename}: no data array {x_key or 'X'!r}; it holds {', '.join(sorted(arrays))}. "
                          "Say which one holds the data.")
+    names = tuple(sorted(arrays))
     matrix = arrays.pop(x_key)
     if hasattr(matrix, "toarray"):  # a sparse MATLAB matrix
         check_budget(8 * matrix.shape[0] * matrix.shape[1], f"{filename}: {x_key!r} as a dense matrix", limits)
@@ -999,7 +1019,8 @@ def _read_arrays(filename, data, extension, x_key, notes, limits) -> ParsedTable
             annotations[key] = value.ravel().astype(object)
     notes.append(f"Data array {x_key!r}: {X.shape[0]:,} x {X.shape[1]:,}.")
     return ParsedTable(filename, extension.lstrip("."), tuple(f"column {j}" for j in range(X.shape[1])), X,
-                       np.arange(X.shape[1]), annotations=annotations, notes=tuple(notes))
+                       np.arange(X.shape[1]), annotations=annotations, notes=tuple(notes), arrays=names,
+                       x_key=x_key)
 
 
 def _named_arrays(filename: str, data: bytes, extension: str, limits: LoadLimits) -> dict:

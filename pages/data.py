@@ -6,10 +6,77 @@ import streamlit as st
 from core import InputError
 from core.bundled import list_datasets, load_dataset
 from core.features import FEATURE_FAMILIES, to_feature_family
-from core.loaders import (IMAGE_EXTENSIONS, TABLE_EXTENSIONS, load_images, load_side_data, load_table,
-                          table_columns)
+from core.loaders import COMPRESSED_EXTENSIONS, IMAGE_EXTENSIONS, TABLE_EXTENSIONS, finish, load_images, load_side_data
 from core.plots import image_grid_figure
 from pages import ui
+
+ORIENTATION_LABELS = {"auto": "Guess", "samples_as_rows": "Samples as rows",
+                      "samples_as_columns": "Samples as columns (genes as rows)"}
+MISSING_LABELS = {"refuse": "Refuse the table", "drop_samples": "Drop samples with missing values",
+                  "drop_features": "Drop features with missing values", "mean": "Impute the feature's mean",
+                  "median": "Impute the feature's median"}
+
+
+def table_options(parsed, filename):
+    """The choices for a parsed table (layout, labels, missing values), a preview, and Load."""
+    st.caption(" ".join(parsed.notes))
+    if parsed.format == "text":
+        st.checkbox("The first row holds column names", value=parsed.header, key="table_header",
+                    help="Detected from the first lines; change it if the guess is wrong (the file is read again).")
+    if parsed.format in ("npz", "mat"):
+        st.selectbox("Array holding the data", parsed.arrays, index=parsed.arrays.index(parsed.x_key),
+                     key="table_x_key", help="The samples x features matrix inside the file.")
+    rows, columns = parsed.shape
+    st.markdown(f"**As read:** {rows:,} rows x {columns:,} columns (the first rows and columns below).")
+    st.dataframe(parsed.preview(), height=250)
+    orientation = st.radio("Samples are", list(ORIENTATION_LABELS), format_func=ORIENTATION_LABELS.get,
+                           horizontal=True, key="table_orientation",
+                           help="Gene-expression tables often have genes as rows and samples as columns.")
+    guessed, reason = parsed.guess_orientation()
+    if orientation == "auto":
+        st.caption(f"Guess: {reason}")
+    choices = parsed.label_choices(orientation)
+    suggested = parsed.suggested_label(orientation)
+    options = ["(none)"] + choices
+    if st.session_state.get("table_label") not in options:
+        st.session_state["table_label"] = suggested if suggested in options else "(none)"
+    label = st.selectbox("Labels", options, key="table_label",
+                         help="A column of class labels (samples as rows), a row such as 'class' (samples as "
+                              "columns) or an obs column (AnnData). Text is fine.")
+    try:
+        arrangement = parsed.arrange(label_column=None if label == "(none)" else label, orientation=orientation)
+    except InputError as error:
+        ui.show_error(error)
+        return
+    per_feature, per_sample = arrangement.missing_counts()
+    n_missing = int(per_feature.sum())
+    n_samples, n_features = arrangement.X.shape
+    st.markdown(f"**Will load:** {n_samples:,} samples x {n_features:,} features"
+                + (f", labels from {label!r}" if label != "(none)" else ", no labels") + ".")
+    missing = "refuse"
+    if n_missing:
+        with st.container(border=True):
+            st.markdown(f"**Missing values:** {n_missing:,} in {int((per_feature > 0).sum()):,} features and "
+                        f"{int((per_sample > 0).sum()):,} samples.")
+            names = arrangement.feature_names or [f"feature {j}" for j in range(n_features)]
+            samples = arrangement.sample_names or [f"sample {i + 1}" for i in range(n_samples)]
+            worst_features = np.argsort(-per_feature, kind="stable")[:8]
+            worst_samples = np.argsort(-per_sample, kind="stable")[:8]
+            left, right = st.columns(2)
+            left.dataframe({"feature": [names[j] for j in worst_features if per_feature[j]],
+                            "missing": [int(per_feature[j]) for j in worst_features if per_feature[j]]},
+                           hide_index=True)
+            right.dataframe({"sample": [samples[i] for i in worst_samples if per_sample[i]],
+                             "missing": [int(per_sample[i]) for i in worst_samples if per_sample[i]]},
+                            hide_index=True)
+            missing = st.radio("What to do with them", list(MISSING_LABELS)[1:], format_func=MISSING_LABELS.get,
+                               index=3, key="table_missing",
+                               help="Drop the samples or the features that have a missing value, or fill each "
+                                    "missing value with its feature's mean or median (scikit-learn's SimpleImputer).")
+    if st.button("Load table", key="load_table", help="Make this table the current data set; if anything is wrong "
+                                                      "the current data set stays."):
+        ui.load_upload(lambda: finish(arrangement, missing, name=filename))
+
 
 st.title("Data")
 st.caption("Everything else works on the current data set. A failed upload leaves it as it was.")
@@ -30,8 +97,9 @@ with images_tab:
     uploads = st.file_uploader(
         "Image files, or a ZIP with one folder per class",
         type=[e.lstrip(".") for e in IMAGE_EXTENSIONS] + ["zip"], accept_multiple_files=True,
-        key="image_upload", help="PNG, JPEG, BMP, TIFF, GIF, PGM/PPM. Converted to grey values in [0, 1]; "
-                                 "images of another size are resized to the most common size.")
+        key="image_upload", help="PNG, JPEG, BMP, TIFF (a multi-page stack gives one image per page), GIF, "
+                                 "PGM/PPM. Converted to grey values in [0, 1]; images of another size are resized "
+                                 "to the most common size.")
     labels_from = st.radio("Labels from", ["folder", "prefix", "none"], horizontal=True,
                            help="folder: the folder of each image inside the ZIP; prefix: the part "
                                 "of the file name before the separator (alice_01.png -> alice).")
@@ -48,31 +116,17 @@ with images_tab:
             name=uploads[0].name if len(uploads) == 1 else f"{len(uploads)} uploaded files"))
 
 with table_tab:
-    upload = st.file_uploader("A table (samples x features)", type=[e.lstrip(".") for e in TABLE_EXTENSIONS],
-                              key="table_upload",
-                              help="CSV/TSV with or without a header, NPY, NPZ or MATLAB .mat (X and Y).")
-    label_column = x_key = y_key = None
+    upload = st.file_uploader(
+        "A table: samples x features or genes x samples", type=[e.lstrip(".") for e in TABLE_EXTENSIONS + COMPRESSED_EXTENSIONS],
+        key="table_upload",
+        help="CSV/TSV/TXT (also .gz, .bz2, .xz, or one table in a .zip), Parquet, AnnData .h5ad, NPY, NPZ or "
+             "MATLAB .mat. Read once; the choices below do not read it again.")
     if upload is not None:
-        try:
-            columns = table_columns(upload.name, upload.getvalue())
-        except InputError as error:
-            ui.show_error(error)
-            columns = []
-        if upload.name.lower().endswith((".npz", ".mat")):
-            x_key = st.selectbox("Array holding the data", columns, index=columns.index("X") if "X" in columns else 0,
-                                 help="The samples x features matrix inside the file.")
-            y_key = st.selectbox("Array holding the labels", ["(none)"] + columns,
-                                 index=1 + columns.index("Y") if "Y" in columns else 0,
-                                 help="One class label per sample, or none.")
-            y_key = None if y_key == "(none)" else y_key
-        elif columns:
-            label_column = st.selectbox("Label column", ["(none)"] + columns, index=0,
-                                        help="A column of class labels (it may hold text).")
-            label_column = None if label_column == "(none)" else label_column
-    if st.button("Load table", disabled=upload is None, key="load_table",
-                 help="Read the table; if anything is wrong the current data set stays."):
-        ui.load_upload(lambda: load_table(upload.name, upload.getvalue(), label_column=label_column,
-                                          x_key=x_key, y_key=y_key))
+        parsed = ui.parsed_upload(upload, prefix="table_")
+        if isinstance(parsed, InputError):
+            ui.show_error(parsed)
+        else:
+            table_options(parsed, upload.name)
 
 ui.show_load_messages()
 
@@ -84,7 +138,7 @@ with st.expander("Side data: a second upload whose structure Q-alpha should igno
                "every lighting) are suppressed. Q-alpha offers it as \"uploaded side data\".")
     side_uploads = st.file_uploader(
         "A table or images with the same features as the current data",
-        type=[e.lstrip(".") for e in IMAGE_EXTENSIONS + TABLE_EXTENSIONS] + ["zip"],
+        type=[e.lstrip(".") for e in IMAGE_EXTENSIONS + TABLE_EXTENSIONS + COMPRESSED_EXTENSIONS],
         accept_multiple_files=True, key="side_upload",
         help="The side matrix W of 000 Def. 3: its per-feature variances form D.")
     if st.button("Load side data", disabled=not side_uploads, key="load_side",

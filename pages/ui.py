@@ -101,6 +101,41 @@ def load_upload(loader) -> bool:
     return True
 
 
+def parsed_upload(upload, prefix: str = "table_"):
+    """The upload parsed once (:func:`core.loaders.read_table`): kept in the session, keyed on a
+    digest of its bytes and the parse options (the widgets ``{prefix}header`` and
+    ``{prefix}x_key``), so that choosing the orientation, the labels or what to do with missing
+    values never parses again. One upload is kept (the newest); a failure is kept as its
+    :class:`InputError`. A new file resets the ``{prefix}*`` choices made for the previous one."""
+    import hashlib
+
+    from core.loaders import read_table
+
+    digests = st.session_state.setdefault("_upload_digests", {})
+    if upload.file_id not in digests:
+        digests.clear()  # one upload at a time
+        digests[upload.file_id] = hashlib.sha256(upload.getvalue()).hexdigest()
+        st.session_state.pop("load_messages", None)  # messages about an earlier file
+        for key in [k for k in st.session_state if k.startswith(prefix) and k != f"{prefix}upload"]:
+            del st.session_state[key]
+    header, x_key = st.session_state.get(f"{prefix}header"), st.session_state.get(f"{prefix}x_key")
+    slot = st.session_state.get("_parsed_table")
+    key = (digests[upload.file_id], upload.name)
+    reusable = slot is not None and slot[0] == key and (
+        slot[2:] == (header, x_key) if isinstance(slot[1], InputError)
+        else header in (None, slot[1].header) and x_key in (None, slot[1].x_key))
+    if not reusable:
+        st.session_state.pop("_parsed_table", None)  # release the previous parse first
+        try:
+            with st.spinner(f"Reading {upload.name}…"):
+                parsed = read_table(upload.name, upload.getvalue(), header=header, x_key=x_key)
+        except InputError as error:
+            parsed = error
+        slot = (key, parsed, header, x_key)
+        st.session_state["_parsed_table"] = slot
+    return slot[1]
+
+
 # ---------------------------------------------------------------------------- shareable views
 def restore_view(page: str, parsers: dict) -> None:
     """Once per page and session: copy the link's query parameters into the widgets' state.

@@ -1,7 +1,9 @@
 """The Data page under AppTest (uploads themselves are exercised in the browser test)."""
 
+import gzip
 from pathlib import Path
 
+import numpy as np
 from streamlit.testing.v1 import AppTest
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "data.py")
@@ -29,3 +31,67 @@ def test_switching_to_haar_coefficients_and_back():
     family.set_value("pixels").run()
     next(b for b in app.button if b.label == "Apply feature family").click().run()
     assert app.session_state["dataset"].is_image and not app.exception
+
+
+# ---------------------------------------------------------------------------- table uploads
+def genes_by_samples_gz():
+    """20 genes x 8 samples with a class row and two missing values, gzip-compressed."""
+    rng = np.random.default_rng(3)
+    values = np.round(rng.normal(size=(20, 8)), 4)
+    lines = ["gene_id," + ",".join(f"S{j}" for j in range(8)),
+             "class," + ",".join("sick" if j % 2 else "well" for j in range(8))]
+    for i in range(20):
+        cells = ["" if (i, j) in {(3, 1), (7, 5)} else str(values[i, j]) for j in range(8)]
+        lines.append(f"ENSG{i:011d}," + ",".join(cells))
+    return gzip.compress(("\n".join(lines) + "\n").encode()), values
+
+
+def table_tab(app):
+    return next(u for u in app.file_uploader if u.label.startswith("A table"))
+
+
+def test_table_upload_is_parsed_once_and_loads_with_median_imputation(monkeypatch):
+    import core.loaders
+
+    calls = []
+    real = core.loaders.read_table
+    monkeypatch.setattr(core.loaders, "read_table", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    data, values = genes_by_samples_gz()
+    app = AppTest.from_file(PAGE, default_timeout=60).run()
+    table_tab(app).set_value(("expr.csv.gz", data, "application/gzip"))
+    app.run()
+    assert not app.exception and not app.error
+    assert app.radio(key="table_orientation").value == "auto"
+    assert any("row(s) 'class' hold text" in c.value and "8 samples (columns)" in c.value for c in app.caption)
+    assert app.selectbox(key="table_label").value == "class"
+    assert "2 in 2 features and 2 samples" in " ".join(m.value for m in app.markdown)
+    app.radio(key="table_missing").set_value("median").run()
+    app.radio(key="table_orientation").set_value("samples_as_columns").run()
+    app.button(key="load_table").click().run()
+    assert calls == ["expr.csv.gz"]  # one parse for every choice above
+    loaded = app.session_state["dataset"]
+    expected = values.T.copy()
+    for i, j in [(1, 3), (5, 7)]:
+        expected[i, j] = np.median(np.delete(values[j], i))
+    assert loaded.X.shape == (8, 20) and np.allclose(loaded.X, expected)
+    assert list(loaded.labels) == ["well", "sick"] * 4
+    assert "Imputed 2 values in 2 features with the column median." in " ".join(m.value for m in app.warning)
+
+
+def test_bad_table_upload_keeps_the_current_data():
+    app = AppTest.from_file(PAGE, default_timeout=60).run()
+    table_tab(app).set_value(("broken.csv.gz", b"not gzip at all", "application/gzip"))
+    app.run()
+    assert not app.exception
+    assert "is not a gzip file" in app.error[0].value
+    assert app.session_state["dataset"].name == "warpAR10P"
+    # missing values with the refusal chosen: the load fails with the message, the data stay
+    data, _ = genes_by_samples_gz()
+    table_tab(app).set_value(("expr.csv.gz", data, "application/gzip"))
+    app.run()
+    assert not app.error
+    app.radio(key="table_missing").set_value("drop_features").run()
+    app.selectbox(key="table_label").set_value("(none)").run()
+    app.button(key="load_table").click().run()
+    loaded = app.session_state["dataset"]
+    assert loaded.n_features == 18 and loaded.labels is None

@@ -74,8 +74,11 @@ def test_genes_as_rows_and_samples_as_rows_give_the_same_data():
     assert as_rows.sample_names == as_columns.sample_names == tuple(SAMPLES)
     assert list(as_rows.labels) == list(as_columns.labels) == CLASSES
     assert as_columns.meta["table"]["orientation"] == "samples_as_columns"
-    assert any("gene-like row IDs" in note and "read as 9 samples (columns) of 41 features" in note
-               for note in as_columns.meta["load_report"])
+    assert any("row(s) 'class' hold text across the numeric columns" in note and
+               "read as 9 samples (columns) of 40 features" in note for note in as_columns.meta["load_report"])
+    # without a label row, the gene-like IDs and the shape decide
+    guess = read_table("cols.csv", csv_bytes(genes_as_rows=True, labels=None)).guess_orientation()
+    assert guess[0] == "samples_as_columns" and "gene-like row IDs ('ENSG00000000000'" in guess[1]
 
 
 def test_orientation_guess_and_explicit_choice():
