@@ -56,6 +56,10 @@ _GENE_LIKE = re.compile(r"^(ENS[A-Z]*G\d+|[A-Z][A-Z0-9-]{1,14}(\.\d+)?|\d+_(s_|x
                         r"ILMN_\d+|[A-Za-z][A-Za-z0-9]*[-_.][A-Za-z0-9_.-]+)$")
 
 
+def _size(n_bytes: int) -> str:
+    return f"{n_bytes / 2**20:,.1f} MB" if n_bytes >= 2**20 else f"{n_bytes / 2**10:,.1f} kB"
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
@@ -560,7 +564,7 @@ def _unwrap(filename: str, data: bytes, limits: LoadLimits) -> tuple[str, bytes,
                                  f"without {extension}, or compress it with {kind} again.")
             data = decompress(filename, data, kind, limits)
             inner = filename[: -len(extension)] if lower.endswith(extension) else filename
-            notes.append(f"Decompressed {kind}: {len(data) / 2**20:,.1f} MB.")
+            notes.append(f"Decompressed {kind}: {_size(len(data))}.")
             return inner, data, notes
     if lower.endswith(".zip") or data.startswith(b"PK\x03\x04"):
         if lower.endswith((".npz",)):

@@ -93,10 +93,11 @@ def load_upload(loader) -> bool:
         return False
     set_dataset(dataset)
     summary = dataset.summary()
+    report = dataset.meta.get("load_report", [])
     st.session_state["load_messages"] = (
         [("success", f"Loaded {dataset.name}: {summary['samples']:,} samples x "
                      f"{summary['features']:,} features.")]
-        + [("warning", message) for message in dataset.meta.get("load_report", [])])
+        + ([("info", "**How it was read**\n\n" + "\n".join(f"- {note}" for note in report))] if report else []))
     st.rerun()
     return True
 

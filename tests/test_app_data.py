@@ -75,7 +75,7 @@ def test_table_upload_is_parsed_once_and_loads_with_median_imputation(monkeypatc
         expected[i, j] = np.median(np.delete(values[j], i))
     assert loaded.X.shape == (8, 20) and np.allclose(loaded.X, expected)
     assert list(loaded.labels) == ["well", "sick"] * 4
-    assert "Imputed 2 values in 2 features with the column median." in " ".join(m.value for m in app.warning)
+    assert "Imputed 2 values in 2 features with the column median." in " ".join(m.value for m in app.info)
 
 
 def test_bad_table_upload_keeps_the_current_data():

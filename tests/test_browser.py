@@ -181,3 +181,52 @@ def test_side_data_upload_and_use_in_q_alpha(page, app_url):
     page.locator(".js-plotly-plot").first.wait_for(timeout=180_000)
     assert page.locator("[data-testid='stException']").count() == 0
     page.screenshot(path=str(ARTEFACTS / "qalpha-uploaded-side-data.png"), full_page=True)
+
+
+def test_genes_by_samples_csv_gz_with_missing_values_to_q_alpha(page, app_url):
+    """A user's gene table as it usually comes: genes as rows, an ID column, sample names in the
+    header, a class row, gzip-compressed, with missing values. Median imputation, then Q-alpha
+    ranks the planted marker genes on top."""
+    import gzip
+
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    groups = np.repeat([0, 1], 8)
+    genes = [f"MARKER{i}" for i in range(4)] + [f"GENE{i:03d}" for i in range(96)]
+    values = rng.normal(size=(100, 16))
+    values[:4] += np.where(groups == 1, 4.0, -4.0)  # the markers separate the groups
+    lines = ["gene_id," + ",".join(f"sample_{j}" for j in range(16)),
+             "class," + ",".join("tumour" if g else "normal" for g in groups)]
+    for i, gene in enumerate(genes):
+        cells = ["" if (i * 16 + j) % 97 == 5 else f"{values[i, j]:.5f}" for j in range(16)]
+        lines.append(gene + "," + ",".join(cells))
+    data = gzip.compress(("\n".join(lines) + "\n").encode())
+
+    wait_for_app(page, app_url)
+    page.get_by_role("link", name="Data", exact=True).click()
+    page.get_by_role("heading", name="Data", exact=True).wait_for(timeout=60_000)
+    page.get_by_role("tab", name="Upload a table").click()
+    settle(page)
+    chooser = page.get_by_role("tabpanel").filter(has=page.get_by_text("A table: samples x features")) \
+        .locator("input[type='file']")
+    chooser.set_input_files(files=[{"name": "expression.csv.gz", "mimeType": "application/gzip", "buffer": data}])
+    page.get_by_text("Missing values:").wait_for(timeout=60_000)
+    page.get_by_text("hold text across the numeric columns").wait_for(timeout=10_000)
+    page.get_by_text("Impute the feature's median").click()
+    settle(page)
+    page.get_by_role("button", name="Load table").click()
+    page.get_by_text("Loaded expression.csv.gz: 16 samples x 100 features").wait_for(timeout=60_000)
+    page.get_by_text("with the column median").first.wait_for(timeout=10_000)
+    assert "expression.csv.gz" in page.locator("[data-testid='stSidebar']").inner_text()
+    page.screenshot(path=str(ARTEFACTS / "data-table-upload.png"), full_page=True)
+
+    page.locator("[data-testid='stSidebar']").get_by_role("link", name="Q-alpha", exact=True).click()
+    page.get_by_role("heading", name="Q-alpha").wait_for(timeout=60_000)
+    page.wait_for_function(
+        "() => { const p = document.querySelector('.js-plotly-plot');"
+        " return p && p.data && p.data[0] && p.data[0].customdata; }", timeout=120_000)
+    top = page.evaluate("() => Array.from(document.querySelector('.js-plotly-plot').data[0].customdata).slice(0, 4)")
+    assert sorted(top) == [f"MARKER{i}" for i in range(4)], top
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.screenshot(path=str(ARTEFACTS / "qalpha-uploaded-genes.png"), full_page=True)
