@@ -52,6 +52,7 @@ HEAD_LINES, HEAD_LINE_CHARS = 20, 1 << 16
 WIDE_COLUMNS, WIDE_RATIO = 10_000, 10
 _BOOLEAN_TEXT = frozenset({"true", "false"})
 _COMPLEX = re.compile(r"^\(?[-+]?[\d.]+(e[-+]?\d+)?[-+][\d.]*(e[-+]?\d+)?[ij]\)?$", re.IGNORECASE)
+_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?|-?\d+ days( [\d:.]+)?)$")
 _GENE_LIKE = re.compile(r"^(ENS[A-Z]*G\d+|[A-Z][A-Z0-9-]{1,14}(\.\d+)?|\d+_(s_|x_|i_)?at|AFFX-.*|"
                         r"ILMN_\d+|[A-Za-z][A-Za-z0-9]*[-_.][A-Za-z0-9_.-]+)$")
 
@@ -277,6 +278,10 @@ class ParsedTable:
                 raise InputError(f"{self.filename}: {orientation_word} {self.columns[j]!r} holds true/false text, "
                                  "which is not a measurement. Encode it as 0/1 in the file, or choose it as the "
                                  "label column.")
+            if cells and all(_DATE.match(c) for c in list(cells)[:50]):
+                raise InputError(f"{self.filename}: {orientation_word} {self.columns[j]!r} holds dates or times, "
+                                 "which are not measurements. Remove it, or store a number derived from it (e.g. "
+                                 "days since an event), or choose it as the label column.")
             if cells and all(_COMPLEX.match(c) for c in list(cells)[:50]):
                 raise InputError(f"{self.filename}: {orientation_word} {self.columns[j]!r} holds complex numbers "
                                  f"(e.g. {sorted(cells)[0]!r}); feature selection needs real values. Store the "
@@ -818,8 +823,9 @@ def _grid_from_frame(frame, positions):
         column = frame.iloc[:, k]
         present = column.notna().to_numpy()
         cells = np.where(present, column.astype(str).to_numpy(dtype=object), None)
-        if types.is_bool_dtype(dtypes[k]):
-            strings[positions[k]] = cells
+        if types.is_bool_dtype(dtypes[k]) or types.is_datetime64_any_dtype(dtypes[k]) or \
+                types.is_timedelta64_dtype(dtypes[k]):
+            strings[positions[k]] = cells  # not measurements (to_numeric would count nanoseconds)
             continue
         coerced = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
         text = present & np.isnan(coerced)

@@ -274,6 +274,17 @@ def test_boolean_text_and_complex_text_columns():
         load_table("t.csv", b"a,b,z\n1,2,1+2j\n3,4,3-1j\n5,6,0+1j\n")
 
 
+def test_dates_are_not_measurements():
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": [3.0, 4.0, 5.0],
+                          "when": pd.to_datetime(["2024-01-01", "2024-02-01", "2024-03-01"])})
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer)
+    with pytest.raises(InputError, match="column 'when' holds dates or times"):
+        load_table("t.parquet", buffer.getvalue())
+    kept = load_table("t.parquet", buffer.getvalue(), label_column="when")
+    assert kept.n_features == 2 and len(set(kept.labels)) == 3
+
+
 def test_labels_that_are_not_classes():
     with pytest.raises(InputError, match="not whole numbers \\(e.g. 0.5\\)"):
         load_table("t.csv", b"a,b,y\n1,2,0.5\n3,4,1\n5,6,2\n", label_column="y")
