@@ -22,7 +22,7 @@ import numpy as np
 from scipy import linalg, stats
 
 from .errors import InputError
-from .validation import zscores
+from .validation import as_data_matrix, as_labels, power_of_two_scale, require_finite, zscores
 
 __all__ = ["BaselineInfo", "FeatureScores", "SCORERS", "PROJECTIONS", "score_features", "rank_features",
            "make_projection", "PCAProjection", "CPCA", "OPCA", "KernelPCAProjection", "LPP"]
@@ -46,6 +46,9 @@ class FeatureScores:
     ranking: np.ndarray
     seconds: float
     info: BaselineInfo
+    #: 1, or the power of two the data were divided by because their squares would overflow
+    #: float64 (values near 1e200): rankings are unchanged, unit-dependent scores are of X / scale
+    scale: float = 1.0
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -195,7 +198,8 @@ def _wrapper(X, y, direction, n_features_to_select, max_candidates, cv):
             scores = [accuracy(kept[:i] + kept[i + 1:]) for i in range(len(kept))]
             removed.append(kept.pop(int(np.argmax(scores))))
         order = kept + removed[::-1]
-    scores = np.full(X.shape[1], -np.inf)
+    # the features outside the search tie below every ranked one (finite: no score is -inf)
+    scores = np.full(X.shape[1], -float(len(order)))
     scores[np.asarray(order)] = -np.arange(len(order), dtype=np.float64)
     return scores
 
@@ -256,11 +260,12 @@ def fsca_score(X, y=None, n_features_to_select=100):
 
     With residuals ``R`` and ``K = R R^T`` (samples x samples) the gain of variable ``j`` is
     ``r_j^T K r_j / |r_j|^2``, so a step costs ``O(q^2 n)``. The first ``n_features_to_select``
-    variables are ranked; the rest score ``-inf``.
+    variables are ranked; the rest tie below them (score ``-(number ranked)``).
     """
     R = X - X.mean(axis=0)
     n = X.shape[1]
     scores = np.full(n, -np.inf)
+    ranked = 0
     for step in range(min(n_features_to_select, n)):
         norms = np.einsum("ij,ij->j", R, R)
         gain = _safe_divide(np.einsum("ij,ij->j", R, (R @ R.T) @ R), norms)
@@ -269,8 +274,10 @@ def fsca_score(X, y=None, n_features_to_select=100):
         if not np.isfinite(gain[j]) or norms[j] <= 1e-12 * norms.max():
             break
         scores[j] = -float(step)
+        ranked = step + 1
         r = R[:, j] / np.sqrt(norms[j])
         R = R - np.outer(r, r @ R)
+    scores[~np.isfinite(scores)] = -float(ranked)
     return scores
 
 
@@ -285,6 +292,10 @@ def adaboost_score(X, y, n_estimators=100, random_state=0):
 
 
 _REF_LECTURE = "lecture on feature extraction and selection (seed 003)"
+#: Scorers that estimate a distribution per class (nearest neighbours within a class, two-sample
+#: tests, hits and misses): one sample of a class leaves them nothing to compare.
+NEEDS_TWO_PER_CLASS = ("mutual_information", "ks", "relieff", "rfe_svm", "forward_wrapper", "backward_wrapper")
+
 SCORERS: dict[str, tuple[BaselineInfo, Callable]] = {
     "variance": (BaselineInfo("variance", "filter", False, "O(q n)", _REF_LECTURE), variance_score),
     "pearson": (BaselineInfo("Pearson correlation", "filter", True, "O(q n)", "Wolf & Shashua ICCV 2003 (seed 002), Sec. 5"), pearson_score),
@@ -309,23 +320,40 @@ def score_features(method: str, X, y=None, **options) -> FeatureScores:
     if method not in SCORERS:
         raise InputError(f"Unknown baseline {method!r}; choose one of {', '.join(SCORERS)}.")
     info, function = SCORERS[method]
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2 or X.shape[0] < 2 or X.shape[1] < 1:
+    X = as_data_matrix(X)
+    if X.shape[0] < 2:
         raise InputError("X must be a samples x features matrix with at least two samples.")
-    if not np.isfinite(X).all():
-        raise InputError("X contains NaN or infinite values.")
+    if not (X.max(axis=0) > X.min(axis=0)).any():
+        raise InputError("Every feature is constant over the samples: there is nothing to rank.")
+    # every ranking is unchanged by a common factor; scores of unit-dependent methods (variance,
+    # the embedded models) are then in the units of X / scale
+    scale = power_of_two_scale(X)
+    if scale != 1.0:
+        X = X / scale
     if info.supervised:
         if y is None:
             raise InputError(f"{info.name} is supervised: give the labels y.")
-        y = np.asarray(y).ravel()
-        if y.size != X.shape[0]:
-            raise InputError(f"y must hold one label per sample ({X.shape[0]}); got {y.size}.")
+        y = as_labels(y, X.shape[0], "y")
+        classes, counts = np.unique(y, return_counts=True)
+        if classes.size < 2:
+            raise InputError(f"{info.name} needs at least two classes in y; got {classes.size}.")
+        if method in NEEDS_TWO_PER_CLASS and counts.min() < 2:
+            raise InputError(f"{info.name} needs at least 2 samples of each class; class {np.asarray(classes)[counts.argmin()].tolist()!r} "
+                             f"has {counts.min()}.")
+    elif y is not None:
+        y = as_labels(y, X.shape[0], "y")
     start = time.perf_counter()
-    scores = np.asarray(function(X, y, **options), dtype=np.float64) if info.supervised or y is not None \
-        else np.asarray(function(X, None, **options), dtype=np.float64)
+    try:
+        scores = np.asarray(function(X, y if (info.supervised or y is not None) else None, **options),
+                            dtype=np.float64)
+    except (ValueError, np.linalg.LinAlgError, FloatingPointError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(f"{info.name} could not score these data ({exc}).") from None
     seconds = time.perf_counter() - start
+    require_finite(scores, f"{info.name}'s scores")
     ranking = np.argsort(-scores, kind="stable")
-    return FeatureScores(method=method, scores=scores, ranking=ranking, seconds=seconds, info=info)
+    return FeatureScores(method=method, scores=scores, ranking=ranking, seconds=seconds, info=info, scale=scale)
 
 
 #: Rankers of :func:`rank_features` beyond the scoring baselines: the methods of the seeds.

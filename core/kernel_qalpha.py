@@ -36,9 +36,11 @@ from scipy import linalg
 from scipy.sparse.linalg import eigsh
 
 from .errors import InputError
-from .qalpha import (DENSE_LIMIT, QAlphaResult, _orient, _side_scaling, preprocess_features,
+from .qalpha import (DENSE_LIMIT, LAM_MAX, QAlphaResult, _result_warnings, _orient, _side_scaling, preprocess_features,
                      side_variance)
 from .validation import as_data_matrix as _as_data_matrix
+from .validation import check_real as _check_real
+from .validation import require_finite as _require_finite
 from .validation import check_positive_int as _check_positive_int
 
 __all__ = ["kernel_q_alpha", "kernel_matrix", "kernel_memory_bytes", "memory_limit_bytes", "KERNELS"]
@@ -102,12 +104,15 @@ def _check_kernel(kernel, degree, coef0, gamma):
     if kernel == "poly":
         if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)) or degree < 1:
             raise InputError(f"The polynomial degree must be an integer of at least 1; got {degree!r}.")
-        if not np.isfinite(coef0):
-            raise InputError(f"coef0 must be a finite number; got {coef0!r}.")
+        coef0 = _check_real(coef0, "coef0")
+        # the kernel's values reach (1 + |coef0|)^degree on unit vectors; past 1e100 the sums
+        # of products that follow leave float64's range
+        if degree * np.log10(1.0 + abs(coef0)) > 100:
+            raise InputError(f"A polynomial kernel of degree {degree} with coef0 = {coef0:g} reaches "
+                             f"(1 + |coef0|)^degree = 1e{degree * np.log10(1.0 + abs(coef0)):.0f}, beyond float64's "
+                             "working range; lower the degree or coef0.")
     if kernel == "rbf":
-        gamma = 5.0 if gamma is None else gamma
-        if not (np.isfinite(gamma) and gamma > 0):
-            raise InputError(f"gamma must be a positive number; got {gamma!r}.")
+        gamma = _check_real(5.0 if gamma is None else gamma, "gamma", low=0.0, low_open=True)
     return kernel, degree, coef0, gamma
 
 
@@ -187,8 +192,7 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k < n_samples:
         raise InputError(f"k (the number of clusters) must be an integer with 1 <= k < n_samples "
                          f"= {n_samples}; got {k!r}.")
-    if not np.isfinite(lam) or lam < 0:
-        raise InputError(f"lam must be a non-negative number; got {lam!r}.")
+    lam = _check_real(lam, "lam", low=0.0, high=LAM_MAX)
     if init not in ("uniform", "random"):
         raise InputError(f"init must be 'uniform' or 'random'; got {init!r}.")
     n_init = _check_positive_int(n_init, "n_init")
@@ -206,6 +210,7 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
     n = kept.size
     k = int(min(k, n))
     V = kernel_matrix(Mt, kernel, degree, coef0, gamma)
+    _require_finite(V, "The kernel matrix")
     scaling = np.ones(n)
     diagonal_full = None
     if side is not None:
@@ -220,7 +225,7 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
         E = _initial_E(V, scaling, k, init if start == 0 else "random", rng)
         beta = np.full(n, 1.0 / np.sqrt(n))
         alpha = _orient(scaling * beta / np.linalg.norm(scaling * beta))
-        history, converged, eigenvalue = [], False, np.nan
+        history, converged, stopped, eigenvalue = [], False, False, np.nan
         for n_iter in range(1, max_iter + 1):
             P = V @ E  # columns v_i^T E: G = V o (P P^T)
             G = P @ P.T
@@ -240,22 +245,29 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
             if side is not None:
                 objective /= float(np.sum((alpha / scaling) ** 2))
             history.append(objective)
-            if progress is not None:
-                progress(n_iter, objective)
             if n_iter > 1 and change <= tol:
                 converged = True
+            if progress is not None and progress(n_iter, objective) is False and not converged:
+                stopped = True
+                break
+            if converged:
                 break
             R = _cholesky_upper(gram_Z)
             E = linalg.solve_triangular(R, T.T, trans="T", lower=False).T  # D V E R^-1
         objectives.append(history[-1])
         if best is None or history[-1] > best[0][-1]:
-            best = (history, alpha, E, n_iter, converged, eigenvalue)
-    history, alpha, E, n_iter, converged, eigenvalue = best
+            best = (history, alpha, E, n_iter, converged, eigenvalue, stopped)
+        if stopped:
+            break
+    history, alpha, E, n_iter, converged, eigenvalue, stopped = best
     full = np.zeros(n_features)
     full[kept] = alpha
+    _require_finite(full, "Kernel Q-alpha's weights")
+    notes, converged = _result_warnings(full, np.asarray(history), converged)
     name = kernel if isinstance(kernel, str) else "callable"
     return QAlphaResult(alpha=full, Q=E, objective=float(history[-1]), history=np.asarray(history),
                         n_iter=n_iter, converged=converged, eigenvalue=eigenvalue,
                         method=f"kernel ({name})", criterion="sum", solver="kernel", k=k,
                         lam=float(lam), constant_features=np.setdiff1d(np.arange(n_features), kept),
-                        side_diagonal=diagonal_full, restart_objectives=np.asarray(objectives))
+                        side_diagonal=diagonal_full, restart_objectives=np.asarray(objectives),
+                        stopped=bool(stopped), warnings=notes)

@@ -40,7 +40,10 @@ from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
 from .errors import InputError
 from .validation import as_data_matrix as _as_data_matrix
+from .validation import as_labels as _as_labels
 from .validation import check_positive_int as _check_positive_int
+from .validation import check_real as _check_real
+from .validation import require_finite as _require_finite
 
 __all__ = [
     "QAlphaResult",
@@ -57,6 +60,12 @@ __all__ = [
 
 #: Above this many features the leading eigenvector of G is not taken from a dense matrix.
 DENSE_LIMIT = 600
+#: A feature whose range is below this fraction of its magnitude is constant in float64 (64 ulps).
+CONSTANT_RESOLUTION = 64 * np.finfo(np.float64).eps
+#: Largest weight of side information: beyond it only the side information counts (the same
+#: alpha), and products with it approach the end of float64's range.
+LAM_MAX = 1e12
+
 #: Above this many features the default solver takes power steps instead of a Lanczos solve.
 LANCZOS_LIMIT = 50_000
 
@@ -100,6 +109,10 @@ class QAlphaResult:
     stopped : bool
         Whether the ``progress`` callback asked the iteration to stop (by returning ``False``)
         before it converged; the weights are then those of the last iteration done.
+    warnings : tuple of str
+        What the caller should know about this result: an objective that stopped being finite
+        (``converged`` is then False), or weights of both signs (the positivity that [002]
+        observes does not hold for this operator, e.g. strong pairwise side information).
     """
 
     alpha: np.ndarray
@@ -118,6 +131,7 @@ class QAlphaResult:
     side_diagonal: np.ndarray | None = None
     restart_objectives: np.ndarray = field(default_factory=lambda: np.zeros(0))
     stopped: bool = False
+    warnings: tuple = ()
 
     @property
     def ranking(self) -> np.ndarray:
@@ -188,22 +202,27 @@ def preprocess_features(X, dtype=np.float64):
     mean, scale : ndarray, shape (n_kept,)
         What was subtracted and divided, so other data (side data, pairs) can be mapped alike.
     """
-    mean = X.mean(axis=0)
-    centred_norm = np.sqrt(np.einsum("ij,ij->j", X, X) - X.shape[0] * mean**2).clip(min=0.0)
-    # A feature whose spread is at round-off level of its magnitude is constant.
-    magnitude = np.maximum(np.abs(X.max(axis=0)), np.abs(X.min(axis=0)))  # no |X| temporary
-    constant = centred_norm <= 1e-10 * np.sqrt(X.shape[0]) * np.maximum(magnitude, 1e-300)
+    top, bottom = X.max(axis=0), X.min(axis=0)
+    magnitude = np.maximum(np.abs(top), np.abs(bottom))  # no |X| temporary
+    # Constant: no spread, or a spread at the resolution of the values (data offset by 1e16
+    # differ only by rounding), which carries no direction. Decided on max - min, which cannot
+    # cancel as sum(x^2) - n mean^2 does (a pixel fixed at 15/255 came out "varying").
+    constant = (top - bottom) <= CONSTANT_RESOLUTION * magnitude
     kept = np.flatnonzero(~constant)
     if kept.size == X.shape[1]:
         Mt = np.array(X, dtype=dtype, order="C", copy=True)
     else:
         Mt = np.ascontiguousarray(X[:, kept], dtype=dtype)
-    mean, scale = mean[kept], centred_norm[kept]
+    # Each feature is divided by its magnitude before centring: squares of values near 1e300
+    # would overflow and those near 1e-300 underflow, and the unit norm below removes the
+    # factor again, so the normalised features are the same.
+    magnitude = magnitude[kept]
+    Mt /= magnitude.astype(dtype)
+    mean = Mt.mean(axis=0, dtype=np.float64)
     Mt -= mean.astype(dtype)
-    # Recompute the norm after centring: one pass, and exact for the stored values.
     scale = np.sqrt(np.einsum("ij,ij->j", Mt, Mt, dtype=np.float64))
     Mt /= scale.astype(dtype)
-    return Mt, kept, mean, scale
+    return Mt, kept, mean * magnitude, scale * magnitude
 
 
 # ---------------------------------------------------------------------------- operators
@@ -513,7 +532,8 @@ def side_variance(side, kept, scale, n_samples, n_features) -> np.ndarray:
                          f"have {n_features}; both must describe the same features.")
     if side.shape[0] < 2:
         raise InputError("The side data need at least 2 samples to have a variance.")
-    return side[:, kept].var(axis=0) / ((scale**2) / n_samples)
+    # var(side) / (scale^2 / n), with the division first so that no square can overflow
+    return n_samples * (side[:, kept] / scale).var(axis=0)
 
 
 def _side_scaling(diagonal, lam) -> np.ndarray:
@@ -622,21 +642,18 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
         raise InputError(f"method must be 'power' or 'basic'; got {method!r}.")
     if init not in ("uniform", "random"):
         raise InputError(f"init must be 'uniform' or 'random'; got {init!r}.")
-    if not np.isfinite(lam) or lam < 0:
-        raise InputError(f"lam must be a non-negative number; got {lam!r}.")
+    lam = _check_real(lam, "lam", low=0.0, high=LAM_MAX)
     if side is not None and pairs is not None:
         raise InputError("Give side information either as a side data set or as pairs, not both.")
     n_init = _check_positive_int(n_init, "n_init")
     max_iter = _check_positive_int(max_iter, "max_iter")
     power_steps = _check_positive_int(power_steps, "power_steps")
-    if not tol > 0:
-        raise InputError(f"tol must be positive; got {tol!r}.")
+    tol = _check_real(tol, "tol", low=0.0, low_open=True)
+    eig_tol = _check_real(eig_tol, "eig_tol", low=0.0)
 
     fixed_Q = labels is not None
     if fixed_Q:
-        labels = np.asarray(labels)
-        if labels.shape != (n_samples,):
-            raise InputError(f"labels must hold one label per sample ({n_samples}); got shape {labels.shape}.")
+        labels = _as_labels(labels, n_samples)
         n_classes = np.unique(labels).size
         if n_classes < 2:
             raise InputError("The supervised mode needs at least two classes in the labels.")
@@ -653,8 +670,9 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
 
     Mt, kept, mean, scale = preprocess_features(X, dtype=dtype)
     if kept.size == 0:
-        raise InputError("Every feature is constant over the samples: there is nothing to select. "
-                         "Check that the right columns were loaded.")
+        raise InputError("Every feature is constant over the samples (or varies only by rounding at its "
+                         "magnitude, e.g. values near 1e16 that differ by less than 1): there is nothing to "
+                         "select. Check that the right columns were loaded; subtract a common offset first.")
     constant = np.setdiff1d(np.arange(n_features), kept)
 
     side_scale = side_diagonal_full = None
@@ -693,8 +711,8 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
 
     alpha = np.zeros(n_features)
     alpha[kept] = best["alpha"]
-    if not np.isfinite(alpha).all():
-        raise FloatingPointError("Q-alpha produced non-finite weights; the data may be degenerate.")
+    _require_finite(alpha, "Q-alpha's weights")
+    notes, converged = _result_warnings(alpha, best["history"], best["converged"])
     return QAlphaResult(
         alpha=alpha, Q=np.asarray(best["Q"], dtype=np.float64), objective=float(best["history"][-1]),
         history=best["history"].astype(np.float64), n_iter=best["n_iter"],
@@ -702,8 +720,23 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
         method="supervised" if fixed_Q else ("power-embedded" if method == "power" else "basic"),
         criterion=criterion, solver=solver, k=k, lam=float(lam), constant_features=constant,
         side_diagonal=side_diagonal_full, restart_objectives=np.asarray(restart_objectives),
-        stopped=bool(stopped),
+        stopped=bool(stopped), warnings=notes,
     )
+
+
+def _result_warnings(alpha, history, converged) -> tuple[tuple, bool]:
+    """What a result must say about itself, and whether it may count as converged."""
+    notes = []
+    if not np.isfinite(history).all():
+        notes.append("The objective stopped being finite during the iteration; the weights are those of the "
+                     "last finite step and are not a converged solution.")
+        converged = False
+    negative = float(-alpha[alpha < 0].sum())
+    if negative > 1e-3 * float(np.abs(alpha).sum()):
+        notes.append(f"{100 * negative / float(np.abs(alpha).sum()):.1f}% of the weights' mass is negative: the "
+                     "positive weights of [002] do not come out for this operator (strong pairwise side "
+                     "information or the gap criterion can do this). Rank by the weights with care.")
+    return tuple(notes), converged
 
 
 # ---------------------------------------------------------------------------- extensions
@@ -731,8 +764,7 @@ def topographic_map(X, k, rounds=2, lam=0.01, *, n_eigenvalues=10, **options) ->
         Passed to :func:`q_alpha` (``init``, ``max_iter``, ``tol``, ``random_state``, ...).
     """
     rounds = _check_positive_int(rounds, "rounds")
-    if not (np.isfinite(lam) and lam > 0):
-        raise InputError(f"The topographical map needs lam > 0; got {lam!r}.")
+    lam = _check_real(lam, "lam (the topographical map needs lam > 0)", low=0.0, high=LAM_MAX, low_open=True)
     for reserved in ("side", "pairs", "labels", "_side_diagonal"):
         if reserved in options:
             raise InputError(f"topographic_map does not take {reserved!r}: each round's side "

@@ -46,6 +46,16 @@ from scipy import linalg
 
 from .errors import InputError
 from .validation import as_data_matrix as _as_matrix
+from .validation import as_labels as _as_labels
+from .validation import power_of_two_scale as _power_of_two_scale
+
+
+def _unit_free(X):
+    """``X`` divided by a power of two when its squares would overflow (or underflow): the
+    objectives ``a_s^T B_ss^-1 a_s``, the orders and the bounds do not depend on the unit, so
+    they are exactly those of ``X``; ``a`` and ``B`` are then those of the rescaled data."""
+    scale = _power_of_two_scale(X)
+    return X if scale == 1.0 else X / scale
 
 __all__ = ["SLDAPath", "PairPath", "SPCAPath", "ExactResult", "greedy_slda", "greedy_pair",
            "greedy_spca", "sparse_eigenvector", "exact_slda", "two_class_scatter", "scatter_matrices",
@@ -223,10 +233,8 @@ def two_class_scatter(X, y, classes=None, reg=None):
     -------
     a, B, reg, classes
     """
-    X = _as_matrix(X)
-    y = np.asarray(y)
-    if y.ndim != 1 or y.shape[0] != X.shape[0]:
-        raise InputError(f"y must hold one label per sample ({X.shape[0]}); got shape {y.shape}.")
+    X = _unit_free(_as_matrix(X))
+    y = _as_labels(y, X.shape[0], "y")
     present = np.unique(y)
     if classes is None:
         if present.size != 2:
@@ -396,10 +404,8 @@ def scatter_matrices(X, y, reg=None):
     ``reg`` as in :func:`two_class_scatter` (ridge on ``B``; automatic when ``B`` is singular).
     Returns ``A, B, reg``.
     """
-    X = _as_matrix(X)
-    y = np.asarray(y)
-    if y.ndim != 1 or y.shape[0] != X.shape[0]:
-        raise InputError(f"y must hold one label per sample ({X.shape[0]}); got shape {y.shape}.")
+    X = _unit_free(_as_matrix(X))
+    y = _as_labels(y, X.shape[0], "y")
     classes = np.unique(y)
     if classes.size < 2:
         raise InputError("Sparse LDA needs at least two classes in y.")
@@ -582,6 +588,9 @@ def greedy_spca(X, direction="both", progress=None) -> SPCAPath:
     X = _as_matrix(X)
     if X.shape[0] < 2:
         raise InputError("Sparse PCA needs at least 2 samples.")
+    if _power_of_two_scale(X) != 1.0:
+        raise InputError(f"The data reach {np.abs(X).max():.3g}: their variances, which sparse PCA reports, "
+                         "lie outside float64's range. Divide the data by a common factor first.")
     C = np.cov(X, rowvar=False).reshape(X.shape[1], X.shape[1])
     path = greedy_pair(C, np.eye(C.shape[0]), direction=direction, progress=progress)
     return SPCAPath(**{f: getattr(path, f) for f in PairPath.__dataclass_fields__},

@@ -1,32 +1,137 @@
 """Checks shared by the public entry points of the library (each raises InputError), and the
-column standardisation that several methods and protocols share."""
+column standardisation that several methods and protocols share.
+
+The range guards exist because float64 has limits a user's data can reach: values near 1e200
+have squares that overflow (scatter matrices, variances, kernels), and values offset by 1e16
+have no spread left at float64 resolution. Algorithms whose result does not depend on the unit of
+the data (Q-alpha normalises every feature; sparse LDA's objective is invariant under a common
+scale; every scorer's ranking is) rescale by a power of two instead of refusing, which is exact.
+"""
 
 from __future__ import annotations
+
+import numbers
 
 import numpy as np
 
 from .errors import InputError
 
-__all__ = ["as_data_matrix", "check_positive_int", "zscores"]
+__all__ = ["as_data_matrix", "as_labels", "check_positive_int", "check_real", "power_of_two_scale",
+           "require_finite", "zscores", "SQUARE_SAFE"]
+
+#: Largest magnitude whose squares, summed over a million terms, stay finite in float64.
+SQUARE_SAFE = 1e150
 
 
 def as_data_matrix(X, what: str = "X") -> np.ndarray:
-    """``X`` as a finite 2-D float64 array (samples x features)."""
+    """``X`` as a finite 2-D float64 array (samples x features).
+
+    Refused: complex numbers (never silently cast to real), dates, times, text and other
+    objects, NaN and infinities, anything not 2-D.
+    """
+    if isinstance(X, np.ndarray) or hasattr(X, "dtype"):
+        dtype = np.asarray(X).dtype if not hasattr(X, "toarray") else X.dtype
+        if np.issubdtype(dtype, np.complexfloating):
+            raise InputError(f"{what} holds complex numbers; feature selection needs real values. Pass the "
+                             "magnitude (numpy.abs) or the real and imaginary parts as separate features.")
+        if dtype.kind in "mM":
+            raise InputError(f"{what} holds dates or times (dtype {dtype}), not measurements; convert them to "
+                             "numbers first (e.g. days since an event).")
+        if dtype.kind in "USO" and dtype.kind != "O":
+            raise InputError(f"{what} holds text (dtype {dtype}); convert it to numbers first.")
+    if hasattr(X, "toarray"):
+        raise InputError(f"{what} is a sparse matrix; this function needs a dense array (X.toarray()).")
     try:
-        X = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError):
+        values = np.asarray(X)
+        if np.iscomplexobj(values):
+            raise InputError(f"{what} holds complex numbers; feature selection needs real values. Pass the "
+                             "magnitude (numpy.abs) or the real and imaginary parts as separate features.")
+        X = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, InputError):
+            raise
         raise InputError(f"{what} must be a numeric matrix (samples x features).") from None
     if X.ndim != 2:
         raise InputError(f"{what} must be 2-D (samples x features); got {X.ndim}-D.")
+    if X.size == 0:
+        raise InputError(f"{what} is empty (shape {X.shape}).")
     if not np.isfinite(X).all():
         raise InputError(f"{what} contains NaN or infinite values; impute or remove them first.")
     return X
+
+
+def as_labels(labels, n_samples: int, what: str = "labels") -> np.ndarray:
+    """One class label per sample, as a 1-D array.
+
+    Refused: missing labels (NaN, None), numbers that are not whole (a label names a class: 0.5
+    is a measurement), complex numbers, and a count other than ``n_samples``.
+    """
+    values = np.asarray(labels)
+    if values.ndim == 2 and 1 in values.shape:
+        values = values.ravel()
+    if values.ndim != 1 or values.shape[0] != n_samples:
+        raise InputError(f"{what} must hold one label per sample ({n_samples}); got shape {values.shape}.")
+    if np.iscomplexobj(values):
+        raise InputError(f"{what} hold complex numbers; labels name classes (integers or text).")
+    if values.dtype == object:
+        missing = [i for i, v in enumerate(values) if v is None or (isinstance(v, float) and np.isnan(v))]
+        if missing:
+            raise InputError(f"{what}: {len(missing)} sample(s) have no label (the first: sample {missing[0]}); "
+                             "drop those samples or give them a class.")
+        try:
+            values = values.astype(str) if any(isinstance(v, str) for v in values) else values
+        except (TypeError, ValueError):
+            raise InputError(f"{what} must be numbers or text.") from None
+    if values.dtype.kind == "f":
+        if np.isnan(values).any():
+            first = int(np.flatnonzero(np.isnan(values))[0])
+            raise InputError(f"{what}: {int(np.isnan(values).sum())} sample(s) have a NaN label (the first: "
+                             f"sample {first}); drop those samples or give them a class.")
+        if not np.isfinite(values).all() or not np.all(values == np.round(values)):
+            odd = values[~np.isfinite(values) | (values != np.round(values))][0]
+            raise InputError(f"{what} hold values that are not whole numbers (e.g. {odd:g}); labels name classes.")
+    if values.dtype.kind == "b":
+        values = values.astype(np.int64)
+    return values
 
 
 def check_positive_int(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise InputError(f"{name} must be a positive integer; got {value!r}.")
     return int(value)
+
+
+def check_real(value, name: str, *, low: float | None = None, high: float | None = None,
+               low_open: bool = False) -> float:
+    """A real number (not a string, a boolean or NaN) within ``[low, high]`` (``(low, high]``
+    with ``low_open``)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
+        raise InputError(f"{name} must be a number; got {value!r} ({type(value).__name__}).")
+    value = float(value)
+    if not np.isfinite(value):
+        raise InputError(f"{name} must be a finite number; got {value!r}.")
+    if low is not None and (value < low or (low_open and value == low)):
+        raise InputError(f"{name} must be {'greater than' if low_open else 'at least'} {low:g}; got {value!r}.")
+    if high is not None and value > high:
+        raise InputError(f"{name} must be at most {high:g}; got {value!r}.")
+    return value
+
+
+def power_of_two_scale(X: np.ndarray) -> float:
+    """A power of two near the largest ``|X|`` when the data's squares would overflow (or their
+    spread underflow); 1 otherwise. Dividing by it is exact in binary floating point."""
+    magnitude = float(np.max(np.abs(X))) if X.size else 0.0
+    if magnitude == 0.0 or 1e-100 <= magnitude <= SQUARE_SAFE:
+        return 1.0
+    return float(2.0 ** np.round(np.log2(magnitude)))
+
+
+def require_finite(values, what: str) -> None:
+    """The last check of a public function: a result with NaN or infinities is never returned."""
+    values = np.asarray(values, dtype=np.float64)
+    if not np.isfinite(values).all():
+        raise InputError(f"{what} came out NaN or infinite: the data or parameters push float64 past its range. "
+                         "Rescale the data or choose milder parameters.")
 
 
 def zscores(X, reference=None) -> np.ndarray:

@@ -96,7 +96,7 @@ def test_memory_guard_and_bad_input():
         kernel_q_alpha(X, 2, memory_limit=kernel_memory_bytes(30) - 1)
     with pytest.raises(InputError, match="degree must be an integer of at least 1"):
         kernel_q_alpha(X, 2, "poly", degree=0)
-    with pytest.raises(InputError, match="gamma must be a positive number"):
+    with pytest.raises(InputError, match="gamma must be greater than 0"):
         kernel_q_alpha(X, 2, "rbf", gamma=0.0)
     with pytest.raises(InputError, match="not symmetric"):
         kernel_q_alpha(X, 2, lambda A, B: np.triu(A @ B.T) + 1.0)

@@ -272,7 +272,7 @@ def test_sparsity_gap():
 @pytest.mark.parametrize("kwargs, message", [
     (dict(k=0), "1 <= k < n_samples"),
     (dict(k=20), "1 <= k < n_samples"),
-    (dict(k=2, lam=-1.0), "non-negative"),
+    (dict(k=2, lam=-1.0), "lam must be at least 0"),
     (dict(k=2, side=np.ones((5, 4))), "side data have 4 features"),
     (dict(k=2, pairs=np.array([[0, 25]])), "only 20 samples"),
     (dict(k=2, pairs=np.array([[0, 1, 2]])), "n_pairs x 2"),
