@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from .errors import InputError
 
-__all__ = ["LoadLimits", "decompress", "check_budget", "compression_of", "COMPRESSIONS"]
+__all__ = ["LoadLimits", "decompress", "check_budget", "compression_of", "format_bytes", "COMPRESSIONS"]
 
 
 @dataclass(frozen=True)
@@ -36,15 +36,16 @@ class LoadLimits:
     max_decoded_bytes: int = 2 << 30
 
 
-def _megabytes(n_bytes: float) -> str:
+def format_bytes(n_bytes: float) -> str:
+    """A size for messages: MB from 1 MB on, kB below."""
     return f"{n_bytes / 2**20:,.0f} MB" if n_bytes >= 2**20 else f"{n_bytes / 2**10:,.1f} kB"
 
 
 def check_budget(n_bytes: float, what: str, limits: LoadLimits) -> None:
     """Refuse ``what`` when it would take more than the per-upload budget."""
     if n_bytes > limits.max_decoded_bytes:
-        raise InputError(f"{what} would need {_megabytes(n_bytes)} in memory, more than the per-upload "
-                         f"budget of {_megabytes(limits.max_decoded_bytes)} (LoadLimits.max_decoded_bytes). "
+        raise InputError(f"{what} would need {format_bytes(n_bytes)} in memory, more than the per-upload "
+                         f"budget of {format_bytes(limits.max_decoded_bytes)} (LoadLimits.max_decoded_bytes). "
                          "Upload a subset (fewer samples or features).")
 
 

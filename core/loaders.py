@@ -21,7 +21,7 @@ from PIL import Image, UnidentifiedImageError
 
 from .dataset import Dataset
 from .errors import InputError
-from .limits import LoadLimits
+from .limits import LoadLimits, format_bytes
 from .tables import (COMPRESSED_EXTENSIONS, TABLE_EXTENSIONS, ParsedTable, finish, load_table, read_table,
                      table_columns)
 
@@ -38,7 +38,9 @@ def _is_zip(filename: str, data: bytes) -> bool:
 
 
 def _zip_members(filename: str, data: bytes, limits: LoadLimits):
-    """Yield ``(path inside the ZIP, bytes)`` of the regular files, after checking the archive."""
+    """``(members, skipped)``: ``(path, bytes)`` of the image files in the ZIP and the paths of
+    the other files. Only image members are read, and only after the archive's paths and the
+    declared sizes of those members (which ``zipfile`` enforces while reading) are checked."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile:
@@ -56,18 +58,28 @@ def _zip_members(filename: str, data: bytes, limits: LoadLimits):
                 raise InputError(f"{filename} contains an unsafe path ({info.filename!r}: absolute "
                                  "or with '..'); such archives are refused. Zip the folder again "
                                  "with relative paths.")
-        total = sum(info.file_size for info in infos)
-        if total > limits.max_zip_uncompressed_bytes:
-            raise InputError(f"{filename} would unpack to {total / 2**20:,.0f} MB, more than the "
-                             f"limit of {limits.max_zip_uncompressed_bytes / 2**20:,.0f} MB.")
+        wanted, skipped = [], []
         for info in infos:
             name = PurePosixPath(info.filename.replace("\\", "/"))
             if name.parts[0] == "__MACOSX" or name.name.startswith("."):
                 continue  # archive-tool metadata, not user files
+            if posixpath.splitext(name.name.lower())[1] in IMAGE_EXTENSIONS:
+                wanted.append((str(name), info))
+            else:
+                skipped.append(str(name))  # never decompressed
+        total = sum(info.file_size for _, info in wanted)
+        limit, setting = min((limits.max_zip_uncompressed_bytes, "max_zip_uncompressed_bytes"),
+                             (limits.max_decoded_bytes, "max_decoded_bytes"))
+        if total > limit:
+            raise InputError(f"The images in {filename} would unpack to {format_bytes(total)}, more than the "
+                             f"limit of {format_bytes(limit)} (LoadLimits.{setting}). Upload fewer images.")
+        members = []
+        for path, info in wanted:
             try:
-                yield str(name), archive.read(info)
+                members.append((path, archive.read(info)))
             except (zipfile.BadZipFile, OSError, EOFError) as exc:
-                yield str(name), exc
+                members.append((path, exc))
+    return members, skipped
 
 
 def _to_gray(image: Image.Image) -> Image.Image:
@@ -82,36 +94,44 @@ def _to_gray(image: Image.Image) -> Image.Image:
     return image.convert("L")
 
 
-def _decode_frames(path: str, data, limits: LoadLimits, pixels_left: int):
-    """``([(name, image)], reason)``: the image, or every page of a multi-page TIFF stack (named
-    ``stack.tif#3``), or no image and the reason it was skipped. Sizes are checked from the
-    header before any pixel is decoded; ``pixels_left`` is what remains of the upload's budget."""
+def _probe(path: str, data, limits: LoadLimits):
+    """``(image, sizes, reason)``: the opened image and the (width, height) of each image it
+    holds (every page of a multi-page TIFF stack, else one) read from its header, without
+    decoding a pixel; or no image and the reason it is skipped."""
     if isinstance(data, Exception) or len(data) == 0:
-        return [], ("empty (0 bytes)" if not isinstance(data, Exception) else "corrupt ZIP entry")
-    frames = []
+        return None, [], ("empty (0 bytes)" if not isinstance(data, Exception) else "corrupt ZIP entry")
     try:
         image = Image.open(io.BytesIO(data))  # reads the header only
-        is_stack = image.format == "TIFF" and getattr(image, "n_frames", 1) > 1
-        count = image.n_frames if is_stack else 1
+        count = image.n_frames if image.format == "TIFF" and getattr(image, "n_frames", 1) > 1 else 1
+        sizes = []
+        for index in range(count):
+            image.seek(index)
+            sizes.append(image.size)
+        image.seek(0)
+    except Image.DecompressionBombError:
+        return None, [], f"above the limit of {limits.max_image_pixels:,} pixels (decompression-bomb guard)"
+    except UnidentifiedImageError:
+        return None, [], "not a readable image"
+    except (OSError, SyntaxError, ValueError, EOFError):
+        return None, [], "unreadable or truncated image"
+    for width, height in sizes:
+        if width * height > limits.max_image_pixels:
+            return None, [], (f"{width} x {height} pixels is above the limit of {limits.max_image_pixels:,} pixels "
+                              "(decompression-bomb guard)")
+        if min(width, height) < limits.min_image_side:
+            return None, [], (f"too small ({width} x {height}); images need at least "
+                              f"{limits.min_image_side} pixels a side")
+    return image, sizes, None
+
+
+def _decode_frames(path: str, image: Image.Image, count: int):
+    """``([(name, image)], reason)``: the decoded image, or every page of a stack (``stack.tif#3``)."""
+    frames = []
+    try:
         for index in range(count):
             image.seek(index)  # the first frame of an animated GIF; every page of a TIFF stack
-            width, height = image.size
-            if width * height > limits.max_image_pixels:
-                return [], (f"{width} x {height} pixels is above the limit of {limits.max_image_pixels:,} pixels "
-                            "(decompression-bomb guard)")
-            pixels_left -= width * height
-            if pixels_left < 0:
-                return [], (f"the images together exceed the per-upload budget of "
-                            f"{limits.max_decoded_bytes / 2**20:,.0f} MB as float64 (LoadLimits.max_decoded_bytes)")
-            if min(width, height) < limits.min_image_side:
-                return [], (f"too small ({width} x {height}); images need at least "
-                            f"{limits.min_image_side} pixels a side")
             image.load()
-            frames.append((f"{path}#{index + 1}" if is_stack else path, _to_gray(image)))
-    except Image.DecompressionBombError:
-        return [], f"above the limit of {limits.max_image_pixels:,} pixels (decompression-bomb guard)"
-    except UnidentifiedImageError:
-        return [], "not a readable image"
+            frames.append((f"{path}#{index + 1}" if count > 1 else path, _to_gray(image)))
     except (OSError, SyntaxError, ValueError, EOFError):
         return [], "unreadable or truncated image"
     return frames, None
@@ -158,28 +178,48 @@ def load_images(files: Sequence[tuple[str, bytes]], *, labels_from: str | None =
         if len(data) == 0:
             skipped.append((filename, "empty (0 bytes)"))
         elif _is_zip(filename, data):
-            for path, member in _zip_members(filename, data, limits):
-                candidates.append((path, member))
+            members, others = _zip_members(filename, data, limits)
+            candidates += members
+            skipped += [(path, "not an image file") for path in others]
         else:
             candidates.append((filename, data))
     images = [(path, data) for path, data in candidates
               if posixpath.splitext(path.lower())[1] in IMAGE_EXTENSIONS]
     skipped += [(path, "not an image file") for path, data in candidates
                 if posixpath.splitext(path.lower())[1] not in IMAGE_EXTENSIONS]
+    del candidates
     if len(images) > limits.max_images:
         raise InputError(f"{len(images):,} images were given, more than the limit of "
                          f"{limits.max_images:,}. Upload a smaller selection.")
-    decoded = []
-    pixels_left = limits.max_decoded_bytes // 8
+    # every header first: the whole upload is judged before a single pixel is decoded
+    probed = []
     for path, data in images:
-        frames, reason = _decode_frames(path, data, limits, pixels_left)
+        image, sizes, reason = _probe(path, data, limits)
         if reason is not None:
             skipped.append((path, reason))
-        pixels_left -= sum(image.size[0] * image.size[1] for _, image in frames)
+        else:
+            probed.append((path, image, sizes))
+    n_images = sum(len(sizes) for _, _, sizes in probed)
+    if n_images > limits.max_images:
+        raise InputError(f"{n_images:,} images (with the pages of TIFF stacks) were given, more than the limit of "
+                         f"{limits.max_images:,}. Upload a smaller selection.")
+    sizes = Counter(size for _, _, frame_sizes in probed for size in frame_sizes)
+    if sizes:
+        # the matrix has the most common size; pixels decoded at their own size meanwhile
+        (width, height), _ = sizes.most_common(1)[0]
+        matrix_bytes = 8 * n_images * width * height
+        decoded_bytes = sum(n * w * h for (w, h), n in sizes.items())
+        if matrix_bytes + decoded_bytes > limits.max_decoded_bytes:
+            raise InputError(f"{n_images:,} images of {height} x {width} pixels would need "
+                             f"{format_bytes(matrix_bytes + decoded_bytes)} in memory, more than the per-upload "
+                             f"budget of {format_bytes(limits.max_decoded_bytes)} (LoadLimits.max_decoded_bytes). "
+                             "Upload fewer or smaller images.")
+    decoded = []
+    for path, image, frame_sizes in probed:
+        frames, reason = _decode_frames(path, image, len(frame_sizes))
+        if reason is not None:
+            skipped.append((path, reason))
         decoded.extend(frames)
-        if len(decoded) > limits.max_images:
-            raise InputError(f"More than {limits.max_images:,} images (with the pages of TIFF stacks) were given, "
-                             "more than the limit. Upload a smaller selection.")
     if not decoded:
         detail = "; ".join(f"{p}: {r}" for p, r in skipped[:10]) or "no files"
         raise InputError(f"No usable image was found ({detail}). Upload PNG, JPEG, BMP, TIFF, GIF "

@@ -30,7 +30,7 @@ import numpy as np
 
 from .dataset import Dataset
 from .errors import InputError
-from .limits import COMPRESSIONS, LoadLimits, check_budget, compression_of, decompress
+from .limits import COMPRESSIONS, LoadLimits, check_budget, compression_of, decompress, format_bytes
 
 __all__ = ["TABLE_EXTENSIONS", "ORIENTATIONS", "MISSING_POLICIES", "ParsedTable", "Arrangement",
            "read_table", "finish", "load_table", "table_columns"]
@@ -55,10 +55,6 @@ _COMPLEX = re.compile(r"^\(?[-+]?[\d.]+(e[-+]?\d+)?[-+][\d.]*(e[-+]?\d+)?[ij]\)?
 _DATE = re.compile(r"^(\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?|-?\d+ days( [\d:.]+)?)$")
 _GENE_LIKE = re.compile(r"^(ENS[A-Z]*G\d+|[A-Z][A-Z0-9-]{1,14}(\.\d+)?|\d+_(s_|x_|i_)?at|AFFX-.*|"
                         r"ILMN_\d+|[A-Za-z][A-Za-z0-9]*[-_.][A-Za-z0-9_.-]+)$")
-
-
-def _size(n_bytes: int) -> str:
-    return f"{n_bytes / 2**20:,.1f} MB" if n_bytes >= 2**20 else f"{n_bytes / 2**10:,.1f} kB"
 
 
 def _plural(n: int, word: str) -> str:
@@ -569,7 +565,7 @@ def _unwrap(filename: str, data: bytes, limits: LoadLimits) -> tuple[str, bytes,
                                  f"without {extension}, or compress it with {kind} again.")
             data = decompress(filename, data, kind, limits)
             inner = filename[: -len(extension)] if lower.endswith(extension) else filename
-            notes.append(f"Decompressed {kind}: {_size(len(data))}.")
+            notes.append(f"Decompressed {kind}: {format_bytes(len(data))}.")
             return inner, data, notes
     if lower.endswith(".zip") or data.startswith(b"PK\x03\x04"):
         if lower.endswith((".npz",)):

@@ -137,10 +137,15 @@ def test_zip_with_unsafe_paths(bad_path):
         load_images([("evil.zip", archive)])
 
 
-def test_zip_over_uncompressed_limit():
-    archive = zip_bytes({"a/1.png": image_bytes(gradient()), "a/big.bin": b"\0" * 200_000})
-    with pytest.raises(InputError, match="would unpack to"):
+def test_zip_over_uncompressed_limit_and_other_members_never_read():
+    archive = zip_bytes({"a/1.png": image_bytes(gradient()), "a/big.png": b"\0" * 200_000})
+    with pytest.raises(InputError, match=r"would unpack to 195.4 kB, more than the limit of 97.7 kB \(LoadLimits.max_zip_uncompressed_bytes\)"):
         load_images([("big.zip", archive)], limits=LoadLimits(max_zip_uncompressed_bytes=100_000))
+    # a member that is not an image is listed, not decompressed: its size does not count
+    archive = zip_bytes({"a/1.png": image_bytes(gradient()), "a/2.png": image_bytes(gradient()),
+                         "a/big.bin": b"\0" * 200_000})
+    data = load_images([("big.zip", archive)], limits=LoadLimits(max_zip_uncompressed_bytes=100_000))
+    assert data.n_samples == 2 and "a/big.bin (not an image file)" in data.meta["load_report"][-1]
 
 
 def test_not_a_zip():
