@@ -69,46 +69,45 @@ def compression_of(data: bytes) -> str | None:
     return None
 
 
-def decompress(filename: str, data: bytes, kind: str, limits: LoadLimits) -> bytes:
-    """Decompress ``data`` (``kind`` one of "gzip", "bzip2", "xz") in pieces, stopping as soon as
-    the output would exceed the budget: a bomb costs at most the budget, never its full size."""
+def _pieces(data: bytes, kind: str, step: int = 1 << 24):
+    """The decompressed output of ``data`` in pieces of at most ``step`` bytes."""
     factory = COMPRESSIONS[kind][1]
     decompressor = factory()
-    pieces, total, step = [], 0, 1 << 24
-    try:
+    remaining = data
+    while True:
         if kind == "gzip":
-            remaining = data
-            while True:
-                piece = decompressor.decompress(remaining, step)
-                remaining = decompressor.unconsumed_tail
-                total += len(piece)
-                check_budget(total, f"{filename} (decompressed)", limits)
-                pieces.append(piece)
-                if not remaining and not piece:
-                    break
-                if decompressor.eof:
-                    if decompressor.unused_data.startswith(b"\x1f\x8b"):  # concatenated members
-                        remaining = decompressor.unused_data
-                        decompressor = factory()
-                        continue
-                    break
-            if not decompressor.eof:
-                raise EOFError
+            piece = decompressor.decompress(remaining, step)
+            remaining = decompressor.unconsumed_tail
         else:
-            remaining = data
-            while True:
-                piece = decompressor.decompress(remaining, max_length=step)
-                remaining = b""
-                total += len(piece)
-                check_budget(total, f"{filename} (decompressed)", limits)
-                pieces.append(piece)
-                if decompressor.eof or (not piece and decompressor.needs_input):
-                    break
-            if not decompressor.eof:
-                raise EOFError
+            piece = decompressor.decompress(remaining, max_length=step)
+            remaining = b""
+        if piece:
+            yield piece
+        if decompressor.eof:
+            rest = decompressor.unused_data
+            if kind == "gzip" and rest.startswith(b"\x1f\x8b"):  # concatenated members
+                decompressor, remaining = factory(), rest
+                continue
+            return
+        if not piece and (not remaining if kind == "gzip" else decompressor.needs_input):
+            raise EOFError  # input ended before the stream did
+
+
+def decompress(filename: str, data: bytes, kind: str, limits: LoadLimits) -> bytes:
+    """Decompress ``data`` (``kind`` one of "gzip", "bzip2", "xz") within the budget.
+
+    Two passes: the first counts the output without keeping any of it and stops as soon as the
+    count exceeds the budget, so a bomb costs time but no memory; only an archive that fits is
+    decompressed again and kept.
+    """
+    try:
+        total = 0
+        for piece in _pieces(data, kind):
+            total += len(piece)
+            check_budget(total, f"{filename} (decompressed)", limits)
+        return b"".join(_pieces(data, kind))
     except InputError:
         raise
     except (zlib.error, OSError, lzma.LZMAError, EOFError, ValueError):
         raise InputError(f"{filename} is not a complete {kind} file (it is damaged or truncated); "
                          "compress it again and re-upload.") from None
-    return b"".join(pieces)

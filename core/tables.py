@@ -652,26 +652,29 @@ def _encoding(head: bytes) -> str:
     return "utf-8-sig" if head.startswith(b"\xef\xbb\xbf") else "utf-8"
 
 
-def _head_lines(data: bytes, encoding: str) -> list[str]:
-    """The first non-blank lines, each cut to a bounded length: the whole file is never scanned."""
-    lines, start = [], 0
+def _head_lines(data: bytes, encoding: str) -> tuple[list[str], list[bool]]:
+    """The first non-blank lines, each cut to a bounded length (the whole file is never
+    scanned), and whether each was cut."""
+    lines, cut, start = [], [], 0
     while len(lines) < HEAD_LINES and start < len(data):
         end = data.find(b"\n", start)
         end = len(data) if end < 0 else end
         line = data[start:min(end, start + HEAD_LINE_CHARS)].decode(encoding, errors="replace").rstrip("\r")
         if line.strip():
             lines.append(line.lstrip("\ufeff"))
+            cut.append(end - start > HEAD_LINE_CHARS)
         start = end + 1
-    return lines
+    return lines, cut
 
 
-def _delimiter(lines: list[str], extension: str) -> str | None:
+def _delimiter(lines: list[str], cut: list[bool], extension: str) -> str | None:
     """The delimiter: tab for .tsv, else the candidate most frequent in the first line that every
-    following head line also has; None for whitespace-separated values."""
+    following complete head line also has; None for whitespace-separated values."""
     if extension in (".tsv", ".tab"):
         return "\t"
     counts = {d: lines[0].count(d) for d in (",", "\t", ";", "|")}
-    candidates = [d for d, n in counts.items() if n > 0 and all(d in line for line in lines[1:])]
+    others = [line for line, was_cut in zip(lines[1:], cut[1:]) if not was_cut]
+    candidates = [d for d, n in counts.items() if n > 0 and all(d in line for line in others)]
     return max(candidates, key=counts.get) if candidates else None
 
 
@@ -699,10 +702,10 @@ def _has_header(lines: list[str], delimiter: str | None) -> bool:
 
 def _read_text(filename, data, extension, header, notes, limits) -> ParsedTable:
     encoding = _encoding(data[:HEAD_LINE_CHARS])
-    lines = _head_lines(data, encoding)
+    lines, cut = _head_lines(data, encoding)
     if not lines:
         raise InputError(f"{filename} has no rows.")
-    delimiter = _delimiter(lines, extension)
+    delimiter = _delimiter(lines, cut, extension)
     has_header = _has_header(lines, delimiter) if header is None else bool(header)
     first_end = data.find(b"\n")
     first_end = len(data) if first_end < 0 else first_end
@@ -971,8 +974,9 @@ def _real_matrix(values: np.ndarray, filename: str, what: str) -> np.ndarray:
     if np.iscomplexobj(values):
         raise InputError(f"{filename}: {what} holds complex numbers; feature selection needs real values. Save the "
                          "magnitude (numpy.abs), or the real and imaginary parts side by side.")
-    if values.dtype == object or not (np.issubdtype(values.dtype, np.number) or values.dtype == bool):
-        raise InputError(f"{filename}: {what} is not numeric (dtype {values.dtype}).")
+    if values.dtype == object or values.dtype.kind in "mM" or not (
+            np.issubdtype(values.dtype, np.number) or values.dtype == bool):
+        raise InputError(f"{filename}: {what} is not numeric (dtype {values.dtype}); it needs real numbers.")
     if values.ndim == 1:
         values = values[:, None]
     if values.ndim != 2:
@@ -994,7 +998,7 @@ def _read_arrays(filename, data, extension, x_key, notes, limits) -> ParsedTable
             check_budget(_npy_header_bytes(io.BytesIO(data)), f"{filename} (the array)", limits)
             X = np.load(io.BytesIO(data), allow_pickle=False)
         except ValueError as exc:
-            if "allow_pickle" in str(exc) or "Object arrays" in str(exc):
+            if "Object arrays" in str(exc):
                 raise InputError(f"{filename} holds Python objects (a pickled object array). For safety such "
                                  "files are refused; save a plain numeric array.") from None
             raise InputError(f"{filename} is not a readable NPY file: {exc}.") from None
@@ -1039,7 +1043,7 @@ def _named_arrays(filename: str, data: bytes, extension: str, limits: LoadLimits
             with np.load(io.BytesIO(data), allow_pickle=False) as stored:
                 return {key: stored[key] for key in stored.files}
         except ValueError as exc:
-            if "allow_pickle" in str(exc) or "Object arrays" in str(exc):
+            if "Object arrays" in str(exc):
                 raise InputError(f"{filename} holds Python objects (a pickled object array). For safety such files "
                                  "are refused; save plain numeric arrays with numpy.savez.") from None
             raise InputError(f"{filename} is not a readable NPZ file: {exc}.") from None
@@ -1049,9 +1053,12 @@ def _named_arrays(filename: str, data: bytes, extension: str, limits: LoadLimits
 
     try:
         variables = scipy.io.whosmat(io.BytesIO(data))
-        for variable, shape, _ in variables:
-            check_budget(8 * float(np.prod(shape, dtype=np.float64)), f"{filename}: {variable!r}", limits)
+        for variable, shape, kind in variables:
+            dense = " as a dense matrix" if kind == "sparse" else ""
+            check_budget(8 * float(np.prod(shape, dtype=np.float64)), f"{filename}: {variable!r}{dense}", limits)
         contents = scipy.io.loadmat(io.BytesIO(data))
+    except InputError:
+        raise
     except (ValueError, TypeError, OSError, NotImplementedError) as exc:
         raise InputError(f"{filename} is not a readable MATLAB file ({exc}). Version 7.3 (HDF5) files are not "
                          "supported: save with -v7.") from None
