@@ -37,8 +37,11 @@ class LoadLimits:
 
 
 def format_bytes(n_bytes: float) -> str:
-    """A size for messages: MB from 1 MB on, kB below."""
-    return f"{n_bytes / 2**20:,.0f} MB" if n_bytes >= 2**20 else f"{n_bytes / 2**10:,.1f} kB"
+    """A size for messages, in the largest unit that leaves at least 1 (kB to TB)."""
+    for unit, size in (("TB", 2**40), ("GB", 2**30), ("MB", 2**20)):
+        if n_bytes >= size:
+            return f"{n_bytes / size:,.1f} {unit}"
+    return f"{n_bytes / 2**10:,.1f} kB"
 
 
 def check_budget(n_bytes: float, what: str, limits: LoadLimits) -> None:

@@ -27,6 +27,10 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 import numpy as np
+# imported here, once, rather than inside the functions: Streamlit runs each session on a thread,
+# and two first sessions importing pandas at the same moment met a partially initialised module
+import pandas as pd
+from pandas.api import types as pandas_types
 
 from .dataset import Dataset
 from .errors import InputError
@@ -225,8 +229,6 @@ class ParsedTable:
     def preview(self, rows: int = 8, columns: int = 12):
         """The first rows and columns as read, every cell as text (a pandas DataFrame, for display:
         a column may mix numbers and text, as a label row does)."""
-        import pandas as pd
-
         shown = {}
         for j in range(min(columns, len(self.columns))):
             shown[self.columns[j]] = ["" if c is None else (f"{c:.6g}" if isinstance(c, float) else str(c))
@@ -757,8 +759,6 @@ def _header_names(filename, data, encoding, delimiter) -> list[str]:
 def _read_with_pandas(filename, data, encoding, delimiter, has_header, head_lines):
     """pandas' C reader. Columns that hold text in the head lines are read as the index, so the
     frame that remains is one float block whose transpose is the matrix (no copy)."""
-    import pandas as pd
-
     names = _header_names(filename, data, encoding, delimiter) if has_header else None
     text_columns = []
     if head_lines is not None:
@@ -812,18 +812,16 @@ def _read_with_pandas(filename, data, encoding, delimiter, has_header, head_line
 def _grid_from_frame(frame, positions):
     """``(values, numeric, strings)`` of a DataFrame whose column k is the table's column
     ``positions[k]`` (increasing). A frame of one float block gives its matrix without a copy."""
-    import pandas as pd
-    from pandas.api import types
 
     dtypes = list(frame.dtypes)
-    is_number = np.array([types.is_numeric_dtype(dt) and not types.is_bool_dtype(dt) for dt in dtypes], dtype=bool)
+    is_number = np.array([pandas_types.is_numeric_dtype(dt) and not pandas_types.is_bool_dtype(dt) for dt in dtypes], dtype=bool)
     strings, coerced_columns = {}, {}
     for k in np.flatnonzero(~is_number).tolist():
         column = frame.iloc[:, k]
         present = column.notna().to_numpy()
         cells = np.where(present, column.astype(str).to_numpy(dtype=object), None)
-        if types.is_bool_dtype(dtypes[k]) or types.is_datetime64_any_dtype(dtypes[k]) or \
-                types.is_timedelta64_dtype(dtypes[k]):
+        if pandas_types.is_bool_dtype(dtypes[k]) or pandas_types.is_datetime64_any_dtype(dtypes[k]) or \
+                pandas_types.is_timedelta64_dtype(dtypes[k]):
             strings[positions[k]] = cells  # not measurements (to_numeric would count nanoseconds)
             continue
         coerced = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
@@ -877,8 +875,6 @@ def _read_wide(filename, data, encoding, delimiter, has_header):
         try:
             values[i] = np.array(cells[lead:], dtype=np.float64)
         except ValueError:
-            import pandas as pd
-
             stripped = [c.strip() for c in cells[lead:]]
             values[i] = pd.to_numeric(pd.Series(stripped, dtype=object), errors="coerce").to_numpy(
                 dtype=np.float64, na_value=np.nan)
@@ -997,6 +993,8 @@ def _read_arrays(filename, data, extension, x_key, notes, limits) -> ParsedTable
         try:
             check_budget(_npy_header_bytes(io.BytesIO(data)), f"{filename} (the array)", limits)
             X = np.load(io.BytesIO(data), allow_pickle=False)
+        except InputError:
+            raise
         except ValueError as exc:
             if "Object arrays" in str(exc):
                 raise InputError(f"{filename} holds Python objects (a pickled object array). For safety such "
@@ -1042,6 +1040,8 @@ def _named_arrays(filename: str, data: bytes, extension: str, limits: LoadLimits
                         check_budget(_npy_header_bytes(member), f"{filename}: {info.filename}", limits)
             with np.load(io.BytesIO(data), allow_pickle=False) as stored:
                 return {key: stored[key] for key in stored.files}
+        except InputError:
+            raise
         except ValueError as exc:
             if "Object arrays" in str(exc):
                 raise InputError(f"{filename} holds Python objects (a pickled object array). For safety such files "

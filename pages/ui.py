@@ -7,6 +7,7 @@ hash of a large array).
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import threading
@@ -17,6 +18,8 @@ import streamlit as st
 
 from core import Dataset, InputError
 from core.bundled import list_datasets, load_dataset
+# the table readers (and pandas with them) are imported with this module, before any page runs
+from core.loaders import read_table
 from core.qalpha import QAlphaResult, q_alpha
 
 DEFAULT_DATASET = "warpAR10P"
@@ -108,10 +111,6 @@ def parsed_upload(upload, prefix: str = "table_"):
     ``{prefix}x_key``), so that choosing the orientation, the labels or what to do with missing
     values never parses again. One upload is kept (the newest); a failure is kept as its
     :class:`InputError`. A new file resets the ``{prefix}*`` choices made for the previous one."""
-    import hashlib
-
-    from core.loaders import read_table
-
     digests = st.session_state.setdefault("_upload_digests", {})
     if upload.file_id not in digests:
         digests.clear()  # one upload at a time

@@ -230,3 +230,46 @@ def test_genes_by_samples_csv_gz_with_missing_values_to_q_alpha(page, app_url):
     assert sorted(top) == [f"MARKER{i}" for i in range(4)], top
     assert page.locator("[data-testid='stException']").count() == 0
     page.screenshot(path=str(ARTEFACTS / "qalpha-uploaded-genes.png"), full_page=True)
+
+
+def test_bombs_refused_in_the_browser_and_the_data_kept(page, app_url):
+    """A 8 kB ZIP of thirty blank 4096 x 4096 PNGs (4 GB as float64) and an NPY whose header
+    declares 10^6 x 10^6: both refused with the budget named; the current data stay."""
+    import io
+    import zipfile
+
+    import numpy as np
+    from PIL import Image
+
+    blank = io.BytesIO()
+    Image.new("L", (4096, 4096)).save(blank, format="PNG", optimize=True)
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:
+        for i in range(30):
+            zipped.writestr(f"person/{i}.png", blank.getvalue())
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": (10**6, 10**6)})
+
+    wait_for_app(page, app_url)
+    page.get_by_role("link", name="Data", exact=True).click()
+    page.get_by_role("heading", name="Data", exact=True).wait_for(timeout=60_000)
+    page.get_by_role("tab", name="Upload images").click()
+    settle(page)
+    chooser = page.get_by_role("tabpanel").filter(has=page.get_by_role("button", name="Load images")) \
+        .locator("input[type='file']")
+    chooser.set_input_files(files=[{"name": "blank.zip", "mimeType": "application/zip", "buffer": archive.getvalue()}])
+    page.get_by_text("blank.zip").first.wait_for(timeout=30_000)
+    page.get_by_role("button", name="Load images").click()
+    page.get_by_text("more than the per-upload budget").wait_for(timeout=60_000)
+    assert "warpAR10P" in page.locator("[data-testid='stSidebar']").inner_text()
+
+    page.get_by_role("tab", name="Upload a table").click()
+    settle(page)
+    chooser = page.get_by_role("tabpanel").filter(has=page.get_by_text("A table: samples x features")) \
+        .locator("input[type='file']")
+    chooser.set_input_files(files=[{"name": "huge.npy", "mimeType": "application/octet-stream",
+                                    "buffer": header.getvalue() + bytes(64)}])
+    page.get_by_text("huge.npy (the array) would need 7.3 TB in memory, more than the per-upload budget").wait_for(timeout=60_000)
+    assert "warpAR10P" in page.locator("[data-testid='stSidebar']").inner_text()
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.screenshot(path=str(ARTEFACTS / "data-bombs-refused.png"), full_page=True)

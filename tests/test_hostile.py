@@ -260,5 +260,6 @@ def test_bombs_are_refused_before_they_expand(bombs):
         outcome = json.loads(output.strip().splitlines()[-1])
         assert outcome["message"] is not None, f"{name} was loaded"
         assert expected in outcome["message"], (name, outcome["message"])
+        assert "not a readable" not in outcome["message"], (name, outcome["message"])
         bound = 2 * outcome["size"] + (200 << 20)
         assert outcome["added"] < bound, f"{name}: peak {outcome['added'] / 2**20:.0f} MB over the bound"

@@ -295,7 +295,7 @@ def test_labels_that_are_not_classes():
 def test_budget_refuses_a_compression_bomb_before_inflating_it():
     bomb = gzip.compress(b"0," * (8 << 20))  # 16 MB of text in a few kB
     assert len(bomb) < 100_000
-    with pytest.raises(InputError, match="per-upload budget of 1 MB \\(LoadLimits.max_decoded_bytes\\)"):
+    with pytest.raises(InputError, match="per-upload budget of 1.0 MB \\(LoadLimits.max_decoded_bytes\\)"):
         load_table("bomb.csv.gz", bomb, limits=LoadLimits(max_decoded_bytes=1 << 20))
 
 
