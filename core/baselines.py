@@ -395,21 +395,21 @@ class _Projection:
         self.n_components = int(n_components)
 
     def _check(self, X, side):
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2 or X.shape[0] < 2:
+        X = as_data_matrix(X)
+        if X.shape[0] < 2:
             raise InputError("fit needs a samples x features matrix with at least two samples.")
         if self.needs_side:
             if side is None:
                 raise InputError(f"{self.info.name} needs side data: fit(X, side=...).")
-            side = np.asarray(side, dtype=np.float64)
-            if side.ndim != 2 or side.shape[1] != X.shape[1] or side.shape[0] < 2:
+            side = as_data_matrix(side, "side")
+            if side.shape[1] != X.shape[1] or side.shape[0] < 2:
                 raise InputError(f"The side data must have at least 2 samples and {X.shape[1]} features.")
         return X, side
 
     def transform(self, X):
         if not hasattr(self, "components_"):
             raise InputError("Call fit before transform.")
-        return (np.asarray(X, dtype=np.float64) - self.mean_) @ self.components_.T
+        return (as_data_matrix(X) - self.mean_) @ self.components_.T
 
     def fit_transform(self, X, side=None):
         return self.fit(X, side).transform(X)

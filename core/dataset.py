@@ -70,7 +70,10 @@ class Dataset:
 
     def __post_init__(self):
         X = np.asarray(self.X)
-        if X.dtype == object or not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):
+        if np.iscomplexobj(X):
+            raise InputError("The data matrix holds complex numbers; feature selection needs real values "
+                             "(take the magnitude, or the real and imaginary parts as separate features).")
+        if X.dtype == object or X.dtype.kind in "mM" or not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):
             raise InputError("The data matrix must be numeric; convert or drop non-numeric columns.")
         X = np.ascontiguousarray(X, dtype=np.float64)
         if X.ndim != 2:
@@ -88,6 +91,9 @@ class Dataset:
             if labels.ndim != 1 or labels.shape[0] != n:
                 raise InputError(f"There are {labels.size} labels for {n} samples; "
                                  "give one label per sample.")
+            if labels.dtype.kind == "f" and np.isnan(labels).any():
+                raise InputError(f"{int(np.isnan(labels).sum())} sample(s) have a NaN label; drop them or give "
+                                 "them a class.")
             object.__setattr__(self, "labels", labels)
         if self.image_shape is not None:
             shape = tuple(int(s) for s in self.image_shape)

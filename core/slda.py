@@ -48,6 +48,7 @@ from .errors import InputError
 from .validation import as_data_matrix as _as_matrix
 from .validation import as_labels as _as_labels
 from .validation import power_of_two_scale as _power_of_two_scale
+from .validation import require_finite as _require_finite
 
 
 def _unit_free(X):
@@ -372,6 +373,9 @@ def _path_from_problem(a, B, reg, classes, direction, progress=None):
     largest_eigenvalue = linalg.eigvalsh(B, subset_by_index=[n - 1, n - 1])[0]
     bound = np.cumsum(squares[::-1]) / largest_eigenvalue
     worst_case_bound = np.cumsum(squares) / largest_eigenvalue
+    for values, what in ((fisher_objective, "The Fisher-thresholding objectives"), (bound, "The bound of Eq. (5)"),
+                         (np.fmax(dual, fisher_objective), "The greedy objectives")):
+        _require_finite(values, what)
     return SLDAPath(forward_order=forward_order, forward_objective=forward_objective,
                     backward_order=backward_order, backward_objective=backward_objective,
                     fisher_order=fisher_order, fisher_objective=fisher_objective,

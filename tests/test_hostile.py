@@ -262,4 +262,6 @@ def test_bombs_are_refused_before_they_expand(bombs):
         assert expected in outcome["message"], (name, outcome["message"])
         assert "not a readable" not in outcome["message"], (name, outcome["message"])
         bound = 2 * outcome["size"] + (200 << 20)
+        print(f"{name}: {outcome['size'] / 2**20:.2f} MB upload, peak +{outcome['added'] / 2**20:.0f} MB, "
+              f"bound {bound / 2**20:.0f} MB")
         assert outcome["added"] < bound, f"{name}: peak {outcome['added'] / 2**20:.0f} MB over the bound"
