@@ -51,11 +51,11 @@ def table_tab(app):
 
 
 def test_table_upload_is_parsed_once_and_loads_with_median_imputation(monkeypatch):
-    import core.loaders
+    from pages import ui
 
     calls = []
-    real = core.loaders.read_table
-    monkeypatch.setattr(core.loaders, "read_table", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    real = ui.read_table
+    monkeypatch.setattr(ui, "read_table", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
     data, values = genes_by_samples_gz()
     app = AppTest.from_file(PAGE, default_timeout=60).run()
     table_tab(app).set_value(("expr.csv.gz", data, "application/gzip"))
