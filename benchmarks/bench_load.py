@@ -115,17 +115,19 @@ def tables(repeats: int = 3):
     ours = best_of(lambda: load_table("expr.csv", wide), repeats)
     reference = best_of(lambda: pd.read_csv(io.BytesIO(wide)), repeats)
     print(f"{'100 x 20,000 CSV':<34} {len(wide) / 2**20:>6.1f} {ours:>13.2f} {reference:>12.2f} "
-          f"{ours / reference:>6.2f}  vs pandas.read_csv; target <= 1.5 -> {'met' if ours <= 1.5 * reference else 'NOT met'}")
+          f"{ours / reference:>6.2f}  line reader (>= 10,000 columns) vs pandas.read_csv; target <= 1.5 -> "
+          f"{'met' if ours <= 1.5 * reference else 'NOT met'}")
 
     transposed = expression_csv(100, 20_000, genes_as_rows=True)
     as_rows = load_table("expr.csv", wide)
-    start = time.perf_counter()
     as_columns = load_table("expr_t.csv", transposed)
-    seconds = time.perf_counter() - start
+    seconds = best_of(lambda: load_table("expr_t.csv", transposed), repeats)
+    reference = best_of(lambda: pd.read_csv(io.BytesIO(transposed)), repeats)
     same = (np.array_equal(as_rows.X, as_columns.X) and as_rows.feature_names == as_columns.feature_names
             and as_rows.sample_names == as_columns.sample_names)
-    print(f"{'20,000 x 100 CSV (genes as rows)':<34} {len(transposed) / 2**20:>6.1f} {seconds:>13.2f} {'':>12} {'':>6}  "
-          f"orientation {as_columns.meta['table']['orientation']}; same matrix and names as samples x genes: {same}")
+    print(f"{'20,000 x 100 CSV (genes as rows)':<34} {len(transposed) / 2**20:>6.1f} {seconds:>13.2f} {reference:>12.2f} "
+          f"{seconds / reference:>6.2f}  pandas' reader; orientation {as_columns.meta['table']['orientation']}; "
+          f"same matrix and names as samples x genes: {same}")
 
     packed = gzip.compress(wide, compresslevel=6)
     ours = best_of(lambda: load_table("expr.csv.gz", packed), repeats)

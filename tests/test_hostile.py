@@ -265,3 +265,36 @@ def test_bombs_are_refused_before_they_expand(bombs):
         print(f"{name}: {outcome['size'] / 2**20:.2f} MB upload, peak +{outcome['added'] / 2**20:.0f} MB, "
               f"bound {bound / 2**20:.0f} MB")
         assert outcome["added"] < bound, f"{name}: peak {outcome['added'] / 2**20:.0f} MB over the bound"
+
+
+def test_mat_of_zeros_over_the_budget_is_refused_from_its_header():
+    buffer = io.BytesIO()
+    scipy.io.savemat(buffer, {"X": np.zeros((400, 400))}, do_compression=True)
+    assert len(buffer.getvalue()) < 20_000
+    from core.limits import LoadLimits
+
+    with pytest.raises(InputError, match=r"'X' would need 1.2 MB in memory, more than the per-upload budget of 1.0 MB"):
+        load_table("zeros.mat", buffer.getvalue(), limits=LoadLimits(max_decoded_bytes=1 << 20))
+
+
+def test_very_wide_csvs_that_used_to_hang():
+    """A 1 x 200,000 and a 2 x 200,000 CSV (over 300 s before): refused and loaded at once."""
+    import time
+
+    values = np.round(RNG.normal(size=(2, 200_000)), 4)
+    header = ",".join(f"g{j}" for j in range(200_000))
+    rows = [",".join(f"{v:g}" for v in row) for row in values]
+    start = time.perf_counter()
+    with pytest.raises(InputError, match="1 sample\\(s\\)"):
+        load_table("one.csv", (header + "\n" + rows[0] + "\n").encode())
+    data = load_table("two.csv", (header + "\n" + "\n".join(rows) + "\n").encode())
+    assert data.X.shape == (2, 200_000) and np.allclose(data.X, values)
+    assert time.perf_counter() - start < 60  # a hang guard, not a benchmark (bench_load.py times it)
+
+
+def test_many_columns_with_a_repeated_name_are_checked_in_linear_time():
+    """The duplicate-name check counted each name against every other (685 s for 800 kB)."""
+    names = [f"c{j}" for j in range(60_000)] + ["c7"]
+    text = (",".join(names) + "\n" + ",".join("1" for _ in names) + "\n" + ",".join("2" for _ in names) + "\n")
+    with pytest.raises(InputError, match="the header repeats the column name\\(s\\) 'c7'"):
+        load_table("t.csv", text.encode())
