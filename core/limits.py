@@ -8,13 +8,15 @@ bomb, an NPY header declaring 10^6 x 10^6) is refused at the cost of reading its
 from __future__ import annotations
 
 import bz2
+import io
 import lzma
+import zipfile
 import zlib
 from dataclasses import dataclass
 
 from .errors import InputError
 
-__all__ = ["LoadLimits", "decompress", "check_budget", "compression_of", "format_bytes", "COMPRESSIONS"]
+__all__ = ["LoadLimits", "decompress", "check_budget", "compression_of", "format_bytes", "open_zip", "COMPRESSIONS"]
 
 
 @dataclass(frozen=True)
@@ -114,3 +116,12 @@ def decompress(filename: str, data: bytes, kind: str, limits: LoadLimits) -> byt
     except (zlib.error, OSError, lzma.LZMAError, EOFError, ValueError):
         raise InputError(f"{filename} is not a complete {kind} file (it is damaged or truncated); "
                          "compress it again and re-upload.") from None
+
+
+def open_zip(filename: str, data: bytes) -> zipfile.ZipFile:
+    """A ZIP archive read in memory (its directory only: members are read on demand)."""
+    try:
+        return zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        raise InputError(f"{filename} is not a readable ZIP archive (it may be truncated); create it again "
+                         "and re-upload.") from None

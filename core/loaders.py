@@ -21,7 +21,7 @@ from PIL import Image, UnidentifiedImageError
 
 from .dataset import Dataset
 from .errors import InputError
-from .limits import LoadLimits, format_bytes
+from .limits import LoadLimits, format_bytes, open_zip
 from .tables import (COMPRESSED_EXTENSIONS, TABLE_EXTENSIONS, ParsedTable, finish, load_table, read_table,
                      table_columns)
 
@@ -41,12 +41,7 @@ def _zip_members(filename: str, data: bytes, limits: LoadLimits):
     """``(members, skipped)``: ``(path, bytes)`` of the image files in the ZIP and the paths of
     the other files. Only image members are read, and only after the archive's paths and the
     declared sizes of those members (which ``zipfile`` enforces while reading) are checked."""
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
-        raise InputError(f"{filename} is not a readable ZIP archive (it may be truncated); "
-                         "create it again and re-upload.") from None
-    with archive:
+    with open_zip(filename, data) as archive:
         infos = [info for info in archive.infolist() if not info.is_dir()]
         if len(infos) > limits.max_zip_entries:
             raise InputError(f"{filename} holds {len(infos):,} files, more than the limit of "

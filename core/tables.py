@@ -23,6 +23,7 @@ import posixpath
 import re
 import zipfile
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -34,7 +35,7 @@ from pandas.api import types as pandas_types
 
 from .dataset import Dataset
 from .errors import InputError
-from .limits import COMPRESSIONS, LoadLimits, check_budget, compression_of, decompress, format_bytes
+from .limits import COMPRESSIONS, LoadLimits, check_budget, compression_of, decompress, format_bytes, open_zip
 
 __all__ = ["TABLE_EXTENSIONS", "ORIENTATIONS", "MISSING_POLICIES", "ParsedTable", "Arrangement",
            "read_table", "finish", "load_table", "table_columns"]
@@ -572,12 +573,7 @@ def _unwrap(filename: str, data: bytes, limits: LoadLimits) -> tuple[str, bytes,
     if lower.endswith(".zip") or data.startswith(b"PK\x03\x04"):
         if lower.endswith((".npz",)):
             return filename, data, notes
-        try:
-            archive = zipfile.ZipFile(io.BytesIO(data))
-        except zipfile.BadZipFile:
-            raise InputError(f"{filename} is not a readable ZIP archive (it may be truncated); create it again "
-                             "and re-upload.") from None
-        with archive:
+        with open_zip(filename, data) as archive:
             members = [info for info in archive.infolist() if not info.is_dir()
                        and not info.filename.startswith("__MACOSX") and not posixpath.basename(info.filename).startswith(".")]
             tables = [info for info in members if _base_extension(info.filename) in TABLE_EXTENSIONS]
@@ -980,6 +976,22 @@ def _real_matrix(values: np.ndarray, filename: str, what: str) -> np.ndarray:
     return np.ascontiguousarray(values, dtype=np.float64)
 
 
+@contextmanager
+def _numpy_file(filename: str, kind: str):
+    """NumPy's errors while reading an NPY/NPZ file, as messages for the person who gave it."""
+    try:
+        yield
+    except InputError:
+        raise
+    except ValueError as exc:
+        if "Object arrays" in str(exc):
+            raise InputError(f"{filename} holds Python objects (a pickled object array). For safety such files are "
+                             "refused; save plain numeric arrays (numpy.save or numpy.savez).") from None
+        raise InputError(f"{filename} is not a readable {kind} file: {exc}.") from None
+    except (OSError, zipfile.BadZipFile, EOFError):
+        raise InputError(f"{filename} is not a readable {kind} file (it may be truncated).") from None
+
+
 def _npy_header_bytes(stream) -> int:
     """Bytes the array in an NPY stream would take, from its header alone."""
     version = np.lib.format.read_magic(stream)
@@ -990,18 +1002,9 @@ def _npy_header_bytes(stream) -> int:
 
 def _read_arrays(filename, data, extension, x_key, notes, limits) -> ParsedTable:
     if extension == ".npy":
-        try:
+        with _numpy_file(filename, "NPY"):
             check_budget(_npy_header_bytes(io.BytesIO(data)), f"{filename} (the array)", limits)
             X = np.load(io.BytesIO(data), allow_pickle=False)
-        except InputError:
-            raise
-        except ValueError as exc:
-            if "Object arrays" in str(exc):
-                raise InputError(f"{filename} holds Python objects (a pickled object array). For safety such "
-                                 "files are refused; save a plain numeric array.") from None
-            raise InputError(f"{filename} is not a readable NPY file: {exc}.") from None
-        except (OSError, EOFError):
-            raise InputError(f"{filename} is not a readable NPY file (it may be truncated).") from None
         X = _real_matrix(X, filename, "the array")
         return ParsedTable(filename, "npy", tuple(f"column {j}" for j in range(X.shape[1])), X,
                            np.arange(X.shape[1]), notes=tuple(notes))
@@ -1033,22 +1036,13 @@ def _read_arrays(filename, data, extension, x_key, notes, limits) -> ParsedTable
 
 def _named_arrays(filename: str, data: bytes, extension: str, limits: LoadLimits) -> dict:
     if extension == ".npz":
-        try:
-            with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        with _numpy_file(filename, "NPZ"):
+            with open_zip(filename, data) as archive:
                 for info in archive.infolist():
                     with archive.open(info) as member:
                         check_budget(_npy_header_bytes(member), f"{filename}: {info.filename}", limits)
             with np.load(io.BytesIO(data), allow_pickle=False) as stored:
                 return {key: stored[key] for key in stored.files}
-        except InputError:
-            raise
-        except ValueError as exc:
-            if "Object arrays" in str(exc):
-                raise InputError(f"{filename} holds Python objects (a pickled object array). For safety such files "
-                                 "are refused; save plain numeric arrays with numpy.savez.") from None
-            raise InputError(f"{filename} is not a readable NPZ file: {exc}.") from None
-        except (OSError, zipfile.BadZipFile, EOFError):
-            raise InputError(f"{filename} is not a readable NPZ file (it may be truncated).") from None
     import scipy.io
 
     try:

@@ -18,6 +18,13 @@ def settle(page):
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=120_000)
 
 
+def tab_chooser(page, tab: str, marker):
+    """The file input of one Data-page tab (the page has several: images, tables, side data)."""
+    page.get_by_role("tab", name=tab).click()
+    settle(page)
+    return page.get_by_role("tabpanel").filter(has=marker).locator("input[type='file']")
+
+
 def test_home_page_renders(page, app_url):
     wait_for_app(page, app_url)
     page.get_by_role("heading", name="Spectral feature selection").wait_for(timeout=60_000)
@@ -61,11 +68,7 @@ def test_upload_bad_file_then_a_zip_of_images(page, app_url):
     page.get_by_role("heading", name="Spectral feature selection").wait_for(timeout=60_000)
     page.get_by_role("link", name="Data", exact=True).click()
     page.get_by_role("heading", name="Data", exact=True).wait_for(timeout=60_000)
-    page.get_by_role("tab", name="Upload images").click()
-    settle(page)
-    # the image tab's chooser (the page has others: tables, side data)
-    chooser = page.get_by_role("tabpanel").filter(has=page.get_by_role("button", name="Load images")) \
-        .locator("input[type='file']")
+    chooser = tab_chooser(page, "Upload images", page.get_by_role("button", name="Load images"))
     chooser.set_input_files(files=[{"name": "broken.png", "mimeType": "image/png", "buffer": b"not a png"}])
     page.get_by_text("broken.png").first.wait_for(timeout=30_000)
     page.get_by_role("button", name="Load images").click()
@@ -206,10 +209,7 @@ def test_genes_by_samples_csv_gz_with_missing_values_to_q_alpha(page, app_url):
     wait_for_app(page, app_url)
     page.get_by_role("link", name="Data", exact=True).click()
     page.get_by_role("heading", name="Data", exact=True).wait_for(timeout=60_000)
-    page.get_by_role("tab", name="Upload a table").click()
-    settle(page)
-    chooser = page.get_by_role("tabpanel").filter(has=page.get_by_text("A table: samples x features")) \
-        .locator("input[type='file']")
+    chooser = tab_chooser(page, "Upload a table", page.get_by_text("A table: samples x features"))
     chooser.set_input_files(files=[{"name": "expression.csv.gz", "mimeType": "application/gzip", "buffer": data}])
     page.get_by_text("Missing values:").wait_for(timeout=60_000)
     page.get_by_text("hold text across the numeric columns").wait_for(timeout=10_000)
@@ -253,20 +253,14 @@ def test_bombs_refused_in_the_browser_and_the_data_kept(page, app_url):
     wait_for_app(page, app_url)
     page.get_by_role("link", name="Data", exact=True).click()
     page.get_by_role("heading", name="Data", exact=True).wait_for(timeout=60_000)
-    page.get_by_role("tab", name="Upload images").click()
-    settle(page)
-    chooser = page.get_by_role("tabpanel").filter(has=page.get_by_role("button", name="Load images")) \
-        .locator("input[type='file']")
+    chooser = tab_chooser(page, "Upload images", page.get_by_role("button", name="Load images"))
     chooser.set_input_files(files=[{"name": "blank.zip", "mimeType": "application/zip", "buffer": archive.getvalue()}])
     page.get_by_text("blank.zip").first.wait_for(timeout=30_000)
     page.get_by_role("button", name="Load images").click()
     page.get_by_text("more than the per-upload budget").wait_for(timeout=60_000)
     assert "warpAR10P" in page.locator("[data-testid='stSidebar']").inner_text()
 
-    page.get_by_role("tab", name="Upload a table").click()
-    settle(page)
-    chooser = page.get_by_role("tabpanel").filter(has=page.get_by_text("A table: samples x features")) \
-        .locator("input[type='file']")
+    chooser = tab_chooser(page, "Upload a table", page.get_by_text("A table: samples x features"))
     chooser.set_input_files(files=[{"name": "huge.npy", "mimeType": "application/octet-stream",
                                     "buffer": header.getvalue() + bytes(64)}])
     page.get_by_text("huge.npy (the array) would need 7.3 TB in memory, more than the per-upload budget").wait_for(timeout=60_000)
