@@ -25,6 +25,7 @@ PAGES = {
 
 # The sidebar draws its own links (ui.sidebar_summary): Streamlit's automatic list would
 # otherwise flash the helper modules of pages/ before the first run registers these pages.
+ui.app_run()  # every page checks that its run started here (ui.page_start)
 navigation = st.navigation(PAGES, position="hidden")
 ui.sidebar_summary(PAGES)
 navigation.run()

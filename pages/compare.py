@@ -12,6 +12,8 @@ from core.metrics import stability_curve
 from core.plots import comparison_figure
 from pages import ui
 
+ui.page_start()
+
 SLOW = {"forward_wrapper", "backward_wrapper", "mutual_information", "rfe_svm", "l1_logistic"}
 MEASURES = {"accuracy": "k-means accuracy", "nmi": "NMI", "precision": "normalised precision index",
             "kuncheva": "stability (Kuncheva index)"}

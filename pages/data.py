@@ -10,6 +10,8 @@ from core.loaders import COMPRESSED_EXTENSIONS, IMAGE_EXTENSIONS, TABLE_EXTENSIO
 from core.plots import image_grid_figure
 from pages import ui
 
+ui.page_start()
+
 ORIENTATION_LABELS = {"auto": "Guess", "samples_as_rows": "Samples as rows",
                       "samples_as_columns": "Samples as columns (genes as rows)"}
 MISSING_LABELS = {"refuse": "Refuse the table", "drop_samples": "Drop samples with missing values",

@@ -9,6 +9,8 @@ from core.experiments import EXPERIMENTS, load_experiments, run_experiment
 from core.plots import experiment_figures
 from pages import ui
 
+ui.page_start()
+
 load_experiments()
 st.title("Paper figures")
 st.caption("Every figure and table of the seed papers that the library reproduces, on the bundled data. "

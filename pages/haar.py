@@ -9,6 +9,8 @@ from core import InputError
 from core.plots import band_mass_figure, image_grid_figure
 from pages import ui
 
+ui.page_start()
+
 data = ui.current_dataset()
 pixels = data.meta.get("pixels", data if data.is_image else None)
 st.title("Haar reconstructions")

@@ -4,6 +4,9 @@ import numpy as np
 import streamlit as st
 
 from core.bundled import list_datasets, load_dataset
+from pages import ui
+
+ui.page_start()
 
 st.title("Spectral feature selection")
 st.markdown(

@@ -10,6 +10,8 @@ from core.kernel_qalpha import kernel_memory_bytes, memory_limit_bytes
 from core.plots import history_figure, sorted_weights_figure
 from pages import ui
 
+ui.page_start()
+
 data = ui.current_dataset()
 st.title("Kernel Q-alpha")
 st.caption("The features are mapped by a kernel and the algorithm runs on their n x n kernel matrix: "

@@ -10,6 +10,8 @@ from core.plots import history_figure, sorted_weights_figure, weight_overlay_fig
 from core.qalpha import pairs_from_labels
 from pages import ui
 
+ui.page_start()
+
 LAMBDAS = [0.0, 1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0]
 TOLERANCES = [1e-3, 1e-4, 1e-5, 1e-6, 1e-8]
 

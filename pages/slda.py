@@ -10,6 +10,8 @@ from core.plots import image_figure, slda_curves_figure, weight_overlay_figure
 from core.slda import EXACT_LIMIT, sparse_eigenvector
 from pages import ui
 
+ui.page_start()
+
 SPCA_LIMIT = 256
 EPSILONS = [1e-6, 1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0]
 METHODS = ["dual", "forward", "backward", "fisher"]

@@ -9,6 +9,8 @@ from core import InputError
 from core.plots import image_figure, topographic_figure
 from pages import ui
 
+ui.page_start()
+
 data = ui.current_dataset()
 st.title("Topographical map")
 st.caption("Round r runs Q-alpha with side information D = the squared alphas of the earlier rounds, "

@@ -27,10 +27,21 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="session")
 def app_url():
-    """Start ``streamlit run app.py`` on a free loopback port; stop it after the session."""
+    """``streamlit run app.py`` on a free loopback port for the whole test session."""
+    yield from _serve("streamlit-server.log")
+
+
+@pytest.fixture()
+def fresh_app_url():
+    """A server of its own: its first request is the test's (a page's URL, not the home page)."""
+    yield from _serve("streamlit-fresh-server.log")
+
+
+def _serve(log_name: str):
+    """Start ``streamlit run app.py`` on a free loopback port; stop it afterwards."""
     port = _free_port()
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
-    log = open(ARTEFACTS / "streamlit-server.log", "w")
+    log = open(ARTEFACTS / log_name, "w")
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1",

@@ -267,3 +267,36 @@ def test_bombs_refused_in_the_browser_and_the_data_kept(page, app_url):
     assert "warpAR10P" in page.locator("[data-testid='stSidebar']").inner_text()
     assert page.locator("[data-testid='stException']").count() == 0
     page.screenshot(path=str(ARTEFACTS / "data-bombs-refused.png"), full_page=True)
+
+
+PAGE_PATHS = {"qalpha": "Q-alpha", "data": "Data", "kernel": "Kernel Q-alpha", "topographic": "Topographical map",
+              "haar": "Haar reconstructions", "slda": "Sparse LDA / PCA", "compare": "Compare",
+              "figures": "Paper figures"}
+
+
+def test_every_page_opened_by_its_own_url_has_the_navigation(browser, fresh_app_url):
+    """A shared link, a bookmark or a reload: on a server whose very first request is a page's
+    URL (three sessions at once), and then for every page in a fresh session, the page comes
+    with the sidebar's navigation and the current data set."""
+    contexts = [browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(3)]
+    pages = [context.new_page() for context in contexts]
+    for page, path in zip(pages, ["qalpha?lam=0.03", "data", "slda"]):
+        page.goto(f"{fresh_app_url}/{path}", wait_until="commit")
+    for page, path in zip(pages, ["qalpha", "data", "slda"]):
+        page.get_by_role("heading", name=PAGE_PATHS[path], exact=True).first.wait_for(timeout=120_000)
+        sidebar = page.locator("[data-testid='stSidebar']")
+        sidebar.get_by_role("link", name="Compare", exact=True).wait_for(timeout=60_000)
+        assert "130 samples x 2,400 features" in sidebar.inner_text()
+        assert page.locator("[data-testid='stException']").count() == 0
+    for context in contexts:
+        context.close()
+    for path, heading in PAGE_PATHS.items():
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        page.goto(f"{fresh_app_url}/{path}?data=Yale", wait_until="domcontentloaded")
+        page.get_by_role("heading", name=heading, exact=True).first.wait_for(timeout=120_000)
+        sidebar = page.locator("[data-testid='stSidebar']")
+        sidebar.get_by_role("link", name="Home", exact=True).wait_for(timeout=60_000)
+        assert "Yale" in sidebar.inner_text(), path
+        assert page.locator("[data-testid='stException']").count() == 0, path
+        context.close()
