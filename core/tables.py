@@ -25,6 +25,7 @@ import zipfile
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Mapping
 
 import numpy as np
@@ -120,16 +121,13 @@ class ParsedTable:
         """(rows, columns) as stored."""
         return self.values.shape[0], len(self.columns)
 
-    @property
-    def nbytes(self) -> int:
-        return int(self.values.nbytes + sum(s.nbytes for s in self.strings.values()))
-
     # .................................................................. what the file holds
     def _text_only(self) -> list[int]:
         """Columns with text and no number (identifiers, text labels, descriptions)."""
         numeric = set(self.numeric.tolist())
         return [j for j in sorted(self.strings) if j not in numeric]
 
+    @cached_property
     def _id_column(self) -> int | None:
         """The first text-only column whose values are all present and distinct (row names)."""
         for j in self._text_only():
@@ -138,6 +136,7 @@ class ParsedTable:
                 return j
         return None
 
+    @cached_property
     def _text_rows(self) -> np.ndarray:
         """Rows with a text cell in a numeric column: annotation rows of a features x samples table."""
         rows = np.zeros(self.shape[0], dtype=bool)
@@ -154,10 +153,16 @@ class ParsedTable:
         """``(orientation, reason)``: which way the samples run, and why that is the guess.
 
         A table is read as features x samples ("samples_as_columns") when it has an identifier
-        column whose values look like gene or probe names and many more rows than numeric
-        columns, with no other text column of few values (which would be class labels of
-        samples in rows). Otherwise rows are samples, as in scikit-learn.
+        column and either a row holding text across most numeric columns (a class row: labels
+        of samples that run along it), or identifiers that look like gene or probe names, at
+        least three times as many rows as numeric columns and no other text column of few
+        values (which would be class labels of samples in rows). Otherwise rows are samples, as
+        in scikit-learn. Arrays (NPY/NPZ/MAT) and AnnData are read as samples in rows.
         """
+        return self._guess
+
+    @cached_property
+    def _guess(self) -> tuple[str, str]:
         rows, _ = self.shape
         n_numeric = len(self.numeric)
         if self.format in ("h5ad", "npy", "npz", "mat") or n_numeric == 0:
@@ -165,7 +170,7 @@ class ParsedTable:
                 self.format, "arrays carry no names to judge by")
             return "samples_as_rows", (f"read as {rows:,} samples (rows) of {n_numeric:,} features: {what}. "
                                        "Choose samples as columns if your file has them the other way.")
-        id_column = self._id_column()
+        id_column = self._id_column
         if id_column is not None:
             # a row with text across most numeric columns is a label row: samples run along it
             mixed = [j for j in self.numeric.tolist() if j in self.strings]
@@ -206,7 +211,7 @@ class ParsedTable:
             return [] if orientation == "samples_as_columns" else list(self.columns)
         if orientation == "samples_as_rows":
             return list(self.columns)
-        names, text_rows = self._row_ids(), self._text_rows()
+        names, text_rows = self._row_ids(), self._text_rows
         return [names[i] for i in np.flatnonzero(text_rows)] + [
             name for i, name in enumerate(names) if not text_rows[i] and name.lower() in LABEL_WORDS]
 
@@ -222,7 +227,7 @@ class ParsedTable:
         return None
 
     def _row_ids(self) -> list[str]:
-        id_column = self._id_column()
+        id_column = self._id_column
         if id_column is None:
             return [f"row {i}" for i in range(self.shape[0])]
         return [str(c) for c in self.strings[id_column]]
@@ -240,7 +245,7 @@ class ParsedTable:
         return frame
 
     # .................................................................. layout
-    def arrange(self, *, label_column=None, orientation: str = "auto", x_key: str | None = None) -> "Arrangement":
+    def arrange(self, *, label_column=None, orientation: str = "auto") -> "Arrangement":
         """Apply the layout choices: samples and features, labels, names.
 
         Parameters
@@ -249,10 +254,9 @@ class ParsedTable:
             Samples as rows: a column name or index. Samples as columns: the ID of a row (e.g.
             ``"class"``) or ``"row i"``. AnnData: an ``obs`` column. NPZ/MAT: another array.
         orientation : {"auto", "samples_as_rows", "samples_as_columns"}
-        x_key : str, optional
-            Unused except by NPZ/MAT, whose data array is chosen at :func:`read_table`.
+            (An NPZ/MAT file's data array is chosen when it is read: ``read_table(x_key=)``.)
         """
-        guessed, reason = self.guess_orientation()
+        _, reason = self.guess_orientation()
         chosen = self.resolve(orientation)
         notes = list(self.notes)
         notes.append(f"Orientation guessed: {reason}" if orientation == "auto" else
@@ -322,7 +326,7 @@ class ParsedTable:
                 raise InputError(f"{self.filename}: there is no column {label_column!r}; the columns are "
                                  f"{_listed(self.columns, 30)}.")
         labels = self._column_cells(label_index) if label_index is not None else None
-        id_column = self._id_column()
+        id_column = self._id_column
         sample_names = None
         if id_column is not None and id_column != label_index:
             sample_names = [str(c) for c in self.strings[id_column]]
@@ -343,7 +347,7 @@ class ParsedTable:
     def _arrange_columns(self, label_column, notes) -> "Arrangement":
         self._refuse_duplicates("sample")
         row_ids = self._row_ids()
-        id_column = self._id_column()
+        id_column = self._id_column
         text_only = self._text_only()
         if id_column is not None:
             notes.append(f"Column {self.columns[id_column]!r} gives the feature names.")
@@ -351,7 +355,7 @@ class ParsedTable:
         if dropped_columns:
             notes.append(f"Dropped {_plural(len(dropped_columns), 'text column')}: "
                          f"{_listed(self.columns[j] for j in dropped_columns)}.")
-        text_rows = self._text_rows()
+        text_rows = self._text_rows
         label_row = None
         if label_column is not None:
             key = str(label_column)
