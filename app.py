@@ -26,6 +26,7 @@ PAGES = {
 # The sidebar draws its own links (ui.sidebar_summary): Streamlit's automatic list would
 # otherwise flash the helper modules of pages/ before the first run registers these pages.
 ui.app_run()  # every page checks that its run started here (ui.page_start)
+ui.keep_settings()  # the pages' settings survive leaving them
 navigation = st.navigation(PAGES, position="hidden")
 ui.sidebar_summary(PAGES)
 navigation.run()

@@ -99,7 +99,7 @@ with images_tab:
     uploads = st.file_uploader(
         "Image files, or a ZIP with one folder per class",
         type=[e.lstrip(".") for e in IMAGE_EXTENSIONS] + ["zip"], accept_multiple_files=True,
-        key="image_upload", help="PNG, JPEG, BMP, TIFF (a multi-page stack gives one image per page), GIF, "
+        key="image_upload", on_change=ui.forget_load_messages, help="PNG, JPEG, BMP, TIFF (a multi-page stack gives one image per page), GIF, "
                                  "PGM/PPM. Converted to grey values in [0, 1]; images of another size are resized "
                                  "to the most common size.")
     labels_from = st.radio("Labels from", ["folder", "prefix", "none"], horizontal=True,

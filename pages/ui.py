@@ -224,7 +224,7 @@ def parsed_upload(upload, prefix: str = "table_"):
     if upload.file_id not in digests:
         digests.clear()  # one upload at a time
         digests[upload.file_id] = hashlib.sha256(upload.getvalue()).hexdigest()
-        st.session_state.pop("load_messages", None)  # messages about an earlier file
+        forget_load_messages()
         for key in [k for k in st.session_state if k.startswith(prefix) and k != f"{prefix}upload"]:
             del st.session_state[key]
     header, x_key = st.session_state.get(f"{prefix}header"), st.session_state.get(f"{prefix}x_key")
@@ -280,14 +280,29 @@ def share_view(keys) -> None:
     st.query_params.from_dict(values)
 
 
+_KEPT = "_kept_settings"
+
+
 def set_defaults(defaults: dict, valid: dict | None = None) -> None:
     """Give keyed widgets their starting values through the session (so no ``value=`` is needed
     and a restored link wins), and replace values left over from another data set that
-    ``valid[key](value)`` rejects."""
+    ``valid[key](value)`` rejects. The keys are kept for the session (:func:`keep_settings`)."""
+    kept = st.session_state.setdefault(_KEPT, set())
     for key, default in defaults.items():
+        kept.add(key)
         check = (valid or {}).get(key)
         if key not in st.session_state or (check is not None and not check(st.session_state[key])):
             st.session_state[key] = default
+
+
+def keep_settings() -> None:
+    """Called by ``app.py`` before each page runs: the settings of every page visited stay in
+    the session. Streamlit drops a widget's state at the end of a run that does not draw the
+    widget (any run of another page); assigned through the session they are kept, and the page
+    finds its settings when the user comes back."""
+    for key in st.session_state.get(_KEPT, ()):
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
 
 
 def choice_of(options):
@@ -334,6 +349,11 @@ def stop_control(name: str) -> None:
         st.stop()
     st.button("Stop", key=f"{name}_stop", on_click=lambda: st.session_state.update({flag_key: True}),
               help="Interrupt a long computation; press Resume to start it again.")
+
+
+def forget_load_messages() -> None:
+    """A new file was chosen: what was said about the previous one no longer applies."""
+    st.session_state.pop("load_messages", None)
 
 
 def show_load_messages() -> None:

@@ -170,3 +170,20 @@ def test_more_classes_than_the_k_widget_allows(page):
     app.run()
     assert not app.exception, [e.value for e in app.exception]
     assert app.number_input(key={"qalpha": "qa_k", "kernel": "kq_k"}[page]).value == 50
+
+
+@pytest.mark.parametrize("page", list(SHARED_CHANGE))
+def test_settings_survive_leaving_the_page_and_coming_back(page):
+    """Through the app: change a widget, go to the Data page, come back: the value is kept
+    (Streamlit drops the state of widgets a run does not draw; app.py keeps them)."""
+    kind, key, value = SHARED_CHANGE[page]
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    app.session_state["dataset"] = load_dataset("digits")
+    app.run()
+    app.switch_page(f"pages/{page}.py").run()
+    getattr(app, kind)(key=key).set_value(value).run()
+    assert not app.exception and not app.error
+    app.switch_page("pages/data.py").run()
+    app.switch_page(f"pages/{page}.py").run()
+    assert not app.exception
+    assert getattr(app, kind)(key=key).value == value
