@@ -95,3 +95,25 @@ def test_bad_table_upload_keeps_the_current_data():
     app.button(key="load_table").click().run()
     loaded = app.session_state["dataset"]
     assert loaded.n_features == 18 and loaded.labels is None
+
+
+def test_h5ad_upload_offers_its_obs_columns_as_labels(tmp_path):
+    import anndata
+    import pandas as pd
+    import scipy.sparse as sp
+
+    counts = sp.random(12, 30, density=0.3, format="csr", random_state=0)
+    obs = pd.DataFrame({"n_genes": np.arange(12.0), "cell_type": pd.Categorical(["T", "B", "NK"] * 4)},
+                       index=[f"cell{i}" for i in range(12)])
+    path = tmp_path / "cells.h5ad"
+    anndata.AnnData(X=counts, obs=obs, var=pd.DataFrame(index=[f"g{j}" for j in range(30)])).write_h5ad(path)
+    app = AppTest.from_file(PAGE, default_timeout=60).run()
+    table_tab(app).set_value(("cells.h5ad", path.read_bytes(), "application/octet-stream"))
+    app.run()
+    assert not app.exception and not app.error
+    labels = app.selectbox(key="table_label")
+    assert labels.options == ["(none)", "n_genes", "cell_type"] and labels.value == "cell_type"
+    app.button(key="load_table").click().run()
+    loaded = app.session_state["dataset"]
+    assert loaded.X.shape == (12, 30) and np.allclose(loaded.X, counts.toarray())
+    assert list(loaded.labels) == ["T", "B", "NK"] * 4 and loaded.feature_names[0] == "g0"
