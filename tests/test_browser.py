@@ -166,6 +166,8 @@ def test_side_data_upload_and_use_in_q_alpha(page, app_url):
     side_chooser = page.locator("[data-testid='stExpander'] input[type='file']").first
     side_chooser.set_input_files(files=[{"name": f"other_{i}.png", "mimeType": "image/png",
                                          "buffer": _png(30 * i, (60, 40))} for i in range(4)])
+    page.locator("[data-testid='stExpander']").get_by_text("other_3.png").wait_for(timeout=30_000)
+    settle(page)
     page.get_by_role("button", name="Load side data").click()
     page.get_by_text("4 samples x 2,400 features").first.wait_for(timeout=180_000)
     delete = page.locator("[data-testid='stExpander'] [data-testid='stFileChipDeleteBtn'] button")
@@ -175,6 +177,9 @@ def test_side_data_upload_and_use_in_q_alpha(page, app_url):
     side_chooser = page.locator("[data-testid='stExpander'] input[type='file']").first
     side_chooser.set_input_files(files=[{"name": "genes.csv", "mimeType": "text/csv",
                                          "buffer": b"a,b,c\n1,2,3\n4,5,6\n7,8,9\n"}])
+    # the button is enabled once the upload is in the chooser: click only then
+    page.locator("[data-testid='stExpander']").get_by_text("genes.csv").wait_for(timeout=30_000)
+    settle(page)
     page.get_by_role("button", name="Load side data").click()
     page.get_by_text("Side data must describe the same features").wait_for(timeout=180_000)
     assert page.get_by_text("4 samples x 2,400 features").count() >= 1  # the loaded side data stay
