@@ -268,6 +268,14 @@ def load_images(files: Sequence[tuple[str, bytes]], *, labels_from: str | None =
                    meta={"load_report": report})
 
 
+def _holds_a_table(filename: str, data: bytes) -> bool:
+    """A ZIP with a table in it and no image: a zipped table, not a folder of images."""
+    with open_zip(filename, data) as archive:
+        extensions = {posixpath.splitext(name.lower())[1] for name in archive.namelist()
+                      if not name.startswith("__MACOSX")}
+    return bool(extensions & set(TABLE_EXTENSIONS)) and not extensions & set(IMAGE_EXTENSIONS)
+
+
 def load_side_data(files: Sequence[tuple[str, bytes]], like: Dataset) -> Dataset:
     """Side data ([000] Def. 3, the matrix W) for the data set ``like``: one table, or image
     files and/or ZIP archives of images, describing the same features as ``like``.
@@ -283,7 +291,9 @@ def load_side_data(files: Sequence[tuple[str, bytes]], like: Dataset) -> Dataset
     if not files:
         raise InputError("Upload a table or image files (or a ZIP of images) as side data.")
     names = [filename for filename, _ in files]
-    if all(filename.lower().endswith(IMAGE_EXTENSIONS + (".zip",)) for filename in names):
+    if len(files) == 1 and _is_zip(*files[0]) and _holds_a_table(*files[0]):
+        side = load_table(names[0], files[0][1], name=f"side: {names[0]}")
+    elif all(filename.lower().endswith(IMAGE_EXTENSIONS + (".zip",)) for filename in names):
         side = load_images(files, labels_from=None,
                            name=f"side: {names[0]}" if len(files) == 1 else f"side: {len(files)} files")
     elif len(files) == 1:

@@ -261,5 +261,9 @@ def test_side_data_must_describe_the_same_features():
         load_side_data([(f"small_{i}.png", image_bytes(gradient(3, 2, i))) for i in range(2)], like=main)
     with pytest.raises(InputError, match="not a mix"):
         load_side_data(images + [("genes.csv", b"a\n1\n")], like=main)
+    # a zipped table is a table, not a folder of images
+    table = "\n".join(",".join(str(v) for v in row) for row in np.arange(72).reshape(3, 24)).encode()
+    side = load_side_data([("side.zip", zip_bytes({"side/W.csv": table}))], like=main)
+    assert side.n_samples == 3 and side.n_features == 24
     with pytest.raises(InputError, match="Upload a table or image"):
         load_side_data([], like=main)
