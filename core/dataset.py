@@ -18,6 +18,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from .errors import InputError
+from .validation import check_real_dtype
 
 __all__ = ["Dataset"]
 
@@ -70,11 +71,7 @@ class Dataset:
 
     def __post_init__(self):
         X = np.asarray(self.X)
-        if np.iscomplexobj(X):
-            raise InputError("The data matrix holds complex numbers; feature selection needs real values "
-                             "(take the magnitude, or the real and imaginary parts as separate features).")
-        if X.dtype == object or X.dtype.kind in "mM" or not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):
-            raise InputError("The data matrix must be numeric; convert or drop non-numeric columns.")
+        check_real_dtype(X.dtype, "The data matrix")
         X = np.ascontiguousarray(X, dtype=np.float64)
         if X.ndim != 2:
             raise InputError(f"The data matrix must be 2-D (samples x features); got {X.ndim}-D.")

@@ -37,6 +37,7 @@ from pandas.api import types as pandas_types
 from .dataset import Dataset
 from .errors import InputError
 from .limits import COMPRESSIONS, LoadLimits, check_budget, compression_of, decompress, format_bytes, open_zip
+from .validation import check_real_dtype
 
 __all__ = ["TABLE_EXTENSIONS", "ORIENTATIONS", "MISSING_POLICIES", "ParsedTable", "Arrangement",
            "read_table", "finish", "load_table", "table_columns"]
@@ -967,12 +968,8 @@ def _read_h5ad(filename, data, notes, limits) -> ParsedTable:
 
 
 def _real_matrix(values: np.ndarray, filename: str, what: str) -> np.ndarray:
-    if np.iscomplexobj(values):
-        raise InputError(f"{filename}: {what} holds complex numbers; feature selection needs real values. Save the "
-                         "magnitude (numpy.abs), or the real and imaginary parts side by side.")
-    if values.dtype == object or values.dtype.kind in "mM" or not (
-            np.issubdtype(values.dtype, np.number) or values.dtype == bool):
-        raise InputError(f"{filename}: {what} is not numeric (dtype {values.dtype}); it needs real numbers.")
+    """A stored array as the float64 matrix of a table (NaN stays: it is a missing value)."""
+    check_real_dtype(values.dtype, f"{filename}: {what}")
     if values.ndim == 1:
         values = values[:, None]
     if values.ndim != 2:

@@ -16,40 +16,44 @@ import numpy as np
 
 from .errors import InputError
 
-__all__ = ["as_data_matrix", "as_labels", "check_positive_int", "check_real", "power_of_two_scale",
+__all__ = ["as_data_matrix", "as_labels", "check_real_dtype", "check_positive_int", "check_real", "power_of_two_scale",
            "require_finite", "zscores", "SQUARE_SAFE"]
 
 #: Largest magnitude whose squares, summed over a million terms, stay finite in float64.
 SQUARE_SAFE = 1e150
 
 
+def check_real_dtype(dtype, what: str) -> None:
+    """Refuse data that are not real measurements, whatever a cast to float64 would make of them:
+    complex numbers (a cast drops the imaginary part silently), dates and times (a cast counts
+    nanoseconds), text and other objects."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "c":
+        raise InputError(f"{what} holds complex numbers; feature selection needs real values. Pass the "
+                         "magnitude (numpy.abs) or the real and imaginary parts as separate features.")
+    if dtype.kind in "mM":
+        raise InputError(f"{what} holds dates or times (dtype {dtype}), not numeric measurements; convert them "
+                         "to numbers first (e.g. days since an event).")
+    if dtype.kind in "US":
+        raise InputError(f"{what} holds text (dtype {dtype}), not numeric values; convert it to numbers first.")
+    if dtype.kind not in "biuf":
+        raise InputError(f"{what} is not numeric (dtype {dtype}); it needs real numbers.")
+
+
 def as_data_matrix(X, what: str = "X") -> np.ndarray:
     """``X`` as a finite 2-D float64 array (samples x features).
 
-    Refused: complex numbers (never silently cast to real), dates, times, text and other
-    objects, NaN and infinities, anything not 2-D.
+    Refused: sparse matrices (this takes dense data), what :func:`check_real_dtype` refuses (an
+    object array of numbers is accepted), NaN and infinities, anything not 2-D or empty.
     """
-    if isinstance(X, np.ndarray) or hasattr(X, "dtype"):
-        dtype = np.asarray(X).dtype if not hasattr(X, "toarray") else X.dtype
-        if np.issubdtype(dtype, np.complexfloating):
-            raise InputError(f"{what} holds complex numbers; feature selection needs real values. Pass the "
-                             "magnitude (numpy.abs) or the real and imaginary parts as separate features.")
-        if dtype.kind in "mM":
-            raise InputError(f"{what} holds dates or times (dtype {dtype}), not measurements; convert them to "
-                             "numbers first (e.g. days since an event).")
-        if dtype.kind in "USO" and dtype.kind != "O":
-            raise InputError(f"{what} holds text (dtype {dtype}); convert it to numbers first.")
     if hasattr(X, "toarray"):
         raise InputError(f"{what} is a sparse matrix; this function needs a dense array (X.toarray()).")
+    values = np.asarray(X)
+    if values.dtype != object:
+        check_real_dtype(values.dtype, what)
     try:
-        values = np.asarray(X)
-        if np.iscomplexobj(values):
-            raise InputError(f"{what} holds complex numbers; feature selection needs real values. Pass the "
-                             "magnitude (numpy.abs) or the real and imaginary parts as separate features.")
         X = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        if isinstance(exc, InputError):
-            raise
+    except (TypeError, ValueError):
         raise InputError(f"{what} must be a numeric matrix (samples x features).") from None
     if X.ndim != 2:
         raise InputError(f"{what} must be 2-D (samples x features); got {X.ndim}-D.")
