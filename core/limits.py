@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 from .errors import InputError
 
-__all__ = ["LoadLimits", "decompress", "check_budget", "compression_of", "format_bytes", "open_zip", "COMPRESSIONS"]
+__all__ = ["LoadLimits", "decompress", "check_budget", "compression_of", "format_bytes", "open_zip", "user_files",
+           "COMPRESSIONS"]
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,18 @@ def decompress(filename: str, data: bytes, kind: str, limits: LoadLimits) -> byt
     except (zlib.error, OSError, lzma.LZMAError, EOFError, ValueError):
         raise InputError(f"{filename} is not a complete {kind} file (it is damaged or truncated); "
                          "compress it again and re-upload.") from None
+
+
+def user_files(archive: zipfile.ZipFile) -> list[tuple[str, zipfile.ZipInfo]]:
+    """``(path, info)`` of the files a user put in the archive: no folders, and not the metadata
+    archive tools add (``__MACOSX/``, hidden ``._name`` files). Paths use forward slashes."""
+    files = []
+    for info in archive.infolist():
+        path = info.filename.replace("\\", "/")
+        if info.is_dir() or path.split("/", 1)[0] == "__MACOSX" or path.rsplit("/", 1)[-1].startswith("."):
+            continue
+        files.append((path, info))
+    return files
 
 
 def open_zip(filename: str, data: bytes) -> zipfile.ZipFile:

@@ -21,9 +21,9 @@ from PIL import Image, UnidentifiedImageError
 
 from .dataset import Dataset
 from .errors import InputError
-from .limits import LoadLimits, format_bytes, open_zip
-from .tables import (COMPRESSED_EXTENSIONS, TABLE_EXTENSIONS, ParsedTable, finish, load_table, read_table,
-                     table_columns)
+from .limits import LoadLimits, format_bytes, open_zip, user_files
+from .tables import (COMPRESSED_EXTENSIONS, TABLE_EXTENSIONS, ParsedTable, finish, is_table_file, load_table,
+                     read_table, table_columns)
 
 __all__ = ["LoadLimits", "IMAGE_EXTENSIONS", "TABLE_EXTENSIONS", "COMPRESSED_EXTENSIONS", "ParsedTable",
            "load_images", "load_table", "read_table", "finish", "load_side_data", "table_columns"]
@@ -54,14 +54,11 @@ def _zip_members(filename: str, data: bytes, limits: LoadLimits):
                                  "or with '..'); such archives are refused. Zip the folder again "
                                  "with relative paths.")
         wanted, skipped = [], []
-        for info in infos:
-            name = PurePosixPath(info.filename.replace("\\", "/"))
-            if name.parts[0] == "__MACOSX" or name.name.startswith("."):
-                continue  # archive-tool metadata, not user files
-            if posixpath.splitext(name.name.lower())[1] in IMAGE_EXTENSIONS:
-                wanted.append((str(name), info))
+        for path, info in user_files(archive):
+            if posixpath.splitext(path.lower())[1] in IMAGE_EXTENSIONS:
+                wanted.append((path, info))
             else:
-                skipped.append(str(name))  # never decompressed
+                skipped.append(path)  # never decompressed
         total = sum(info.file_size for _, info in wanted)
         limit, setting = min((limits.max_zip_uncompressed_bytes, "max_zip_uncompressed_bytes"),
                              (limits.max_decoded_bytes, "max_decoded_bytes"))
@@ -271,9 +268,9 @@ def load_images(files: Sequence[tuple[str, bytes]], *, labels_from: str | None =
 def _holds_a_table(filename: str, data: bytes) -> bool:
     """A ZIP with a table in it and no image: a zipped table, not a folder of images."""
     with open_zip(filename, data) as archive:
-        extensions = {posixpath.splitext(name.lower())[1] for name in archive.namelist()
-                      if not name.startswith("__MACOSX")}
-    return bool(extensions & set(TABLE_EXTENSIONS)) and not extensions & set(IMAGE_EXTENSIONS)
+        paths = [path for path, _ in user_files(archive)]
+    return any(is_table_file(path) for path in paths) and not any(
+        path.lower().endswith(IMAGE_EXTENSIONS) for path in paths)
 
 
 def load_side_data(files: Sequence[tuple[str, bytes]], like: Dataset) -> Dataset:

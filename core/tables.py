@@ -36,11 +36,12 @@ from pandas.api import types as pandas_types
 
 from .dataset import Dataset
 from .errors import InputError
-from .limits import COMPRESSIONS, LoadLimits, check_budget, compression_of, decompress, format_bytes, open_zip
-from .validation import check_real_dtype
+from .limits import (COMPRESSIONS, LoadLimits, check_budget, compression_of, decompress, format_bytes, open_zip,
+                     user_files)
+from .validation import as_labels, check_real_dtype
 
 __all__ = ["TABLE_EXTENSIONS", "ORIENTATIONS", "MISSING_POLICIES", "ParsedTable", "Arrangement",
-           "read_table", "finish", "load_table", "table_columns"]
+           "read_table", "finish", "load_table", "table_columns", "is_table_file"]
 
 TEXT_EXTENSIONS = (".csv", ".tsv", ".txt", ".tab")
 TABLE_EXTENSIONS = TEXT_EXTENSIONS + (".parquet", ".pq", ".h5ad", ".npy", ".npz", ".mat")
@@ -123,15 +124,20 @@ class ParsedTable:
         return self.values.shape[0], len(self.columns)
 
     # .................................................................. what the file holds
+    # (each computed once per parse: the Data page asks again at every rerun)
+    @cached_property
+    def _numeric_set(self) -> frozenset:
+        return frozenset(self.numeric.tolist())
+
+    @cached_property
     def _text_only(self) -> list[int]:
         """Columns with text and no number (identifiers, text labels, descriptions)."""
-        numeric = set(self.numeric.tolist())
-        return [j for j in sorted(self.strings) if j not in numeric]
+        return [j for j in sorted(self.strings) if j not in self._numeric_set]
 
     @cached_property
     def _id_column(self) -> int | None:
         """The first text-only column whose values are all present and distinct (row names)."""
-        for j in self._text_only():
+        for j in self._text_only:
             cells = self.strings[j]
             if all(c is not None for c in cells) and len(set(cells)) == len(cells):
                 return j
@@ -147,8 +153,9 @@ class ParsedTable:
                 rows |= np.array([c is not None for c in column]) & np.isnan(self.values[:, self._position(j)])
         return rows
 
-    def _position(self, column: int) -> int:
-        return int(np.searchsorted(self.numeric, column))
+    def _position(self, column: int) -> int | None:
+        """Where column ``column`` sits in ``values``, or None when it holds no number."""
+        return int(np.searchsorted(self.numeric, column)) if column in self._numeric_set else None
 
     def guess_orientation(self) -> tuple[str, str]:
         """``(orientation, reason)``: which way the samples run, and why that is the guess.
@@ -184,7 +191,7 @@ class ParsedTable:
                         f"row(s) {_listed(label_rows, 3)} hold text across the numeric columns, like class labels "
                         f"of samples in columns: read as {n_numeric:,} samples (columns) of "
                         f"{rows - len(label_rows):,} features (rows).")
-        class_like = [j for j in self._text_only() if j != id_column
+        class_like = [j for j in self._text_only if j != id_column
                       and len({c for c in self.strings[j] if c is not None}) <= max(20, rows // 10)]
         if id_column is not None and rows >= 3 * n_numeric and not class_like:
             ids = [c for c in self.strings[id_column][:200]]
@@ -212,7 +219,7 @@ class ParsedTable:
             return [] if orientation == "samples_as_columns" else list(self.columns)
         if orientation == "samples_as_rows":
             return list(self.columns)
-        names, text_rows = self._row_ids(), self._text_rows
+        names, text_rows = self._row_ids, self._text_rows
         return [names[i] for i in np.flatnonzero(text_rows)] + [
             name for i, name in enumerate(names) if not text_rows[i] and name.lower() in LABEL_WORDS]
 
@@ -227,6 +234,7 @@ class ParsedTable:
             return choices[0]  # an annotation row of a features x samples table
         return None
 
+    @cached_property
     def _row_ids(self) -> list[str]:
         id_column = self._id_column
         if id_column is None:
@@ -256,7 +264,21 @@ class ParsedTable:
             ``"class"``) or ``"row i"``. AnnData: an ``obs`` column. NPZ/MAT: another array.
         orientation : {"auto", "samples_as_rows", "samples_as_columns"}
             (An NPZ/MAT file's data array is chosen when it is read: ``read_table(x_key=)``.)
+
+        The last arrangement is kept: asked again with the same choices (every rerun of a page
+        that shows its counts) it is returned as it is, without copying the matrix again.
         """
+        key = (label_column, orientation)
+        if key not in self._last_arrangement:
+            self._last_arrangement.clear()
+            self._last_arrangement[key] = self._arrange(label_column, orientation)
+        return self._last_arrangement[key]
+
+    @cached_property
+    def _last_arrangement(self) -> dict:
+        return {}
+
+    def _arrange(self, label_column, orientation) -> "Arrangement":
         _, reason = self.guess_orientation()
         chosen = self.resolve(orientation)
         notes = list(self.notes)
@@ -297,7 +319,7 @@ class ParsedTable:
         n = self.shape[0] if rows is None else min(rows, self.shape[0])
         cells = self.strings[j][:n].copy() if j in self.strings else np.full(n, None, dtype=object)
         position = self._position(j)
-        if position < len(self.numeric) and self.numeric[position] == j:
+        if position is not None:
             numbers = self.values[:n, position]
             fill = np.array([c is None for c in cells], dtype=bool) & ~np.isnan(numbers)
             cells[fill] = numbers[fill]
@@ -307,7 +329,7 @@ class ParsedTable:
         if j in self.strings and self.strings[j][i] is not None:
             return self.strings[j][i]
         position = self._position(j)
-        if position < len(self.numeric) and self.numeric[position] == j:
+        if position is not None:
             value = self.values[i, position]
             return None if np.isnan(value) else float(value)
         return None
@@ -333,7 +355,7 @@ class ParsedTable:
             sample_names = [str(c) for c in self.strings[id_column]]
             notes.append(f"Column {self.columns[id_column]!r} gives the sample names.")
         text = [j for j in sorted(self.strings) if j not in (label_index, id_column)]
-        self._check_not_boolean_or_complex([j for j in self._text_only() if j != label_index], "column")
+        self._check_not_boolean_or_complex([j for j in self._text_only if j != label_index], "column")
         if text:
             notes.append(f"Dropped {_plural(len(text), 'column')} holding text: {_listed(self.columns[j] for j in text)} "
                          "(choose one as the label column if it holds the classes).")
@@ -347,9 +369,9 @@ class ParsedTable:
 
     def _arrange_columns(self, label_column, notes) -> "Arrangement":
         self._refuse_duplicates("sample")
-        row_ids = self._row_ids()
+        row_ids = self._row_ids
         id_column = self._id_column
-        text_only = self._text_only()
+        text_only = self._text_only
         if id_column is not None:
             notes.append(f"Column {self.columns[id_column]!r} gives the feature names.")
         dropped_columns = [j for j in text_only if j != id_column]
@@ -413,6 +435,7 @@ class Arrangement:
     notes: list
     orientation: str
 
+    @cached_property
     def missing_counts(self) -> tuple[np.ndarray, np.ndarray]:
         """Missing values per feature and per sample."""
         missing = np.isnan(self.X)
@@ -435,11 +458,7 @@ def _label_values(cells: np.ndarray, filename: str) -> tuple[np.ndarray, np.ndar
             break
     if numbers is None or not present:
         return np.array(["" if m else str(c).strip() for c, m in zip(cells, missing)]), missing
-    numbers = np.array(numbers)
-    if not np.all(np.isfinite(numbers)) or not np.all(numbers == np.round(numbers)):
-        odd = numbers[~np.isfinite(numbers) | (numbers != np.round(numbers))][0]
-        raise InputError(f"{filename}: the label column holds values that are not whole numbers (e.g. {odd:g}); "
-                         "labels name classes. Choose another label column, or none.")
+    numbers = as_labels(np.array(numbers), len(numbers), f"{filename}: the label column")
     if np.abs(numbers).max() >= 2**63:
         raise InputError(f"{filename}: the label column holds whole numbers beyond the 64-bit range "
                          f"(e.g. {numbers[np.argmax(np.abs(numbers))]:.6g}); store them as text (a class name).")
@@ -579,16 +598,15 @@ def _unwrap(filename: str, data: bytes, limits: LoadLimits) -> tuple[str, bytes,
         if lower.endswith((".npz",)):
             return filename, data, notes
         with open_zip(filename, data) as archive:
-            members = [info for info in archive.infolist() if not info.is_dir()
-                       and not info.filename.startswith("__MACOSX") and not posixpath.basename(info.filename).startswith(".")]
-            tables = [info for info in members if _base_extension(info.filename) in TABLE_EXTENSIONS]
+            members = user_files(archive)
+            tables = [(path, info) for path, info in members if is_table_file(path)]
             if not tables:
-                raise InputError(f"{filename} holds no table ({_listed(m.filename for m in members) or 'nothing'}); "
+                raise InputError(f"{filename} holds no table ({_listed(path for path, _ in members) or 'nothing'}); "
                                  f"put one CSV/TSV/Parquet/H5AD/NPY/NPZ/MAT file in the ZIP.")
             if len(tables) > 1:
-                raise InputError(f"{filename} holds {len(tables)} tables ({_listed(t.filename for t in tables)}); a ZIP "
+                raise InputError(f"{filename} holds {len(tables)} tables ({_listed(path for path, _ in tables)}); a ZIP "
                                  "must hold exactly one. Upload them one at a time.")
-            info = tables[0]
+            _, info = tables[0]
             check_budget(info.file_size, f"{info.filename} in {filename}", limits)
             try:
                 inner = archive.read(info)
@@ -600,13 +618,14 @@ def _unwrap(filename: str, data: bytes, limits: LoadLimits) -> tuple[str, bytes,
     return filename, data, notes
 
 
-def _base_extension(filename: str) -> str:
+def is_table_file(filename: str) -> bool:
+    """Whether the name is one of a table this module reads, compressed or not (``t.csv.gz``)."""
     lower = filename.lower()
     for extension in COMPRESSED_EXTENSIONS:
-        if lower.endswith(extension) and not lower.endswith(".npz"):
+        if lower.endswith(extension):
             lower = lower[: -len(extension)]
             break
-    return posixpath.splitext(lower)[1]
+    return posixpath.splitext(lower)[1] in TABLE_EXTENSIONS
 
 
 def read_table(filename: str, data: bytes, *, header: bool | None = None, x_key: str | None = None,
@@ -790,14 +809,11 @@ def _read_with_pandas(filename, data, encoding, delimiter, has_header, head_line
             raise InputError(f"{filename} does not fit in memory; upload a subset.") from None
         raise _pandas_error(filename, exc) from None
     width = frame.shape[1] + len(text_columns)
+    if names is not None and len(names) > width and not any(names[width:]):
+        names = names[:width]  # empty names after the last column (a trailing delimiter)
     if names is not None and len(names) != width:
-        if len(names) < width:
-            raise InputError(f"{filename}: the header names {len(names)} columns but the rows have {width} cells. "
-                             "Every row needs the same number of columns.")
-        names = names[:width] if all(not n for n in names[width:]) else names
-        if len(names) != width:
-            raise InputError(f"{filename}: the header names {len(names)} columns but the rows have {width} cells. "
-                             "Every row needs the same number of columns.")
+        raise InputError(f"{filename}: the header names {len(names)} columns but the rows have {width} cells. "
+                         "Every row needs the same number of columns.")
     columns = names if names is not None else [f"column {j}" for j in range(width)]
     strings = {}
     for level, j in enumerate(text_columns):
@@ -848,7 +864,8 @@ def _grid_from_frame(frame, positions):
 def _read_wide(filename, data, encoding, delimiter, has_header):
     """A very wide, short table (a few samples of 10^5 features), read one line at a time: NumPy
     converts a line's cells, pandas' ``to_numeric`` those lines that hold text or missing cells.
-    pandas' reader spends its time per column there (5 s for 2 x 200,000; this takes 0.1 s)."""
+    pandas' reader spends its time per column there: 2.3-2.8 s for 2 x 200,000, this 0.3 s
+    (``benchmarks/bench_load.py``)."""
     columns = _header_names(filename, data, encoding, delimiter) if has_header else None
     # one line at a time into a matrix sized by the line count (counted in C): the text is never
     # held twice, and no list of rows is stacked at the end

@@ -93,7 +93,8 @@ def as_labels(labels, n_samples: int, what: str = "labels") -> np.ndarray:
                              f"sample {first}); drop those samples or give them a class.")
         if not np.isfinite(values).all() or not np.all(values == np.round(values)):
             odd = values[~np.isfinite(values) | (values != np.round(values))][0]
-            raise InputError(f"{what} hold values that are not whole numbers (e.g. {odd:g}); labels name classes.")
+            raise InputError(f"{what}: values that are not whole numbers (e.g. {odd:g}); labels name classes "
+                             "(integers or text).")
     if values.dtype.kind == "b":
         values = values.astype(np.int64)
     return values

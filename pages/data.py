@@ -50,7 +50,7 @@ def table_options(parsed, filename):
     except InputError as error:
         ui.show_error(error)
         return
-    per_feature, per_sample = arrangement.missing_counts()
+    per_feature, per_sample = arrangement.missing_counts
     n_missing = int(per_feature.sum())
     n_samples, n_features = arrangement.X.shape
     st.markdown(f"**Will load:** {n_samples:,} samples x {n_features:,} features"
