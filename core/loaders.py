@@ -206,12 +206,13 @@ def load_images(files: Sequence[tuple[str, bytes]], *, labels_from: str | None =
                              f"{format_bytes(matrix_bytes + decoded_bytes)} in memory, more than the per-upload "
                              f"budget of {format_bytes(limits.max_decoded_bytes)} (LoadLimits.max_decoded_bytes). "
                              "Upload fewer or smaller images.")
-    decoded = []
+    decoded, sources = [], []  # sources: the file each image came from (a stack's pages share one)
     for path, image, frame_sizes in probed:
         frames, reason = _decode_frames(path, image, len(frame_sizes))
         if reason is not None:
             skipped.append((path, reason))
         decoded.extend(frames)
+        sources.extend([path] * len(frames))
     if not decoded:
         detail = "; ".join(f"{p}: {r}" for p, r in skipped[:10]) or "no files"
         raise InputError(f"No usable image was found ({detail}). Upload PNG, JPEG, BMP, TIFF, GIF "
@@ -242,10 +243,9 @@ def load_images(files: Sequence[tuple[str, bytes]], *, labels_from: str | None =
                       (" ..." if len(skipped) > 20 else ""))
 
     paths = [path for path, _ in decoded]
-    files_of = [path.rsplit("#", 1)[0] if "#" in PurePosixPath(path).name else path for path in paths]
     labels = None
     if labels_from == "folder":
-        folders = [PurePosixPath(p).parent.name for p in files_of]
+        folders = [PurePosixPath(p).parent.name for p in sources]
         if all(folders):
             labels = np.array(folders)
         elif any(folders):
@@ -255,7 +255,7 @@ def load_images(files: Sequence[tuple[str, bytes]], *, labels_from: str | None =
             report.append("No class folders were found, so the images are unlabelled. Put each "
                           "class in its own folder inside the ZIP, or take labels from file names.")
     elif labels_from == "prefix":
-        stems = [PurePosixPath(p).stem for p in files_of]
+        stems = [PurePosixPath(p).stem for p in sources]
         labels = np.array([s.split(prefix_separator, 1)[0] for s in stems])
         if not any(prefix_separator in s for s in stems):
             report.append(f"No file name contains {prefix_separator!r}; each whole name became "

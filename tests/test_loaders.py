@@ -65,6 +65,9 @@ def test_labels_from_prefix():
              ("ben_1.png", image_bytes(gradient()))]
     data = load_images(files, labels_from="prefix")
     assert list(data.labels) == ["anna", "anna", "ben"]
+    # a '#' in a file name is the user's, not a page number of a TIFF stack
+    files = [("ann#1_a.png", image_bytes(gradient())), ("ann#1_b.png", image_bytes(gradient()))]
+    assert list(load_images(files, labels_from="prefix").labels) == ["ann#1", "ann#1"]
 
 
 def test_mixed_sizes_resized_and_reported_or_refused():
