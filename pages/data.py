@@ -34,8 +34,8 @@ def table_options(parsed, filename):
     orientation = st.radio("Samples are", list(ORIENTATION_LABELS), format_func=ORIENTATION_LABELS.get,
                            horizontal=True, key="table_orientation",
                            help="Gene-expression tables often have genes as rows and samples as columns.")
-    guessed, reason = parsed.guess_orientation()
     if orientation == "auto":
+        _, reason = parsed.guess_orientation()
         st.caption(f"Guess: {reason}")
     choices = parsed.label_choices(orientation)
     suggested = parsed.suggested_label(orientation)
@@ -99,9 +99,9 @@ with images_tab:
     uploads = st.file_uploader(
         "Image files, or a ZIP with one folder per class",
         type=[e.lstrip(".") for e in IMAGE_EXTENSIONS] + ["zip"], accept_multiple_files=True,
-        key="image_upload", on_change=ui.forget_load_messages, help="PNG, JPEG, BMP, TIFF (a multi-page stack gives one image per page), GIF, "
-                                 "PGM/PPM. Converted to grey values in [0, 1]; images of another size are resized "
-                                 "to the most common size.")
+        key="image_upload", on_change=ui.forget_load_messages,
+        help="PNG, JPEG, BMP, TIFF (a multi-page stack gives one image per page), GIF, PGM/PPM. Converted to "
+             "grey values in [0, 1]; images of another size are resized to the most common size.")
     labels_from = st.radio("Labels from", ["folder", "prefix", "none"], horizontal=True,
                            help="folder: the folder of each image inside the ZIP; prefix: the part "
                                 "of the file name before the separator (alice_01.png -> alice).")
@@ -119,7 +119,8 @@ with images_tab:
 
 with table_tab:
     upload = st.file_uploader(
-        "A table: samples x features or genes x samples", type=[e.lstrip(".") for e in TABLE_EXTENSIONS + COMPRESSED_EXTENSIONS],
+        "A table: samples x features or genes x samples",
+        type=[e.lstrip(".") for e in TABLE_EXTENSIONS + COMPRESSED_EXTENSIONS],
         key="table_upload",
         help="CSV/TSV/TXT (also .gz, .bz2, .xz, or one table in a .zip), Parquet, AnnData .h5ad, NPY, NPZ or "
              "MATLAB .mat. Read once; the choices below do not read it again.")

@@ -7,11 +7,16 @@ hash of a large array).
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import gc
 import hashlib
 import io
 import json
 import threading
+import time
 from collections import OrderedDict
+from pathlib import Path
 
 import numpy as np
 import streamlit as st
@@ -54,8 +59,6 @@ def page_start() -> None:
     version is pinned in requirements.txt). A page run on its own as the main script (AppTest)
     is left alone.
     """
-    from pathlib import Path
-
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
@@ -80,8 +83,6 @@ _REAPER: list[threading.Thread] = []
 
 
 def _reap_closed_sessions(period: float) -> None:
-    import time
-
     from streamlit import runtime
 
     while True:
@@ -108,10 +109,6 @@ def _give_back_memory() -> None:
     """Collect the closed sessions' cycles, then hand freed heap memory back to the system:
     glibc keeps it in its arenas otherwise (the upload's bytes and the parser's buffers), and
     the server's size would not come down after the tabs close."""
-    import ctypes
-    import ctypes.util
-    import gc
-
     gc.collect()
     try:
         import pyarrow
@@ -127,8 +124,6 @@ def _give_back_memory() -> None:
 
 def track_session() -> None:
     """Record this run's session for the reaper (started once per process)."""
-    import time
-
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     context = get_script_run_ctx()
@@ -228,21 +223,21 @@ def parsed_upload(upload, prefix: str = "table_"):
         for key in [k for k in st.session_state if k.startswith(prefix) and k != f"{prefix}upload"]:
             del st.session_state[key]
     header, x_key = st.session_state.get(f"{prefix}header"), st.session_state.get(f"{prefix}x_key")
+    request = (digests[upload.file_id], upload.name, header, x_key)
     slot = st.session_state.get("_parsed_table")
-    key = (digests[upload.file_id], upload.name)
-    reusable = slot is not None and slot[0] == key and (
-        slot[2:] == (header, x_key) if isinstance(slot[1], InputError)
-        else header in (None, slot[1].header) and x_key in (None, slot[1].x_key))
-    if not reusable:
+    if slot is None or request not in slot["answers"]:
         st.session_state.pop("_parsed_table", None)  # release the previous parse first
         try:
             with st.spinner(f"Reading {upload.name}…"):
                 parsed = read_table(upload.name, upload.getvalue(), header=header, x_key=x_key)
         except InputError as error:
             parsed = error
-        slot = (key, parsed, header, x_key)
+        answers = {request}
+        if not isinstance(parsed, InputError):  # asking for what was detected is the same parse
+            answers.add((request[0], request[1], parsed.header, parsed.x_key))
+        slot = {"answers": answers, "parsed": parsed}
         st.session_state["_parsed_table"] = slot
-    return slot[1]
+    return slot["parsed"]
 
 
 # ---------------------------------------------------------------------------- shareable views
