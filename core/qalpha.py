@@ -729,7 +729,7 @@ def _result_warnings(alpha, history, converged) -> tuple[tuple, bool]:
     notes = []
     if not np.isfinite(history).all():
         notes.append("The objective stopped being finite during the iteration; the weights are those of the "
-                     "last finite step and are not a converged solution.")
+                     "last iteration and are not a converged solution.")
         converged = False
     negative = float(-alpha[alpha < 0].sum())
     if negative > 1e-3 * float(np.abs(alpha).sum()):

@@ -140,7 +140,9 @@ def test_weights_of_both_signs_are_reported_not_hidden():
     result = q_alpha(X, 2, pairs=np.array([[i, i + 10] for i in range(10)]), lam=1e6)
     assert np.isfinite(result.objective)
     negative = -result.alpha[result.alpha < 0].sum()
-    assert (negative > 1e-3 * np.abs(result.alpha).sum()) == any("negative" in w for w in result.warnings)
+    assert negative > 0.1 * np.abs(result.alpha).sum()  # the case does have mixed signs (28% here)
+    assert any("% of the weights' mass is negative" in w for w in result.warnings)
+    assert q_alpha(X, 2).warnings == ()  # and a plain run says nothing
 
 
 def test_csv_with_a_long_text_cell_and_quoted_delimiters_loads():
@@ -278,7 +280,8 @@ def test_mat_of_zeros_over_the_budget_is_refused_from_its_header():
 
 
 def test_very_wide_csvs_that_used_to_hang():
-    """A 1 x 200,000 and a 2 x 200,000 CSV (over 300 s before): refused and loaded at once."""
+    """A 1 x 200,000 and a 2 x 200,000 CSV (the issue saw both still loading after 300 s):
+    refused and loaded at once."""
     import time
 
     values = np.round(RNG.normal(size=(2, 200_000)), 4)
@@ -293,7 +296,8 @@ def test_very_wide_csvs_that_used_to_hang():
 
 
 def test_many_columns_with_a_repeated_name_are_checked_in_linear_time():
-    """The duplicate-name check counted each name against every other (685 s for 800 kB)."""
+    """The duplicate-name check counted each name against every other (the issue measured 685 s
+    for an 800 kB CSV); the repeated name is found and named."""
     names = [f"c{j}" for j in range(60_000)] + ["c7"]
     text = (",".join(names) + "\n" + ",".join("1" for _ in names) + "\n" + ",".join("2" for _ in names) + "\n")
     with pytest.raises(InputError, match="the header repeats the column name\\(s\\) 'c7'"):
