@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from core import bundled  # noqa: E402
+from timing import best_of  # noqa: E402
 
 
 def bundled_table(repeats: int = 3):
@@ -72,15 +73,6 @@ def expression_csv(n_samples: int, n_genes: int, *, genes_as_rows: bool = False,
         for i, sample in enumerate(samples):
             buffer.write(sample + "," + ",".join(f"{v:g}" for v in values[i]) + "\n")
     return buffer.getvalue().encode()
-
-
-def best_of(function, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def _high_water_mark() -> int:

@@ -7,7 +7,6 @@ Reference measured in the same run: PyWavelets called image by image.
 """
 
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -18,15 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from core.bundled import load_dataset  # noqa: E402
 from core.haarlike import haar_like_features  # noqa: E402
 from core.wavelets import haar_basis  # noqa: E402
-
-
-def best_of(function, repeats=5):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
+from timing import best_of  # noqa: E402
 
 
 def main():
