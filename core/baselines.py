@@ -35,6 +35,9 @@ class BaselineInfo:
     supervised: bool
     cost: str
     citation: str
+    #: samples each class needs: 2 for scorers that estimate something within a class (nearest
+    #: neighbours, two-sample tests, hits and misses, cross-validated fits)
+    min_per_class: int = 1
 
 
 @dataclass(frozen=True, eq=False)
@@ -292,21 +295,17 @@ def adaboost_score(X, y, n_estimators=100, random_state=0):
 
 
 _REF_LECTURE = "lecture on feature extraction and selection (seed 003)"
-#: Scorers that estimate a distribution per class (nearest neighbours within a class, two-sample
-#: tests, hits and misses): one sample of a class leaves them nothing to compare.
-NEEDS_TWO_PER_CLASS = ("mutual_information", "ks", "relieff", "rfe_svm", "forward_wrapper", "backward_wrapper")
-
 SCORERS: dict[str, tuple[BaselineInfo, Callable]] = {
     "variance": (BaselineInfo("variance", "filter", False, "O(q n)", _REF_LECTURE), variance_score),
     "pearson": (BaselineInfo("Pearson correlation", "filter", True, "O(q n)", "Wolf & Shashua ICCV 2003 (seed 002), Sec. 5"), pearson_score),
     "fisher": (BaselineInfo("Fisher score (FDR)", "filter", True, "O(q n)", "seed 002 Sec. 5; " + _REF_LECTURE), fisher_score),
-    "mutual_information": (BaselineInfo("mutual information", "filter", True, "O(q log q n)", "Kraskov et al. 2004 via scikit-learn"), mutual_information_score),
-    "ks": (BaselineInfo("Kolmogorov-Smirnov", "filter", True, "O(q log q n)", "seed 002 Sec. 5"), ks_score),
+    "mutual_information": (BaselineInfo("mutual information", "filter", True, "O(q log q n)", "Kraskov et al. 2004 via scikit-learn", min_per_class=2), mutual_information_score),
+    "ks": (BaselineInfo("Kolmogorov-Smirnov", "filter", True, "O(q log q n)", "seed 002 Sec. 5", min_per_class=2), ks_score),
     "laplacian": (BaselineInfo("Laplacian score", "filter", False, "O(q^2 n)", "He, Cai & Niyogi, NIPS 2005"), laplacian_score),
-    "relieff": (BaselineInfo("ReliefF", "filter", True, "O(q^2 n)", "Kononenko, ECML 1994; " + _REF_LECTURE), relieff_score),
-    "rfe_svm": (BaselineInfo("RFE with a linear SVM", "wrapper", True, "O(log n) SVM fits", "Guyon et al., MLJ 2002"), rfe_svm_score),
-    "forward_wrapper": (BaselineInfo("forward selection (SVM, CV)", "wrapper", True, "O(k m) CV fits, m candidates", "Kohavi & John, AIJ 1997"), forward_wrapper_score),
-    "backward_wrapper": (BaselineInfo("backward elimination (SVM, CV)", "wrapper", True, "O(m^2) CV fits, m candidates", "Kohavi & John, AIJ 1997"), backward_wrapper_score),
+    "relieff": (BaselineInfo("ReliefF", "filter", True, "O(q^2 n)", "Kononenko, ECML 1994; " + _REF_LECTURE, min_per_class=2), relieff_score),
+    "rfe_svm": (BaselineInfo("RFE with a linear SVM", "wrapper", True, "O(log n) SVM fits", "Guyon et al., MLJ 2002", min_per_class=2), rfe_svm_score),
+    "forward_wrapper": (BaselineInfo("forward selection (SVM, CV)", "wrapper", True, "O(k m) CV fits, m candidates", "Kohavi & John, AIJ 1997", min_per_class=2), forward_wrapper_score),
+    "backward_wrapper": (BaselineInfo("backward elimination (SVM, CV)", "wrapper", True, "O(m^2) CV fits, m candidates", "Kohavi & John, AIJ 1997", min_per_class=2), backward_wrapper_score),
     "lasso": (BaselineInfo("Lasso", "embedded", True, "O(q n) per sweep", "Tibshirani, JRSS-B 1996"), lasso_score),
     "l1_logistic": (BaselineInfo("L1 logistic regression", "embedded", True, "O(q n) per iteration", _REF_LECTURE), l1_logistic_score),
     "l21": (BaselineInfo("L2,1 least squares", "embedded", True, "O(q^2 n) per iteration", "Nie et al., NIPS 2010"), l21_score),
@@ -337,9 +336,9 @@ def score_features(method: str, X, y=None, **options) -> FeatureScores:
         classes, counts = np.unique(y, return_counts=True)
         if classes.size < 2:
             raise InputError(f"{info.name} needs at least two classes in y; got {classes.size}.")
-        if method in NEEDS_TWO_PER_CLASS and counts.min() < 2:
-            raise InputError(f"{info.name} needs at least 2 samples of each class; class {np.asarray(classes)[counts.argmin()].tolist()!r} "
-                             f"has {counts.min()}.")
+        if counts.min() < info.min_per_class:
+            raise InputError(f"{info.name} needs at least {info.min_per_class} samples of each class; class "
+                             f"{np.asarray(classes)[counts.argmin()].tolist()!r} has {counts.min()}.")
     elif y is not None:
         y = as_labels(y, X.shape[0], "y")
     start = time.perf_counter()
