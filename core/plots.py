@@ -35,8 +35,12 @@ WEBGL_ABOVE = 5000
 
 def sorted_weights_figure(alpha, feature_names: Sequence[str] | None = None,
                           n_selected: int | None = None, log_y: bool = False,
-                          title: str = "Sorted feature weights (alpha)") -> go.Figure:
+                          title: str = "Sorted feature weights (alpha)", clear_gap: bool = True,
+                          top_k: int | None = None) -> go.Figure:
     """The sorted alpha plot of [002] Fig. 1b / [000] Fig. 3b, with the sparsity-gap cut marked.
+
+    The cut after ``n_selected`` is drawn only for a ``clear_gap``; otherwise the title says
+    there is none. ``top_k`` shades the ranks of the features the page selects.
 
     Hovering a point shows the feature's name, its rank and weight. With ``log_y`` the weights
     are drawn on a log axis (non-positive weights are left out of that view and counted in the
@@ -61,10 +65,15 @@ def sorted_weights_figure(alpha, feature_names: Sequence[str] | None = None,
         x=rank, y=values, mode="markers+lines", marker=dict(size=4), line=dict(width=1),
         customdata=names, name="alpha",
         hovertemplate="rank %{x}<br>%{customdata}<br>alpha = %{y:.4g}<extra></extra>"))
+    if top_k is not None and 0 < top_k <= alpha.size:
+        fig.add_vrect(x0=0.5, x1=top_k + 0.5, fillcolor="deepskyblue", opacity=0.12, line_width=0,
+                      annotation_text=f"top {top_k}", annotation_position="top left")
     if n_selected is not None and 0 < n_selected < alpha.size:
-        fig.add_vline(x=n_selected + 0.5, line_dash="dash", line_color="crimson",
-                      annotation_text=f"sparsity gap: {n_selected} selected",
-                      annotation_position="top right")
+        if clear_gap:
+            fig.add_vline(x=n_selected + 0.5, line_dash="dash", line_color="crimson",
+                          annotation_text=f"sparsity gap: {n_selected}", annotation_position="top right")
+        else:
+            title = f"{title} — no clear sparsity gap"
     fig.update_layout(title=title, xaxis_title="rank", yaxis_title="alpha",
                       yaxis_type="log" if log_y else "linear", **_LAYOUT)
     return fig

@@ -36,14 +36,24 @@ VIEW = {
     "qa_tol": ui.choice_of(TOLERANCES), "qa_seed": ui.integer_in(0, 10_000),
     "qa_top_k": ui.integer_in(1, data.n_features)}
 ui.restore_view("qalpha", VIEW)
-ui.set_defaults({"qa_supervised": False, "qa_k": int(min(max(data.classes.size, 2) if has_labels else 2, max_k)),
+if "qa_top_k" in st.query_params and "qa_top_k" in st.session_state:
+    st.session_state.setdefault("qa_top_k_set", True)  # a link that names K keeps it
+default_k = int(min(max(data.classes.size, 2) if has_labels else 2, max_k))
+ui.set_defaults({"qa_supervised": False, "qa_k": default_k,
                  "qa_criterion": "sum", "qa_side_mode": "none", "qa_n_pairs": 50,
                  "qa_side_classes": class_values[-1:], "qa_lambda": 0.1, "qa_init": "uniform", "qa_n_init": 1,
                  "qa_max_iter": 500, "qa_tol": 1e-6, "qa_seed": 0},
-                valid={"qa_side_mode": lambda v: v in side_options, "qa_supervised": lambda v: has_labels or not v})
-# values left over from another data set: k kept as near as allowed, unknown side classes dropped
-st.session_state["qa_k"] = min(st.session_state["qa_k"], max_k)
-st.session_state["qa_side_classes"] = [c for c in st.session_state["qa_side_classes"] if c in class_values]
+                valid={"qa_side_mode": lambda v: v in side_options, "qa_supervised": lambda v: has_labels or not v,
+                       "qa_k": lambda v: v <= max_k},
+                labels={"qa_side_mode": "Side information", "qa_supervised": "Supervised", "qa_k": "k"})
+# side classes left from another data set: the ones this data set has stay; none left, the default
+kept_classes = [c for c in st.session_state["qa_side_classes"] if c in class_values]
+if kept_classes != st.session_state["qa_side_classes"]:
+    ui.adjust("qa_side_classes", kept_classes or class_values[-1:],
+              f"Side classes: {ui.shown(st.session_state['qa_side_classes'])} are not classes of {data.name}; "
+              f"now {ui.shown(kept_classes or class_values[-1:])}.")
+ui.remember("qa_top_k")
+ui.show_settings_notes()
 
 controls, view = st.columns([1, 2.4], gap="large")
 with controls:
@@ -120,30 +130,53 @@ except InputError as error:
         ui.show_error(error)
     st.stop()
 
+
+def follow_gap():
+    st.session_state["qa_top_k_set"] = False
+
+
 with view:
-    n_selected = result.n_selected
+    gap = result.gap
+    # one selection on the whole page: K features, the sparsity gap's count unless the user set K
+    if not st.session_state.get("qa_top_k_set"):
+        st.session_state["qa_top_k"] = min(gap.n_selected, main.n_features)
+    elif st.session_state.get("qa_top_k", 1) > main.n_features:
+        ui.adjust("qa_top_k", main.n_features, f"K: more than the {main.n_features:,} features; now all of them.")
+    top_k = int(st.session_state["qa_top_k"])
+    top = result.top(top_k)
     cols = st.columns(4)
-    cols[0].metric("Selected (sparsity gap)", f"{n_selected:,}",
-                   help=f"of {main.n_features:,} features: the count above the break in the sorted weights")
-    cols[1].metric("Iterations", result.n_iter, help="converged" if result.converged else "not converged")
-    cols[2].metric("Objective", f"{result.objective:.5g}")
-    cols[3].metric("Weights ≥ 0", f"{np.mean(result.alpha >= -1e-6 * result.alpha.max()):.1%}")
+    cols[0].metric("Selected (K)", f"{top_k:,}",
+                   help=f"of {main.n_features:,} features; "
+                        + ("set by you (the K slider)" if st.session_state.get("qa_top_k_set")
+                           else "the count above the sparsity gap (move the K slider to choose another)"))
+    cols[1].metric("Sparsity gap", f"{gap.n_selected:,}" if gap.clear else "no clear gap",
+                   help=f"The sorted weights split best after rank {gap.n_selected:,}; the split explains "
+                        f"{gap.separability:.0%} of their variance (a clear gap: at least {gap.threshold:.0%}), "
+                        f"and the weights above it are {gap.ratio:.3g}x those below on average.")
+    cols[2].metric("Iterations", result.n_iter, help="converged" if result.converged else "not converged")
+    cols[3].metric("Objective", f"{result.objective:.5g}",
+                   help=f"{np.mean(result.alpha >= -1e-6 * result.alpha.max()):.1%} of the weights are >= 0")
     if result.stopped:
         st.warning(f"Stopped at iteration {result.n_iter}: these are the weights of that iteration.")
     elif not result.converged:
         st.warning(f"Not converged after {result.n_iter} iterations (tolerance {tol:g}); raise the "
                    "maximum or loosen the tolerance.")
+    if not gap.clear:
+        st.caption(f"No clear sparsity gap: the sorted weights fall smoothly (the best split, after rank "
+                   f"{gap.n_selected:,}, explains {gap.separability:.0%} of their variance; a gap explains "
+                   f"{gap.threshold:.0%} or more). K starts at that split; choose it with the slider.")
     log_y = st.toggle("Log scale", value=False, help="Draw the sorted weights on a log axis.")
-    st.plotly_chart(sorted_weights_figure(result.alpha, main.feature_names, n_selected, log_y=log_y),
+    st.plotly_chart(sorted_weights_figure(result.alpha, main.feature_names, gap.n_selected, log_y=log_y,
+                                          clear_gap=gap.clear, top_k=top_k),
                     key="sorted_alpha")
     pixels = main.meta.get("pixels")
-    st.session_state.setdefault("qa_top_k", min(max(n_selected, 1), main.n_features))
-    if st.session_state["qa_top_k"] > main.n_features:
-        st.session_state["qa_top_k"] = main.n_features
-    top_k = st.slider("K — top features to show and to cluster with", 1, main.n_features, key="qa_top_k",
-                      help="The K features with the largest alpha: marked on the mean image, and used by "
-                           "k-means below. Starts at the sparsity-gap count.")
-    top = result.top(top_k)
+    slider_column, reset_column = st.columns([4, 1], vertical_alignment="bottom")
+    slider_column.slider("K — top features to show and to cluster with", 1, main.n_features, key="qa_top_k",
+                         on_change=lambda: st.session_state.update(qa_top_k_set=True),
+                         help="The K features with the largest alpha: counted above, marked on the image, "
+                              "downloaded, and used by k-means below. Follows the sparsity gap until you move it.")
+    reset_column.button("Follow the gap", on_click=follow_gap, disabled=not st.session_state.get("qa_top_k_set"),
+                        help="Let K follow the sparsity gap's count again.")
     if main.is_image or pixels is not None:
         if main.is_image:
             background, weights, shape, marked = main.X.mean(axis=0), result.alpha, main.image_shape, top
@@ -154,7 +187,8 @@ with view:
             weights = (main.meta["basis"].pixel_map(kept) if main.kind == "haar"
                        else main.meta["features"].selection_map(top, result.alpha[top]))
         st.plotly_chart(weight_overlay_figure(background, weights, shape, selected=marked,
-                                              title=f"alpha over the mean image, top {top_k}"),
+                                              title=f"alpha over the mean image, top {top_k} marked"
+                                              if marked is not None else f"alpha of the top {top_k} in pixel space"),
                         key="overlay")
     if main.labels is not None and np.unique(main.labels).size >= 2:
         # the selection's score follows K and the parameters; the all-features reference only
@@ -179,7 +213,7 @@ with view:
     table = {"rank": np.arange(1, main.n_features + 1), "feature": np.asarray(main.feature_names)[ranking],
              "alpha": result.alpha[ranking]}
     st.dataframe({key: values[:50] for key, values in table.items()}, hide_index=True, height=240)
-    ui.share_view(VIEW)
+    ui.share_view([key for key in VIEW if key != "qa_top_k" or st.session_state.get("qa_top_k_set")])
     download = st.columns(4 if main.is_image else 3)
     download[0].download_button(
         "Weights and ranking (CSV)", ui.table_csv(table), file_name=f"{main.name}-qalpha.csv",
@@ -187,9 +221,9 @@ with view:
     download[1].download_button(
         "Parameters (JSON)", json.dumps(dict(params, data_set=data.name), indent=1),
         file_name=f"{main.name}-qalpha-parameters.json", mime="application/json")
-    selected = np.sort(result.top(n_selected))
+    selected = np.sort(top)
     download[2].download_button(
-        f"Data, {n_selected} selected features (CSV)", ui.selected_data_csv(main, selected),
+        f"Data, {top_k} selected features (CSV)", ui.selected_data_csv(main, selected),
         file_name=f"{main.name}-selected.csv", mime="text/csv")
     if main.is_image:
         mask = np.zeros(main.n_features, dtype=bool)

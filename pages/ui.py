@@ -14,6 +14,7 @@ import json
 import threading
 import time
 from collections import OrderedDict
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,7 @@ import streamlit as st
 
 from core import Dataset, InputError
 from core.bundled import list_datasets, load_dataset
+from core.limits import format_bytes
 # the table readers (and pandas with them) are imported with this module, before any page runs
 from core.loaders import read_table
 from core.qalpha import QAlphaResult, q_alpha
@@ -127,6 +129,21 @@ def track_session() -> None:
 
 
 _KEY = "dataset"
+_LIBRARY = "session_datasets"
+#: Uploaded and derived data sets a session keeps to switch back to; beyond this the oldest go.
+SESSION_DATA_BYTES = 1 << 30
+
+
+def dataset_bytes(data: Dataset) -> int:
+    """Memory a data set holds: its matrix and the arrays and data sets in its meta (the
+    images behind a feature family)."""
+    total = data.X.nbytes + (0 if data.labels is None else np.asarray(data.labels).nbytes)
+    for value in data.meta.values():
+        if isinstance(value, Dataset):
+            total += dataset_bytes(value)
+        elif isinstance(value, np.ndarray):
+            total += value.nbytes
+    return total
 
 
 def current_dataset() -> Dataset:
@@ -143,7 +160,37 @@ def current_dataset() -> Dataset:
     return st.session_state[_KEY]
 
 
+def session_datasets() -> OrderedDict:
+    """The uploaded and derived data sets of this session, oldest first (name -> Dataset)."""
+    return st.session_state.setdefault(_LIBRARY, OrderedDict())
+
+
 def set_dataset(dataset: Dataset) -> None:
+    """Make ``dataset`` current. One that is not bundled joins the session's list (under a name
+    no other set of the list or the bundle uses), and the oldest others leave the list while it
+    holds more than :data:`SESSION_DATA_BYTES`; the sidebar says so once."""
+    notes = st.session_state.setdefault("_dataset_notes", [])
+    is_bundled = dataset.name in bundled_names() and dataset is load_dataset(dataset.name)
+    if not is_bundled:
+        library = session_datasets()
+        same = [name for name, kept in library.items()
+                if kept.fingerprint == dataset.fingerprint and kept.kind == dataset.kind]
+        if same:  # the same data again: bring it forward rather than keep two copies
+            dataset = library.pop(same[0])
+        else:
+            taken = set(library) | set(bundled_names())
+            name, copy = dataset.name, 2
+            while name in taken:
+                name, copy = f"{dataset.name} ({copy})", copy + 1
+            if name != dataset.name:
+                dataset = replace(dataset, name=name)
+        library[dataset.name] = dataset
+        while sum(dataset_bytes(d) for d in library.values()) > SESSION_DATA_BYTES and len(library) > 1:
+            oldest = next(iter(library))
+            dropped = library.pop(oldest)
+            notes.append(f"{oldest} ({format_bytes(dataset_bytes(dropped))}) left this session's list of data "
+                         f"sets, which keeps at most {format_bytes(SESSION_DATA_BYTES)} of uploads; upload it "
+                         "again to use it.")
     st.session_state[_KEY] = dataset
 
 
@@ -171,9 +218,14 @@ def show_error(error: InputError) -> None:
     st.error(str(error), icon=":material/error:")
 
 
-def _pick_bundled() -> None:
-    if st.session_state.get("bundled_choice"):
-        set_dataset(load_dataset(st.session_state["bundled_choice"]))
+def _pick_dataset() -> None:
+    name = st.session_state.get("dataset_choice")
+    library = session_datasets()
+    if name in library:
+        library.move_to_end(name)
+        st.session_state[_KEY] = library[name]
+    elif name:
+        st.session_state[_KEY] = load_dataset(name)
 
 
 def load_upload(loader) -> bool:
@@ -188,6 +240,7 @@ def load_upload(loader) -> bool:
         st.session_state["load_messages"] = [("error", f"Nothing was loaded: {error}")]
         return False
     set_dataset(dataset)
+    dataset = current_dataset()
     summary = dataset.summary()
     report = dataset.meta.get("load_report", [])
     st.session_state["load_messages"] = (
@@ -267,16 +320,47 @@ def share_view(keys) -> None:
 _KEPT = "_kept_settings"
 
 
-def set_defaults(defaults: dict, valid: dict | None = None) -> None:
+def set_defaults(defaults: dict, valid: dict | None = None, labels: dict | None = None) -> None:
     """Give keyed widgets their starting values through the session (so no ``value=`` is needed
     and a restored link wins), and replace values left over from another data set that
-    ``valid[key](value)`` rejects. The keys are kept for the session (:func:`keep_settings`)."""
+    ``valid[key](value)`` rejects, with a note (:func:`show_settings_notes`) naming the setting
+    (``labels[key]``). The keys are kept for the session (:func:`keep_settings`)."""
     kept = st.session_state.setdefault(_KEPT, set())
     for key, default in defaults.items():
         kept.add(key)
         check = (valid or {}).get(key)
-        if key not in st.session_state or (check is not None and not check(st.session_state[key])):
+        if key not in st.session_state:
             st.session_state[key] = default
+        elif check is not None and not check(st.session_state[key]):
+            adjust(key, default, f"{(labels or {}).get(key, key)}: {shown(st.session_state[key])} does not "
+                                 f"apply to {current_dataset().name}; now {shown(default)}.")
+
+
+def shown(value) -> str:
+    """A setting's value as a note shows it."""
+    if isinstance(value, (list, tuple)):
+        return ", ".join(map(str, value)) if value else "none"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def adjust(key: str, value, note: str) -> None:
+    """Replace a setting that no longer applies (another data set) and say so once."""
+    st.session_state[key] = value
+    st.session_state.setdefault("_settings_notes", []).append(note)
+
+
+def show_settings_notes() -> None:
+    """The settings changed in this run because they did not apply to the data (once)."""
+    notes = st.session_state.pop("_settings_notes", [])
+    if notes:
+        st.info("**Settings adjusted to the data set**\n\n" + "\n".join(f"- {note}" for note in notes),
+                icon=":material/tune:")
+
+
+def remember(*keys: str) -> None:
+    """Keep these widget keys for the session like those of :func:`set_defaults` (for settings
+    whose default is only known later in the page)."""
+    st.session_state.setdefault(_KEPT, set()).update(keys)
 
 
 def keep_settings() -> None:
@@ -357,15 +441,21 @@ def sidebar_summary(pages: dict | None = None) -> None:
                 st.page_link(entry)
         if pages:
             st.divider()
-        names = bundled_names()
-        # keep the picker in step with data chosen elsewhere (uploads, feature families); the
-        # widget is not drawn yet in this run, so its state may be set
-        st.session_state["bundled_choice"] = data.name if data.name in names else None
-        if data.name in names:  # the link names the data set (pages add their own parameters)
+        library = session_datasets()
+        names = list(reversed(library)) + bundled_names()
+        # keep the picker in step with data chosen elsewhere (the Data page); the widget is not
+        # drawn yet in this run, so its state may be set
+        st.session_state["dataset_choice"] = data.name if data.name in names else None
+        if data.name in bundled_names():  # the link names the data set (pages add their own parameters)
             st.query_params["data"] = data.name
-        st.selectbox("Bundled data set", names, placeholder="(not a bundled set)",
-                     key="bundled_choice", on_change=_pick_bundled,
-                     help="Choose one of the data sets that ship with the app.")
+        st.selectbox("Data set", names, placeholder="(choose a data set)", key="dataset_choice",
+                     on_change=_pick_dataset,
+                     format_func=lambda name: f"{name} · this session" if name in library else name,
+                     help="The bundled data sets, and the ones loaded in this session (newest first; up to "
+                          f"{format_bytes(SESSION_DATA_BYTES)} of them are kept), to switch between without "
+                          "uploading again.")
+        for note in st.session_state.pop("_dataset_notes", []):
+            st.info(note, icon=":material/info:")
         summary = data.summary()
         rows = [f"**{data.name}**", f"{summary['samples']:,} samples x {summary['features']:,} features"]
         if summary["image shape"]:
@@ -452,10 +542,10 @@ def run_q_alpha(main: Dataset, side: Dataset | None, pairs, params: dict) -> QAl
                            criterion=params["criterion"], init=params["init"], n_init=params["n_init"],
                            max_iter=params["max_iter"], tol=params["tol"],
                            random_state=params["random_state"], progress=progress,
-                           # the same fixed point, far faster than a Lanczos solve per iteration
-                           # where the operator allows power steps (sum criterion, no pairs)
-                           solver="power" if params["criterion"] == "sum" and pairs is None
-                           and main.n_features > 600 else "auto")
+                           # the same fixed point, 3-10x faster per iteration than a Lanczos or
+                           # dense solve at every size, where the operator allows power steps
+                           # (sum criterion, no pairs: positive semi-definite)
+                           solver="power" if params["criterion"] == "sum" and pairs is None else "auto")
         finally:
             bar.empty()
 

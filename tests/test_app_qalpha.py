@@ -38,7 +38,7 @@ def sorted_alpha(app):
 def test_renders_without_exception(dataset):
     app = run_page(dataset)
     assert not app.exception and not app.error
-    assert [m.label for m in app.metric][0] == "Selected (sparsity gap)"
+    assert [m.label for m in app.metric][:2] == ["Selected (K)", "Sparsity gap"]
     assert sorted_alpha(app).size > 0
 
 
@@ -179,3 +179,70 @@ def test_uploaded_side_data_is_offered_only_for_matching_features():
     app.run()
     assert "uploaded side data" not in app.radio(key="qa_side_mode").options
     assert app.session_state["side_dataset"] is not None  # kept for when the faces come back
+
+
+def shown_selection(app):
+    """What the page says is selected: the count, the overlay's title, the marked pixels, K."""
+    count = int(app.metric[0].value.replace(",", ""))
+    overlay = json.loads(app.get("plotly_chart")[1].proto.spec)
+    title = int(overlay["layout"]["title"]["text"].split("top ")[1].split()[0])
+    marked = next(trace for trace in overlay["data"] if trace.get("name") == "selected")
+    return count, title, plotly_values(marked["x"]).size, app.slider(key="qa_top_k").value
+
+
+def test_count_title_and_marked_pixels_agree_through_lambda_and_k_moves():
+    app = run_page()
+    app.radio(key="qa_side_mode").set_value("side classes").run()
+    gap_counts = []
+    for lam in (0.01, 1.0, 0.001):
+        app.select_slider(key="qa_lambda").set_value(lam).run()
+        count, title, marked, k = shown_selection(app)
+        assert count == title == marked == k  # K follows the gap, which moves with lambda
+        gap_counts.append(k)
+    assert len(set(gap_counts)) > 1
+    app.slider(key="qa_top_k").set_value(25).run()
+    for lam in (0.1, 3.0):
+        app.select_slider(key="qa_lambda").set_value(lam).run()
+        assert shown_selection(app) == (25, 25, 25, 25)  # set by the user: it stays
+    assert "set by you" in app.metric[0].help
+    follow = next(b for b in app.button if b.label == "Follow the gap")
+    follow.click().run()
+    count, title, marked, k = shown_selection(app)
+    assert count == title == marked == k == app.session_state["qa_top_k"] != 25
+
+
+def test_no_clear_gap_on_smooth_weights_and_a_gap_on_planted_features():
+    faces = run_page()
+    assert faces.metric[1].value == "no clear gap"
+    assert any("No clear sparsity gap" in c.value for c in faces.caption)
+    spec = json.loads(faces.get("plotly_chart")[0].proto.spec)
+    assert "no clear sparsity gap" in spec["layout"]["title"]["text"]
+    assert all(shape["type"] == "rect" for shape in spec["layout"]["shapes"])  # the top-K band, no cut
+    planted = run_page(weston_linear(200, random_state=0))
+    assert planted.metric[1].value == "3" and planted.metric[0].value == "3"
+    spec = json.loads(planted.get("plotly_chart")[0].proto.spec)
+    assert any(shape["type"] == "line" for shape in spec["layout"]["shapes"])
+
+
+def test_settings_that_do_not_apply_to_a_new_data_set_fall_back_with_a_note():
+    app = run_page()
+    app.number_input(key="qa_k").set_value(40).run()
+    app.radio(key="qa_side_mode").set_value("side classes").run()
+    app.multiselect(key="qa_side_classes").set_value([7, 8]).run()
+    assert not app.error
+    wine = load_dataset("wine")  # 3 classes, none of them 7 or 8
+    app.session_state["dataset"] = wine
+    app.run()
+    assert not app.exception and not app.error
+    notes = " ".join(i.value for i in app.info)
+    last = wine.classes[-1].item()
+    assert "Side classes: 7, 8" in notes and f"now {last}" in notes
+    assert app.multiselect(key="qa_side_classes").value == [last]
+    assert app.radio(key="qa_side_mode").value == "side classes" and app.get("plotly_chart")
+    app.session_state["dataset"] = weston_linear(20, random_state=0)  # 20 samples: k at most 19
+    app.run()
+    assert not app.exception and not app.error
+    assert "k: 40 does not apply" in " ".join(i.value for i in app.info)
+    assert app.number_input(key="qa_k").value == 2
+    app.run()
+    assert not app.info  # said once

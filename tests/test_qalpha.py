@@ -8,9 +8,10 @@ from sklearn.cluster import KMeans
 from sklearn.datasets import load_wine
 
 from core.errors import InputError
-from core.qalpha import (positive_eigenvector_probability, preprocess_features, q_alpha,
-                         sparsity_gap, topographic_map)
-from core.synthetic import random_matrix, topographic_data, weston_linear
+from core.bundled import load_dataset
+from core.qalpha import (GAP_CLEAR, find_sparsity_gap, positive_eigenvector_probability, preprocess_features,
+                         q_alpha, sparsity_gap, topographic_map)
+from core.synthetic import ben_dor, random_matrix, topographic_data, weston_linear
 
 
 def non_decreasing(history, rtol=1e-9):
@@ -266,6 +267,47 @@ def test_sparsity_gap():
     assert sparsity_gap([0.5]) == 1
     with pytest.raises(InputError, match="NaN"):
         sparsity_gap([0.1, np.nan])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_sparsity_gap_against_every_split(seed):
+    """The split and its separability by brute force: every cut of the sorted weights, the
+    between-group share of the variance computed from the two groups themselves."""
+    rng = np.random.default_rng(seed)
+    alpha = np.r_[rng.uniform(0.5, 1.0, rng.integers(1, 6)), rng.exponential(0.05, rng.integers(5, 60))]
+    values = np.sort(alpha)[::-1]
+    shares = [(len(high) * (high.mean() - values.mean()) ** 2 + len(low) * (low.mean() - values.mean()) ** 2)
+              / (values.size * values.var()) for high, low in (np.split(values, [c]) for c in range(1, values.size))]
+    gap = find_sparsity_gap(rng.permutation(alpha))
+    assert gap.n_selected == 1 + int(np.argmax(shares))
+    assert gap.separability == pytest.approx(max(shares), rel=1e-12)
+    high, low = np.split(values, [gap.n_selected])
+    assert gap.ratio == pytest.approx(high.mean() / low.mean(), rel=1e-12)
+    assert gap.clear == (gap.separability >= GAP_CLEAR)
+
+
+def test_sparsity_gap_strength_known_values():
+    two_values = find_sparsity_gap(np.r_[np.full(4, 1.0), np.full(40, 0.01)])
+    assert (two_values.n_selected, two_values.clear) == (4, True) and two_values.separability == pytest.approx(1.0)
+    even = find_sparsity_gap(np.linspace(1.0, 0.0, 2001))  # evenly spread: Otsu's eta of a uniform is 3/4
+    assert even.separability == pytest.approx(0.75, abs=1e-3) and not even.clear
+    assert even.n_selected == pytest.approx(1000, abs=1)
+    assert find_sparsity_gap(np.r_[1.0, np.zeros(9)]).ratio == np.inf
+    constant = find_sparsity_gap(np.full(7, 0.3))
+    assert constant.separability == 0.0 and not constant.clear
+    with pytest.raises(InputError, match="threshold"):
+        find_sparsity_gap([1.0, 0.0], threshold=1.5)
+
+
+def test_sparsity_gap_is_clear_on_planted_features_and_not_on_faces():
+    """What GAP_CLEAR was chosen from: planted relevant features stand out, the AR faces' weights
+    fall smoothly (the issue's "sparsity gap of 991 of 2,400" that was not one)."""
+    assert q_alpha(weston_linear(random_state=0).X, 2).gap.clear
+    assert q_alpha(ben_dor(random_state=0).X, 2).gap.clear
+    faces = load_dataset("warpAR10P")
+    result = q_alpha(faces.X, 10, solver="power")
+    assert not result.gap.clear and result.gap.separability < GAP_CLEAR - 0.03
+    assert result.n_selected == result.gap.n_selected == sparsity_gap(result.alpha)
 
 
 # ------------------------------------------------------------------ bad input
