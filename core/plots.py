@@ -19,6 +19,7 @@ __all__ = [
     "image_figure",
     "weight_overlay_figure",
     "image_grid_figure",
+    "contrast_stretch",
     "topographic_figure",
     "probability_curve_figure",
     "slda_curves_figure",
@@ -118,24 +119,45 @@ def image_figure(image, image_shape=None, title: str = "", colorscale: str = "gr
 
 
 def weight_overlay_figure(background, weights, image_shape=None, selected=None,
-                          title: str = "Weights over the mean image", opacity: float = 0.6) -> go.Figure:
+                          title: str = "Weights over the mean image", opacity: float = 0.6,
+                          log_scale: bool = False, decades: float = 3.0) -> go.Figure:
     """A weight map (alpha per pixel) over a grey background image; selected pixels outlined.
 
     ``selected`` (indices into the flattened image) are marked with points, so the top-K
-    selection can be seen at once.
+    selection can be seen at once. With ``log_scale`` the colours follow log10 of the weights
+    over the ``decades`` below the largest (weights that span orders of magnitude otherwise show
+    as a few dots on black); the hover still gives the weight itself.
     """
     background = _as_image(background, image_shape)
     weights = _as_image(weights, background.shape)
     fig = image_figure(background, title=title)
-    fig.add_trace(go.Heatmap(z=weights, colorscale="Hot", reversescale=True, opacity=opacity,
-                             showscale=True, colorbar=dict(title="alpha"), name="alpha",
-                             hovertemplate="row %{y}, column %{x}<br>alpha %{z:.4g}<extra></extra>"))
+    shown, bar = weights, "alpha"
+    if log_scale:
+        top = max(float(weights.max()), np.finfo(np.float64).tiny)
+        shown, bar = np.log10(np.clip(weights, top * 10.0 ** -decades, None)), "log10 alpha"
+    fig.add_trace(go.Heatmap(z=shown, customdata=weights, colorscale="Hot", reversescale=True, opacity=opacity,
+                             showscale=True, colorbar=dict(title=bar), name="alpha",
+                             hovertemplate="row %{y}, column %{x}<br>alpha %{customdata:.4g}<extra></extra>"))
     if selected is not None and len(selected):
         rows, cols = np.unravel_index(np.asarray(selected, dtype=np.intp), background.shape)
         fig.add_trace(go.Scatter(x=cols, y=rows, mode="markers", name="selected",
                                  marker=dict(symbol="square-open", size=7, color="deepskyblue"),
                                  hovertemplate="selected: row %{y}, column %{x}<extra></extra>"))
     return fig
+
+
+def contrast_stretch(images, low: float = 1.0, high: float = 99.0) -> np.ndarray:
+    """Each image (the last two axes) mapped to [0, 1] between its ``low`` and ``high``
+    percentiles and clipped, so that a few extreme pixels do not leave the rest one grey."""
+    images = np.asarray(images, dtype=np.float64)
+    if not 0.0 <= low < high <= 100.0:
+        raise InputError(f"The percentiles must satisfy 0 <= low < high <= 100; got {low}, {high}.")
+    flat = images.reshape(images.shape[:-2] + (-1,))
+    lo = np.percentile(flat, low, axis=-1)[..., None, None]
+    hi = np.percentile(flat, high, axis=-1)[..., None, None]
+    span = hi - lo
+    stretched = np.where(span > 0, (images - lo) / np.where(span > 0, span, 1.0), 0.5)
+    return np.clip(stretched, 0.0, 1.0)
 
 
 def image_grid_figure(images, titles: Sequence[str] | None = None, n_cols: int = 8,
@@ -167,12 +189,15 @@ def image_grid_figure(images, titles: Sequence[str] | None = None, n_cols: int =
 
 
 def topographic_figure(coordinates, alphas, feature_names: Sequence[str] | None = None,
-                       rounds=(0, 1), scale: float | None = None,
+                       rounds=(0, 1), top=None, scale: float | None = None,
                        title: str = "Topographical map of the features") -> go.Figure:
     """The topographical model of [000] Fig. 2b.
 
     Each feature is an ellipse centred at its coordinates of two rounds (the direction angle of
-    each round) with semi-axes proportional to its alpha in those rounds.
+    each round) with semi-axes proportional to its alpha in those rounds. ``top`` (indices) limits
+    the drawing to those features: a few dozen stay readable where a thousand overlapping
+    ellipses do not. Ellipses are coloured by the round in which the feature weighs more (the
+    legend), and the centres by the difference of the two rounds' alphas (the colour bar).
     """
     coordinates = np.asarray(coordinates, dtype=np.float64)
     alphas = np.asarray(alphas, dtype=np.float64)
@@ -181,26 +206,40 @@ def topographic_figure(coordinates, alphas, feature_names: Sequence[str] | None 
                          "(rounds x features, same shape).")
     first, second = rounds
     n = coordinates.shape[1]
-    names = list(feature_names) if feature_names is not None else [f"feature {j}" for j in range(n)]
-    x, y = coordinates[first], coordinates[second]
-    a, b = np.clip(alphas[first], 0, None), np.clip(alphas[second], 0, None)
+    names = np.asarray(list(feature_names) if feature_names is not None else [f"feature {j}" for j in range(n)],
+                       dtype=object)
+    shown = np.arange(n) if top is None else np.asarray(top, dtype=np.intp)
+    x, y = coordinates[first, shown], coordinates[second, shown]
+    a, b = np.clip(alphas[first, shown], 0, None), np.clip(alphas[second, shown], 0, None)
     if scale is None:
-        spread = max(np.ptp(x), np.ptp(y), 1e-9)
-        scale = 0.15 * spread / max(a.max(), b.max(), 1e-12)
+        spread = max(np.ptp(x) if x.size else 0.0, np.ptp(y) if y.size else 0.0, 1e-9)
+        scale = 0.15 * spread / max(a.max(initial=0.0), b.max(initial=0.0), 1e-12)
     t = np.linspace(0, 2 * np.pi, 41)
     fig = go.Figure()
-    for j in range(n):
-        fig.add_trace(go.Scatter(
-            x=x[j] + scale * a[j] * np.cos(t), y=y[j] + scale * b[j] * np.sin(t), mode="lines",
-            fill="toself", line=dict(width=1), opacity=0.55, showlegend=False, hoverinfo="skip"))
+    for name, members, colour in ((f"alpha larger in round {first + 1}", a >= b, "royalblue"),
+                                  (f"alpha larger in round {second + 1}", a < b, "crimson")):
+        if not members.any():
+            continue
+        # one trace per group (closed outlines separated by gaps): thousands of traces made
+        # every slider step take seconds to draw
+        ex = np.concatenate([np.r_[x[j] + scale * a[j] * np.cos(t), np.nan] for j in np.flatnonzero(members)])
+        ey = np.concatenate([np.r_[y[j] + scale * b[j] * np.sin(t), np.nan] for j in np.flatnonzero(members)])
+        fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", fill="toself", line=dict(width=1, color=colour),
+                                 opacity=0.45, name=name, hoverinfo="skip"))
+    difference = a - b
+    limit = max(float(np.abs(difference).max(initial=0.0)), 1e-12)
     fig.add_trace(go.Scatter(
-        x=x, y=y, mode="markers+text", text=names if n <= 60 else None, textposition="top center",
-        marker=dict(size=5, color="black"), customdata=np.c_[a, b], name="features",
-        hovertext=names,
-        hovertemplate=("%{hovertext}<br>alpha round " + str(first + 1) + " = %{customdata[0]:.3f}"
-                       "<br>alpha round " + str(second + 1) + " = %{customdata[1]:.3f}<extra></extra>")))
+        x=x, y=y, mode="markers+text" if shown.size <= 60 else "markers",
+        text=names[shown] if shown.size <= 60 else None, textposition="top center", textfont=dict(size=9),
+        marker=dict(size=7, color=difference, colorscale="RdBu", cmin=-limit, cmax=limit,
+                    line=dict(width=0.5, color="black"),
+                    colorbar=dict(title=f"alpha r{first + 1} − r{second + 1}", x=1.02)),
+        customdata=np.c_[a, b], name="features", showlegend=False, hovertext=names[shown],
+        hovertemplate=("%{hovertext}<br>alpha round " + str(first + 1) + " = %{customdata[0]:.3g}"
+                       "<br>alpha round " + str(second + 1) + " = %{customdata[1]:.3g}<extra></extra>")))
     fig.update_layout(title=title, xaxis_title=f"coordinate, round {first + 1} (radians)",
-                      yaxis_title=f"coordinate, round {second + 1} (radians)", **_LAYOUT)
+                      yaxis_title=f"coordinate, round {second + 1} (radians)",
+                      legend=dict(orientation="h", y=-0.18), **_LAYOUT)
     return fig
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from core import InputError
-from core.plots import band_mass_figure, image_grid_figure
+from core.plots import band_mass_figure, contrast_stretch, image_grid_figure, weight_overlay_figure
 from pages import ui
 
 ui.page_start()
@@ -60,23 +60,33 @@ except InputError as error:
 basis = haar.meta["basis"]
 cols = st.columns(3)
 cols[0].metric("Coefficients", f"{basis.n_coefficients:,}")
-cols[1].metric("Selected (sparsity gap)", f"{result.n_selected:,}")
+cols[1].metric("Sparsity gap", f"{result.gap.n_selected:,}" if result.gap.clear else "no clear gap",
+               help=f"The sorted weights split best after rank {result.gap.n_selected:,}, explaining "
+                    f"{result.gap.separability:.0%} of their variance (a clear gap: at least {result.gap.threshold:.0%}).")
 mass = basis.band_mass(result.alpha)
 cols[2].metric(f"Share in the approximation band A{levels}", f"{mass[f'A{levels}']:.1%}",
                help=f"{(basis.orientation == 0).mean():.1%} of the coefficients are approximation coefficients; "
                     "a low share means the selection does not follow illumination.")
-mean_face = pixels.X[np.isin(pixels.labels, main_classes)].mean(axis=0)
+mean_face = pixels.X[np.isin(pixels.labels, main_classes)].mean(axis=0).reshape(pixels.image_shape)
+rebuilt = basis.reconstruct(mean_face, result.alpha)[0]
+# what the weighting leaves out, at the scale that matches the rebuilt image best (least squares)
+scale = float(np.vdot(mean_face, rebuilt) / max(np.vdot(rebuilt, rebuilt), np.finfo(float).tiny))
+st.markdown("**The mean image of the main classes**, rebuilt from its alpha-weighted coefficients. Each "
+            "picture is stretched between its 1st and 99th percentile: the weights span orders of magnitude, "
+            "so unstretched they leave a few bright blocks on grey.")
 st.plotly_chart(image_grid_figure(
-    np.stack([mean_face.reshape(pixels.image_shape), basis.reconstruct(mean_face, result.alpha)[0],
-              basis.pixel_map(result.alpha)]),
-    titles=["mean image", "rebuilt from alpha-weighted coefficients", "alpha in pixel space"],
-    n_cols=3, title="The mean image of the main classes"), key="mean_reconstruction")
+    contrast_stretch(np.stack([mean_face, rebuilt, mean_face - scale * rebuilt])),
+    titles=["mean image (unweighted)", "rebuilt from alpha-weighted coefficients", "difference: what alpha leaves out"],
+    n_cols=3, zmin=0, zmax=1), key="mean_reconstruction")
+st.plotly_chart(weight_overlay_figure(mean_face, basis.pixel_map(result.alpha), log_scale=True,
+                                      title="Where alpha's weight lies: each coefficient's weight spread over its "
+                                            "footprint (log scale, 3 decades)"), key="alpha_pixels")
 per_class = st.slider("Images per class", 1, 8, key="haar_per_class", help="How many images of each main class to show with their reconstructions.")
 for label in main_classes:
     images = pixels.images()[pixels.labels == label][:per_class]
     rebuilt = basis.reconstruct(images, result.alpha)
-    st.plotly_chart(image_grid_figure(np.concatenate([images, rebuilt]), n_cols=per_class,
-                                      title=f"class {label}: originals (top), rebuilt (bottom)"),
+    st.plotly_chart(image_grid_figure(contrast_stretch(np.concatenate([images, rebuilt])), n_cols=per_class,
+                                      zmin=0, zmax=1, title=f"class {label}: originals (top), rebuilt (bottom)"),
                     key=f"class_{label}")
 st.plotly_chart(band_mass_figure(mass), key="band_mass")
 ranking = result.ranking

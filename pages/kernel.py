@@ -60,12 +60,19 @@ except InputError as error:
 cosine = float(result.alpha @ linear.alpha / np.linalg.norm(result.alpha) / np.linalg.norm(linear.alpha))
 top = min(20, data.n_features)
 overlap = len(set(result.top(top)) & set(linear.top(top)))
+gap = result.gap
 cols = st.columns(4)
-cols[0].metric("Selected (sparsity gap)", f"{result.n_selected:,}")
+cols[0].metric("Sparsity gap", f"{gap.n_selected:,}" if gap.clear else "no clear gap",
+               help=f"The sorted weights split best after rank {gap.n_selected:,}; the split explains "
+                    f"{gap.separability:.0%} of their variance (a clear gap: at least {gap.threshold:.0%}).")
 cols[1].metric("Iterations", result.n_iter, help="converged" if result.converged else "not converged")
 cols[2].metric("cos(alpha, linear alpha)", f"{cosine:.3f}")
 cols[3].metric(f"Top-{top} overlap with linear", f"{overlap}/{top}")
-st.plotly_chart(sorted_weights_figure(result.alpha, data.feature_names, result.n_selected), key="kernel_sorted")
+st.plotly_chart(sorted_weights_figure(result.alpha, data.feature_names, gap.n_selected, clear_gap=gap.clear),
+                key="kernel_sorted")
+overlay = ui.pixel_view(data, result.alpha, result.top(gap.n_selected))
+if overlay is not None:
+    st.plotly_chart(overlay, key="kernel_overlay")
 st.plotly_chart(history_figure(result.history), key="kernel_history")
 ranking = result.ranking
 table = {"rank": np.arange(1, data.n_features + 1), "feature": np.asarray(data.feature_names)[ranking],

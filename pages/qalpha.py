@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from core import InputError
-from core.plots import history_figure, sorted_weights_figure, weight_overlay_figure
+from core.plots import history_figure, sorted_weights_figure
 from core.qalpha import pairs_from_labels
 from pages import ui
 
@@ -169,7 +169,6 @@ with view:
     st.plotly_chart(sorted_weights_figure(result.alpha, main.feature_names, gap.n_selected, log_y=log_y,
                                           clear_gap=gap.clear, top_k=top_k),
                     key="sorted_alpha")
-    pixels = main.meta.get("pixels")
     slider_column, reset_column = st.columns([4, 1], vertical_alignment="bottom")
     slider_column.slider("K — top features to show and to cluster with", 1, main.n_features, key="qa_top_k",
                          on_change=lambda: st.session_state.update(qa_top_k_set=True),
@@ -177,19 +176,9 @@ with view:
                               "downloaded, and used by k-means below. Follows the sparsity gap until you move it.")
     reset_column.button("Follow the gap", on_click=follow_gap, disabled=not st.session_state.get("qa_top_k_set"),
                         help="Let K follow the sparsity gap's count again.")
-    if main.is_image or pixels is not None:
-        if main.is_image:
-            background, weights, shape, marked = main.X.mean(axis=0), result.alpha, main.image_shape, top
-        else:  # a feature family of images: draw the weights back in pixel space
-            background, shape, marked = pixels.X.mean(axis=0), pixels.image_shape, None
-            kept = np.zeros(main.n_features)
-            kept[top] = result.alpha[top]
-            weights = (main.meta["basis"].pixel_map(kept) if main.kind == "haar"
-                       else main.meta["features"].selection_map(top, result.alpha[top]))
-        st.plotly_chart(weight_overlay_figure(background, weights, shape, selected=marked,
-                                              title=f"alpha over the mean image, top {top_k} marked"
-                                              if marked is not None else f"alpha of the top {top_k} in pixel space"),
-                        key="overlay")
+    overlay = ui.pixel_view(main, result.alpha, top)
+    if overlay is not None:
+        st.plotly_chart(overlay, key="overlay")
     if main.labels is not None and np.unique(main.labels).size >= 2:
         # the selection's score follows K and the parameters; the all-features reference only
         # the data and the seed, so moving the K slider does not cluster every feature again

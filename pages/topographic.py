@@ -46,7 +46,19 @@ st.session_state["topo_pair"] = chosen if chosen in pairs else (0, 1)
 pair = st.selectbox("Rounds on the axes", pairs, key="topo_pair",
                     format_func=lambda p: f"round {p[0] + 1} (x) and round {p[1] + 1} (y)",
                     help="Which two rounds' coordinates and alphas make the map's axes and ellipses.")
-st.plotly_chart(topographic_figure(topo.coordinates, topo.alphas, data.feature_names, rounds=pair),
+first, second = pair
+strongest = np.argsort(-np.maximum(topo.alphas[first], topo.alphas[second]), kind="stable")
+ui.remember("topo_shown")
+most_drawn = min(data.n_features, 300)
+if "topo_shown" not in st.session_state or st.session_state["topo_shown"] > most_drawn:
+    st.session_state["topo_shown"] = min(40, most_drawn)
+shown = st.slider("Features drawn", 1, most_drawn, key="topo_shown",
+                  help="The features with the largest alpha in either round on the axes; a few dozen "
+                       "stay readable (all of them overlap into one smear on images).")
+st.plotly_chart(topographic_figure(topo.coordinates, topo.alphas, data.feature_names, rounds=pair,
+                                   top=strongest[:shown],
+                                   title=f"Topographical map: the {shown} features weighing most in round "
+                                         f"{first + 1} or {second + 1}"),
                 key="topographic")
 table = {"feature": list(data.feature_names)}
 for r in range(rounds):
@@ -54,10 +66,19 @@ for r in range(rounds):
 order = np.argsort(-topo.alphas.max(axis=0))[:30]
 st.dataframe({key: np.asarray(values)[order] for key, values in table.items()}, hide_index=True, height=260)
 if data.is_image:
-    columns = st.columns(rounds)
-    for r, column in enumerate(columns):
+    top_weight = float(topo.alphas[[first, second]].max())
+    difference = topo.alphas[second] - topo.alphas[first]
+    limit = max(float(np.abs(difference).max()), 1e-12)
+    columns = st.columns(3)
+    for column, r in zip(columns, pair):
         column.plotly_chart(image_figure(topo.alphas[r], data.image_shape, title=f"alpha, round {r + 1}",
-                                         colorscale="Hot", showscale=False), key=f"round_{r}")
+                                         colorscale="Hot", showscale=True, zmin=0, zmax=top_weight),
+                            key=f"round_{r}")
+    columns[2].plotly_chart(image_figure(difference, data.image_shape, colorscale="RdBu_r", showscale=True,
+                                         zmin=-limit, zmax=limit,
+                                         title=f"round {second + 1} − round {first + 1}"),
+                            key="round_difference")
+    st.caption("Same colour scale for both rounds; the difference is red where the later round weighs more.")
 for r in range(rounds):
     table[f"coordinate round {r + 1} (radians)"] = topo.coordinates[r]
 download = st.columns(2)

@@ -552,6 +552,26 @@ def run_q_alpha(main: Dataset, side: Dataset | None, pairs, params: dict) -> QAl
     return memoised(key, compute, keep=lambda result: not result.stopped)
 
 
+def pixel_view(data: Dataset, alpha, top):
+    """The weights on the image, for images and for feature families of images (None for
+    tables): alpha over the mean image with the ``top`` pixels marked, or the top features'
+    weights drawn back in pixel space."""
+    from core.plots import weight_overlay_figure
+
+    pixels = data.meta.get("pixels")
+    if data.is_image:
+        return weight_overlay_figure(data.X.mean(axis=0), alpha, data.image_shape, selected=top,
+                                     title=f"alpha over the mean image, top {len(top)} marked")
+    if pixels is None:
+        return None
+    kept = np.zeros(data.n_features)
+    kept[top] = alpha[top]
+    weights = (data.meta["basis"].pixel_map(kept) if data.kind == "haar"
+               else data.meta["features"].selection_map(top, alpha[top]))
+    return weight_overlay_figure(pixels.X.mean(axis=0), weights, pixels.image_shape,
+                                 title=f"alpha of the top {len(top)} in pixel space")
+
+
 def table_csv(columns: dict) -> bytes:
     """A dict of equal-length columns as CSV bytes (for download buttons)."""
     names = list(columns)

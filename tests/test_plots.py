@@ -54,14 +54,42 @@ def test_topographic_figure_one_ellipse_per_feature():
     coords = np.array([[0.1, 0.5, 1.0], [0.2, -0.3, 0.4]])
     alphas = np.array([[0.5, 0.1, 0.8], [0.2, 0.9, 0.1]])
     fig = topographic_figure(coords, alphas, ["x", "y", "z"])
-    assert len(fig.data) == 4
+    assert [trace.name for trace in fig.data] == ["alpha larger in round 1", "alpha larger in round 2", "features"]
     centres = fig.data[-1]
     assert list(centres.x) == [0.1, 0.5, 1.0] and list(centres.y) == [0.2, -0.3, 0.4]
-    # ellipse widths follow the round-1 alphas
-    widths = [np.ptp(np.asarray(trace.x)) for trace in fig.data[:3]]
-    assert np.argmax(widths) == 2 and np.argmin(widths) == 1
+    assert np.allclose(centres.marker.color, alphas[0] - alphas[1])  # the rounds' difference, with a bar
+    assert centres.marker.colorbar.title.text == "alpha r1 − r2"
+    # one closed outline per feature, split by gaps; widths follow the round-1 alphas
+    outlines = [np.split(np.asarray(trace.x, dtype=float), np.flatnonzero(np.isnan(np.asarray(trace.x, dtype=float))))
+                for trace in fig.data[:2]]
+    widths = {}
+    for group, members in zip(outlines, ([0, 2], [1])):
+        parts = [part[~np.isnan(part)] for part in group if np.any(~np.isnan(part))]
+        assert len(parts) == len(members)
+        widths.update({j: np.ptp(part) for j, part in zip(members, parts)})
+    assert max(widths, key=widths.get) == 2 and min(widths, key=widths.get) == 1
+    top = topographic_figure(coords, alphas, ["x", "y", "z"], top=[2])
+    assert list(top.data[-1].x) == [1.0] and len(top.data) == 2
     with pytest.raises(InputError, match="two rounds"):
         topographic_figure(coords[:1], alphas[:1])
+
+
+def test_contrast_stretch_maps_percentiles_to_the_unit_range():
+    from core.plots import contrast_stretch
+    image = np.arange(1600.0).reshape(40, 40)
+    image[0, 0] = -1e6  # one extreme pixel does not grey out the rest
+    stretched = contrast_stretch(image[None], 1, 99)[0]
+    assert stretched.min() == 0.0 and stretched.max() == 1.0
+    assert np.ptp(stretched[20]) == pytest.approx(39 / (1584.01 - 16.99), rel=1e-3)
+    assert np.all(contrast_stretch(np.full((1, 3, 3), 2.0)) == 0.5)
+
+
+def test_log_scale_overlay_keeps_the_weights_in_the_hover():
+    weights = np.array([[1.0, 1e-2], [1e-5, 0.0]])
+    fig = weight_overlay_figure(np.zeros((2, 2)), weights, log_scale=True, decades=3)
+    heat = fig.data[1]
+    assert np.allclose(np.asarray(heat.z), [[0.0, -2.0], [-3.0, -3.0]])
+    assert np.allclose(np.asarray(heat.customdata), weights) and heat.colorbar.title.text == "log10 alpha"
 
 
 def test_slda_curves_and_band_mass():
