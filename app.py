@@ -8,7 +8,8 @@ import streamlit as st
 
 from pages import ui
 
-st.set_page_config(page_title="Spectral feature selection", page_icon="α", layout="wide")
+# a 230 px sidebar (Streamlit's default is 300) leaves an 800 px window room for the pages
+st.set_page_config(page_title="Spectral feature selection", page_icon="α", layout="wide", initial_sidebar_state=230)
 
 # One line per page; sections group them in the sidebar.
 PAGES = {

@@ -36,7 +36,7 @@ WEBGL_ABOVE = 5000
 
 def sorted_weights_figure(alpha, feature_names: Sequence[str] | None = None,
                           n_selected: int | None = None, log_y: bool = False,
-                          title: str = "Sorted feature weights (alpha)", clear_gap: bool = True,
+                          title: str = "Sorted weights (alpha)", clear_gap: bool = True,
                           top_k: int | None = None) -> go.Figure:
     """The sorted alpha plot of [002] Fig. 1b / [000] Fig. 3b, with the sparsity-gap cut marked.
 
@@ -74,7 +74,7 @@ def sorted_weights_figure(alpha, feature_names: Sequence[str] | None = None,
             fig.add_vline(x=n_selected + 0.5, line_dash="dash", line_color="crimson",
                           annotation_text=f"sparsity gap: {n_selected}", annotation_position="top right")
         else:
-            title = f"{title} — no clear sparsity gap"
+            title = f"{title} — no clear gap"
     fig.update_layout(title=title, xaxis_title="rank", yaxis_title="alpha",
                       yaxis_type="log" if log_y else "linear", **_LAYOUT)
     return fig

@@ -77,7 +77,7 @@ for index, figure in enumerate(experiment_figures(result)):
     st.plotly_chart(figure, key=f"figure_{name}_{index}")
 with st.expander("Summary table"):
     st.dataframe(result.summary, hide_index=True)
-downloads = st.columns(3)
+downloads = ui.row(3)
 downloads[0].download_button("All measurements (CSV)", result.table.to_csv(index=False).encode(),
                              file_name=f"{name}.csv", mime="text/csv")
 downloads[1].download_button("Summary (CSV)", result.summary.to_csv(index=False).encode(),

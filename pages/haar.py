@@ -58,9 +58,9 @@ except InputError as error:
     ui.show_error(error)
     st.stop()
 basis = haar.meta["basis"]
-cols = st.columns(3)
+cols = ui.row(3)
 cols[0].metric("Coefficients", f"{basis.n_coefficients:,}")
-cols[1].metric("Sparsity gap", f"{result.gap.n_selected:,}" if result.gap.clear else "no clear gap",
+cols[1].metric("Sparsity gap", f"{result.gap.n_selected:,}" if result.gap.clear else "none",
                help=f"The sorted weights split best after rank {result.gap.n_selected:,}, explaining "
                     f"{result.gap.separability:.0%} of their variance (a clear gap: at least {result.gap.threshold:.0%}).")
 mass = basis.band_mass(result.alpha)
@@ -71,12 +71,12 @@ mean_face = pixels.X[np.isin(pixels.labels, main_classes)].mean(axis=0).reshape(
 rebuilt = basis.reconstruct(mean_face, result.alpha)[0]
 # what the weighting leaves out, at the scale that matches the rebuilt image best (least squares)
 scale = float(np.vdot(mean_face, rebuilt) / max(np.vdot(rebuilt, rebuilt), np.finfo(float).tiny))
-st.markdown("**The mean image of the main classes**, rebuilt from its alpha-weighted coefficients. Each "
-            "picture is stretched between its 1st and 99th percentile: the weights span orders of magnitude, "
+st.markdown("**The mean image of the main classes**, rebuilt from its alpha-weighted coefficients, and "
+            "their difference (what alpha leaves out, at the scale that matches best). Each picture is stretched between its 1st and 99th percentile: the weights span orders of magnitude, "
             "so unstretched they leave a few bright blocks on grey.")
 st.plotly_chart(image_grid_figure(
     contrast_stretch(np.stack([mean_face, rebuilt, mean_face - scale * rebuilt])),
-    titles=["mean image (unweighted)", "rebuilt from alpha-weighted coefficients", "difference: what alpha leaves out"],
+    titles=["mean image", "alpha-weighted", "difference"],
     n_cols=3, zmin=0, zmax=1), key="mean_reconstruction")
 st.plotly_chart(weight_overlay_figure(mean_face, basis.pixel_map(result.alpha), log_scale=True,
                                       title="Where alpha's weight lies: each coefficient's weight spread over its "
@@ -90,7 +90,7 @@ for label in main_classes:
                     key=f"class_{label}")
 st.plotly_chart(band_mass_figure(mass), key="band_mass")
 ranking = result.ranking
-download = st.columns(2)
+download = ui.row(2)
 download[0].download_button(
     "Coefficient weights (CSV)",
     ui.table_csv({"rank": np.arange(1, basis.n_coefficients + 1), "coefficient": np.asarray(haar.feature_names)[ranking],

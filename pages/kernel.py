@@ -61,8 +61,8 @@ cosine = float(result.alpha @ linear.alpha / np.linalg.norm(result.alpha) / np.l
 top = min(20, data.n_features)
 overlap = len(set(result.top(top)) & set(linear.top(top)))
 gap = result.gap
-cols = st.columns(4)
-cols[0].metric("Sparsity gap", f"{gap.n_selected:,}" if gap.clear else "no clear gap",
+cols = ui.row(4)
+cols[0].metric("Sparsity gap", f"{gap.n_selected:,}" if gap.clear else "none",
                help=f"The sorted weights split best after rank {gap.n_selected:,}; the split explains "
                     f"{gap.separability:.0%} of their variance (a clear gap: at least {gap.threshold:.0%}).")
 cols[1].metric("Iterations", result.n_iter, help="converged" if result.converged else "not converged")
@@ -77,7 +77,7 @@ st.plotly_chart(history_figure(result.history), key="kernel_history")
 ranking = result.ranking
 table = {"rank": np.arange(1, data.n_features + 1), "feature": np.asarray(data.feature_names)[ranking],
          "alpha": result.alpha[ranking], "linear alpha": linear.alpha[ranking]}
-download = st.columns(2)
+download = ui.row(2)
 download[0].download_button("Weights and ranking (CSV)", ui.table_csv(table),
                             file_name=f"{data.name}-kernel-qalpha.csv", mime="text/csv", key="kq_csv")
 download[1].download_button(

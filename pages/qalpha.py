@@ -55,22 +55,24 @@ if kept_classes != st.session_state["qa_side_classes"]:
 ui.remember("qa_top_k")
 ui.show_settings_notes()
 
-controls, view = st.columns([1, 2.4], gap="large")
+# the controls wrap into as many rows as the window needs, and the pictures below get its width
+controls = st.container(horizontal=True, gap="medium", vertical_alignment="bottom")
+view = st.container()
 with controls:
     supervised = st.toggle(
-        "Supervised (use the labels)", disabled=not has_labels, key="qa_supervised",
-        help="Fix Q to the orthonormalised, centred class indicators, so alpha weighs features by "
+        "Supervised", disabled=not has_labels, key="qa_supervised", width="content",
+        help="Use the labels: fix Q to the orthonormalised, centred class indicators, so alpha weighs features by "
              "how well they separate the classes (one eigenproblem). Needs labels.")
     k = st.number_input(
-        "k — number of clusters", min_value=1, max_value=max_k, disabled=supervised, key="qa_k",
+        "k — number of clusters", min_value=1, max_value=max_k, disabled=supervised, key="qa_k", width=170,
         help="k in Eq. (1): the number of leading eigenvalues of the affinity A_alpha whose "
              "squares are maximised (002 Sec. 2). Supervised mode uses classes - 1.")
     criterion = st.selectbox(
-        "Criterion", ["sum", "gap"], format_func={"sum": "sum of k largest eigenvalues²",
-                                                   "gap": "spectral gap"}.get, key="qa_criterion",
+        "Criterion", ["sum", "gap"], format_func={"sum": "sum of eigenvalues²",
+                                                   "gap": "spectral gap"}.get, key="qa_criterion", width=190,
         help="sum: Eq. (1) of 002. gap: sum of the k largest squared eigenvalues minus the rest.")
     side_mode = st.radio(
-        "Side information", side_options, horizontal=True, key="qa_side_mode",
+        "Side information", side_options, horizontal=True, key="qa_side_mode", width="content",
         help="side classes: samples of the chosen classes form the side data W; features that vary "
              "within them are suppressed (000 Def. 3, D = diag of the side variances). pairs: random "
              "pairs of samples from different classes that must stay apart (000 Sec. 5, matrix B). "
@@ -78,19 +80,19 @@ with controls:
     side_classes, n_pairs = [], 0
     if side_mode == "side classes":
         side_classes = st.multiselect(
-            "Side classes", class_values, key="qa_side_classes",
+            "Side classes", class_values, key="qa_side_classes", width=260,
             help="Their samples become the side data W; the other samples are the main data M.")
     elif side_mode == "pairs":
-        n_pairs = st.slider("Number of pairs", 1, 500, key="qa_n_pairs",
+        n_pairs = st.slider("Number of pairs", 1, 500, key="qa_n_pairs", width=260,
                             help="Pairs (x, y) drawn at random among samples with different labels; "
                                  "B = sum of (x o y)(x o y)^T (000 Sec. 5).")
     lam = st.select_slider(
-        "λ — weight of the side information", options=LAMBDAS, key="qa_lambda",
+        "λ — weight of the side information", options=LAMBDAS, key="qa_lambda", width=300,
         format_func=lambda v: f"{v:g}", disabled=side_mode == "none",
         help="lambda of 000 Eq. (2) / (3). With side data: alpha is the leading eigenvector of "
              "(D + λI)^-1 G — small λ trusts the side data most (λ = 0 needs every side variance "
              "positive). With pairs: of G − λB.")
-    with st.expander("Iteration"):
+    with st.expander("Iteration", width=300):
         init = st.selectbox("Initial Q", ["uniform", "random"], key="qa_init",
                             help="Q(0) of 002 Def. 2. uniform: the k leading eigenvectors of the affinity "
                                  "with equal weights; random: a random orthonormal matrix.")
@@ -144,17 +146,17 @@ with view:
         ui.adjust("qa_top_k", main.n_features, f"K: more than the {main.n_features:,} features; now all of them.")
     top_k = int(st.session_state["qa_top_k"])
     top = result.top(top_k)
-    cols = st.columns(4)
+    cols = ui.row(4)
     cols[0].metric("Selected (K)", f"{top_k:,}",
                    help=f"of {main.n_features:,} features; "
                         + ("set by you (the K slider)" if st.session_state.get("qa_top_k_set")
                            else "the count above the sparsity gap (move the K slider to choose another)"))
-    cols[1].metric("Sparsity gap", f"{gap.n_selected:,}" if gap.clear else "no clear gap",
+    cols[1].metric("Sparsity gap", f"{gap.n_selected:,}" if gap.clear else "none",
                    help=f"The sorted weights split best after rank {gap.n_selected:,}; the split explains "
                         f"{gap.separability:.0%} of their variance (a clear gap: at least {gap.threshold:.0%}), "
                         f"and the weights above it are {gap.ratio:.3g}x those below on average.")
     cols[2].metric("Iterations", result.n_iter, help="converged" if result.converged else "not converged")
-    cols[3].metric("Objective", f"{result.objective:.5g}",
+    cols[3].metric("Objective", f"{result.objective:.4g}",
                    help=f"{np.mean(result.alpha >= -1e-6 * result.alpha.max()):.1%} of the weights are >= 0")
     if result.stopped:
         st.warning(f"Stopped at iteration {result.n_iter}: these are the weights of that iteration.")
@@ -169,7 +171,7 @@ with view:
     st.plotly_chart(sorted_weights_figure(result.alpha, main.feature_names, gap.n_selected, log_y=log_y,
                                           clear_gap=gap.clear, top_k=top_k),
                     key="sorted_alpha")
-    slider_column, reset_column = st.columns([4, 1], vertical_alignment="bottom")
+    slider_column = reset_column = st.container(horizontal=True, vertical_alignment="bottom")
     slider_column.slider("K — top features to show and to cluster with", 1, main.n_features, key="qa_top_k",
                          on_change=lambda: st.session_state.update(qa_top_k_set=True),
                          help="The K features with the largest alpha: counted above, marked on the image, "
@@ -190,7 +192,7 @@ with view:
                                    n_runs=5, random_state=int(seed))["all"]
         st.markdown("**k-means on the selection** (as many clusters as classes, 5 starts averaged; "
                     "the labels are used only to score)")
-        cols = st.columns(4)
+        cols = ui.row(4)
         cols[0].metric(f"Accuracy, top {top_k}", f"{selected['accuracy'][0]:.3f}",
                        help="Fraction of samples in the cluster matched to their class (Hungarian matching).")
         cols[1].metric(f"NMI, top {top_k}", f"{selected['nmi'][0]:.3f}", help="Normalised mutual information.")
@@ -203,7 +205,7 @@ with view:
              "alpha": result.alpha[ranking]}
     st.dataframe({key: values[:50] for key, values in table.items()}, hide_index=True, height=240)
     ui.share_view([key for key in VIEW if key != "qa_top_k" or st.session_state.get("qa_top_k_set")])
-    download = st.columns(4 if main.is_image else 3)
+    download = ui.row(4 if main.is_image else 3)
     download[0].download_button(
         "Weights and ranking (CSV)", ui.table_csv(table), file_name=f"{main.name}-qalpha.csv",
         mime="text/csv")

@@ -62,7 +62,7 @@ with lda_tab:
             path = None
         if path is not None:
             n = data.n_features
-            cols = st.columns(3)
+            cols = ui.row(3)
             cols[0].metric("lambda_max(A, B), all features", f"{path.lambda_max:.4g}")
             cols[1].metric("Regularisation used", f"{path.reg:.3g}")
             cols[2].metric("Optimal single feature", data.feature_names[path.best_single_feature])
@@ -100,7 +100,7 @@ with lda_tab:
                               "weight": weights[subset]}, hide_index=True)
             parameters = dict(data_set=data.name, classes=[str(first), str(second)], reg=path.reg, k=k,
                               method=method, selected=[data.feature_names[j] for j in np.sort(subset)])
-            download = st.columns(4 if data.is_image else 3)
+            download = ui.row(4 if data.is_image else 3)
             download[0].download_button(
                 "Curves against k (CSV)", ui.table_csv({
                     "k": np.arange(1, n + 1), "forward": path.forward_objective, "backward": path.backward_objective,

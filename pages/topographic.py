@@ -16,26 +16,35 @@ st.title("Topographical map")
 st.caption("Round r runs Q-alpha with side information D = the squared alphas of the earlier rounds, "
            "so each round surfaces another solution set; each feature gets a coordinate per round "
            "from the two leading eigenvectors of that round's G (000 Sec. 4, Fig. 2).")
-LAMBDAS = [0.01, 0.03, 0.1, 0.3, 1.0]
+# lambda against the side diagonal D of round 2, whose entries average 1/n (each round's alpha has
+# unit norm): a lambda far above 1/n inhibits nothing (on the AR faces' 2,400 pixels lambda = 0.01
+# gave a second round with cos 0.999 to the first), so it is chosen per 1/n. The default 1/n gives
+# second rounds with cos 0.5 (AR faces) and 0.35 (ORL) to the first, and 000's solution sets on its
+# example (which used lambda = 0.1 with n = 20)
+LAMBDAS_TIMES_N = [0.05, 0.2, 0.5, 1.0, 2.0, 5.0, 20.0]
 max_k = max(1, min(20, data.n_samples - 1))
-VIEW = {"topo_rounds": ui.integer_in(2, 5), "topo_k": ui.integer_in(1, max_k), "topo_lam": ui.choice_of(LAMBDAS),
+VIEW = {"topo_rounds": ui.integer_in(2, 5), "topo_k": ui.integer_in(1, max_k), "topo_lam_n": ui.choice_of(LAMBDAS_TIMES_N),
         "topo_pair": lambda v: list(map(int, v))}
 ui.restore_view("topographic", VIEW)
-ui.set_defaults({"topo_rounds": 2, "topo_k": min(2, max_k), "topo_lam": 0.1},
-                valid={"topo_k": lambda v: v <= max_k})
+ui.set_defaults({"topo_rounds": 2, "topo_k": min(2, max_k), "topo_lam_n": 1.0},
+                valid={"topo_k": lambda v: v <= max_k}, labels={"topo_k": "k"})
+ui.show_settings_notes()
 controls = st.columns(3)
 rounds = controls[0].slider("Rounds", 2, 5, key="topo_rounds",
                             help="Runs of Q-alpha; each inhibits the features of the earlier ones (000 Sec. 4).")
 k = controls[1].number_input("k — number of clusters", 1, max_k, key="topo_k",
                              help="Three clusters span two dimensions once features are centred: k = 2 for 000's example.")
-lam = controls[2].select_slider("λ", LAMBDAS, format_func=lambda v: f"{v:g}", key="topo_lam",
-                                help="Ridge of D + λI: small values push later rounds far from earlier ones.")
+lam_n = controls[2].select_slider("λ x n", LAMBDAS_TIMES_N, format_func=lambda v: f"{v:g}", key="topo_lam_n",
+                                  help="The ridge λ of D + λI, times the number of features n (D averages 1/n): "
+                                       "small values push later rounds far from earlier ones.")
+lam = lam_n / data.n_features
+controls[2].caption(f"λ = {lam:.3g}")
 if data.n_features > 5000:
     st.info(f"The map computes the two leading eigenvectors of an n x n G per round; with "
             f"{data.n_features:,} features this takes a while.")
 try:
     topo = ui.run_cached("topographic_map", dict(data=data.fingerprint, k=int(k), rounds=rounds, lam=lam),
-                         data.X, int(k), rounds, lam)
+                         data.X, int(k), rounds, lam, solver="power")  # PSD: power steps, same fixed point
 except InputError as error:
     ui.show_error(error)
     st.stop()
@@ -69,7 +78,7 @@ if data.is_image:
     top_weight = float(topo.alphas[[first, second]].max())
     difference = topo.alphas[second] - topo.alphas[first]
     limit = max(float(np.abs(difference).max()), 1e-12)
-    columns = st.columns(3)
+    columns = ui.row(3, width=300)
     for column, r in zip(columns, pair):
         column.plotly_chart(image_figure(topo.alphas[r], data.image_shape, title=f"alpha, round {r + 1}",
                                          colorscale="Hot", showscale=True, zmin=0, zmax=top_weight),
@@ -81,11 +90,11 @@ if data.is_image:
     st.caption("Same colour scale for both rounds; the difference is red where the later round weighs more.")
 for r in range(rounds):
     table[f"coordinate round {r + 1} (radians)"] = topo.coordinates[r]
-download = st.columns(2)
+download = ui.row(2)
 download[0].download_button("Alphas and map coordinates of every round (CSV)", ui.table_csv(table),
                             file_name=f"{data.name}-topographic.csv", mime="text/csv", key="topo_csv")
 download[1].download_button("Parameters (JSON)", json.dumps(dict(data_set=data.name, rounds=rounds, k=int(k),
-                                                                 lam=lam), indent=1),
+                                                                 lam=lam, lam_times_n=lam_n), indent=1),
                             file_name=f"{data.name}-topographic-parameters.json", mime="application/json",
                             key="topo_json")
 ui.share_view(VIEW)

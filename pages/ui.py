@@ -552,6 +552,13 @@ def run_q_alpha(main: Dataset, side: Dataset | None, pairs, params: dict) -> QAl
     return memoised(key, compute, keep=lambda result: not result.stopped)
 
 
+def row(n: int, width="content") -> list:
+    """``n`` cells side by side that wrap onto more lines in a narrow window (where columns
+    would cut metrics and buttons short): for metrics and download buttons."""
+    line = st.container(horizontal=True, gap="large")
+    return [line.container(width=width) for _ in range(n)]
+
+
 def pixel_view(data: Dataset, alpha, top):
     """The weights on the image, for images and for feature families of images (None for
     tables): alpha over the mean image with the ``top`` pixels marked, or the top features'
