@@ -86,7 +86,9 @@ def history_figure(history, title: str = "Objective per iteration") -> go.Figure
     fig = go.Figure(go.Scatter(x=np.arange(1, history.size + 1), y=history, mode="lines+markers",
                                marker=dict(size=4), name="objective",
                                hovertemplate="iteration %{x}<br>objective %{y:.8g}<extra></extra>"))
-    fig.update_layout(title=title, xaxis_title="iteration", yaxis_title="objective", **_LAYOUT)
+    # at most 8 significant digits: a converged objective otherwise gets 18-digit tick labels
+    fig.update_layout(title=title, xaxis_title="iteration", yaxis_title="objective", yaxis_tickformat=".8~g",
+                      **_LAYOUT)
     return fig
 
 
@@ -288,8 +290,11 @@ def band_mass_figure(mass: dict, title: str = "Share of |alpha| per wavelet band
 def comparison_figure(curves: dict, metric: str, title: str | None = None) -> go.Figure:
     """One line per method: ``metric`` against the number of selected features (log x axis)."""
     fig = go.Figure()
-    for method, values in curves.items():
+    # Q-alpha's lines last and thicker: where methods agree they would otherwise hide under the others
+    for method in sorted(curves, key=lambda name: name.startswith("Q-alpha")):
+        values = curves[method]
         fig.add_trace(go.Scatter(x=values["size"], y=values[metric], mode="lines+markers", name=method,
+                                 line=dict(width=3 if method.startswith("Q-alpha") else 1.5),
                                  hovertemplate="%{x} features: %{y:.3f}<extra>" + method + "</extra>"))
     fig.update_layout(title=title or metric, xaxis_title="number of features", xaxis_type="log",
                       yaxis_title=metric, legend=dict(orientation="h", y=-0.25), **_LAYOUT)

@@ -37,7 +37,9 @@ methods = st.multiselect("Methods", choices, key="cmp_methods",
                          format_func=lambda m: SCORERS[m][0].name + (" (slow)" if m in SLOW else "")
                          if m in SCORERS else m,
                          help="Run times of every baseline are measured in benchmarks/bench_baselines.py.")
-sizes = [s for s in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000) if s <= data.n_features]
+# every size on a small table (a 7-feature table had only 1, 2 and 5), a log grid up to all features otherwise
+sizes = (list(range(1, data.n_features + 1)) if data.n_features <= 30 else
+         [s for s in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000) if s < data.n_features] + [data.n_features])
 k = int(min(max(data.classes.size, 2), data.n_samples - 1))
 
 

@@ -75,6 +75,14 @@ with lda_tab:
             st.plotly_chart(slda_curves_figure(path.forward_objective, path.backward_objective,
                                                path.fisher_objective, bound=path.bound, exact=exact,
                                                log_y=log_y), key="slda_curves")
+            best = float(np.nanmax(path.backward_objective))
+            if not log_y and np.nanmax(path.bound) < 0.01 * best:
+                # S_k / lambda_max(B) bounds the optimum from below through B's largest eigenvalue,
+                # while the objectives grow with 1 / its smallest: with many pixels the two differ
+                # by orders of magnitude, and the bound lies on the axis
+                st.caption(f"The Eq. 5 bound is correct but loose here: at most {np.nanmax(path.bound):.3g}, under 1% "
+                           f"of the greedy objective ({best:.3g}), so it lies on the axis; switch on the log scale "
+                           "to see it.")
             k = st.slider("k — number of features", 1, n, key="slda_k",
                           help="Cardinality k of the sparse discriminant whose pixels are shown.")
             method = st.radio("Subset", METHODS, horizontal=True, key="slda_method",

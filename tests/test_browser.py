@@ -25,6 +25,13 @@ def tab_chooser(page, tab: str, marker):
     return page.get_by_role("tabpanel").filter(has=marker).locator("input[type='file']")
 
 
+def pick_dataset(page, option: str):
+    """Choose a data set in the sidebar's list (bundled, or loaded in this session)."""
+    page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").click()
+    page.get_by_role("option", name=option, exact=True).click()
+    settle(page)
+
+
 def test_home_page_renders(page, app_url):
     wait_for_app(page, app_url)
     page.get_by_role("heading", name="Spectral feature selection").wait_for(timeout=60_000)
@@ -42,7 +49,7 @@ def test_qalpha_page_runs_on_the_faces(page, app_url):
     page.get_by_role("heading", name="Spectral feature selection").wait_for(timeout=60_000)
     page.get_by_role("link", name="Q-alpha", exact=True).click()
     page.get_by_role("heading", name="Q-alpha").wait_for(timeout=60_000)
-    page.get_by_text("Selected (sparsity gap)").wait_for(timeout=120_000)
+    page.get_by_text("Selected (K)").wait_for(timeout=120_000)
     # sorted alpha, overlay, history: the plots appear one after another
     page.locator(".js-plotly-plot").nth(2).wait_for(timeout=60_000)
     assert page.locator("[data-testid='stException']").count() == 0
@@ -123,7 +130,7 @@ def test_moving_the_lambda_slider_changes_the_plot(page, app_url):
     wait_for_app(page, app_url)
     page.get_by_role("heading", name="Spectral feature selection").wait_for(timeout=60_000)
     page.locator("[data-testid='stSidebar']").get_by_role("link", name="Q-alpha", exact=True).click()
-    page.get_by_text("Selected (sparsity gap)").wait_for(timeout=120_000)
+    page.get_by_text("Selected (K)").wait_for(timeout=120_000)
     page.get_by_text("side classes", exact=True).click()
     thumb = page.get_by_role("slider", name="λ — weight of the side information")
     expect(thumb).to_be_enabled(timeout=120_000)
@@ -236,6 +243,13 @@ def test_genes_by_samples_csv_gz_with_missing_values_to_q_alpha(page, app_url):
     assert page.locator("[data-testid='stException']").count() == 0
     page.screenshot(path=str(ARTEFACTS / "qalpha-uploaded-genes.png"), full_page=True)
 
+    # the upload stays in the session's list: away to a bundled set and back without uploading
+    pick_dataset(page, "wine")
+    page.locator("[data-testid='stSidebar']").get_by_text("178 samples x 13 features").wait_for(timeout=60_000)
+    pick_dataset(page, "expression.csv.gz · this session")
+    page.locator("[data-testid='stSidebar']").get_by_text("16 samples x 100 features").wait_for(timeout=60_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+
 
 def test_bombs_refused_in_the_browser_and_the_data_kept(page, app_url):
     """A 8 kB ZIP of thirty blank 4096 x 4096 PNGs (4 GB as float64) and an NPY whose header
@@ -305,3 +319,140 @@ def test_every_page_opened_by_its_own_url_has_the_navigation(browser, fresh_app_
         assert "Yale" in sidebar.inner_text(), path
         assert page.locator("[data-testid='stException']").count() == 0, path
         context.close()
+
+
+SHOWN_SELECTION = """() => {
+    const plots = [...document.querySelectorAll('.js-plotly-plot')];
+    const overlay = plots.find(p => p.layout && p.layout.title && /top \\d+/.test(p.layout.title.text || ''));
+    const marked = overlay.data.find(t => t.name === 'selected');
+    const length = v => v.length !== undefined ? v.length : (v.bdata ? atob(v.bdata).length / {f8: 8, f4: 4, i4: 4, u4: 4, i2: 2, u2: 2, i1: 1, u1: 1}[v.dtype] : NaN);
+    return {count: Number(document.querySelector('[data-testid="stMetricValue"]').innerText.replace(/,/g, '')),
+            title: Number(overlay.layout.title.text.match(/top (\\d+)/)[1]),
+            marked: length(marked.x)};
+}"""
+
+
+def shown_selection(page):
+    """The count, the overlay's title, the marked pixels and the K slider of the Q-alpha page,
+    once the page has settled: the same reading twice, half a second apart (Plotly redraws a
+    moment after the script run ends)."""
+    def read():
+        shown = page.evaluate(SHOWN_SELECTION)
+        k_thumb = page.get_by_role("slider", name="K — top features to show and to cluster with")
+        shown["k"] = int(k_thumb.evaluate("e => e.value ?? e.getAttribute('aria-valuenow')"))
+        return shown
+
+    settle(page)
+    previous = read()
+    for _ in range(40):
+        page.wait_for_timeout(500)
+        current = read()
+        if current == previous:
+            return current
+        previous = current
+    return previous
+
+
+def test_settings_survive_leaving_and_a_data_set_switch_and_the_selection_agrees(page, app_url):
+    """Q-alpha: side classes and lambda survive a visit to another page and a switch to a data
+    set they do not fit (a note, no error) and back; the count, the overlay's title, the marked
+    pixels and the K slider agree after lambda and K moves; a smooth curve says 'no clear gap'."""
+    from playwright.sync_api import expect
+
+    sidebar = page.locator("[data-testid='stSidebar']")
+    wait_for_app(page, app_url)
+    sidebar.get_by_role("link", name="Q-alpha", exact=True).click()
+    page.get_by_text("Selected (K)").wait_for(timeout=120_000)
+    page.get_by_text("No clear sparsity gap").wait_for(timeout=60_000)  # AR faces: smooth sorted alpha
+    page.get_by_text("side classes", exact=True).click()
+    settle(page)
+    thumb = page.get_by_role("slider", name="λ — weight of the side information")
+    expect(thumb).to_be_enabled(timeout=120_000)
+    seen = []
+    for key in ["ArrowLeft", "ArrowLeft", "ArrowRight", "ArrowLeft", "ArrowLeft"]:
+        thumb.focus()
+        thumb.press(key)
+        settle(page)
+        page.wait_for_timeout(500)
+        shown = shown_selection(page)
+        assert shown["count"] == shown["title"] == shown["marked"] == shown["k"], shown
+        seen.append(shown["k"])
+    assert len(set(seen)) > 1  # K followed the gap as lambda moved
+    lam = thumb.get_attribute("aria-valuetext")
+    k_thumb = page.get_by_role("slider", name="K — top features to show and to cluster with")
+    for _ in range(3):
+        k_thumb.focus()
+        k_thumb.press("ArrowLeft")
+        settle(page)
+    chosen = shown_selection(page)
+    assert chosen["count"] == chosen["title"] == chosen["marked"] == chosen["k"] == seen[-1] - 3, chosen
+    thumb.focus()
+    thumb.press("ArrowRight")
+    settle(page)
+    page.wait_for_timeout(500)
+    assert shown_selection(page) == chosen  # set by the user: K stays
+    page.screenshot(path=str(ARTEFACTS / "qalpha-selection-agrees.png"), full_page=True)
+
+    lam = thumb.get_attribute("aria-valuetext")
+    sidebar.get_by_role("link", name="Home", exact=True).click()
+    page.get_by_role("heading", name="Spectral feature selection").wait_for(timeout=60_000)
+    sidebar.get_by_role("link", name="Q-alpha", exact=True).click()
+    page.get_by_text("Selected (K)").wait_for(timeout=120_000)
+    settle(page)
+    assert page.get_by_role("radio", name="side classes").is_checked()
+    assert page.get_by_role("slider", name="λ — weight of the side information").get_attribute("aria-valuetext") == lam
+
+    pick_dataset(page, "wine")  # classes 0-2: the AR side class 10 does not exist there
+    page.get_by_text("Settings adjusted to the data set").wait_for(timeout=120_000)
+    page.get_by_text("Selected (K)").wait_for(timeout=120_000)
+    assert page.locator("[data-testid='stAlertContentError']").count() == 0
+    assert page.get_by_role("radio", name="side classes").is_checked()
+    assert page.get_by_role("slider", name="λ — weight of the side information").get_attribute("aria-valuetext") == lam
+    pick_dataset(page, "warpAR10P")
+    page.get_by_text("Selected (K)").wait_for(timeout=120_000)
+    assert page.get_by_role("radio", name="side classes").is_checked()
+    assert page.locator("[data-testid='stException']").count() == 0
+
+
+BUSY = ("() => !!(document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " || document.querySelector('[data-testid=\"stSpinner\"]')"
+        " || document.querySelector('[data-testid=\"stProgress\"]'))")
+
+
+def quiet(page, checks: int = 3, timeout: float = 300.0):
+    """Wait until the page has been idle (no running status, spinner or progress bar) at
+    ``checks`` looks 0.7 s apart: a spinner may appear a moment after the run starts."""
+    import time
+
+    deadline, calm = time.monotonic() + timeout, 0
+    while calm < checks:
+        assert time.monotonic() < deadline, "the page did not settle"
+        calm = 0 if page.evaluate(BUSY) else calm + 1
+        page.wait_for_timeout(700)
+
+
+NARROW_PAGES = {"": "Spectral feature selection", **{path: title for path, title in PAGE_PATHS.items()}}
+
+
+def test_every_page_at_800_pixels_is_screenshotted_with_nothing_cut_off(browser, app_url):
+    """An 800 px wide window: no page scrolls sideways and no metric or button label is cut
+    short; the screenshots (tests/artefacts/narrow-*.png) are for a person to look at."""
+    context = browser.new_context(viewport={"width": 800, "height": 1000})
+    page = context.new_page()
+    for path, heading in NARROW_PAGES.items():
+        page.set_viewport_size({"width": 800, "height": 1000})
+        page.goto(f"{app_url}/{path}", wait_until="domcontentloaded")
+        page.get_by_role("heading", name=heading, exact=True).first.wait_for(timeout=120_000)
+        quiet(page)
+        height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+        page.set_viewport_size({"width": 800, "height": min(height + 50, 12_000)})
+        page.wait_for_timeout(800)
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 800, path
+        cut = page.evaluate(
+            "() => [...document.querySelectorAll('[data-testid=\"stMetricValue\"] div, "
+            "[data-testid=\"stMetricLabel\"] p, button p')]"
+            ".filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)")
+        assert not cut, (path, cut)
+        assert page.locator("[data-testid='stException']").count() == 0, path
+        page.screenshot(path=str(ARTEFACTS / f"narrow-{path or 'home'}.png"))
+    context.close()
