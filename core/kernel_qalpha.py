@@ -36,7 +36,7 @@ from scipy import linalg
 from scipy.sparse.linalg import eigsh
 
 from .errors import InputError
-from .qalpha import (DENSE_LIMIT, LAM_MAX, QAlphaResult, _result_warnings, _orient, _side_scaling, preprocess_features,
+from .qalpha import (AUTO_DENSE_LIMIT, DENSE_LIMIT, LAM_MAX, QAlphaResult, _result_warnings, _orient, _side_scaling, preprocess_features,
                      side_variance)
 from .validation import as_data_matrix as _as_data_matrix
 from .validation import check_real as _check_real
@@ -118,7 +118,9 @@ def _check_kernel(kernel, degree, coef0, gamma):
 
 def _leading(C, beta0):
     n = C.shape[0]
-    if n <= 2 * DENSE_LIMIT:
+    # a full decomposition only for small matrices: warm-started Lanczos on the stored matrix
+    # is far faster beyond (Yale's 1,024 features: 0.107 s per iteration with eigh)
+    if n <= AUTO_DENSE_LIMIT:
         values, vectors = linalg.eigh(C, subset_by_index=[n - 1, n - 1])
     else:
         values, vectors = eigsh(C, k=1, which="LA", v0=beta0, tol=1e-10)

@@ -187,3 +187,16 @@ def test_settings_survive_leaving_the_page_and_coming_back(page):
     app.switch_page(f"pages/{page}.py").run()
     assert not app.exception
     assert getattr(app, kind)(key=key).value == value
+
+
+def test_kernel_page_draws_alpha_on_the_image_and_stops():
+    app = AppTest.from_file(str(ROOT / "pages" / "kernel.py"), default_timeout=300)
+    app.session_state["dataset"] = load_dataset("Yale")
+    app.run()
+    assert not app.exception and not app.error
+    titles = [json.loads(chart.proto.spec)["layout"]["title"]["text"] for chart in app.get("plotly_chart")]
+    assert any(title.startswith("alpha over the mean image, top ") for title in titles)
+    app.button(key="kernel_stop").click().run()
+    assert any("Stopped" in warning.value for warning in app.warning) and not app.get("plotly_chart")
+    app.button(key="kernel_resume").click().run()
+    assert not app.exception and app.get("plotly_chart")
