@@ -317,11 +317,19 @@ def curves_figure(series: dict, x_title: str, y_title: str, title: str = "", log
     return fig
 
 
-def bar_figure(labels, values, errors=None, title: str = "", y_title: str = "") -> go.Figure:
-    """Bars with optional error bars (one standard deviation or standard error, as labelled)."""
-    fig = go.Figure(go.Bar(x=[str(v) for v in labels], y=np.asarray(values, dtype=np.float64),
+def bar_figure(labels, values, errors=None, title: str = "", y_title: str = "", paper: dict | None = None) -> go.Figure:
+    """Bars with optional error bars (one standard deviation or standard error, as labelled), and
+    the paper's values (``label -> value``) as markers beside ours where the paper gives one."""
+    labels = [str(v) for v in labels]
+    fig = go.Figure(go.Bar(x=labels, y=np.asarray(values, dtype=np.float64), name="this run",
                            error_y=None if errors is None else dict(type="data", array=np.asarray(errors, dtype=np.float64)),
-                           hovertemplate="%{x}: %{y:.4f}<extra></extra>"))
+                           hovertemplate="%{x}: %{y:.4f}<extra>this run</extra>"))
+    reported = [(label, float(paper[label])) for label in labels if paper and label in paper]
+    if reported:
+        fig.add_trace(go.Scatter(x=[label for label, _ in reported], y=[value for _, value in reported],
+                                 mode="markers", name="the paper", marker=dict(symbol="diamond", size=12, color="crimson"),
+                                 hovertemplate="%{x}: %{y:.4f}<extra>the paper</extra>"))
+        fig.update_layout(legend=dict(orientation="h", y=-0.2))
     fig.update_layout(title=title, yaxis_title=y_title, **_LAYOUT)
     return fig
 
@@ -352,7 +360,7 @@ def experiment_figures(result) -> list:
     if name == "ar_faces":
         figures = [bar_figure(summary.method, summary.test_index_mean, summary.test_index_std,
                               "000 Fig. 3a: normalised precision index on held-out images (± s.d. over runs)",
-                              "precision index")]
+                              "precision index", paper={"Q-alpha-SI": 0.64})]
         sorted_alphas = arrays["sorted alphas"]
         figures.append(curves_figure({f"run {r + 1}": (np.arange(1, sorted_alphas.shape[1] + 1), row)
                                       for r, row in enumerate(sorted_alphas)}, "rank", "alpha",
@@ -365,8 +373,12 @@ def experiment_figures(result) -> list:
                                          title="000 Fig. 3d: each row a person, 4 images then their alpha-weighted reconstructions"))
         return figures
     if name == "uci_side":
+        from .experiments.tables import PAPER_WINE
+
+        on_wine = result.parameters["data"] == "wine" and not result.parameters["standardize"]
         return [bar_figure(summary.method, summary.hungarian_mean, summary.hungarian_std,
-                           f"000 UCI table: k-means accuracy (Hungarian) on {result.parameters['data']}", "accuracy"),
+                           f"000 UCI table: k-means accuracy (Hungarian) on {result.parameters['data']}", "accuracy",
+                           paper=PAPER_WINE if on_wine else None),
                 bar_figure(summary.method, summary.xing_mean, summary.xing_std,
                            "Xing et al.'s pairwise accuracy", "accuracy")]
     if name == "slda_pixels":

@@ -72,7 +72,8 @@ for claim in result.claims:
     (st.success if claim.holds else st.warning)(
         f"{'Holds' if claim.holds else 'Does not hold'}: {claim.statement} — {claim.evidence}")
 st.markdown("**The paper's numbers beside ours**")
-st.dataframe(result.comparison.astype(str), hide_index=True)
+# a static table wraps long cells (a data grid cut the wine table's last cell short)
+st.table(result.comparison.astype(str), hide_index=True)
 for index, figure in enumerate(experiment_figures(result)):
     st.plotly_chart(figure, key=f"figure_{name}_{index}")
 with st.expander("Summary table"):

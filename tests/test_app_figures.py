@@ -25,7 +25,7 @@ def test_run_shows_comparison_claims_and_figures():
     app.button(key="run_experiment").click().run()
     assert not app.exception and not app.error
     assert any("Holds: Each round surfaces a different solution set" in s.value for s in app.success)
-    comparison = app.dataframe[0].value
+    comparison = app.table[0].value
     assert list(comparison.columns) == ["quantity", "paper", "ours"]
     assert "000 Fig. 2" in app.subheader[0].value
     # the result stays when another widget changes and comes back
@@ -47,7 +47,7 @@ def test_uci_protocol_on_the_current_data_set():
     app.button(key="run_experiment").click().run()
     assert not app.exception and not app.error
     assert "my table" in app.caption[1].value
-    assert set(app.dataframe[0].value["paper"]) == {"—"}
+    assert set(app.table[0].value["paper"]) == {"—"}
 
 
 def test_uci_protocol_refuses_a_two_class_table():

@@ -107,3 +107,11 @@ def test_sorted_weights_switch_to_webgl_only_for_many_features():
     large = sorted_weights_figure(np.linspace(1, 0, WEBGL_ABOVE + 1))
     assert small.data[0].type == "scatter" and large.data[0].type == "scattergl"
     assert np.all(np.diff(large.data[0].y) <= 0)
+
+
+def test_bar_figure_shows_the_papers_values_beside_ours():
+    from core.plots import bar_figure
+    fig = bar_figure(["Q-alpha-SI", "PCA"], [0.6, 0.3], [0.01, 0.02], paper={"Q-alpha-SI": 0.64, "SDR-SI": 0.39})
+    assert [trace.name for trace in fig.data] == ["this run", "the paper"]
+    assert list(fig.data[1].x) == ["Q-alpha-SI"] and list(fig.data[1].y) == [0.64]  # only bars that are drawn
+    assert len(bar_figure(["a"], [1.0]).data) == 1
