@@ -173,8 +173,8 @@ def set_dataset(dataset: Dataset) -> None:
     is_bundled = dataset.name in bundled_names() and dataset is load_dataset(dataset.name)
     if not is_bundled:
         library = session_datasets()
-        same = [name for name, kept in library.items()
-                if kept.fingerprint == dataset.fingerprint and kept.kind == dataset.kind]
+        same = [name for name, kept in library.items() if kept is dataset
+                or (kept.kind == dataset.kind and kept.fingerprint == dataset.fingerprint)]
         if same:  # the same data again: bring it forward rather than keep two copies
             dataset = library.pop(same[0])
         else:
@@ -185,9 +185,10 @@ def set_dataset(dataset: Dataset) -> None:
             if name != dataset.name:
                 dataset = replace(dataset, name=name)
         library[dataset.name] = dataset
-        while sum(dataset_bytes(d) for d in library.values()) > SESSION_DATA_BYTES and len(library) > 1:
-            oldest = next(iter(library))
-            dropped = library.pop(oldest)
+        held = sum(dataset_bytes(d) for d in library.values())
+        while held > SESSION_DATA_BYTES and len(library) > 1:
+            oldest, dropped = library.popitem(last=False)
+            held -= dataset_bytes(dropped)
             notes.append(f"{oldest} ({format_bytes(dataset_bytes(dropped))}) left this session's list of data "
                          f"sets, which keeps at most {format_bytes(SESSION_DATA_BYTES)} of uploads; upload it "
                          "again to use it.")
@@ -220,12 +221,8 @@ def show_error(error: InputError) -> None:
 
 def _pick_dataset() -> None:
     name = st.session_state.get("dataset_choice")
-    library = session_datasets()
-    if name in library:
-        library.move_to_end(name)
-        st.session_state[_KEY] = library[name]
-    elif name:
-        st.session_state[_KEY] = load_dataset(name)
+    if name:
+        set_dataset(session_datasets().get(name) or load_dataset(name))
 
 
 def load_upload(loader) -> bool:

@@ -200,3 +200,38 @@ def test_kernel_page_draws_alpha_on_the_image_and_stops():
     assert any("Stopped" in warning.value for warning in app.warning) and not app.get("plotly_chart")
     app.button(key="kernel_resume").click().run()
     assert not app.exception and app.get("plotly_chart")
+
+
+def _session_list_script():
+    import numpy as np
+    import streamlit as st
+
+    from core import Dataset
+    from pages import ui
+
+    for name, seed in st.session_state.pop("to_load", []):
+        ui.set_dataset(Dataset(np.random.default_rng(seed).normal(size=(100, 100)), name=name))
+    ui.sidebar_summary()
+
+
+def test_session_list_keeps_uploads_up_to_its_cap_and_says_what_left(monkeypatch):
+    from pages import ui
+
+    monkeypatch.setattr(ui, "SESSION_DATA_BYTES", 200_000)  # two 100 x 100 sets (80 kB each)
+    app = AppTest.from_function(_session_list_script, default_timeout=60)
+    app.session_state["to_load"] = [("A", 0), ("B", 1), ("C", 2)]
+    app.run()
+    assert not app.exception
+    assert list(app.session_state["session_datasets"]) == ["B", "C"]
+    assert any(note.value.startswith("A (78.1 kB) left this session's list") for note in app.sidebar.info)
+    app.session_state["to_load"] = [("B", 1), ("B", 3)]  # B again (the same data), then another "B"
+    app.run()
+    assert list(app.session_state["session_datasets"]) == ["B", "B (2)"]  # C left for the new one
+    assert app.session_state["dataset"].name == "B (2)"
+    picker = app.sidebar.selectbox(key="dataset_choice")
+    assert picker.options[:2] == ["B (2) · this session", "B · this session"] and "wine" in picker.options
+    picker.set_value("B").run()
+    assert app.session_state["dataset"].name == "B" and list(app.session_state["session_datasets"]) == ["B (2)", "B"]
+    app.sidebar.selectbox(key="dataset_choice").set_value("wine").run()
+    assert app.session_state["dataset"] is load_dataset("wine")
+    assert list(app.session_state["session_datasets"]) == ["B (2)", "B"]  # bundled sets do not join the list
