@@ -60,9 +60,7 @@ except InputError as error:
 basis = haar.meta["basis"]
 cols = ui.row(3)
 cols[0].metric("Coefficients", f"{basis.n_coefficients:,}")
-cols[1].metric("Sparsity gap", f"{result.gap.n_selected:,}" if result.gap.clear else "none",
-               help=f"The sorted weights split best after rank {result.gap.n_selected:,}, explaining "
-                    f"{result.gap.separability:.0%} of their variance (a clear gap: at least {result.gap.threshold:.0%}).")
+ui.gap_metric(cols[1], result.gap)
 mass = basis.band_mass(result.alpha)
 cols[2].metric(f"Share in the approximation band A{levels}", f"{mass[f'A{levels}']:.1%}",
                help=f"{(basis.orientation == 0).mean():.1%} of the coefficients are approximation coefficients; "

@@ -57,30 +57,18 @@ def run_kernel(k, kernel, options):
     this data set's last run, else from the measured cost per kernel entry), and Stop."""
     key = json.dumps(dict(data=data.fingerprint, kernel=kernel, k=k, **options), sort_keys=True)
     rates = st.session_state.setdefault("kq_seconds_per_iteration", {})
+    rate = rates.get(data.fingerprint, SECONDS_PER_ENTRY * data.n_features**2)
 
-    def compute():
-        rate = rates.get(data.fingerprint, SECONDS_PER_ENTRY * data.n_features**2)
-        bar = st.progress(0.0, text=f"Kernel Q-alpha on {data.n_features:,} features: about {rate:.2f} s per "
-                                    f"iteration, tens to hundreds of iterations (at most {MAX_ITER}: "
-                                    f"{rate * MAX_ITER:.0f} s)")
+    def run(progress):
         start = time.perf_counter()
-
-        def progress(iteration, objective):
-            elapsed = time.perf_counter() - start
-            bar.progress(min(iteration / MAX_ITER, 1.0),
-                         text=f"iteration {iteration} of at most {MAX_ITER}, {elapsed:.1f} s so far "
-                              f"({elapsed / iteration:.2f} s per iteration)")
-            return not st.session_state.get("kernel_stopped", False)
-
-        try:
-            result = kernel_q_alpha(data.X, k, kernel, progress=progress, max_iter=MAX_ITER, **options)
-        finally:
-            bar.empty()
-        if result.n_iter:
-            rates[data.fingerprint] = (time.perf_counter() - start) / result.n_iter
+        result = kernel_q_alpha(data.X, k, kernel, progress=progress, max_iter=MAX_ITER, **options)
+        rates[data.fingerprint] = (time.perf_counter() - start) / max(result.n_iter, 1)
         return result
 
-    return ui.memoised(key, compute, keep=lambda result: not result.stopped)
+    return ui.run_with_progress(key, run, stop="kernel", total=MAX_ITER,
+                                text=f"Kernel Q-alpha on {data.n_features:,} features: about {rate:.2f} s per "
+                                     f"iteration, tens to hundreds of iterations (at most {MAX_ITER}: "
+                                     f"{rate * MAX_ITER:.0f} s)")
 
 
 ui.stop_control("kernel")
@@ -98,9 +86,7 @@ top = min(20, data.n_features)
 overlap = len(set(result.top(top)) & set(linear.top(top)))
 gap = result.gap
 cols = ui.row(4)
-cols[0].metric("Sparsity gap", f"{gap.n_selected:,}" if gap.clear else "none",
-               help=f"The sorted weights split best after rank {gap.n_selected:,}; the split explains "
-                    f"{gap.separability:.0%} of their variance (a clear gap: at least {gap.threshold:.0%}).")
+ui.gap_metric(cols[0], gap)
 cols[1].metric("Iterations", result.n_iter, help="converged" if result.converged else "not converged")
 cols[2].metric("cos(alpha, linear alpha)", f"{cosine:.3f}")
 cols[3].metric(f"Top-{top} overlap with linear", f"{overlap}/{top}")

@@ -151,10 +151,7 @@ with view:
                    help=f"of {main.n_features:,} features; "
                         + ("set by you (the K slider)" if st.session_state.get("qa_top_k_set")
                            else "the count above the sparsity gap (move the K slider to choose another)"))
-    cols[1].metric("Sparsity gap", f"{gap.n_selected:,}" if gap.clear else "none",
-                   help=f"The sorted weights split best after rank {gap.n_selected:,}; the split explains "
-                        f"{gap.separability:.0%} of their variance (a clear gap: at least {gap.threshold:.0%}), "
-                        f"and the weights above it are {gap.ratio:.3g}x those below on average.")
+    ui.gap_metric(cols[1], gap)
     cols[2].metric("Iterations", result.n_iter, help="converged" if result.converged else "not converged")
     cols[3].metric("Objective", f"{result.objective:.4g}",
                    help=f"{np.mean(result.alpha >= -1e-6 * result.alpha.max()):.1%} of the weights are >= 0")
