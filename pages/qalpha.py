@@ -52,7 +52,10 @@ if kept_classes != st.session_state["qa_side_classes"]:
     ui.adjust("qa_side_classes", kept_classes or class_values[-1:],
               f"Side classes: {ui.shown(st.session_state['qa_side_classes'])} are not classes of {data.name}; "
               f"now {ui.shown(kept_classes or class_values[-1:])}.")
+# K (set by the user) beyond this data set's features: all of them; its default comes with the run
 ui.remember("qa_top_k")
+if st.session_state.get("qa_top_k_set") and st.session_state.get("qa_top_k", 1) > data.n_features:
+    ui.adjust("qa_top_k", data.n_features, f"K: more than the {data.n_features:,} features; now all of them.")
 ui.show_settings_notes()
 
 # the controls wrap into as many rows as the window needs, and the pictures below get its width
@@ -133,17 +136,11 @@ except InputError as error:
     st.stop()
 
 
-def follow_gap():
-    st.session_state["qa_top_k_set"] = False
-
-
 with view:
     gap = result.gap
     # one selection on the whole page: K features, the sparsity gap's count unless the user set K
     if not st.session_state.get("qa_top_k_set"):
-        st.session_state["qa_top_k"] = min(gap.n_selected, main.n_features)
-    elif st.session_state.get("qa_top_k", 1) > main.n_features:
-        ui.adjust("qa_top_k", main.n_features, f"K: more than the {main.n_features:,} features; now all of them.")
+        st.session_state["qa_top_k"] = gap.n_selected
     top_k = int(st.session_state["qa_top_k"])
     top = result.top(top_k)
     cols = ui.row(4)
@@ -168,12 +165,12 @@ with view:
     st.plotly_chart(sorted_weights_figure(result.alpha, main.feature_names, gap.n_selected, log_y=log_y,
                                           clear_gap=gap.clear, top_k=top_k),
                     key="sorted_alpha")
-    slider_column = reset_column = st.container(horizontal=True, vertical_alignment="bottom")
-    slider_column.slider("K — top features to show and to cluster with", 1, main.n_features, key="qa_top_k",
+    k_row = st.container(horizontal=True, vertical_alignment="bottom")
+    k_row.slider("K — top features to show and to cluster with", 1, main.n_features, key="qa_top_k",
                          on_change=lambda: st.session_state.update(qa_top_k_set=True),
                          help="The K features with the largest alpha: counted above, marked on the image, "
                               "downloaded, and used by k-means below. Follows the sparsity gap until you move it.")
-    reset_column.button("Follow the gap", on_click=follow_gap, disabled=not st.session_state.get("qa_top_k_set"),
+    k_row.button("Follow the gap", on_click=lambda: st.session_state.update(qa_top_k_set=False), disabled=not st.session_state.get("qa_top_k_set"),
                         help="Let K follow the sparsity gap's count again.")
     overlay = ui.pixel_view(main, result.alpha, top)
     if overlay is not None:

@@ -26,8 +26,10 @@ max_k = max(1, min(20, data.n_samples - 1))
 VIEW = {"topo_rounds": ui.integer_in(2, 5), "topo_k": ui.integer_in(1, max_k), "topo_lam_n": ui.choice_of(LAMBDAS_TIMES_N),
         "topo_pair": lambda v: list(map(int, v))}
 ui.restore_view("topographic", VIEW)
-ui.set_defaults({"topo_rounds": 2, "topo_k": min(2, max_k), "topo_lam_n": 1.0},
-                valid={"topo_k": lambda v: v <= max_k}, labels={"topo_k": "k"})
+most_drawn = min(data.n_features, 300)
+ui.set_defaults({"topo_rounds": 2, "topo_k": min(2, max_k), "topo_lam_n": 1.0, "topo_shown": min(40, most_drawn)},
+                valid={"topo_k": lambda v: v <= max_k, "topo_shown": lambda v: v <= most_drawn},
+                labels={"topo_k": "k", "topo_shown": "Features drawn"})
 ui.show_settings_notes()
 controls = st.columns(3)
 rounds = controls[0].slider("Rounds", 2, 5, key="topo_rounds",
@@ -57,10 +59,6 @@ pair = st.selectbox("Rounds on the axes", pairs, key="topo_pair",
                     help="Which two rounds' coordinates and alphas make the map's axes and ellipses.")
 first, second = pair
 strongest = np.argsort(-np.maximum(topo.alphas[first], topo.alphas[second]), kind="stable")
-ui.remember("topo_shown")
-most_drawn = min(data.n_features, 300)
-if "topo_shown" not in st.session_state or st.session_state["topo_shown"] > most_drawn:
-    st.session_state["topo_shown"] = min(40, most_drawn)
 shown = st.slider("Features drawn", 1, most_drawn, key="topo_shown",
                   help="The features with the largest alpha in either round on the axes; a few dozen "
                        "stay readable (all of them overlap into one smear on images).")

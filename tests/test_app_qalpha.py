@@ -246,3 +246,13 @@ def test_settings_that_do_not_apply_to_a_new_data_set_fall_back_with_a_note():
     assert app.number_input(key="qa_k").value == 2
     app.run()
     assert not app.info  # said once
+
+
+def test_a_k_set_by_the_user_beyond_a_new_data_sets_features_falls_back_with_a_note():
+    app = run_page()
+    app.slider(key="qa_top_k").set_value(500).run()
+    app.session_state["dataset"] = load_dataset("wine")  # 13 features
+    app.run()
+    assert not app.exception and not app.error
+    assert "K: more than the 13 features; now all of them." in " ".join(i.value for i in app.info)
+    assert app.slider(key="qa_top_k").value == 13 and app.metric[0].value == "13"
