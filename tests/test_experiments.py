@@ -12,6 +12,8 @@ from conftest import ROOT
 from core import InputError
 from core.dataset import Dataset
 from core.experiments import EXPERIMENTS, load_experiments, run_experiment, save_result
+from core.experiments.tables import PAPER_WINE
+from core.plots import experiment_figures
 
 load_experiments()
 _CACHE = {}
@@ -99,6 +101,8 @@ def test_ar_faces_fig3():
     assert alphas.shape == (6, 2410) and (alphas[:, -1] >= -1e-6 * alphas[:, 0]).all()
     assert result.arrays["mean face per run"].shape == (6, 60, 40)
     assert result.arrays["first run people"].shape == (5, 8, 60, 40)
+    bars = experiment_figures(result)[0]  # Fig. 3a with the paper's number beside ours
+    assert bars.data[1].name == "the paper" and list(bars.data[1].x) == ["Q-alpha-SI"] and list(bars.data[1].y) == [0.64]
 
 
 def test_uci_side_wine_row():
@@ -108,6 +112,8 @@ def test_uci_side_wine_row():
     assert summary.xing_mean["Q-alpha-SI"] > summary.xing_mean["raw data"] + 0.1
     # the paper's raw-data and PCA numbers (0.7280) are the pairwise score on the data as given
     assert abs(summary.xing_mean["raw data"] - 0.728) < 0.02
+    bars = experiment_figures(result)[0]  # the wine row of the paper's table beside ours
+    assert dict(zip(bars.data[1].x, bars.data[1].y)) == {m: PAPER_WINE[m] for m in summary.index if m in PAPER_WINE}
     assert set(summary.index) == {"raw data", "Q-alpha-SI", "PCA", "CPCA", "OPCA"}
 
 
