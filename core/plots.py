@@ -224,8 +224,9 @@ def topographic_figure(coordinates, alphas, feature_names: Sequence[str] | None 
             continue
         # one trace per group (closed outlines separated by gaps): thousands of traces made
         # every slider step take seconds to draw
-        ex = np.concatenate([np.r_[x[j] + scale * a[j] * np.cos(t), np.nan] for j in np.flatnonzero(members)])
-        ey = np.concatenate([np.r_[y[j] + scale * b[j] * np.sin(t), np.nan] for j in np.flatnonzero(members)])
+        gap = np.full((members.sum(), 1), np.nan)
+        ex = np.hstack([x[members, None] + scale * a[members, None] * np.cos(t), gap]).ravel()
+        ey = np.hstack([y[members, None] + scale * b[members, None] * np.sin(t), gap]).ravel()
         fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", fill="toself", line=dict(width=1, color=colour),
                                  opacity=0.45, name=name, hoverinfo="skip"))
     difference = a - b
@@ -358,9 +359,11 @@ def experiment_figures(result) -> list:
         return [topographic_figure(arrays["coordinates"], arrays["alphas"], arrays["feature_names"],
                                    title="000 Fig. 2b: topographical map (rounds 1 and 2)")]
     if name == "ar_faces":
+        from .experiments.faces import PAPER_INDEX
+
         figures = [bar_figure(summary.method, summary.test_index_mean, summary.test_index_std,
                               "000 Fig. 3a: normalised precision index on held-out images (± s.d. over runs)",
-                              "precision index", paper={"Q-alpha-SI": 0.64})]
+                              "precision index", paper=PAPER_INDEX)]
         sorted_alphas = arrays["sorted alphas"]
         figures.append(curves_figure({f"run {r + 1}": (np.arange(1, sorted_alphas.shape[1] + 1), row)
                                       for r, row in enumerate(sorted_alphas)}, "rank", "alpha",
