@@ -49,7 +49,7 @@ def test_qalpha_page_runs_on_the_faces(page, app_url):
     page.get_by_role("heading", name="Spectral feature selection").wait_for(timeout=60_000)
     page.get_by_role("link", name="Q-alpha", exact=True).click()
     page.get_by_role("heading", name="Q-alpha").wait_for(timeout=60_000)
-    page.get_by_text("Selected (K)").wait_for(timeout=120_000)
+    page.get_by_text("Selected (K)").first.wait_for(timeout=120_000)
     # sorted alpha, overlay, history: the plots appear one after another
     page.locator(".js-plotly-plot").nth(2).wait_for(timeout=60_000)
     assert page.locator("[data-testid='stException']").count() == 0
@@ -119,9 +119,22 @@ def test_every_page_renders_and_is_screenshotted(page, app_url):
         page.screenshot(path=str(ARTEFACTS / f"page-{name}.png"), full_page=True)
 
 
+SORTED_ALPHA = "() => JSON.stringify(document.querySelector('.js-plotly-plot').data[0].y)"
+FIRST_METRIC = "() => document.querySelector('[data-testid=\"stMetricValue\"]').innerText"
+
+
 def sorted_alpha_values(page):
     # Plotly keeps typed arrays as {dtype, bdata} in .data: compare their serialisation
-    return page.evaluate("() => JSON.stringify(document.querySelector('.js-plotly-plot').data[0].y)")
+    return page.evaluate(SORTED_ALPHA)
+
+
+def press_until_changed(page, thumb, key: str, probe: str):
+    """Press ``key`` on a slider and wait until ``probe`` (a JS function) reads something new:
+    what follows then reads the page after the rerun, not before it."""
+    before = page.evaluate(probe)
+    thumb.focus()
+    thumb.press(key)
+    page.wait_for_function(f"(old) => ({probe})() !== old", arg=before, timeout=120_000)
 
 
 def test_moving_the_lambda_slider_changes_the_plot(page, app_url):
@@ -130,7 +143,7 @@ def test_moving_the_lambda_slider_changes_the_plot(page, app_url):
     wait_for_app(page, app_url)
     page.get_by_role("heading", name="Spectral feature selection").wait_for(timeout=60_000)
     page.locator("[data-testid='stSidebar']").get_by_role("link", name="Q-alpha", exact=True).click()
-    page.get_by_text("Selected (K)").wait_for(timeout=120_000)
+    page.get_by_text("Selected (K)").first.wait_for(timeout=120_000)
     page.get_by_text("side classes", exact=True).click()
     thumb = page.get_by_role("slider", name="λ — weight of the side information")
     expect(thumb).to_be_enabled(timeout=120_000)
@@ -362,7 +375,7 @@ def test_settings_survive_leaving_and_a_data_set_switch_and_the_selection_agrees
     sidebar = page.locator("[data-testid='stSidebar']")
     wait_for_app(page, app_url)
     sidebar.get_by_role("link", name="Q-alpha", exact=True).click()
-    page.get_by_text("Selected (K)").wait_for(timeout=120_000)
+    page.get_by_text("Selected (K)").first.wait_for(timeout=120_000)
     page.get_by_text("No clear sparsity gap").wait_for(timeout=60_000)  # AR faces: smooth sorted alpha
     page.get_by_text("side classes", exact=True).click()
     settle(page)
@@ -370,26 +383,17 @@ def test_settings_survive_leaving_and_a_data_set_switch_and_the_selection_agrees
     expect(thumb).to_be_enabled(timeout=120_000)
     seen = []
     for key in ["ArrowLeft", "ArrowLeft", "ArrowRight", "ArrowLeft", "ArrowLeft"]:
-        thumb.focus()
-        thumb.press(key)
-        settle(page)
-        page.wait_for_timeout(500)
+        press_until_changed(page, thumb, key, SORTED_ALPHA)  # a new lambda, new weights
         shown = shown_selection(page)
         assert shown["count"] == shown["title"] == shown["marked"] == shown["k"], shown
         seen.append(shown["k"])
     assert len(set(seen)) > 1  # K followed the gap as lambda moved
-    lam = thumb.get_attribute("aria-valuetext")
     k_thumb = page.get_by_role("slider", name="K — top features to show and to cluster with")
     for _ in range(3):
-        k_thumb.focus()
-        k_thumb.press("ArrowLeft")
-        settle(page)
+        press_until_changed(page, k_thumb, "ArrowLeft", FIRST_METRIC)  # the count follows K
     chosen = shown_selection(page)
     assert chosen["count"] == chosen["title"] == chosen["marked"] == chosen["k"] == seen[-1] - 3, chosen
-    thumb.focus()
-    thumb.press("ArrowRight")
-    settle(page)
-    page.wait_for_timeout(500)
+    press_until_changed(page, thumb, "ArrowRight", SORTED_ALPHA)
     assert shown_selection(page) == chosen  # set by the user: K stays
     page.screenshot(path=str(ARTEFACTS / "qalpha-selection-agrees.png"), full_page=True)
 
@@ -397,19 +401,21 @@ def test_settings_survive_leaving_and_a_data_set_switch_and_the_selection_agrees
     sidebar.get_by_role("link", name="Home", exact=True).click()
     page.get_by_role("heading", name="Spectral feature selection").wait_for(timeout=60_000)
     sidebar.get_by_role("link", name="Q-alpha", exact=True).click()
-    page.get_by_text("Selected (K)").wait_for(timeout=120_000)
-    settle(page)
+    page.get_by_text("Selected (K)").first.wait_for(timeout=120_000)
+    quiet(page)
     assert page.get_by_role("radio", name="side classes").is_checked()
     assert page.get_by_role("slider", name="λ — weight of the side information").get_attribute("aria-valuetext") == lam
 
     pick_dataset(page, "wine")  # classes 0-2: the AR side class 10 does not exist there
-    page.get_by_text("Settings adjusted to the data set").wait_for(timeout=120_000)
-    page.get_by_text("Selected (K)").wait_for(timeout=120_000)
+    page.get_by_text("Settings adjusted to the data set").first.wait_for(timeout=120_000)
+    page.get_by_text("Selected (K)").first.wait_for(timeout=120_000)
+    quiet(page)
     assert page.locator("[data-testid='stAlertContentError']").count() == 0
     assert page.get_by_role("radio", name="side classes").is_checked()
     assert page.get_by_role("slider", name="λ — weight of the side information").get_attribute("aria-valuetext") == lam
     pick_dataset(page, "warpAR10P")
-    page.get_by_text("Selected (K)").wait_for(timeout=120_000)
+    page.get_by_text("Selected (K)").first.wait_for(timeout=120_000)
+    quiet(page)  # the previous run's elements are gone
     assert page.get_by_role("radio", name="side classes").is_checked()
     assert page.locator("[data-testid='stException']").count() == 0
 
