@@ -38,8 +38,10 @@ WATCH = """() => {
     window.__watcher.observe(document.querySelector('[data-testid="stMain"]'),
                              {subtree: true, childList: true, attributes: true, characterData: true});
 }"""
-BUSY = ("() => !!(document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " || document.querySelector('[data-testid=\"stSpinner\"]')"
+# a script run in progress: Streamlit's own run state on the app element (its status widget is not
+# always drawn: a run of 10 s once passed for settled after 1 s), or a spinner or progress bar
+BUSY = ("() => document.querySelector('[data-testid=\"stApp\"]').getAttribute('data-test-script-state')"
+        " !== 'notRunning' || !!(document.querySelector('[data-testid=\"stSpinner\"]')"
         " || document.querySelector('[data-testid=\"stProgress\"]'))")
 KEYS = ["ArrowLeft", "ArrowLeft", "ArrowRight", "ArrowRight", "ArrowRight", "ArrowLeft", "ArrowLeft", "ArrowRight"]
 

@@ -71,7 +71,9 @@ def table_bytes(megabytes: int) -> bytes:
 
 def wait_idle(page):
     page.wait_for_timeout(300)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=180_000)
+    # Streamlit's run state on the app element (its status widget is not always drawn)
+    page.wait_for_function("() => document.querySelector('[data-testid=\"stApp\"]')"
+                           "?.getAttribute('data-test-script-state') === 'notRunning'", timeout=180_000)
 
 
 def sessions(browser, tabs: int, megabytes: int):

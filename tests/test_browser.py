@@ -2,20 +2,22 @@
 
 from conftest import ARTEFACTS
 
+# Streamlit's own state of the script run, on the app element; its status widget is not always
+# drawn while a script runs (a 10 s run once looked finished after 1 s)
+IDLE = ("() => document.querySelector('[data-testid=\"stApp\"]')?.getAttribute('data-test-script-state')"
+        " === 'notRunning'")
+
 
 def wait_for_app(page, url):
     page.goto(url, wait_until="domcontentloaded")
     page.wait_for_selector("[data-testid='stAppViewContainer']", timeout=60_000)
-    # Streamlit is done when no element is marked stale and the status widget has settled.
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
+    page.wait_for_function(IDLE, timeout=60_000)
 
 
 def settle(page):
     """Wait until the script run that the last action started has finished."""
     page.wait_for_timeout(300)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=120_000)
+    page.wait_for_function(IDLE, timeout=120_000)
 
 
 def tab_chooser(page, tab: str, marker):
@@ -111,8 +113,7 @@ def test_every_page_renders_and_is_screenshotted(page, app_url):
     for title, heading in PAGE_TITLES.items():
         page.locator("[data-testid='stSidebar']").get_by_role("link", name=title, exact=True).click()
         page.get_by_role("heading", name=heading, exact=True).first.wait_for(timeout=120_000)
-        page.wait_for_function(
-            "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=180_000)
+        page.wait_for_function(IDLE, timeout=180_000)
         page.wait_for_timeout(500)
         assert page.locator("[data-testid='stException']").count() == 0, title
         name = title.lower().replace(" / ", "-").replace(" ", "-")
@@ -205,7 +206,7 @@ def test_side_data_upload_and_use_in_q_alpha(page, app_url):
     assert page.get_by_text("4 samples x 2,400 features").count() >= 1  # the loaded side data stay
     page.locator("[data-testid='stSidebar']").get_by_role("link", name="Q-alpha", exact=True).click()
     page.get_by_text("uploaded side data").first.click()
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=180_000)
+    page.wait_for_function(IDLE, timeout=180_000)
     page.locator(".js-plotly-plot").first.wait_for(timeout=180_000)
     assert page.locator("[data-testid='stException']").count() == 0
     page.screenshot(path=str(ARTEFACTS / "qalpha-uploaded-side-data.png"), full_page=True)
@@ -420,8 +421,7 @@ def test_settings_survive_leaving_and_a_data_set_switch_and_the_selection_agrees
     assert page.locator("[data-testid='stException']").count() == 0
 
 
-BUSY = ("() => !!(document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " || document.querySelector('[data-testid=\"stSpinner\"]')"
+BUSY = (f"() => !({IDLE})() || !!(document.querySelector('[data-testid=\"stSpinner\"]')"
         " || document.querySelector('[data-testid=\"stProgress\"]'))")
 
 
