@@ -15,6 +15,7 @@ it comes from. scikit-learn does the work where it already does it well.
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Callable
 
@@ -24,8 +25,9 @@ from scipy import linalg, stats
 from .errors import InputError
 from .validation import as_data_matrix, as_labels, power_of_two_scale, require_finite, zscores
 
-__all__ = ["BaselineInfo", "FeatureScores", "SCORERS", "PROJECTIONS", "score_features", "rank_features",
-           "make_projection", "PCAProjection", "CPCA", "OPCA", "KernelPCAProjection", "LPP"]
+__all__ = ["BaselineInfo", "FeatureScores", "IterativeScores", "SCORERS", "CLUSTERING_SCORERS", "PROJECTIONS",
+           "score_features", "rank_features", "make_projection", "PCAProjection", "CPCA", "OPCA", "KernelPCAProjection",
+           "LPP", "knn_graph", "discrete_feature_mask", "discrete_mutual_information", "discretise", "udfs", "ndfs"]
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,22 @@ def _safe_divide(a, b):
     return np.divide(a, b, out=np.zeros_like(a, dtype=np.float64), where=b > 0)
 
 
+def _ranked_scores(order, n_features):
+    """Scores of a greedy selection: the ``order`` chosen first scores highest; the features it
+    did not reach tie below every chosen one (finite, as every score here)."""
+    scores = np.full(n_features, -float(len(order)))
+    scores[np.asarray(order, dtype=np.int64)] = -np.arange(len(order), dtype=np.float64)
+    return scores
+
+
+def _unit_scale(X):
+    """``X`` centred and divided by its root mean square: the selectors whose regularisation
+    weights are absolute (UDFS, NDFS) then give the same ranking in any unit of the data."""
+    centred = X - X.mean(axis=0)
+    rms = np.sqrt(np.mean(centred ** 2))
+    return centred / rms if rms > 0 else centred
+
+
 # ---------------------------------------------------------------------------- filters
 def variance_score(X, y=None):
     return X.var(axis=0)
@@ -82,8 +100,20 @@ def pearson_score(X, y):
     return best
 
 
+#: within-class variance at most this share of the total counts as none (float64 rounding of a
+#: constant group's mean leaves ~1e-33, not 0)
+_NO_SPREAD = 1e-12
+
+
 def fisher_score(X, y):
-    """Fisher score / FDR: between-class over within-class variance, per feature."""
+    """Fisher score / FDR: between-class over within-class variance, per feature.
+
+    A feature whose classes have different means and no spread within any class separates them
+    perfectly; its ratio is infinite. Such features rank above every other, finitely, ordered among
+    themselves by their between-class spread: score ``(top + 1) * (1 + between / max between)``,
+    ``top`` the largest ratio of the other features (as scikit-learn's ``f_classif`` ranks them
+    first with ``inf``, but keeping every score a number).
+    """
     mean = X.mean(axis=0)
     between = np.zeros(X.shape[1])
     within = np.zeros(X.shape[1])
@@ -91,13 +121,90 @@ def fisher_score(X, y):
         group = X[y == c]
         between += group.shape[0] * (group.mean(axis=0) - mean) ** 2
         within += group.shape[0] * group.var(axis=0)
-    return _safe_divide(between, within)
+    separators = (within <= _NO_SPREAD * (between + within)) & (between > 0)
+    scores = _safe_divide(between, np.where(separators, 0.0, within))
+    if separators.any():
+        top = scores[~separators].max(initial=0.0)
+        scores[separators] = (top + 1) * (1 + between[separators] / between[separators].max())
+    return scores
 
 
-def mutual_information_score(X, y, random_state=0):
+def _level_codes(X):
+    """Each column's values as codes 0, 1, ... in increasing order, and the number of levels."""
+    order = np.argsort(X, axis=0, kind="stable")
+    ordered = np.take_along_axis(X, order, axis=0)
+    levels_sorted = np.vstack([np.zeros((1, X.shape[1]), dtype=np.int64),
+                               np.cumsum(np.diff(ordered, axis=0) != 0, axis=0)])
+    codes = np.empty_like(levels_sorted)
+    np.put_along_axis(codes, order, levels_sorted, axis=0)
+    return codes, levels_sorted[-1] + 1
+
+
+def discrete_mutual_information(codes, n_levels, target_codes, n_target):
+    """Exact plug-in mutual information (nats) of each column of ``codes`` with ``target_codes``.
+
+    ``I(f; c) = sum_{a,b} p(a, b) log(p(a, b) / (p(a) p(b)))`` from the counts of the
+    contingency table (Cover & Thomas, Eq. 2.28); columns of codes ``0 .. n_levels - 1``.
+    """
+    q, n = codes.shape
+    width = int(n_levels.max())
+    cell = (np.arange(n)[None, :] * width + codes) * n_target + target_codes[:, None]
+    joint = np.bincount(cell.ravel(), minlength=n * width * n_target).reshape(n, width, n_target) / q
+    marginal = joint.sum(axis=2, keepdims=True) * joint.sum(axis=1, keepdims=True)
+    terms = np.where(joint > 0, joint * np.log(np.where(joint > 0, joint, 1) / np.where(joint > 0, marginal, 1)), 0)
+    return np.maximum(terms.sum(axis=(1, 2)), 0.0)
+
+
+#: ``discrete_features="auto"`` treats a feature as discrete when it has at most this many
+#: distinct values and at most a third as many as samples (a continuous measurement on few
+#: samples also has few distinct values, but then every one is distinct)
+DISCRETE_LEVELS = 10
+
+
+def discrete_feature_mask(X, discrete_features="auto"):
+    """Which features are discrete: ``"auto"`` (see :data:`DISCRETE_LEVELS`), a bool, a boolean
+    mask or the indices of the discrete features (as scikit-learn's ``mutual_info_classif``)."""
+    n = X.shape[1]
+    if isinstance(discrete_features, str):
+        if discrete_features != "auto":
+            raise InputError(f"discrete_features must be 'auto', a bool, a mask or indices; got {discrete_features!r}.")
+        _, n_levels = _level_codes(X)
+        return n_levels <= min(DISCRETE_LEVELS, max(2, X.shape[0] // 3))
+    if isinstance(discrete_features, (bool, np.bool_)):
+        return np.full(n, bool(discrete_features))
+    given = np.asarray(discrete_features)
+    if given.dtype == bool:
+        if given.shape != (n,):
+            raise InputError(f"The discrete_features mask has {given.size} entries for {n} features.")
+        return given.copy()
+    if given.dtype.kind not in "iu" or given.ndim != 1 or (given.size and (given.min() < 0 or given.max() >= n)):
+        raise InputError(f"discrete_features indices must be integers in 0..{n - 1}.")
+    mask = np.zeros(n, dtype=bool)
+    mask[given] = True
+    return mask
+
+
+def mutual_information_score(X, y, discrete_features="auto", n_neighbors=3, random_state=0):
+    """Mutual information of each feature with the class (nats).
+
+    Discrete features (few distinct values, e.g. genes coded -2, 0, 2; see
+    :func:`discrete_feature_mask`) get the exact plug-in estimate from their contingency table,
+    which depends on no seed. Continuous ones get the k-nearest-neighbour estimate of Ross (PLoS
+    ONE 2014; Kraskov et al. 2004) via scikit-learn, whose seed only adds tie-breaking noise of
+    relative size 1e-10.
+    """
     from sklearn.feature_selection import mutual_info_classif
 
-    return mutual_info_classif(X, y, random_state=random_state)
+    discrete = discrete_feature_mask(X, discrete_features)
+    scores = np.zeros(X.shape[1])
+    classes, target = np.unique(y, return_inverse=True)
+    if discrete.any():
+        codes, n_levels = _level_codes(X[:, discrete])
+        scores[discrete] = discrete_mutual_information(codes, n_levels, target, classes.size)
+    if (~discrete).any():
+        scores[~discrete] = mutual_info_classif(X[:, ~discrete], y, discrete_features=False,
+                                                n_neighbors=n_neighbors, random_state=random_state)
+    return scores
 
 
 def ks_score(X, y):
@@ -109,22 +216,50 @@ def ks_score(X, y):
     return best
 
 
-def _knn_heat_graph(X, n_neighbors):
+def _squared_distances(X):
     squared = np.einsum("ij,ij->i", X, X)
-    distances = np.maximum(squared[:, None] + squared[None, :] - 2 * X @ X.T, 0)
+    return np.maximum(squared[:, None] + squared[None, :] - 2 * X @ X.T, 0)
+
+
+GRAPH_WEIGHTS = ("heat", "binary")
+
+
+def knn_graph(X, n_neighbors=5, weight="heat", width=None):
+    """Symmetric k-nearest-neighbour graph of the samples (rows of ``X``), as the spectral
+    selectors build it (He, Cai & Niyogi 2005, Sec. 3; Cai, Zhang & He 2010, Sec. 3.1).
+
+    ``S_ij = exp(-|x_i - x_j|^2 / width)`` (``"heat"``) or 1 (``"binary"``) when ``j`` is among
+    the ``n_neighbors`` nearest samples of ``i`` or ``i`` among those of ``j``, else 0. ``width``
+    (``t`` in the papers) defaults to the mean squared distance of the neighbours, which makes the
+    weights independent of the data's unit.
+    """
+    if weight not in GRAPH_WEIGHTS:
+        raise InputError(f"The graph weight must be one of {', '.join(GRAPH_WEIGHTS)}; got {weight!r}.")
+    n_neighbors = int(n_neighbors)
+    if not 1 <= n_neighbors:
+        raise InputError(f"The graph needs at least one neighbour per sample; got n_neighbors={n_neighbors}.")
+    n_neighbors = min(n_neighbors, X.shape[0] - 1)
+    distances = _squared_distances(X)
     np.fill_diagonal(distances, np.inf)
-    neighbours = np.argsort(distances, axis=1)[:, :n_neighbors]
+    neighbours = np.argsort(distances, axis=1, kind="stable")[:, :n_neighbors].ravel()
     rows = np.repeat(np.arange(X.shape[0]), n_neighbors)
-    width = np.mean(distances[rows, neighbours.ravel()]) or 1.0
     S = np.zeros_like(distances)
-    S[rows, neighbours.ravel()] = np.exp(-distances[rows, neighbours.ravel()] / width)
+    if weight == "binary":
+        S[rows, neighbours] = 1.0
+    else:
+        if width is None:
+            width = float(np.mean(distances[rows, neighbours])) or 1.0
+        elif not width > 0:
+            raise InputError(f"The heat kernel's width must be positive; got {width}.")
+        S[rows, neighbours] = np.exp(-distances[rows, neighbours] / width)
     return np.maximum(S, S.T)
 
 
-def laplacian_score(X, y=None, n_neighbors=5):
-    """He, Cai & Niyogi (NIPS 2005): features that respect the k-NN graph score low; returned
-    negated so that higher is better, like every other score here."""
-    S = _knn_heat_graph(X, min(n_neighbors, X.shape[0] - 1))
+def laplacian_score(X, y=None, n_neighbors=5, weight="heat", width=None):
+    """He, Cai & Niyogi (NIPS 2005): features that respect the k-NN graph (:func:`knn_graph`
+    with ``n_neighbors``, ``weight`` and ``width``) score low; returned negated so that higher
+    is better, like every other score here."""
+    S = knn_graph(X, n_neighbors, weight, width)
     d = S.sum(axis=1)
     L = np.diag(d) - S
     centred = X - (d @ X) / d.sum()
@@ -133,36 +268,78 @@ def laplacian_score(X, y=None, n_neighbors=5):
     return -_safe_divide(numerator, denominator) - (denominator <= 0) * 1e300
 
 
-def relieff_score(X, y, n_neighbors=10, random_state=None, n_samples=None):
-    """ReliefF (Kononenko 1994): features that differ on nearest misses and agree on nearest hits.
+RELIEF_METRICS = ("manhattan", "euclidean")
 
-    Differences are scaled by each feature's range; misses of each other class are weighted by
-    its prior. ``n_samples`` reference samples (all by default).
-    """
-    rng = np.random.default_rng(random_state)
+
+def _relief_differences(X, metric):
+    """Features scaled by their range (Kononenko's diff) and the distances between samples."""
+    if metric not in RELIEF_METRICS:
+        raise InputError(f"The distance must be one of {', '.join(RELIEF_METRICS)}; got {metric!r}.")
+    from scipy.spatial.distance import cdist
+
     span = X.max(axis=0) - X.min(axis=0)
     span[span == 0] = 1.0
     Z = X / span
-    classes, codes = np.unique(y, return_inverse=True)
-    prior = np.bincount(codes) / codes.size
-    chosen = np.arange(X.shape[0]) if n_samples is None else rng.choice(X.shape[0], n_samples, replace=False)
-    squared = np.einsum("ij,ij->i", Z, Z)
-    weights = np.zeros(X.shape[1])
+    distance = cdist(Z, Z, "cityblock") if metric == "manhattan" else np.sqrt(_squared_distances(Z))
+    np.fill_diagonal(distance, np.inf)
+    return Z, distance
+
+
+def _relief_weights(Z, codes, neighbourhoods, chosen):
+    """The ReliefF update over the reference samples ``chosen``: minus the mean difference to the
+    hits, plus the prior-weighted mean difference to the misses of each other class.
+    ``neighbourhoods(i, members)`` picks the neighbours of sample ``i`` among ``members``."""
+    n_classes = int(codes.max()) + 1
+    prior = np.bincount(codes, minlength=n_classes) / codes.size
+    weights = np.zeros(Z.shape[1])
     for i in chosen:
-        distance = squared + squared[i] - 2 * Z @ Z[i]
-        distance[i] = np.inf
-        for c in range(classes.size):
+        for c in range(n_classes):
             members = np.flatnonzero(codes == c)
-            members = members[members != i]
-            if members.size == 0:
+            nearest = neighbourhoods(i, members[members != i])
+            if nearest.size == 0:
                 continue
-            nearest = members[np.argsort(distance[members])[:n_neighbors]]
             difference = np.abs(Z[nearest] - Z[i]).mean(axis=0)
             if c == codes[i]:
                 weights -= difference
             else:
                 weights += prior[c] / (1 - prior[codes[i]]) * difference
-    return weights / chosen.size
+    return weights / len(chosen)
+
+
+def relieff_score(X, y, n_neighbors=10, random_state=None, n_samples=None, metric="manhattan"):
+    """ReliefF (Kononenko, ECML 1994): features that differ on nearest misses and agree on nearest hits.
+
+    Differences are scaled by each feature's range, and the distance between samples is the sum
+    of those differences (``"manhattan"``, Kononenko's; ``"euclidean"`` as an option); misses of
+    each other class are weighted by its prior. ``n_samples`` reference samples (all by default).
+    """
+    rng = np.random.default_rng(random_state)
+    Z, distance = _relief_differences(X, metric)
+    _, codes = np.unique(y, return_inverse=True)
+    chosen = np.arange(X.shape[0]) if n_samples is None else rng.choice(X.shape[0], n_samples, replace=False)
+    return _relief_weights(Z, codes, lambda i, members: members[np.argsort(distance[i, members],
+                                                                           kind="stable")[:n_neighbors]], chosen)
+
+
+def surf_score(X, y, metric="manhattan"):
+    """SURF (Greene et al., EvoBIO 2009): ReliefF whose neighbours of a sample are all samples
+    closer than the mean distance between all pairs, hits and misses averaged."""
+    Z, distance = _relief_differences(X, metric)
+    _, codes = np.unique(y, return_inverse=True)
+    threshold = distance[np.isfinite(distance)].mean()
+    return _relief_weights(Z, codes, lambda i, members: members[distance[i, members] < threshold],
+                           np.arange(X.shape[0]))
+
+
+def multisurf_score(X, y, metric="manhattan"):
+    """MultiSURF (Urbanowicz et al., J. Biomed. Inform. 2018): SURF with a threshold per sample,
+    the mean of its distances to the others less half their standard deviation."""
+    Z, distance = _relief_differences(X, metric)
+    _, codes = np.unique(y, return_inverse=True)
+    others = np.where(np.isfinite(distance), distance, np.nan)
+    threshold = np.nanmean(others, axis=1) - np.nanstd(others, axis=1) / 2
+    return _relief_weights(Z, codes, lambda i, members: members[distance[i, members] < threshold[i]],
+                           np.arange(X.shape[0]))
 
 
 # ---------------------------------------------------------------------------- wrappers / embedded
@@ -201,10 +378,7 @@ def _wrapper(X, y, direction, n_features_to_select, max_candidates, cv):
             scores = [accuracy(kept[:i] + kept[i + 1:]) for i in range(len(kept))]
             removed.append(kept.pop(int(np.argmax(scores))))
         order = kept + removed[::-1]
-    # the features outside the search tie below every ranked one (finite: no score is -inf)
-    scores = np.full(X.shape[1], -float(len(order)))
-    scores[np.asarray(order)] = -np.arange(len(order), dtype=np.float64)
-    return scores
+    return _ranked_scores(order, X.shape[1])
 
 
 def forward_wrapper_score(X, y, n_features_to_select=10, max_candidates=40, cv=3):
@@ -284,6 +458,311 @@ def fsca_score(X, y=None, n_features_to_select=100):
     return scores
 
 
+SPEC_STYLES = ("phi1", "phi2", "phi3")
+
+
+def spec_score(X, y=None, style="phi2", n_clusters=5, sigma2=None):
+    """SPEC, spectral feature selection (Zhao & Liu, ICML 2007, Sec. 3).
+
+    On the RBF similarity ``S_ij = exp(-|x_i - x_j|^2 / (2 sigma2))`` (``sigma2`` by default
+    half the mean squared distance between samples), degrees ``D`` and normalised Laplacian
+    ``L = I - D^-1/2 S D^-1/2`` with eigenpairs ``(lambda_j, xi_j)``, each feature ``f`` is
+    normalised to ``f^ = D^1/2 f / |D^1/2 f|`` and scored by
+
+    * ``phi1 = f^T L f^`` (Eq. 8), lower is better;
+    * ``phi2 = f^T L f^ / (1 - (f^T xi_1)^2)`` (Eq. 9), lower is better, the default: it
+      discounts the trivial eigenvector, along which a constant feature lies;
+    * ``phi3 = sum_{j=2}^{n_clusters} (2 - lambda_j) (f^T xi_j)^2`` (Eq. 10), higher is better.
+
+    Returned so that higher is better (``-phi1``, ``-phi2``, ``phi3``); a feature that is
+    constant (``f^`` on ``xi_1``) scores below all others.
+    """
+    if style not in SPEC_STYLES:
+        raise InputError(f"SPEC's style must be one of {', '.join(SPEC_STYLES)}; got {style!r}.")
+    distances = _squared_distances(X)
+    if sigma2 is None:
+        sigma2 = float(distances.sum() / max(X.shape[0] * (X.shape[0] - 1), 1)) / 2 or 1.0
+    elif not sigma2 > 0:
+        raise InputError(f"SPEC's kernel width sigma2 must be positive; got {sigma2}.")
+    S = np.exp(-distances / (2 * sigma2))
+    root_degree = np.sqrt(S.sum(axis=1))
+    A = S / root_degree[:, None] / root_degree[None, :]
+    F = root_degree[:, None] * X
+    norms = np.linalg.norm(F, axis=0)
+    F = F / np.where(norms > 0, norms, 1.0)
+    trivial = root_degree / np.linalg.norm(root_degree)
+    along_trivial = (trivial @ F) ** 2
+    degenerate = (norms <= 0) | (along_trivial >= 1 - 1e-12)
+    if style == "phi3":
+        k = int(min(max(n_clusters, 2), X.shape[0]))
+        # eigenvalues of L are 1 - those of A; the k smallest of L are A's k largest
+        values, vectors = linalg.eigh(A, subset_by_index=[X.shape[0] - k, X.shape[0] - 1])
+        values, vectors = values[::-1][1:], vectors[:, ::-1][:, 1:]
+        scores = ((1 + values)[:, None] * (vectors.T @ F) ** 2).sum(axis=0)
+    else:
+        phi1 = 1 - np.einsum("ij,ij->j", F, A @ F)
+        scores = -(phi1 if style == "phi1" else _safe_divide(phi1, np.where(degenerate, 0.0, 1 - along_trivial)))
+    return np.where(degenerate, scores.min(initial=0.0) - 1.0, scores) if degenerate.any() else scores
+
+
+def _spectral_embedding(S, n_clusters):
+    """The ``n_clusters`` eigenvectors of ``L y = lambda D y`` with the smallest eigenvalues
+    (``L = D - S``), from the symmetric ``D^-1/2 S D^-1/2``. The first is the constant one when
+    the graph is connected; when it falls into c pieces the first c span their indicators, so
+    ``n_clusters`` well-separated groups are described either way (as in spectral clustering)."""
+    root_degree = np.sqrt(S.sum(axis=1))
+    q = S.shape[0]
+    k = int(min(n_clusters, q))
+    _, vectors = linalg.eigh(S / root_degree[:, None] / root_degree[None, :], subset_by_index=[q - k, q - 1])
+    return vectors[:, ::-1] / root_degree[:, None]
+
+
+def _lasso_with_cardinality(X, target, cardinality):
+    """The L1-regularised regression of ``target`` on ``X`` (with intercept) at the largest penalty
+    where ``cardinality`` coefficients are non-zero, by the LARS-lasso path (Efron et al. 2004)."""
+    from sklearn.linear_model import lars_path
+
+    centred, goal = X - X.mean(axis=0), target - target.mean()
+    _, _, path = lars_path(centred, goal, method="lasso", max_iter=4 * cardinality + 10)
+    counts = np.count_nonzero(path, axis=0)
+    reached = np.flatnonzero(counts >= cardinality)
+    return path[:, reached[0] if reached.size else -1]
+
+
+def mcfs_score(X, y=None, n_clusters=5, n_features_to_select=100, n_neighbors=5, weight="heat", width=None):
+    """MCFS, multi-cluster feature selection (Cai, Zhang & He, KDD 2010, Sec. 3).
+
+    The ``n_clusters`` eigenvectors ``y_k`` of ``L y = lambda D y`` with the smallest eigenvalues
+    on the k-NN graph (:func:`knn_graph`, Eqs. 1-2; :func:`_spectral_embedding`) are each regressed on the features with an L1 penalty
+    whose cardinality is ``n_features_to_select`` (Eq. 4, by LARS); a feature's score is its
+    largest absolute coefficient over the eigenvectors (Eq. 5). Features never chosen score 0.
+    """
+    Y = _spectral_embedding(knn_graph(X, n_neighbors, weight, width), n_clusters)
+    Y = Y - Y.mean(axis=0)
+    # the constant eigenvector of a connected graph has nothing to regress
+    informative = np.linalg.norm(Y, axis=0) > 1e-10 * np.abs(Y).max()
+    cardinality = int(min(n_features_to_select, X.shape[1]))
+    return np.max([np.abs(_lasso_with_cardinality(X, y, cardinality)) for y in Y[:, informative].T]
+                  + [np.zeros(X.shape[1])], axis=0)
+
+
+def _udfs_local_scatter(X, n_neighbors, ridge):
+    """``L = sum_i S_i H (X~_i^T X~_i + lambda I)^-1 H S_i^T`` (Yang et al. 2011, Eq. 9): over each
+    sample's neighbourhood (itself and its ``n_neighbors`` nearest), the centred Gram matrix's
+    regularised inverse, placed at the neighbourhood's rows and columns (samples x samples).
+    ``lambda = ridge`` times the Gram matrix's mean diagonal (scale-free)."""
+    q = X.shape[0]
+    size = int(min(n_neighbors, q - 1)) + 1
+    distances = _squared_distances(X)
+    np.fill_diagonal(distances, -1.0)  # each sample first in its own neighbourhood
+    neighbourhoods = np.argsort(distances, axis=1, kind="stable")[:, :size]
+    H = np.eye(size) - 1.0 / size
+    L = np.zeros((q, q))
+    for members in neighbourhoods:
+        local = H @ X[members]
+        gram = local @ local.T
+        regularised = gram + (ridge * max(np.trace(gram) / size, 1e-300)) * np.eye(size)
+        L[np.ix_(members, members)] += H @ np.linalg.solve(regularised, H)
+    return L
+
+
+#: feature counts up to which UDFS solves its eigenproblem densely; above, matrix-free
+_UDFS_DENSE_LIMIT = 600
+
+
+def _smallest_eigenvectors(Z, diagonal, k, start):
+    """The ``k`` eigenvectors of ``Z Z^T + diag(diagonal)`` with the smallest eigenvalues.
+
+    Dense up to :data:`_UDFS_DENSE_LIMIT` rows; above, as the largest of the inverse by Lanczos,
+    applying the inverse by the Woodbury identity (``O(n r)`` per product, never ``n x n``)."""
+    n, r = Z.shape
+    if n <= _UDFS_DENSE_LIMIT:
+        P = Z @ Z.T
+        P[np.diag_indices(n)] += diagonal
+        return linalg.eigh(P, subset_by_index=[0, k - 1])[1]
+    from scipy.sparse.linalg import LinearOperator, eigsh
+
+    inverse_diagonal = 1.0 / diagonal
+    scaled = Z * inverse_diagonal[:, None]
+    core_factor = linalg.cho_factor(np.eye(r) + Z.T @ scaled)
+
+    def apply_inverse(v):
+        v = v.reshape(n, -1)
+        return inverse_diagonal[:, None] * v - scaled @ linalg.cho_solve(core_factor, scaled.T @ v)
+
+    operator = LinearOperator((n, n), matvec=apply_inverse, matmat=apply_inverse, dtype=np.float64)
+    _, vectors = eigsh(operator, k=k, which="LA", v0=start, tol=1e-10)
+    return vectors
+
+
+@dataclass(frozen=True, eq=False)
+class IterativeScores:
+    """Scores of an iterative selector with its convergence: the objective after each iteration."""
+
+    scores: np.ndarray
+    objective_history: np.ndarray
+    converged: bool
+
+    @property
+    def n_iter(self) -> int:
+        return int(self.objective_history.size)
+
+
+def udfs_score(X, y=None, **options):
+    """UDFS scores (:func:`udfs`); warns ``ConvergenceWarning`` if it did not converge."""
+    return _scores_of(udfs(X, **options), "UDFS")
+
+
+def _scores_of(result, name):
+    if not result.converged:
+        from sklearn.exceptions import ConvergenceWarning
+
+        warnings.warn(f"{name} did not converge in {result.n_iter} iterations; raise max_iter or loosen tol.",
+                      ConvergenceWarning, stacklevel=3)
+    return result.scores
+
+
+def udfs(X, n_clusters=5, n_neighbors=5, gamma=0.1, ridge=1e-3, max_iter=300, tol=1e-6) -> IterativeScores:
+    """UDFS, unsupervised discriminative feature selection (Yang et al., IJCAI 2011, Sec. 3).
+
+    ``min_{W^T W = I} Tr(W^T M W) + gamma ||W||_{2,1}``, ``M = X^T L X`` with ``L`` the local
+    discriminative scatter of :func:`_udfs_local_scatter` and ``W`` features x ``n_clusters``,
+    solved as the paper's Algorithm 1: ``W`` = the eigenvectors of ``M + gamma D`` with the
+    smallest eigenvalues, ``D_ii = 1 / (2 |w_i|)``, until the objective's relative change is
+    under ``tol``. Scores are the row norms ``|w_i|``. The data are centred and divided by their
+    root mean square first, so ``gamma`` does not depend on the data's unit.
+    """
+    Xs = _unit_scale(X)
+    values, vectors = linalg.eigh(_udfs_local_scatter(Xs, n_neighbors, ridge))
+    keep = values > values.max() * 1e-12
+    Z = Xs.T @ (vectors[:, keep] * np.sqrt(values[keep]))  # M = Z Z^T
+    k = int(min(n_clusters, X.shape[1] - 1))
+    diagonal = np.full(X.shape[1], gamma)
+    start = np.ones(X.shape[1])
+    history = []
+    for _ in range(max_iter):
+        W = _smallest_eigenvectors(Z, diagonal, k, start)
+        row_norms = np.linalg.norm(W, axis=1)
+        history.append(np.sum((Z.T @ W) ** 2) + gamma * row_norms.sum())
+        if len(history) > 1 and abs(history[-2] - history[-1]) <= tol * abs(history[-1]):
+            break
+        diagonal = gamma / (2 * np.maximum(row_norms, 1e-12))
+        start = W.sum(axis=1)
+    return IterativeScores(row_norms, np.asarray(history), len(history) < max_iter)
+
+
+def _ndfs_regression(X, F, d_inverse, beta):
+    """``W = (X^T X + beta D)^-1 X^T F`` and ``K (K + beta I)^-1`` (= ``X (X^T X + beta D)^-1 X^T``)
+    through the samples x samples ``K = X D^-1 X^T`` (push-through identity), never features x
+    features."""
+    K = (X * d_inverse) @ X.T
+    factor = linalg.cho_factor(K + beta * np.eye(X.shape[0]))
+    projected = linalg.cho_solve(factor, F)
+    return d_inverse[:, None] * (X.T @ projected), factor
+
+
+def ndfs_score(X, y=None, **options):
+    """NDFS scores (:func:`ndfs`); warns ``ConvergenceWarning`` if it did not converge."""
+    return _scores_of(ndfs(X, **options), "NDFS")
+
+
+def ndfs(X, n_clusters=5, n_neighbors=5, alpha=1.0, beta=1.0, gamma=1e8, max_iter=300, tol=1e-6,
+         random_state=0) -> IterativeScores:
+    """NDFS, nonnegative discriminative feature selection (Li et al., AAAI 2012, Sec. 3).
+
+    ``min Tr(F^T L F) + alpha (|X W - F|_F^2 + beta |W|_{2,1})`` over nonnegative cluster
+    indicators ``F`` (samples x ``n_clusters``, ``F^T F = I`` enforced by the penalty ``gamma``)
+    and ``W``, ``L`` the normalised Laplacian of the k-NN heat graph. The paper's alternation:
+    ``W = (X^T X + beta D)^-1 X^T F``; ``F <- F o (gamma F) / (M F + gamma F F^T F)`` with
+    ``M = L + alpha (I - X (X^T X + beta D)^-1 X^T)`` (Eq. 13; damped to the same fixed points,
+    see the code); ``D_ii = 1 / (2 |w_i|)``; until the
+    objective's relative change is under ``tol``. ``F`` starts from spectral clustering
+    (k-means with ``random_state`` on the graph's embedding) plus 0.2. Scores are ``|w_i|``.
+    The data are centred and divided by their root mean square first (unit-free ``alpha``, ``beta``).
+    """
+    from sklearn.cluster import KMeans
+
+    Xs = _unit_scale(X)
+    q = X.shape[0]
+    S = knn_graph(Xs, n_neighbors)
+    root_degree = np.sqrt(S.sum(axis=1))
+    laplacian = np.eye(q) - S / root_degree[:, None] / root_degree[None, :]
+    k = int(min(n_clusters, q - 1))
+    embedding = _spectral_embedding(S, k)
+    clusters = KMeans(k, n_init=10, random_state=random_state).fit_predict(embedding)
+    F = np.eye(k)[clusters] + 0.2
+    F /= np.linalg.norm(F, axis=0)
+    d_inverse = np.ones(X.shape[1])
+    history = []
+    for _ in range(max_iter):
+        W, factor = _ndfs_regression(Xs, F, d_inverse, beta)
+        row_norms = np.linalg.norm(W, axis=1)
+        history.append(np.sum(F * (laplacian @ F)) + alpha * (np.sum((Xs @ W - F) ** 2) + beta * row_norms.sum()))
+        if len(history) > 1 and abs(history[-2] - history[-1]) <= tol * abs(history[-1]):
+            break
+        M_F = laplacian @ F + alpha * beta * linalg.cho_solve(factor, F)
+        # The paper's rule with two changes that keep its fixed points (F o (M F + gamma F F^T F
+        # - gamma F) = 0). M F is split into its signed parts, as in semi-NMF (Ding, Li & Jordan
+        # 2010), so a negative (M F)_ij near F_ij = 0 cannot flip a sign or divide by ~0. The
+        # ratio is taken to the power 1/2, as orthogonal NMF does (Ding et al., KDD 2006): where
+        # gamma dominates, the plain rule maps a column of norm f to norm 1/f and oscillates with
+        # period two (on colon its objective alternated 1.27 / 1.70 for 300 iterations).
+        numerator = gamma * F + np.maximum(-M_F, 0)
+        denominator = np.maximum(M_F, 0) + gamma * F @ (F.T @ F)
+        F = F * np.sqrt(np.divide(numerator, denominator, out=np.zeros_like(F), where=denominator > 0))
+        d_inverse = 2 * np.maximum(row_norms, 1e-12)
+    return IterativeScores(row_norms, np.asarray(history), len(history) < max_iter)
+
+
+MRMR_CRITERIA = ("difference", "quotient")
+
+
+def discretise(X, width=1.0, discrete_features="auto"):
+    """Level codes of each feature: discrete ones (:func:`discrete_feature_mask`) keep their
+    values; continuous ones get three states, below ``mean - width * std``, above
+    ``mean + width * std`` and between, as Peng, Long & Ding (2005, Sec. 4) discretise."""
+    discrete = discrete_feature_mask(X, discrete_features)
+    codes = np.ones(X.shape, dtype=np.int64)
+    continuous = X[:, ~discrete]
+    mean, spread = continuous.mean(axis=0), continuous.std(axis=0)
+    codes[:, ~discrete] = (continuous > mean - width * spread).astype(np.int64) + (continuous > mean + width * spread)
+    if discrete.any():
+        codes[:, discrete] = _level_codes(X[:, discrete])[0]
+    return codes, codes.max(axis=0) + 1
+
+
+def mrmr_score(X, y, n_features_to_select=100, criterion="difference", width=1.0, discrete_features="auto"):
+    """mRMR, minimum redundancy maximum relevance (Peng, Long & Ding, TPAMI 2005, Eqs. 6-9).
+
+    On discretised features (:func:`discretise`), greedily add the feature maximising its mutual
+    information with the class (relevance) minus (``"difference"``, MID) or divided by
+    (``"quotient"``, MIQ) its mean mutual information with the features already chosen
+    (redundancy); the first is the most relevant. ``n_features_to_select`` are ranked; the rest
+    tie below them.
+    """
+    if criterion not in MRMR_CRITERIA:
+        raise InputError(f"mRMR's criterion must be one of {', '.join(MRMR_CRITERIA)}; got {criterion!r}.")
+    codes, n_levels = discretise(X, width, discrete_features)
+    classes, target = np.unique(y, return_inverse=True)
+    relevance = discrete_mutual_information(codes, n_levels, target, classes.size)
+    redundancy = np.zeros(X.shape[1])
+    chosen = np.zeros(X.shape[1], dtype=bool)
+    order = []
+    for step in range(int(min(n_features_to_select, X.shape[1]))):
+        if step == 0:
+            merit = relevance.copy()
+        elif criterion == "difference":
+            merit = relevance - redundancy / step
+        else:
+            merit = relevance / np.maximum(redundancy / step, 1e-12)
+        merit[chosen] = -np.inf
+        best = int(np.argmax(merit))
+        order.append(best)
+        chosen[best] = True
+        redundancy += discrete_mutual_information(codes, n_levels, codes[:, best], int(n_levels[best]))
+    return _ranked_scores(order, X.shape[1])
+
+
 def adaboost_score(X, y, n_estimators=100, random_state=0):
     """Feature importances of AdaBoost with decision stumps, the Viola-Jones selector (lecture)."""
     from sklearn.ensemble import AdaBoostClassifier
@@ -311,7 +790,17 @@ SCORERS: dict[str, tuple[BaselineInfo, Callable]] = {
     "l21": (BaselineInfo("L2,1 least squares", "embedded", True, "O(q^2 n) per iteration", "Nie et al., NIPS 2010"), l21_score),
     "fsca": (BaselineInfo("FSCA", "filter", False, "O(k q n^2)", "Puggini & McLoone, Eng. Appl. AI 2017"), fsca_score),
     "adaboost": (BaselineInfo("AdaBoost stumps", "embedded", True, "O(T q n log q)", "Viola & Jones, IJCV 2004; " + _REF_LECTURE), adaboost_score),
+    "surf": (BaselineInfo("SURF", "filter", True, "O(q^2 n)", "Greene et al., EvoBIO 2009", min_per_class=2), surf_score),
+    "multisurf": (BaselineInfo("MultiSURF", "filter", True, "O(q^2 n)", "Urbanowicz et al., J. Biomed. Inform. 2018", min_per_class=2), multisurf_score),
+    "mrmr": (BaselineInfo("mRMR", "filter", True, "O(k q n)", "Peng, Long & Ding, TPAMI 2005"), mrmr_score),
+    "spec": (BaselineInfo("SPEC", "filter", False, "O(q^2 n)", "Zhao & Liu, ICML 2007"), spec_score),
+    "mcfs": (BaselineInfo("MCFS", "filter", False, "O(q^2 n) + k LARS paths", "Cai, Zhang & He, KDD 2010"), mcfs_score),
+    "udfs": (BaselineInfo("UDFS", "filter", False, "O(q^2 n) + O(n r) per Lanczos product", "Yang et al., IJCAI 2011"), udfs_score),
+    "ndfs": (BaselineInfo("NDFS", "filter", False, "O(q^2 n) per iteration", "Li et al., AAAI 2012"), ndfs_score),
 }
+#: Scorers that group the samples into a number of clusters given as ``n_clusters``
+#: (:func:`rank_features` passes its own).
+CLUSTERING_SCORERS = ("spec", "mcfs", "udfs", "ndfs")
 
 
 def score_features(method: str, X, y=None, **options) -> FeatureScores:
@@ -362,7 +851,8 @@ SPECTRAL_RANKERS = ("Q-alpha", "Q-alpha (supervised)", "sparse LDA")
 def rank_features(method: str, X, y=None, n_clusters: int = 2) -> np.ndarray:
     """Feature indices, best first, by ``method``: one of :data:`SPECTRAL_RANKERS` or of :data:`SCORERS`.
 
-    ``"Q-alpha"`` is unsupervised Q-alpha with ``n_clusters`` ([002] Eq. 1), ``"Q-alpha
+    ``"Q-alpha"`` is unsupervised Q-alpha with ``n_clusters`` ([002] Eq. 1; the clustering
+    scorers of :data:`CLUSTERING_SCORERS` get it too), ``"Q-alpha
     (supervised)"`` fixes Q to the class indicators, and ``"sparse LDA"`` orders the features
     by the greedy backward elimination of [001] Sec. 4 (two classes). One signature for all
     methods, so that comparisons and bootstrap stability call them alike.
@@ -378,7 +868,7 @@ def rank_features(method: str, X, y=None, n_clusters: int = 2) -> np.ndarray:
         return greedy_slda(X, y).backward_order
     if method not in SCORERS:
         raise InputError(f"Unknown method {method!r}; choose one of {', '.join(SPECTRAL_RANKERS + tuple(SCORERS))}.")
-    return score_features(method, X, y).ranking
+    return score_features(method, X, y, **({"n_clusters": n_clusters} if method in CLUSTERING_SCORERS else {})).ranking
 
 
 # ---------------------------------------------------------------------------- projections
@@ -543,7 +1033,7 @@ class LPP(_Projection):
         X, _ = self._check(X, None)
         pca = PCAProjection(min(self.pca_components, X.shape[0] - 1, X.shape[1])).fit(X)
         Z = pca.transform(X)
-        S = _knn_heat_graph(Z, min(self.n_neighbors, X.shape[0] - 1))
+        S = knn_graph(Z, self.n_neighbors)
         d = S.sum(axis=1)
         L = np.diag(d) - S
         left, right = Z.T @ L @ Z, Z.T @ (d[:, None] * Z)

@@ -109,7 +109,8 @@ def test_unit_free_methods_rescale_exactly_instead_of_overflowing():
     assert np.allclose(kernel.alpha, kernel_q_alpha(X, 2, kernel="rbf").alpha, atol=1e-10)
 
 
-@pytest.mark.parametrize("method", ["variance", "fisher", "pearson", "laplacian", "relieff", "fsca", "ks"])
+@pytest.mark.parametrize("method", ["variance", "fisher", "pearson", "laplacian", "relieff", "fsca", "ks", "surf",
+                                    "multisurf", "mrmr", "spec", "mcfs", "udfs", "ndfs"])
 def test_scores_on_values_near_1e300_are_finite_and_rank_as_unscaled(method):
     plain = score_features(method, X, Y)
     huge = score_features(method, X * 1e300, Y)
