@@ -27,7 +27,7 @@ from .validation import as_data_matrix, as_labels, power_of_two_scale, require_f
 
 __all__ = ["BaselineInfo", "FeatureScores", "IterativeScores", "SCORERS", "CLUSTERING_SCORERS", "PROJECTIONS",
            "score_features", "rank_features", "make_projection", "PCAProjection", "CPCA", "OPCA", "KernelPCAProjection",
-           "LPP", "knn_graph", "discrete_feature_mask", "discrete_mutual_information", "discretise", "udfs", "ndfs"]
+           "LPP", "knn_graph", "rbf_similarity", "discrete_feature_mask", "discrete_mutual_information", "discretise", "udfs", "ndfs"]
 
 
 @dataclass(frozen=True)
@@ -461,11 +461,22 @@ def fsca_score(X, y=None, n_features_to_select=100):
 SPEC_STYLES = ("phi1", "phi2", "phi3")
 
 
+def rbf_similarity(X, sigma2=None):
+    """``S_ij = exp(-|x_i - x_j|^2 / (2 sigma2))`` between all samples; ``sigma2`` by default half
+    the mean squared distance between two samples (unit-free)."""
+    distances = _squared_distances(X)
+    if sigma2 is None:
+        sigma2 = float(distances.sum() / max(X.shape[0] * (X.shape[0] - 1), 1)) / 2 or 1.0
+    elif not sigma2 > 0:
+        raise InputError(f"The RBF kernel's width sigma2 must be positive; got {sigma2}.")
+    return np.exp(-distances / (2 * sigma2))
+
+
 def spec_score(X, y=None, style="phi2", n_clusters=5, sigma2=None):
     """SPEC, spectral feature selection (Zhao & Liu, ICML 2007, Sec. 3).
 
-    On the RBF similarity ``S_ij = exp(-|x_i - x_j|^2 / (2 sigma2))`` (``sigma2`` by default
-    half the mean squared distance between samples), degrees ``D`` and normalised Laplacian
+    On the RBF similarity :func:`rbf_similarity` (``sigma2`` by default half the mean squared
+    distance between samples), degrees ``D`` and normalised Laplacian
     ``L = I - D^-1/2 S D^-1/2`` with eigenpairs ``(lambda_j, xi_j)``, each feature ``f`` is
     normalised to ``f^ = D^1/2 f / |D^1/2 f|`` and scored by
 
@@ -479,12 +490,7 @@ def spec_score(X, y=None, style="phi2", n_clusters=5, sigma2=None):
     """
     if style not in SPEC_STYLES:
         raise InputError(f"SPEC's style must be one of {', '.join(SPEC_STYLES)}; got {style!r}.")
-    distances = _squared_distances(X)
-    if sigma2 is None:
-        sigma2 = float(distances.sum() / max(X.shape[0] * (X.shape[0] - 1), 1)) / 2 or 1.0
-    elif not sigma2 > 0:
-        raise InputError(f"SPEC's kernel width sigma2 must be positive; got {sigma2}.")
-    S = np.exp(-distances / (2 * sigma2))
+    S = rbf_similarity(X, sigma2)
     root_degree = np.sqrt(S.sum(axis=1))
     A = S / root_degree[:, None] / root_degree[None, :]
     F = root_degree[:, None] * X
@@ -566,8 +572,9 @@ def _udfs_local_scatter(X, n_neighbors, ridge):
     return L
 
 
-#: feature counts up to which UDFS solves its eigenproblem densely; above, matrix-free
-_UDFS_DENSE_LIMIT = 600
+#: feature counts up to which UDFS solves its eigenproblem densely; above, matrix-free (faster
+#: from 200 features on: colon's first 200 genes 0.22 s against 3.8 s, 1,000 genes 3.6 s against 104 s)
+_UDFS_DENSE_LIMIT = 100
 
 
 def _smallest_eigenvectors(Z, diagonal, k, start):

@@ -14,7 +14,7 @@ from pages import ui
 
 ui.page_start()
 
-SLOW = {"forward_wrapper", "backward_wrapper", "mutual_information", "rfe_svm", "l1_logistic"}
+SLOW = {"forward_wrapper", "backward_wrapper", "mutual_information", "rfe_svm", "l1_logistic", "udfs", "ndfs"}
 MEASURES = {"accuracy": "k-means accuracy", "nmi": "NMI", "precision": "normalised precision index",
             "kuncheva": "stability (Kuncheva index)"}
 

@@ -73,6 +73,21 @@ def test_compare_page_ranks_weston_methods():
     assert len(app.get("download_button")) == 1
 
 
+def test_compare_page_places_the_new_selectors_beside_q_alpha():
+    app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
+    app.session_state["dataset"] = weston_linear(120, random_state=0)
+    methods = ["Q-alpha", "spec", "mcfs", "udfs", "ndfs", "mrmr", "surf", "multisurf"]
+    app.session_state["cmp_methods"] = methods
+    app.run()
+    assert not app.exception and not app.error
+    table = app.dataframe[0].value
+    best = dict(zip(table["method"], table["best k-means accuracy"]))
+    assert set(best) == set(methods) and all(0 <= value <= 1 for value in best.values())
+    assert min(best["mrmr"], best["surf"], best["multisurf"]) > 0.8  # supervised: Weston's planted features
+    labels = app.multiselect(key="cmp_methods").options
+    assert "UDFS (slow)" in labels and "SPEC" in labels and "mRMR" in labels
+
+
 def test_compare_page_stability_against_k():
     """Fisher's ranking of Weston's linear data keeps its few strong features on every resample;
     the variance of standardised-like noise features does not."""

@@ -177,7 +177,8 @@ def test_ben_dor_study():
 def test_unsupervised_benchmark():
     result = quick("unsupervised_benchmark")
     table = result.table
-    assert set(table.method) == {"Q-alpha", "variance", "Laplacian score", "FSCA"}
+    assert set(table.method) == {"Q-alpha", "variance", "Laplacian score", "FSCA", "SPEC", "MCFS", "UDFS", "NDFS"}
+    assert (table.seconds > 0).all()
     assert table.accuracy.between(0, 1).all() and table.nmi.between(0, 1).all()
     by_set = table.groupby(["dataset", "method"]).accuracy.mean().unstack()
     assert (by_set["Q-alpha"] >= by_set["variance"]).sum() * 2 >= len(by_set)

@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from ..baselines import make_projection, score_features
+from ..baselines import CLUSTERING_SCORERS, make_projection, score_features
 from ..bundled import load_dataset
 from ..dataset import Dataset
 from ..errors import InputError
@@ -145,7 +145,8 @@ def uci_side(*, quick=False, random_state=0, progress=None, dataset: Dataset | N
 # ------------------------------------------------------------------------------------------ 10
 BENCHMARK_SETS = ["warpAR10P", "ORL", "COIL20", "colon", "GLIOMA", "TOX-171", "lymphoma", "PCMAC"]
 QUICK_SETS = ["Yale", "colon"]
-UNSUPERVISED = {"variance": "variance", "Laplacian score": "laplacian", "FSCA": "fsca"}
+UNSUPERVISED = {"variance": "variance", "Laplacian score": "laplacian", "FSCA": "fsca", "SPEC": "spec", "MCFS": "mcfs",
+                "UDFS": "udfs", "NDFS": "ndfs"}
 
 
 @register("unsupervised_benchmark", "Unsupervised selection on the bundled real data sets", "beyond the papers",
@@ -156,7 +157,8 @@ def unsupervised_benchmark(*, quick=False, random_state=0, progress=None,
     NIPS 2005): rank the features without labels, keep the top K, cluster the samples by k-means
     with as many clusters as classes, score by clustering accuracy (Hungarian) and NMI, for
     several K. Q-alpha (k = number of classes) against the unsupervised baselines: variance,
-    Laplacian score (5-NN heat kernel) and FSCA. k-means is started ``runs`` times and averaged
+    Laplacian score (5-NN heat kernel), FSCA, SPEC (phi2), MCFS, UDFS and NDFS (the last three
+    with as many clusters as classes, as Q-alpha). k-means is started ``runs`` times and averaged
     (:func:`core.metrics.selection_curves`, standardised features).
 
     Data: faces (warpAR10P, ORL), objects (COIL20), genes (colon, GLIOMA, TOX-171, lymphoma),
@@ -179,7 +181,9 @@ def unsupervised_benchmark(*, quick=False, random_state=0, progress=None,
         seconds["Q-alpha"] = time.perf_counter() - start
         for label, method in UNSUPERVISED.items():
             step(f"{name}: {label}")
-            options = {"n_features_to_select": max(sizes)} if method == "fsca" else {}
+            options = {"n_features_to_select": max(sizes)} if method in ("fsca", "mcfs") else {}
+            if method in CLUSTERING_SCORERS:
+                options["n_clusters"] = n_classes  # as Q-alpha's k
             scores = score_features(method, data.X, None, **options)
             rankings[label], seconds[label] = scores.ranking, scores.seconds
         step(f"{name}: k-means on the top features")
