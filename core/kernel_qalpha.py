@@ -28,7 +28,6 @@ References
 
 from __future__ import annotations
 
-import os
 from typing import Callable
 
 import numpy as np
@@ -36,6 +35,7 @@ from scipy import linalg
 from scipy.sparse.linalg import eigsh
 
 from .errors import InputError
+from .limits import memory_limit_bytes
 from .qalpha import (AUTO_DENSE_LIMIT, DENSE_LIMIT, LAM_MAX, QAlphaResult, _result_warnings, _orient, _side_scaling, preprocess_features,
                      side_variance)
 from .validation import as_data_matrix as _as_data_matrix
@@ -52,14 +52,6 @@ def kernel_memory_bytes(n_features: int) -> int:
     """Working memory of kernel Q-alpha for ``n_features``: about four ``n x n`` float64 arrays
     (V, G, the outer product P P^T and the eigen-solver's copy)."""
     return int(4 * 8 * n_features**2)
-
-
-def memory_limit_bytes() -> int:
-    """Default limit: half of the machine's physical memory."""
-    try:
-        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2)
-    except (ValueError, OSError, AttributeError):
-        return 8 << 30
 
 
 def kernel_matrix(Mt, kernel="linear", degree=2, coef0=0.0, gamma=None) -> np.ndarray:

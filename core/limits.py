@@ -10,6 +10,7 @@ from __future__ import annotations
 import bz2
 import io
 import lzma
+import os
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -17,7 +18,15 @@ from dataclasses import dataclass
 from .errors import InputError
 
 __all__ = ["LoadLimits", "decompress", "check_budget", "compression_of", "format_bytes", "open_zip", "user_files",
-           "COMPRESSIONS"]
+           "COMPRESSIONS", "memory_limit_bytes"]
+
+
+def memory_limit_bytes() -> int:
+    """Default working-memory limit of one computation: half of the machine's physical memory."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2)
+    except (ValueError, OSError, AttributeError):
+        return 8 << 30
 
 
 @dataclass(frozen=True)

@@ -43,8 +43,10 @@ from typing import Callable
 
 import numpy as np
 from scipy import linalg
+from scipy.linalg import lapack
 
 from .errors import InputError
+from .limits import memory_limit_bytes
 from .validation import as_data_matrix as _as_matrix
 from .validation import as_labels as _as_labels
 from .validation import power_of_two_scale as _power_of_two_scale
@@ -60,7 +62,7 @@ def _unit_free(X):
 
 __all__ = ["SLDAPath", "PairPath", "SPCAPath", "ExactResult", "greedy_slda", "greedy_pair",
            "greedy_spca", "sparse_eigenvector", "exact_slda", "two_class_scatter", "scatter_matrices",
-           "subset_objective", "EXACT_LIMIT"]
+           "subset_objective", "slda_memory_bytes", "EXACT_LIMIT", "ELIMINATION_BLOCK"]
 
 #: Largest number of features :func:`exact_slda` accepts by default (see its notes on cost).
 EXACT_LIMIT = 32
@@ -201,18 +203,46 @@ def subset_objective(a, B, subset) -> float:
     return float(a[s] @ linalg.cho_solve(factor, a[s]))
 
 
-def _ridge(B, reg):
+#: ``B`` counts as well conditioned when LAPACK's estimate of its reciprocal condition number
+#: (1-norm, from the Cholesky factor) exceeds this
+RCOND_MIN = 1e-10
+
+
+def _column_abs_sums(B):
+    """``max_j sum_i |B_ij|`` (the 1-norm) without a temporary of B's size."""
+    sums = np.zeros(B.shape[1])
+    for r0 in range(0, B.shape[0], _UPDATE_ROWS):
+        sums += np.abs(B[r0:r0 + _UPDATE_ROWS]).sum(axis=0)
+    return float(sums.max())
+
+
+def _cholesky_into(work, B):
+    """The lower Cholesky factor of the symmetric ``B`` in the Fortran-ordered ``work`` (no other
+    copy), and LAPACK's info (0 when ``B`` is positive definite)."""
+    np.copyto(work.T, B)  # B is symmetric: its C-ordered copy is its Fortran-ordered copy
+    factor, info = lapack.dpotrf(work, lower=1, clean=0, overwrite_a=1)
+    return factor, info
+
+
+def _ridge(B, reg, work=None):
     """The ridge to add to the diagonal of ``B``: ``reg`` if given (checked), otherwise 0 when
-    ``B`` is well conditioned and ``1e-3`` times its mean diagonal when it is (nearly) singular."""
+    ``B`` is well conditioned and ``1e-3`` times its mean diagonal when it is (nearly) singular.
+
+    Well conditioned: the Cholesky factorisation succeeds and LAPACK's condition estimate from
+    the factor (``?pocon``, 1-norm) is above :data:`RCOND_MIN` -- one Cholesky and ``O(n^2)``,
+    where a full spectrum costs several times more. (The 1-norm condition number lies between the
+    2-norm one and ``n`` times it, so this is the stricter of the two tests.)
+    """
     if reg is not None:
         if not (np.isfinite(reg) and reg >= 0):
             raise InputError(f"reg must be a non-negative number; got {reg!r}.")
         return float(reg)
-    try:
-        eigenvalues = linalg.eigvalsh(B)
-        well_conditioned = eigenvalues[0] > 1e-10 * eigenvalues[-1]
-    except linalg.LinAlgError:
-        well_conditioned = False
+    work = np.empty(B.shape, order="F") if work is None else work
+    factor, info = _cholesky_into(work, B)
+    well_conditioned = False
+    if info == 0:
+        rcond, info = lapack.dpocon(factor, _column_abs_sums(B), uplo="L")
+        well_conditioned = info == 0 and rcond > RCOND_MIN
     return 0.0 if well_conditioned else 1e-3 * max(float(np.diag(B).mean()), np.finfo(float).tiny)
 
 
@@ -306,18 +336,131 @@ def _greedy_eliminate(M, v, pick_largest, progress=None, offset=0, total=None):
     return order, scores
 
 
-def _nested_objectives(a, B, order):
+#: Steps whose updates are delayed and applied as one matrix product (measured on 2 cores with
+#: benchmarks/bench_slda.py: 64 to 256 are within 10% of each other at n = 1,024 to 4,096)
+ELIMINATION_BLOCK = 128
+#: Rows per matrix product of the delayed update (bounds its temporary to ROWS x n)
+_UPDATE_ROWS = 256
+
+
+def _blocked_eliminate(W, v, pick_largest, progress=None, offset=0, total=None, block=ELIMINATION_BLOCK):
+    """:func:`_greedy_eliminate` with the Schur-complement updates delayed over ``block`` steps.
+
+    ``W`` (the SPD matrix, overwritten) holds the Schur complement as of the block's start; a
+    step needs only the diagonal ``d`` and the vector ``v`` (kept current, O(n) per step) and the
+    current column at its pivot, which is the row of ``W`` at the pivot minus the block's
+    pending factor columns (``panel``) -- the bookkeeping of LAPACK's blocked pivoted Cholesky
+    (``?pstrf``) with another pivot rule. At the block's end the pending updates are applied
+    at once, ``W -= panel panel^T``, a matrix product (BLAS-3) instead of ``block`` passes over
+    ``W``. Same choices as the rank-1 kernel: the arithmetic differs only in rounding order.
+
+    Rows of ``W`` follow the pivot positions (swapped, contiguous); its columns stay in feature
+    order (``column_of``), since swapping columns of a row-major matrix costs a strided pass per
+    step. The columns of eliminated features are compacted away whenever they are half of
+    ``W``'s width, so a block's product never spans more than twice the remaining features.
+    """
+    n = W.shape[0]
+    perm = np.arange(n)
+    column_of = np.arange(n)
+    width = n
+    d = np.diag(W).copy()
+    v = v.copy()
+    order = np.empty(n, dtype=np.intp)
+    scores = np.empty(n)
+    panel = np.zeros((n, block))
+    tiny = np.finfo(float).tiny
+    report_every = max(1, n // 50)
+    m = 0
+    while m < n:
+        size = min(block, n - m)
+        for t in range(size):
+            k = m + t
+            gain = v[k:] ** 2 / d[k:]
+            j = k + int(np.argmax(gain) if pick_largest else np.argmin(gain))
+            if j != k:
+                perm[[k, j]] = perm[[j, k]]
+                d[[k, j]] = d[[j, k]]
+                v[[k, j]] = v[[j, k]]
+                panel[[k, j], :t] = panel[[j, k], :t]
+                W[[k, j], :width] = W[[j, k], :width]
+            pivot = d[k]
+            order[k] = perm[k]
+            scores[k] = v[k] ** 2 / pivot
+            if k + 1 < n:
+                column = W[k, column_of[perm[k + 1:]]] - panel[k + 1:, :t] @ panel[k, :t]
+                panel[k + 1:, t] = column / np.sqrt(pivot)
+                v[k + 1:] -= column * (v[k] / pivot)
+                d[k + 1:] -= column ** 2 / pivot
+                # guard against round-off making a diagonal of an SPD Schur complement non-positive
+                np.maximum(d[k + 1:], tiny, out=d[k + 1:])
+            if progress is not None and (k % report_every == 0 or k == n - 1):
+                progress(offset + k + 1, total or n)
+        end = m + size
+        remaining = n - end
+        if remaining:
+            if remaining <= width // 2:
+                source = column_of[perm[end:]]
+                for r0 in range(end, n, _UPDATE_ROWS):
+                    r1 = min(r0 + _UPDATE_ROWS, n)
+                    W[r0:r1, :remaining] = np.take(W[r0:r1, :width], source, axis=1)
+                column_of[perm[end:]] = np.arange(remaining)
+                width = remaining
+            right = np.zeros((width, size))
+            right[column_of[perm[end:]]] = panel[end:, :size]
+            for r0 in range(end, n, _UPDATE_ROWS):
+                r1 = min(r0 + _UPDATE_ROWS, n)
+                W[r0:r1, :width] -= panel[r0:r1, :size] @ right.T
+        m = end
+    return order, scores
+
+
+def _nested_objectives(a, B, order, work=None):
     """``f(order[:k])`` for every k from one Cholesky of ``B`` in that order: prefix sums of
-    ``z^2`` with ``L z = a`` (each term positive, so the sums are accurate)."""
-    permuted = B[np.ix_(order, order)]
-    factor = linalg.cholesky(permuted, lower=True)
-    z = linalg.solve_triangular(factor, a[order], lower=True)
+    ``z^2`` with ``L z = a`` (each term positive, so the sums are accurate). The permuted ``B``
+    is built in ``work`` (Fortran-ordered, ``n x n``) when it is given."""
+    n = order.size
+    work = np.empty((n, n), order="F") if work is None else work
+    rows = work.T  # C-ordered view: row r of the permuted matrix
+    for r0 in range(0, n, _UPDATE_ROWS):
+        rows[r0:r0 + _UPDATE_ROWS] = B[order[r0:r0 + _UPDATE_ROWS]][:, order]
+    factor, info = lapack.dpotrf(work, lower=1, clean=0, overwrite_a=1)
+    if info != 0:
+        raise InputError("The within-class scatter is not positive definite; give reg > 0.")
+    z = linalg.solve_triangular(factor, a[order], lower=True, check_finite=False)
     return np.cumsum(z**2)
 
 
+def _symmetrise_lower(M):
+    """Copy the lower triangle of ``M`` onto its upper one, in strips (no full temporary)."""
+    n = M.shape[0]
+    for c0 in range(0, n, _UPDATE_ROWS):
+        c1 = min(c0 + _UPDATE_ROWS, n)
+        diagonal = M[c0:c1, c0:c1]
+        M[c0:c1, c0:c1] = np.tril(diagonal) + np.tril(diagonal, -1).T
+        M[c0:c1, c1:] = M[c1:, c0:c1].T
+
+
+def _largest_eigenvalue(B):
+    """``lambda_max(B)`` by Lanczos (a few dozen products with ``B``) above 256 features, by a
+    dense solver below (where it costs less than Lanczos' start-up)."""
+    n = B.shape[0]
+    if n <= 256:
+        return float(linalg.eigvalsh(B, subset_by_index=[n - 1, n - 1])[0])
+    from scipy.sparse.linalg import eigsh
+
+    return float(eigsh(B, k=1, which="LA", v0=np.ones(n), tol=1e-12, return_eigenvectors=False)[0])
+
+
+def slda_memory_bytes(n_features: int, copies_of_B: int = 2) -> int:
+    """Working memory of :func:`greedy_slda` on ``n_features``: ``B`` and one work matrix of
+    ``n x n`` float64 (three when a given ``B`` needs a ridge, which is added to a copy)."""
+    return int(8 * copies_of_B * n_features**2)
+
+
 # ---------------------------------------------------------------------------- two-class SLDA
-def greedy_slda(X, y, classes=None, direction="both", reg=None,
-                progress: Callable[[int, int], object] | None = None) -> SLDAPath:
+def greedy_slda(X=None, y=None, classes=None, direction="both", reg=None,
+                progress: Callable[[int, int], object] | None = None, *, a=None, B=None,
+                memory_limit: int | None = None) -> SLDAPath:
     """Greedy sparse LDA for two classes: every cardinality from 1 to n at once ([001]).
 
     Parameters
@@ -333,44 +476,108 @@ def greedy_slda(X, y, classes=None, direction="both", reg=None,
         reported in the result.
     progress : callable(done, total), optional
         Called about 50 times per pass.
+    a, B : array_like, optional
+        The problem itself instead of ``(X, y)``: the difference of the class means and the
+        (symmetric, positive semi-definite) within-class scatter, as :func:`exact_slda` takes
+        them. ``reg`` applies to ``B`` as to a scatter computed here (added to a copy).
+    memory_limit : int, optional
+        Bytes the computation may use (default: half the machine's memory); ``n`` features need
+        :func:`slda_memory_bytes` (``B`` and one ``n x n`` work matrix).
 
     Returns
     -------
     SLDAPath
+
+    Notes
+    -----
+    Both passes delay their rank-1 updates over blocks of :data:`ELIMINATION_BLOCK` steps and
+    apply them as matrix products (:func:`_blocked_eliminate`); the choices are those of the
+    rank-1 elimination. The ridge test and ``lambda_max(B)`` cost one Cholesky and a Lanczos
+    run, not a spectrum.
     """
     if direction not in ("both", "forward", "backward"):
         raise InputError(f"direction must be 'both', 'forward' or 'backward'; got {direction!r}.")
-    a, B, reg, classes = two_class_scatter(X, y, classes, reg)
-    return _path_from_problem(a, B, reg, classes, direction, progress)
+    limit = memory_limit_bytes() if memory_limit is None else int(memory_limit)
+    if a is not None or B is not None:
+        if X is not None or y is not None:
+            raise InputError("Give the data (X, y) or the problem (a, B), not both.")
+        needed = slda_memory_bytes(np.size(a))
+        if needed > limit:
+            raise _too_large(np.size(a), needed, limit)
+        a, B = _check_problem(a, B)
+        work = np.empty(B.shape, order="F")
+        reg = _ridge(B, reg, work)
+        if reg > 0:
+            B = B.copy()
+            B[np.diag_indices_from(B)] += reg
+        classes = (0, 1)
+    else:
+        if X is None or y is None:
+            raise InputError("Give the data (X, y) or the problem (a, B).")
+        n_features = np.shape(X)[1] if np.ndim(X) == 2 else 0
+        needed = slda_memory_bytes(n_features)
+        if needed > limit:
+            raise _too_large(n_features, needed, limit)
+        a, B, reg, classes = two_class_scatter(X, y, classes, reg)
+        work = None
+    return _path_from_problem(a, B, reg, classes, direction, progress, work)
 
 
-def _path_from_problem(a, B, reg, classes, direction, progress=None):
+def _too_large(n, needed, limit):
+    return InputError(f"Sparse LDA on {n:,} features needs about {needed / 2**30:.1f} GB for its {n:,} x {n:,} "
+                      f"matrices, more than the limit of {limit / 2**30:.1f} GB. Select fewer features first "
+                      "(e.g. by Fisher score or Q-alpha), or work on a downsampled image.")
+
+
+def _check_problem(a, B):
+    """``a`` as a finite vector and ``B`` as a finite symmetric matrix of its size."""
+    a = np.asarray(a, dtype=np.float64)
+    B = np.asarray(B, dtype=np.float64)
+    if a.ndim != 1 or a.size == 0:
+        raise InputError(f"a must be a non-empty vector; got shape {a.shape}.")
+    if B.shape != (a.size, a.size):
+        raise InputError(f"B must be {a.size} x {a.size} for a of length {a.size}; got {B.shape}.")
+    if not (np.isfinite(a).all() and np.isfinite(B).all()):
+        raise InputError("a and B must be finite (no NaN or infinite values).")
+    scale = np.abs(B).max() if B.size else 0.0
+    for r0 in range(0, a.size, _UPDATE_ROWS):
+        if not np.allclose(B[r0:r0 + _UPDATE_ROWS], B[:, r0:r0 + _UPDATE_ROWS].T, rtol=1e-10, atol=1e-12 * scale):
+            raise InputError("B must be symmetric (a within-class scatter is).")
+    return a, np.ascontiguousarray(B)
+
+
+def _path_from_problem(a, B, reg, classes, direction, progress=None, work=None):
+    """Every output of :class:`SLDAPath` with one ``n x n`` work matrix besides ``B``: it holds in
+    turn the Cholesky factor of ``B`` (Fisher direction, ``lambda_max(A, B)``), ``B^-1`` (then
+    the backward pass), a copy of ``B`` (the forward pass) and ``B`` permuted in each order whose
+    nested objectives are measured."""
     n = a.size
-    try:
-        factor = linalg.cho_factor(B, lower=True)
-    except linalg.LinAlgError:
-        raise InputError("The within-class scatter is not positive definite; give reg > 0.") from None
-    fisher = linalg.cho_solve(factor, a)
+    work = np.empty((n, n), order="F") if work is None else work
+    factor, info = _cholesky_into(work, B)
+    if info != 0:
+        raise InputError("The within-class scatter is not positive definite; give reg > 0.")
+    fisher = lapack.dpotrs(factor, a, lower=1)[0]
     lambda_max = float(a @ fisher)
     total = n * (2 if direction == "both" else 1)
     nan = np.full(n, np.nan)
     forward_order = backward_order = np.zeros(0, dtype=np.intp)
     forward_objective = backward_objective = nan
-    if direction in ("both", "forward"):
-        forward_order, _ = _greedy_eliminate(B, a, True, progress, 0, total)
-        forward_objective = _nested_objectives(a, B, forward_order)
     if direction in ("both", "backward"):
-        inverse = linalg.cho_solve(factor, np.eye(n))
-        inverse = (inverse + inverse.T) / 2
-        removal, _ = _greedy_eliminate(inverse, fisher, False, progress,
-                                       n if direction == "both" else 0, total)
+        inverse, info = lapack.dpotri(factor, lower=1, overwrite_c=1)
+        _symmetrise_lower(inverse)
+        removal, _ = _blocked_eliminate(inverse.T, fisher, False, progress, 0, total)
         backward_order = removal[::-1].copy()
-        backward_objective = _nested_objectives(a, B, backward_order)
+    if direction in ("both", "forward"):
+        np.copyto(work.T, B)
+        forward_order, _ = _blocked_eliminate(work.T, a, True, progress, n if direction == "both" else 0, total)
+        forward_objective = _nested_objectives(a, B, forward_order, work)
+    if direction in ("both", "backward"):
+        backward_objective = _nested_objectives(a, B, backward_order, work)
     fisher_order = np.argsort(-np.abs(fisher), kind="stable")
-    fisher_objective = _nested_objectives(a, B, fisher_order)
+    fisher_objective = _nested_objectives(a, B, fisher_order, work)
     dual = np.fmax(forward_objective, backward_objective)
     squares = np.sort(a**2)
-    largest_eigenvalue = linalg.eigvalsh(B, subset_by_index=[n - 1, n - 1])[0]
+    largest_eigenvalue = _largest_eigenvalue(B)
     bound = np.cumsum(squares[::-1]) / largest_eigenvalue
     worst_case_bound = np.cumsum(squares) / largest_eigenvalue
     for values, what in ((fisher_objective, "The Fisher-thresholding objectives"), (bound, "The bound of Eq. (5)"),

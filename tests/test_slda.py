@@ -276,3 +276,106 @@ def test_progress_is_reported_and_bounded():
     greedy_slda(X, y, progress=lambda done, total: calls.append((done, total)))
     assert calls[-1] == (400, 400) and len(calls) <= 110
     assert all(b[0] >= a[0] for a, b in zip(calls, calls[1:]))
+
+
+# ------------------------------------------------------------------ blocked passes against the rank-1 reference
+def rank1_orders(a, B):
+    """The greedy orders of the rank-1 elimination (the reference kept in core.slda)."""
+    from core.slda import _greedy_eliminate
+
+    forward, _ = _greedy_eliminate(B, a, True)
+    inverse = linalg.inv(B)
+    removal, _ = _greedy_eliminate((inverse + inverse.T) / 2, linalg.solve(B, a, assume_a="pos"), False)
+    return forward, removal[::-1]
+
+
+@pytest.mark.parametrize("n, blocks", [(64, (8, 128)), (256, (32, 128)), (1024, (128,))])
+def test_blocked_passes_choose_as_the_rank1_passes_on_50_random_problems(n, blocks):
+    from core.slda import _blocked_eliminate, _greedy_eliminate
+
+    for seed in range(50):
+        a, B = random_problem(n, 1000 + seed)
+        forward, scores = _greedy_eliminate(B, a, True)
+        for block in blocks:
+            order, blocked_scores = _blocked_eliminate(B.copy(), a, True, block=block)
+            assert np.array_equal(order, forward), (seed, block)
+            assert np.allclose(np.cumsum(blocked_scores), np.cumsum(scores), rtol=1e-10, atol=0)
+        if seed % 10 == 0 or n < 1024:  # the whole path: both orders and objectives
+            path = _path_from_problem(a, B, 0.0, (0, 1), "both")
+            reference_forward, reference_backward = rank1_orders(a, B)
+            assert np.array_equal(path.forward_order, reference_forward)
+            assert np.array_equal(path.backward_order, reference_backward)
+
+
+@pytest.mark.parametrize("problem", [0, 1])
+def test_blocked_passes_choose_as_the_rank1_passes_on_the_reproductions_pairs(problem):
+    """The class pairs of the Fig. 7/12 reproduction (digits 3 vs 5; warpPIE10P people 1 and 2 at
+    28 x 22, 616 pixels): identical orders, objectives within 1e-10 of a direct Cholesky."""
+    from core.experiments.sparse import _pixel_problems
+
+    _, data, pair, _ = _pixel_problems(quick=True)[problem]
+    X, y = data.X, data.labels
+    a, B, reg, _ = two_class_scatter(X, y, classes=pair)
+    path = greedy_slda(X, y, classes=pair)
+    forward, backward = rank1_orders(a, B)
+    assert np.array_equal(path.forward_order, forward) and np.array_equal(path.backward_order, backward)
+    for order, values in ((path.forward_order, path.forward_objective), (path.backward_order, path.backward_objective)):
+        for k in sorted({1, 2, 5, 20, min(100, a.size), a.size // 2, a.size}):
+            direct = subset_objective(a, B, order[:k])
+            assert abs(values[k - 1] - direct) <= 1e-10 * direct
+
+
+def test_a_precomputed_problem_gives_the_path_of_the_data():
+    X, y = random_labelled(80, 300, 4)
+    from_data = greedy_slda(X, y)
+    a, B, reg, _ = two_class_scatter(X, y)
+    assert reg > 0  # 80 samples, 300 features: B is singular and gets the ridge
+    raw_B = B - reg * np.eye(300)
+    from_problem = greedy_slda(a=a, B=raw_B)
+    assert from_problem.reg == pytest.approx(reg, rel=1e-12)
+    for name in ("forward_order", "backward_order", "fisher_order"):
+        assert np.array_equal(getattr(from_problem, name), getattr(from_data, name))
+    assert np.allclose(from_problem.dual_objective, from_data.dual_objective, rtol=1e-10)
+    assert np.allclose(raw_B, B - reg * np.eye(300))  # the caller's B is left alone
+    exact = greedy_slda(a=a, B=B, reg=0.0)
+    assert np.array_equal(exact.forward_order, from_data.forward_order) and exact.reg == 0.0
+
+
+def test_bound_uses_the_largest_eigenvalue_of_B():
+    for n in (50, 400):
+        a, B = random_problem(n, 7)
+        path = _path_from_problem(a, B, 0.0, (0, 1), "both")
+        largest = np.linalg.eigvalsh(B)[-1]
+        assert np.allclose(path.bound, np.cumsum(np.sort(a**2)[::-1]) / largest, rtol=1e-10)
+
+
+def test_ridge_follows_the_condition_of_B():
+    from core.slda import _ridge
+
+    rng = np.random.default_rng(0)
+    well = rng.standard_normal((400, 50))
+    assert _ridge(well.T @ well, None) == 0.0
+    singular = rng.standard_normal((30, 50))
+    B = singular.T @ singular
+    assert _ridge(B, None) == pytest.approx(1e-3 * np.diag(B).mean())
+    nearly = B + 1e-14 * np.trace(B) * np.eye(50)  # positive definite, condition ~1e15
+    assert _ridge(nearly, None) > 0
+
+
+def test_precomputed_problem_and_memory_are_checked():
+    a, B = random_problem(20, 0)
+    with pytest.raises(InputError, match="not both"):
+        greedy_slda(np.zeros((4, 20)), [0, 0, 1, 1], a=a, B=B)
+    with pytest.raises(InputError, match="B must be 20 x 20"):
+        greedy_slda(a=a, B=B[:10, :10])
+    asymmetric = B.copy()
+    asymmetric[0, 1] += 1.0
+    with pytest.raises(InputError, match="symmetric"):
+        greedy_slda(a=a, B=asymmetric)
+    with pytest.raises(InputError, match="finite"):
+        greedy_slda(a=np.full(20, np.nan), B=B)
+    with pytest.raises(InputError, match=r"8,192 features needs about 1\.0 GB .* limit of 0\.5 GB"):
+        greedy_slda(a=np.ones(8192), B=np.eye(2), memory_limit=1 << 29)
+    X, y = random_labelled(10, 20000, 0)
+    with pytest.raises(InputError, match=r"20,000 features needs about 6\.0 GB"):
+        greedy_slda(X, y, memory_limit=4 << 30)
