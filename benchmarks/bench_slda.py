@@ -1,9 +1,14 @@
-"""Greedy sparse LDA: the full path (every cardinality) with rank-1 updates, against naive search.
+"""Greedy sparse LDA: the full path (every cardinality), against LAPACK, the rank-1 version and naive search.
 
     python benchmarks/bench_slda.py [--quick]
 
 Random problems: B = R^T R + 0.1 I with R of (n + 5) x n standard normal entries, a standard
-normal. Table 1: the forward pass, the backward pass and the whole path (both passes, Fisher
+normal. Table 0: the whole path from a precomputed problem, ``greedy_slda(a=a, B=B)`` (ridge
+test, both blocked passes, Fisher thresholding, bounds), against ``scipy.linalg.cholesky(B)``
+plus ``scipy.linalg.inv(B)`` on the same B, and against the rank-1 version of the path as it was
+before the passes were blocked (its ridge test and bound took full spectra); then from data,
+``greedy_slda(X, y)`` with 3n samples against the same reference plus forming B; peak memory
+of the path (tracemalloc) in units of one n x n float64 matrix. Table 1: the forward pass, the backward pass and the whole path (both passes, Fisher
 thresholding, bounds) for n = 256 ... 4,096; median of repeats. Table 2: the naive greedy
 search (a Cholesky solve of every candidate subproblem, the "default GSLDA" of 001 Sec. 5)
 against ours at n = 128 and 256, and the speed-up. Table 3: exact branch-and-bound.
@@ -18,7 +23,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.slda import _path_from_problem, exact_slda, subset_objective  # noqa: E402
+from scipy import linalg  # noqa: E402
+
+from core.slda import (_greedy_eliminate, _nested_objectives, _path_from_problem, exact_slda,  # noqa: E402
+                       greedy_slda, subset_objective)
 
 
 def problem(n, seed=0, extra=5):
@@ -48,11 +56,61 @@ def naive_path(a, B):
         current.pop(int(np.argmax(scores)))
 
 
+def rank1_path(a, B):
+    """The whole path as landed before the blocked passes: the ridge test and the bound from
+    spectra (eigvalsh), B^-1 by cho_solve with the identity, rank-1 passes, three nested Cholesky."""
+    n = a.size
+    eigenvalues = linalg.eigvalsh(B)
+    assert eigenvalues[0] > 1e-10 * eigenvalues[-1]  # these problems need no ridge
+    factor = linalg.cho_factor(B, lower=True)
+    fisher = linalg.cho_solve(factor, a)
+    forward, _ = _greedy_eliminate(B, a, True)
+    inverse = linalg.cho_solve(factor, np.eye(n))
+    removal, _ = _greedy_eliminate((inverse + inverse.T) / 2, fisher, False)
+    for order in (forward, removal[::-1], np.argsort(-np.abs(fisher), kind="stable")):
+        _nested_objectives(a, B, order)
+    linalg.eigvalsh(B, subset_by_index=[n - 1, n - 1])
+
+
+def peak_matrices(function, n):
+    import tracemalloc
+
+    tracemalloc.start()
+    function()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak / (8 * n * n)
+
+
+def whole_path_table(sizes, rank1_sizes):
+    print("Table 0: the whole path against LAPACK on the same B (seconds, one run each)")
+    print(f"{'n':>6} {'chol+inv':>9} {'ours(a,B)':>10} {'ratio':>6} {'rank-1':>8} {'speed-up':>9} "
+          f"{'form B':>7} {'ours(X,y)':>10} {'ratio':>6} {'peak (n^2)':>10}")
+    for n in sizes:
+        a, B = problem(n, extra=2 * n)  # 3n samples: well conditioned, no ridge
+        reference = timed(lambda: (linalg.cholesky(B), linalg.inv(B)), 1)
+        ours = timed(lambda: greedy_slda(a=a, B=B), 1)
+        rank1 = timed(lambda: rank1_path(a, B), 1) if n in rank1_sizes else float("nan")
+        rng = np.random.default_rng(n)
+        X = rng.standard_normal((3 * n, n)) * np.linspace(0.5, 2.0, n)
+        y = np.arange(3 * n) % 2
+        X[y == 1, : n // 10] += 0.3
+        form = timed(lambda: (X.T @ X), 1)
+        from_data = timed(lambda: greedy_slda(X, y), 1)
+        peak = peak_matrices(lambda: greedy_slda(a=a, B=B), n) if n <= 4096 else float("nan")
+        print(f"{n:>6} {reference:>9.2f} {ours:>10.2f} {ours / reference:>6.2f} {rank1:>8.2f} "
+              f"{rank1 / ours:>8.1f}x {form:>7.2f} {from_data:>10.2f} {from_data / (reference + form):>6.2f} "
+              f"{peak:>10.2f}")
+    print("  ratio: ours / (chol + inv) [+ forming B]; speed-up: the rank-1 path / ours; peak: the largest"
+          " memory the path allocated (tracemalloc) in n x n float64 matrices, B itself not counted\n")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     sizes = [256, 1024] if args.quick else [256, 1024, 2048, 4096]
+    whole_path_table([1024] if args.quick else [2048, 4096, 8192], [1024] if args.quick else [2048, 4096])
 
     print("Table 1: full path, every cardinality (median seconds)")
     print(f"{'n':>6} {'forward':>9} {'backward':>9} {'whole path':>11}")
