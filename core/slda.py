@@ -374,20 +374,20 @@ def _blocked_eliminate(W, v, pick_largest, progress=None, offset=0, total=None, 
     at once, ``W -= panel panel^T``, a matrix product (BLAS-3) instead of ``block`` passes over
     ``W``. Same choices as the rank-1 kernel: the arithmetic differs only in rounding order.
 
-    Rows of ``W`` follow the pivot positions (swapped, contiguous); its columns stay in feature
-    order (``column_of``), since swapping columns of a row-major matrix costs a strided pass per
-    step. The columns of eliminated features are compacted away whenever they are half of
+    Rows of ``W`` follow the pivot positions (swapped, contiguous); its columns stay where they
+    are (``columns`` maps each position to its column), since swapping columns of a row-major
+    matrix costs a strided pass per step. The columns of eliminated features are compacted away whenever they are half of
     ``W``'s width, so a block's product never spans more than twice the remaining features.
     """
     n = W.shape[0]
     perm = np.arange(n)
-    column_of = np.arange(n)
+    columns = np.arange(n)  # the column of W holding the feature at each position
     width = n
     d = np.diag(W).copy()
     v = v.copy()
     order = np.empty(n, dtype=np.intp)
     scores = np.empty(n)
-    panel = np.zeros((n, block))
+    panel = np.zeros((n, block), order="F")  # its column slices feed matrix-vector products
     tiny = np.finfo(float).tiny
     report_every = max(1, n // 50)
     m = 0
@@ -399,6 +399,7 @@ def _blocked_eliminate(W, v, pick_largest, progress=None, offset=0, total=None, 
             j = k + int(np.argmax(gain) if pick_largest else np.argmin(gain))
             if j != k:
                 perm[[k, j]] = perm[[j, k]]
+                columns[[k, j]] = columns[[j, k]]
                 d[[k, j]] = d[[j, k]]
                 v[[k, j]] = v[[j, k]]
                 panel[[k, j], :t] = panel[[j, k], :t]
@@ -407,7 +408,7 @@ def _blocked_eliminate(W, v, pick_largest, progress=None, offset=0, total=None, 
             order[k] = perm[k]
             scores[k] = v[k] ** 2 / pivot
             if k + 1 < n:
-                column = W[k, column_of[perm[k + 1:]]] - panel[k + 1:, :t] @ panel[k, :t]
+                column = W[k, columns[k + 1:]] - panel[k + 1:, :t] @ panel[k, :t]
                 panel[k + 1:, t] = column / np.sqrt(pivot)
                 v[k + 1:] -= column * (v[k] / pivot)
                 d[k + 1:] -= column ** 2 / pivot
@@ -419,14 +420,14 @@ def _blocked_eliminate(W, v, pick_largest, progress=None, offset=0, total=None, 
         remaining = n - end
         if remaining:
             if remaining <= _COMPACT_AT * width:
-                source = column_of[perm[end:]]
+                source = columns[end:]
                 for r0 in range(end, n, _UPDATE_ROWS):
                     r1 = min(r0 + _UPDATE_ROWS, n)
                     W[r0:r1, :remaining] = np.take(W[r0:r1, :width], source, axis=1)
-                column_of[perm[end:]] = np.arange(remaining)
+                columns[end:] = np.arange(remaining)
                 width = remaining
             right = np.zeros((width, size))
-            right[column_of[perm[end:]]] = panel[end:, :size]
+            right[columns[end:]] = panel[end:, :size]
             for r0 in range(end, n, _UPDATE_ROWS):
                 r1 = min(r0 + _UPDATE_ROWS, n)
                 W[r0:r1, :width] -= panel[r0:r1, :size] @ right.T
