@@ -1,25 +1,33 @@
 """Sparse LDA / PCA: greedy curves for every cardinality, the selected mask, exact search."""
 
 import json
+import time
 
 import numpy as np
 import streamlit as st
 
 from core import InputError
 from core.plots import image_figure, slda_curves_figure, weight_overlay_figure
-from core.slda import EXACT_LIMIT, sparse_eigenvector
+from core.slda import EXACT_LIMIT, greedy_slda, sparse_eigenvector
 from pages import ui
 
 ui.page_start()
 
 SPCA_LIMIT = 256
+# measured with benchmarks/bench_slda.py (2 cores): the whole path costs about 7e-11 s x n^3 at
+# n = 4,096 (4.7 s) and 5e-11 s x n^3 at 8,192 (27.7 s); forming the scatter about 1e-11 s x
+# samples x n^2. A run's own rate replaces the first figure for the next estimate.
+SECONDS_PER_CUBE = 7e-11
+SECONDS_PER_SCATTER_ENTRY = 1e-11
+LONG_RUN = 2.0  # seconds from which the page says how long and offers Stop
 EPSILONS = [1e-6, 1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0]
 METHODS = ["dual", "forward", "backward", "fisher"]
 
 data = ui.current_dataset()
 st.title("Sparse LDA / PCA")
 st.caption("Moghaddam, Weiss & Avidan, ICCV 2007: greedy forward, backward and dual-pass search for "
-           "every cardinality at once (rank-1 updates), Fisher thresholding and the Eq. 5 bound.")
+           "every cardinality at once (Schur-complement updates, applied in blocks), Fisher thresholding and the "
+           "Eq. 5 bound.")
 classes = ui.class_values(data)
 VIEW = {
     "slda_first": ui.choice_of(classes), "slda_second": ui.choice_of(classes),
@@ -34,6 +42,40 @@ ui.set_defaults({"slda_first": classes[0] if classes else None,
                  "spca_k": max(1, data.n_features // 2)},
                 valid={"slda_first": lambda v: v in classes, "slda_second": lambda v: v in classes,
                        "slda_k": lambda v: v <= data.n_features, "spca_k": lambda v: v <= data.n_features})
+
+
+def run_slda(data, keep, pair, reg):
+    """greedy_slda on the pair's samples, cached; beyond a few seconds (full-resolution images)
+    the page first says how long it will take, from the measured rate, and shows a progress bar
+    and Stop."""
+    n, samples = data.n_features, int(keep.sum())
+    per_cube = st.session_state.get("slda_seconds_per_cube", SECONDS_PER_CUBE)
+    estimate = per_cube * n**3 + SECONDS_PER_SCATTER_ENTRY * samples * n**2
+    key = json.dumps(dict(data=data.fingerprint, classes=[str(c) for c in pair], reg=reg), sort_keys=True)
+    if estimate >= LONG_RUN:
+        st.caption(f"Sparse LDA on {n:,} features takes about {estimate:.0f} s here (measured: "
+                   f"{per_cube * 1e11:.0f}e-11 s x n^3 for both passes); the result is kept for this pair.")
+        ui.stop_control("slda")
+
+    def compute():
+        bar = st.progress(0.0, text=f"Sparse LDA on {n:,} features")
+        start = time.perf_counter()
+
+        def progress(done, total):
+            elapsed = time.perf_counter() - start
+            phase = "backward pass" if done <= total // 2 else "forward pass"
+            bar.progress(min(done / total, 1.0), text=f"{phase}: {done:,} of {total:,} steps, {elapsed:.1f} s "
+                                                      f"of about {estimate:.0f} s")
+        try:
+            path = greedy_slda(data.X[keep], data.labels[keep], classes=pair, reg=reg, progress=progress)
+        finally:
+            bar.empty()
+        if n >= 1024:
+            st.session_state["slda_seconds_per_cube"] = (time.perf_counter() - start) / n**3
+        return path
+
+    return ui.memoised(key, compute)
+
 lda_tab, pca_tab = st.tabs(["Sparse LDA (two classes)", "Sparse PCA"])
 
 with lda_tab:
@@ -55,8 +97,7 @@ with lda_tab:
             if first == second:
                 raise InputError("Choose two different classes.")
             keep = np.isin(data.labels, [first, second])
-            path = ui.run_cached("greedy_slda", dict(data=data.fingerprint, classes=[str(first), str(second)], reg=reg),
-                                 data.X[keep], data.labels[keep], classes=(first, second), reg=reg)
+            path = run_slda(data, keep, (first, second), reg)
         except InputError as error:
             ui.show_error(error)
             path = None

@@ -250,3 +250,27 @@ def test_session_list_keeps_uploads_up_to_its_cap_and_says_what_left(monkeypatch
     app.sidebar.selectbox(key="dataset_choice").set_value("wine").run()
     assert app.session_state["dataset"] is load_dataset("wine")
     assert list(app.session_state["session_datasets"]) == ["B (2)", "B"]  # bundled sets do not join the list
+
+
+def test_slda_page_runs_full_resolution_image_pairs_and_says_how_long_first():
+    """64 x 64 images (4,096 pixels): the page states the expected time from the measured rate,
+    offers Stop, runs the blocked path and shows its selection; a second visit reuses the result."""
+    import numpy as np
+    from core.dataset import Dataset
+
+    rng = np.random.default_rng(0)
+    labels = np.repeat([0, 1], 20)
+    images = rng.normal(100.0, 10.0, (40, 64, 64))
+    images[labels == 1, 20:30, 30:40] += 15.0  # class 1 is brighter in one patch
+    app = AppTest.from_file(str(ROOT / "pages" / "slda.py"), default_timeout=300)
+    app.session_state["dataset"] = Dataset(images.reshape(40, -1), labels=labels, image_shape=(64, 64),
+                                           name="64 x 64 pair")
+    app.run()
+    assert not app.exception and not app.error
+    captions = " ".join(c.value for c in app.caption)
+    assert "Sparse LDA on 4,096 features takes about" in captions
+    assert any(b.label == "Stop" for b in app.button)
+    assert app.session_state["slda_seconds_per_cube"] > 0  # the run's own rate, for the next estimate
+    app.slider(key="slda_k").set_value(20).run()
+    assert "Separability of the 20 features" in " ".join(m.value for m in app.markdown)
+    assert not app.exception
