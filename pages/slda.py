@@ -52,7 +52,7 @@ def run_slda(data, keep, pair, reg):
     per_cube = st.session_state.get("slda_seconds_per_cube", SECONDS_PER_CUBE)
     estimate = per_cube * n**3 + SECONDS_PER_SCATTER_ENTRY * samples * n**2
     key = json.dumps(dict(data=data.fingerprint, classes=[str(c) for c in pair], reg=reg), sort_keys=True)
-    if estimate >= LONG_RUN:
+    if estimate >= LONG_RUN and not ui.is_memoised(key):
         st.caption(f"Sparse LDA on {n:,} features takes about {estimate:.0f} s here (measured: "
                    f"{per_cube * 1e11:.0f}e-11 s x n^3 for both passes); the result is kept for this pair.")
         ui.stop_control("slda")

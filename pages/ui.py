@@ -514,6 +514,12 @@ def memoised(key: str, compute, keep=lambda value: True):
     return value
 
 
+def is_memoised(key: str) -> bool:
+    """Whether :func:`memoised` holds a result for ``key`` (then nothing long will run)."""
+    with _PROGRESS_LOCK:
+        return key in _PROGRESS_CACHE
+
+
 def run_with_progress(key: str, run, *, stop: str, total: int, text: str):
     """``run(progress)`` once per ``key`` (:func:`memoised`) with a progress bar that starts with
     ``text`` and then counts the iterations against ``total``, with the elapsed time; the

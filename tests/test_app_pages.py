@@ -274,3 +274,6 @@ def test_slda_page_runs_full_resolution_image_pairs_and_says_how_long_first():
     app.slider(key="slda_k").set_value(20).run()
     assert "Separability of the 20 features" in " ".join(m.value for m in app.markdown)
     assert not app.exception
+    # the result is kept: no estimate and no Stop for a run that will not happen
+    assert "takes about" not in " ".join(c.value for c in app.caption)
+    assert not any(b.label == "Stop" for b in app.button)
