@@ -23,7 +23,8 @@ import numpy as np
 from scipy import linalg, stats
 
 from .errors import InputError
-from .validation import as_data_matrix, as_labels, power_of_two_scale, require_finite, zscores
+from .validation import (as_data_matrix, as_labels, check_positive_int, check_real, power_of_two_scale,
+                         require_finite, zscores)
 
 __all__ = ["BaselineInfo", "FeatureScores", "IterativeScores", "SCORERS", "CLUSTERING_SCORERS", "PROJECTIONS",
            "score_features", "rank_features", "make_projection", "PCAProjection", "CPCA", "OPCA", "KernelPCAProjection",
@@ -56,6 +57,28 @@ class FeatureScores:
     scale: float = 1.0
 
 
+@dataclass(frozen=True, eq=False)
+class IterativeScores:
+    """Scores of an iterative selector with its convergence: the objective after each iteration."""
+
+    scores: np.ndarray
+    objective_history: np.ndarray
+    converged: bool
+
+    @property
+    def n_iter(self) -> int:
+        return int(self.objective_history.size)
+
+
+def _scores_of(result, name):
+    if not result.converged:
+        from sklearn.exceptions import ConvergenceWarning
+
+        warnings.warn(f"{name} did not converge in {result.n_iter} iterations; raise max_iter or loosen tol.",
+                      ConvergenceWarning, stacklevel=3)
+    return result.scores
+
+
 # ---------------------------------------------------------------------------- helpers
 def _one_vs_rest(y):
     classes = np.unique(y)
@@ -74,6 +97,15 @@ def _ranked_scores(order, n_features):
     scores = np.full(n_features, -float(len(order)))
     scores[np.asarray(order, dtype=np.int64)] = -np.arange(len(order), dtype=np.float64)
     return scores
+
+
+def _check_iterative(X, n_clusters, n_neighbors, max_iter, tol):
+    """The checks shared by :func:`udfs` and :func:`ndfs`, which users may call directly."""
+    X = as_data_matrix(X)
+    if X.shape[0] < 3:
+        raise InputError("These selectors need at least 3 samples.")
+    return (X, check_positive_int(n_clusters, "n_clusters"), check_positive_int(n_neighbors, "n_neighbors"),
+            check_positive_int(max_iter, "max_iter"), check_real(tol, "tol", low=0.0, low_open=True))
 
 
 def _unit_scale(X):
@@ -602,31 +634,9 @@ def _smallest_eigenvectors(Z, diagonal, k, start):
     return vectors
 
 
-@dataclass(frozen=True, eq=False)
-class IterativeScores:
-    """Scores of an iterative selector with its convergence: the objective after each iteration."""
-
-    scores: np.ndarray
-    objective_history: np.ndarray
-    converged: bool
-
-    @property
-    def n_iter(self) -> int:
-        return int(self.objective_history.size)
-
-
 def udfs_score(X, y=None, **options):
     """UDFS scores (:func:`udfs`); warns ``ConvergenceWarning`` if it did not converge."""
     return _scores_of(udfs(X, **options), "UDFS")
-
-
-def _scores_of(result, name):
-    if not result.converged:
-        from sklearn.exceptions import ConvergenceWarning
-
-        warnings.warn(f"{name} did not converge in {result.n_iter} iterations; raise max_iter or loosen tol.",
-                      ConvergenceWarning, stacklevel=3)
-    return result.scores
 
 
 def udfs(X, n_clusters=5, n_neighbors=5, gamma=0.1, ridge=1e-3, max_iter=300, tol=1e-6) -> IterativeScores:
@@ -639,6 +649,8 @@ def udfs(X, n_clusters=5, n_neighbors=5, gamma=0.1, ridge=1e-3, max_iter=300, to
     under ``tol``. Scores are the row norms ``|w_i|``. The data are centred and divided by their
     root mean square first, so ``gamma`` does not depend on the data's unit.
     """
+    X, n_clusters, n_neighbors, max_iter, tol = _check_iterative(X, n_clusters, n_neighbors, max_iter, tol)
+    gamma, ridge = check_real(gamma, "gamma", low=0.0, low_open=True), check_real(ridge, "ridge", low=0.0, low_open=True)
     Xs = _unit_scale(X)
     values, vectors = linalg.eigh(_udfs_local_scatter(Xs, n_neighbors, ridge))
     keep = values > values.max() * 1e-12
@@ -689,6 +701,9 @@ def ndfs(X, n_clusters=5, n_neighbors=5, alpha=1.0, beta=1.0, gamma=1e8, max_ite
     """
     from sklearn.cluster import KMeans
 
+    X, n_clusters, n_neighbors, max_iter, tol = _check_iterative(X, n_clusters, n_neighbors, max_iter, tol)
+    alpha, beta, gamma = (check_real(value, name, low=0.0, low_open=True)
+                          for value, name in ((alpha, "alpha"), (beta, "beta"), (gamma, "gamma")))
     Xs = _unit_scale(X)
     q = X.shape[0]
     S = knn_graph(Xs, n_neighbors)

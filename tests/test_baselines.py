@@ -470,3 +470,17 @@ def test_rank_features_hands_the_number_of_clusters_to_the_clustering_scorers():
     for method in ("mcfs", "udfs", "ndfs"):
         assert np.array_equal(rank_features(method, X, y, n_clusters=3),
                               score_features(method, X, n_clusters=3).ranking)
+
+
+def test_udfs_and_ndfs_check_their_input_when_called_directly():
+    from core.baselines import ndfs, udfs
+
+    X, _ = planted_clusters(6)
+    with pytest.raises(InputError, match="n_clusters must be a positive integer"):
+        udfs(X, n_clusters=0)
+    with pytest.raises(InputError, match="gamma must be"):
+        udfs(X, gamma=-1.0)
+    with pytest.raises(InputError, match="beta must be"):
+        ndfs(X, beta="1")
+    with pytest.raises(InputError, match="NaN"):
+        ndfs(np.full((10, 4), np.nan))
