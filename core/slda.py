@@ -718,7 +718,7 @@ def _spca_add_scores(C, chosen, remaining):
     z2 = (U.T @ C[np.ix_(chosen, remaining)]) ** 2  # (m, candidates)
     low = np.maximum(mu[-1], diagonal)
     high = low + np.sqrt(z2.sum(axis=0)) + 1e-300
-    for _ in range(_SECULAR_STEPS):
+    for step in range(_SECULAR_STEPS):
         middle = 0.5 * (low + high)
         # 0/0 only where the bracket has collapsed onto mu_max with z_k = 0 (a candidate that
         # does not couple to it): the root is mu_max itself, and NaN > 0 keeps it there
@@ -727,7 +727,14 @@ def _spca_add_scores(C, chosen, remaining):
         above = value > 0  # the root lies above the middle
         low = np.where(above, middle, low)
         high = np.where(above, high, middle)
+        if step % 8 == 7 and _collapsed(low, high):
+            break
     return 0.5 * (low + high)
+
+
+def _collapsed(low, high):
+    """Every bracket within a few units in the last place: further bisection changes nothing."""
+    return bool(np.all(high - low <= 4 * np.finfo(float).eps * np.abs(high)))
 
 
 def _spca_remove_scores(C, current):
@@ -744,13 +751,15 @@ def _spca_remove_scores(C, current):
     u2 = U**2  # (candidates, m)
     low = np.full(len(current), mu[-2])
     high = np.full(len(current), mu[-1])
-    for _ in range(_SECULAR_STEPS):
+    for step in range(_SECULAR_STEPS):
         middle = 0.5 * (low + high)
         with np.errstate(divide="ignore", invalid="ignore"):
             value = np.sum(u2 / (mu[None, :] - middle[:, None]), axis=1)
         below = ~(value >= 0)  # negative (or undefined at a collapsed bracket): root above
         low = np.where(below & (high > low), middle, low)
         high = np.where(below, high, middle)
+        if step % 8 == 7 and _collapsed(low, high):
+            break
     return 0.5 * (low + high)
 
 
