@@ -58,7 +58,9 @@ def run_slda(data, keep, pair, reg):
         ui.stop_control("slda")
 
     def compute():
-        bar = st.progress(0.0, text=f"Sparse LDA on {n:,} features")
+        # the scatter's factorisations come before the first pass step (about a fifth of the run)
+        bar = st.progress(0.0, text=f"Sparse LDA on {n:,} features: forming and factorising the scatter, then "
+                                    f"two passes of {n:,} steps (about {estimate:.0f} s in all)")
         start = time.perf_counter()
 
         def progress(done, total):
