@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from scipy import linalg, stats
+from scipy import linalg, special, stats
 
 from .errors import InputError
 from .validation import (as_data_matrix, as_labels, check_positive_int, check_real, power_of_two_scale,
@@ -183,14 +183,29 @@ def discrete_mutual_information(codes, n_levels, target_codes, n_target):
     cell = (np.arange(n)[None, :] * width + codes) * n_target + target_codes[:, None]
     joint = np.bincount(cell.ravel(), minlength=n * width * n_target).reshape(n, width, n_target) / q
     marginal = joint.sum(axis=2, keepdims=True) * joint.sum(axis=1, keepdims=True)
-    terms = np.where(joint > 0, joint * np.log(np.where(joint > 0, joint, 1) / np.where(joint > 0, marginal, 1)), 0)
-    return np.maximum(terms.sum(axis=(1, 2)), 0.0)
+    ratio = np.divide(joint, marginal, out=np.ones_like(joint), where=marginal > 0)
+    return np.maximum(special.xlogy(joint, ratio).sum(axis=(1, 2)), 0.0)  # 0 log 0 = 0
 
 
 #: ``discrete_features="auto"`` treats a feature as discrete when it has at most this many
 #: distinct values and at most a third as many as samples (a continuous measurement on few
 #: samples also has few distinct values, but then every one is distinct)
 DISCRETE_LEVELS = 10
+
+
+def _auto_discrete(n_levels, n_samples):
+    return n_levels <= min(DISCRETE_LEVELS, max(2, n_samples // 3))
+
+
+def _discrete_levels(X, discrete_features):
+    """The mask of :func:`discrete_feature_mask` and the discrete features' level codes and
+    counts, from one sort of the data."""
+    if isinstance(discrete_features, str) and discrete_features == "auto":
+        codes, n_levels = _level_codes(X)
+        mask = _auto_discrete(n_levels, X.shape[0])
+        return mask, codes[:, mask], n_levels[mask]
+    mask = discrete_feature_mask(X, discrete_features)
+    return (mask, *_level_codes(X[:, mask]))
 
 
 def discrete_feature_mask(X, discrete_features="auto"):
@@ -200,8 +215,7 @@ def discrete_feature_mask(X, discrete_features="auto"):
     if isinstance(discrete_features, str):
         if discrete_features != "auto":
             raise InputError(f"discrete_features must be 'auto', a bool, a mask or indices; got {discrete_features!r}.")
-        _, n_levels = _level_codes(X)
-        return n_levels <= min(DISCRETE_LEVELS, max(2, X.shape[0] // 3))
+        return _auto_discrete(_level_codes(X)[1], X.shape[0])
     if isinstance(discrete_features, (bool, np.bool_)):
         return np.full(n, bool(discrete_features))
     given = np.asarray(discrete_features)
@@ -227,11 +241,10 @@ def mutual_information_score(X, y, discrete_features="auto", n_neighbors=3, rand
     """
     from sklearn.feature_selection import mutual_info_classif
 
-    discrete = discrete_feature_mask(X, discrete_features)
+    discrete, codes, n_levels = _discrete_levels(X, discrete_features)
     scores = np.zeros(X.shape[1])
     classes, target = np.unique(y, return_inverse=True)
     if discrete.any():
-        codes, n_levels = _level_codes(X[:, discrete])
         scores[discrete] = discrete_mutual_information(codes, n_levels, target, classes.size)
     if (~discrete).any():
         scores[~discrete] = mutual_info_classif(X[:, ~discrete], y, discrete_features=False,
@@ -743,13 +756,12 @@ def discretise(X, width=1.0, discrete_features="auto"):
     """Level codes of each feature: discrete ones (:func:`discrete_feature_mask`) keep their
     values; continuous ones get three states, below ``mean - width * std``, above
     ``mean + width * std`` and between, as Peng, Long & Ding (2005, Sec. 4) discretise."""
-    discrete = discrete_feature_mask(X, discrete_features)
+    discrete, discrete_codes, _ = _discrete_levels(X, discrete_features)
     codes = np.ones(X.shape, dtype=np.int64)
     continuous = X[:, ~discrete]
     mean, spread = continuous.mean(axis=0), continuous.std(axis=0)
     codes[:, ~discrete] = (continuous > mean - width * spread).astype(np.int64) + (continuous > mean + width * spread)
-    if discrete.any():
-        codes[:, discrete] = _level_codes(X[:, discrete])[0]
+    codes[:, discrete] = discrete_codes
     return codes, codes.max(axis=0) + 1
 
 
