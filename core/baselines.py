@@ -535,9 +535,7 @@ def spec_score(X, y=None, style="phi2", n_clusters=5, sigma2=None):
     """
     if style not in SPEC_STYLES:
         raise InputError(f"SPEC's style must be one of {', '.join(SPEC_STYLES)}; got {style!r}.")
-    S = rbf_similarity(X, sigma2)
-    root_degree = np.sqrt(S.sum(axis=1))
-    A = S / root_degree[:, None] / root_degree[None, :]
+    A, root_degree = _normalised_affinity(rbf_similarity(X, sigma2))
     F = root_degree[:, None] * X
     norms = np.linalg.norm(F, axis=0)
     F = F / np.where(norms > 0, norms, 1.0)
@@ -556,15 +554,21 @@ def spec_score(X, y=None, style="phi2", n_clusters=5, sigma2=None):
     return np.where(degenerate, scores.min(initial=0.0) - 1.0, scores) if degenerate.any() else scores
 
 
-def _spectral_embedding(S, n_clusters):
-    """The ``n_clusters`` eigenvectors of ``L y = lambda D y`` with the smallest eigenvalues
-    (``L = D - S``), from the symmetric ``D^-1/2 S D^-1/2``. The first is the constant one when
-    the graph is connected; when it falls into c pieces the first c span their indicators, so
-    ``n_clusters`` well-separated groups are described either way (as in spectral clustering)."""
+def _normalised_affinity(S):
+    """``D^-1/2 S D^-1/2`` (``I`` minus the normalised Laplacian) and ``D^1/2``'s diagonal."""
     root_degree = np.sqrt(S.sum(axis=1))
-    q = S.shape[0]
+    return S / root_degree[:, None] / root_degree[None, :], root_degree
+
+
+def _spectral_embedding(affinity, root_degree, n_clusters):
+    """The ``n_clusters`` eigenvectors of ``L y = lambda D y`` with the smallest eigenvalues
+    (``L = D - S``), from the symmetric ``D^-1/2 S D^-1/2`` of :func:`_normalised_affinity`. The
+    first is the constant one when the graph is connected; when it falls into c pieces the first
+    c span their indicators, so ``n_clusters`` well-separated groups are described either way
+    (as in spectral clustering)."""
+    q = affinity.shape[0]
     k = int(min(n_clusters, q))
-    _, vectors = linalg.eigh(S / root_degree[:, None] / root_degree[None, :], subset_by_index=[q - k, q - 1])
+    _, vectors = linalg.eigh(affinity, subset_by_index=[q - k, q - 1])
     return vectors[:, ::-1] / root_degree[:, None]
 
 
@@ -588,7 +592,7 @@ def mcfs_score(X, y=None, n_clusters=5, n_features_to_select=100, n_neighbors=5,
     whose cardinality is ``n_features_to_select`` (Eq. 4, by LARS); a feature's score is its
     largest absolute coefficient over the eigenvectors (Eq. 5). Features never chosen score 0.
     """
-    Y = _spectral_embedding(knn_graph(X, n_neighbors, weight, width), n_clusters)
+    Y = _spectral_embedding(*_normalised_affinity(knn_graph(X, n_neighbors, weight, width)), n_clusters)
     Y = Y - Y.mean(axis=0)
     # the constant eigenvector of a connected graph has nothing to regress
     informative = np.linalg.norm(Y, axis=0) > 1e-10 * np.abs(Y).max()
@@ -676,11 +680,12 @@ def udfs(X, n_clusters=5, n_neighbors=5, gamma=0.1, ridge=1e-3, max_iter=300, to
         W = _smallest_eigenvectors(Z, diagonal, k, start)
         row_norms = np.linalg.norm(W, axis=1)
         history.append(np.sum((Z.T @ W) ** 2) + gamma * row_norms.sum())
-        if len(history) > 1 and abs(history[-2] - history[-1]) <= tol * abs(history[-1]):
+        converged = len(history) > 1 and abs(history[-2] - history[-1]) <= tol * abs(history[-1])
+        if converged:
             break
         diagonal = gamma / (2 * np.maximum(row_norms, 1e-12))
         start = W.sum(axis=1)
-    return IterativeScores(row_norms, np.asarray(history), len(history) < max_iter)
+    return IterativeScores(row_norms, np.asarray(history), converged)
 
 
 def _ndfs_regression(X, F, d_inverse, beta):
@@ -719,11 +724,10 @@ def ndfs(X, n_clusters=5, n_neighbors=5, alpha=1.0, beta=1.0, gamma=1e8, max_ite
                           for value, name in ((alpha, "alpha"), (beta, "beta"), (gamma, "gamma")))
     Xs = _unit_scale(X)
     q = X.shape[0]
-    S = knn_graph(Xs, n_neighbors)
-    root_degree = np.sqrt(S.sum(axis=1))
-    laplacian = np.eye(q) - S / root_degree[:, None] / root_degree[None, :]
+    affinity, root_degree = _normalised_affinity(knn_graph(Xs, n_neighbors))
+    laplacian = np.eye(q) - affinity
     k = int(min(n_clusters, q - 1))
-    embedding = _spectral_embedding(S, k)
+    embedding = _spectral_embedding(affinity, root_degree, k)
     clusters = KMeans(k, n_init=10, random_state=random_state).fit_predict(embedding)
     F = np.eye(k)[clusters] + 0.2
     F /= np.linalg.norm(F, axis=0)
@@ -733,7 +737,8 @@ def ndfs(X, n_clusters=5, n_neighbors=5, alpha=1.0, beta=1.0, gamma=1e8, max_ite
         W, factor = _ndfs_regression(Xs, F, d_inverse, beta)
         row_norms = np.linalg.norm(W, axis=1)
         history.append(np.sum(F * (laplacian @ F)) + alpha * (np.sum((Xs @ W - F) ** 2) + beta * row_norms.sum()))
-        if len(history) > 1 and abs(history[-2] - history[-1]) <= tol * abs(history[-1]):
+        converged = len(history) > 1 and abs(history[-2] - history[-1]) <= tol * abs(history[-1])
+        if converged:
             break
         M_F = laplacian @ F + alpha * beta * linalg.cho_solve(factor, F)
         # The paper's rule with two changes that keep its fixed points (F o (M F + gamma F F^T F
@@ -746,7 +751,7 @@ def ndfs(X, n_clusters=5, n_neighbors=5, alpha=1.0, beta=1.0, gamma=1e8, max_ite
         denominator = np.maximum(M_F, 0) + gamma * F @ (F.T @ F)
         F = F * np.sqrt(np.divide(numerator, denominator, out=np.zeros_like(F), where=denominator > 0))
         d_inverse = 2 * np.maximum(row_norms, 1e-12)
-    return IterativeScores(row_norms, np.asarray(history), len(history) < max_iter)
+    return IterativeScores(row_norms, np.asarray(history), converged)
 
 
 MRMR_CRITERIA = ("difference", "quotient")

@@ -351,12 +351,12 @@ def test_spec_matches_the_spectral_expansions_of_zhao_and_liu(style):
 
 def test_mcfs_embedding_and_sparse_regressions_match_the_paper():
     from scipy import linalg
-    from core.baselines import _lasso_with_cardinality, _spectral_embedding, knn_graph
+    from core.baselines import _lasso_with_cardinality, _normalised_affinity, _spectral_embedding, knn_graph
 
     X, _ = planted_clusters(20)
     S = knn_graph(X, 5)
     D = np.diag(S.sum(axis=1))
-    embedding = _spectral_embedding(S, 3)
+    embedding = _spectral_embedding(*_normalised_affinity(S), 3)
     values, vectors = linalg.eigh(D - S, D)  # Cai, Zhang & He 2010, Eq. 2: L y = lambda D y
     for column in embedding.T:
         residual = (D - S) @ column - ((column @ (D - S) @ column) / (column @ D @ column)) * D @ column
@@ -484,3 +484,16 @@ def test_udfs_and_ndfs_check_their_input_when_called_directly():
         ndfs(X, beta="1")
     with pytest.raises(InputError, match="NaN"):
         ndfs(np.full((10, 4), np.nan))
+
+
+@pytest.mark.parametrize("name", ["udfs", "ndfs"])
+def test_a_run_that_meets_tol_on_its_last_iteration_converged(name):
+    import core.baselines as baselines
+
+    X, _ = planted_clusters(12)
+    run = getattr(baselines, name)
+    full = run(X, n_clusters=3)
+    assert full.converged
+    exact = run(X, n_clusters=3, max_iter=full.n_iter)
+    assert exact.converged and exact.n_iter == full.n_iter
+    assert not run(X, n_clusters=3, max_iter=full.n_iter - 1).converged
