@@ -36,7 +36,7 @@ from scipy.sparse.linalg import eigsh
 
 from .errors import InputError
 from .limits import memory_limit_bytes
-from .qalpha import (AUTO_DENSE_LIMIT, DENSE_LIMIT, LAM_MAX, QAlphaResult, _result_warnings, _orient, _side_scaling, preprocess_features,
+from .qalpha import (AUTO_DENSE_LIMIT, LAM_MAX, QAlphaResult, _result_warnings, _orient, _side_scaling, preprocess_features,
                      side_variance)
 from .validation import as_data_matrix as _as_data_matrix
 from .validation import check_real as _check_real

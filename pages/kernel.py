@@ -7,7 +7,8 @@ import numpy as np
 import streamlit as st
 
 from core import InputError
-from core.kernel_qalpha import kernel_memory_bytes, kernel_q_alpha, memory_limit_bytes
+from core.kernel_qalpha import kernel_memory_bytes, kernel_q_alpha
+from core.limits import memory_limit_bytes
 from core.plots import history_figure, sorted_weights_figure
 from pages import ui
 
