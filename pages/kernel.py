@@ -66,7 +66,7 @@ def run_kernel(k, kernel, options):
         rates[data.fingerprint] = (time.perf_counter() - start) / max(result.n_iter, 1)
         return result
 
-    return ui.run_with_progress(key, run, stop="kernel", total=MAX_ITER,
+    return ui.run_with_progress(key, run, stop="kernel", status=ui.iteration_status(MAX_ITER), every=5,
                                 text=f"Kernel Q-alpha on {data.n_features:,} features: about {rate:.2f} s per "
                                      f"iteration, tens to hundreds of iterations (at most {MAX_ITER}: "
                                      f"{rate * MAX_ITER:.0f} s)")

@@ -57,26 +57,22 @@ def run_slda(data, keep, pair, reg):
                    f"{per_cube * 1e11:.0f}e-11 s x n^3 for both passes); the result is kept for this pair.")
         ui.stop_control("slda")
 
-    def compute():
-        # the scatter's factorisations come before the first pass step (about a fifth of the run)
-        bar = st.progress(0.0, text=f"Sparse LDA on {n:,} features: forming and factorising the scatter, then "
-                                    f"two passes of {n:,} steps (about {estimate:.0f} s in all)")
+    def run(progress):
         start = time.perf_counter()
-
-        def progress(done, total):
-            elapsed = time.perf_counter() - start
-            phase = "backward pass" if done <= total // 2 else "forward pass"
-            bar.progress(min(done / total, 1.0), text=f"{phase}: {done:,} of {total:,} steps, {elapsed:.1f} s "
-                                                      f"of about {estimate:.0f} s")
-        try:
-            path = greedy_slda(data.X[keep], data.labels[keep], classes=pair, reg=reg, progress=progress)
-        finally:
-            bar.empty()
+        path = greedy_slda(data.X[keep], data.labels[keep], classes=pair, reg=reg, progress=progress)
         if n >= 1024:
             st.session_state["slda_seconds_per_cube"] = (time.perf_counter() - start) / n**3
         return path
 
-    return ui.memoised(key, compute)
+    def status(elapsed, calls, done, total):
+        phase = "backward pass" if done <= total // 2 else "forward pass"
+        return done / total, f"{phase}: {done:,} of {total:,} steps, {elapsed:.1f} s of about {estimate:.0f} s"
+
+    # the scatter's factorisations come before the first pass step (about a fifth of the run)
+    return ui.run_with_progress(key, run, stop="slda", status=status, keep=lambda path: True,
+                                text=f"Sparse LDA on {n:,} features: forming and factorising the scatter, "
+                                     f"then two passes of {n:,} steps (about {estimate:.0f} s in all)")
+
 
 lda_tab, pca_tab = st.tabs(["Sparse LDA (two classes)", "Sparse PCA"])
 

@@ -520,24 +520,33 @@ def is_memoised(key: str) -> bool:
         return key in _PROGRESS_CACHE
 
 
-def run_with_progress(key: str, run, *, stop: str, total: int, text: str):
+def iteration_status(total: int):
+    """Progress text of an iterative solver whose callback is ``(iteration, objective)``: the
+    share of ``total`` iterations, the objective, the time so far and per iteration."""
+    def status(elapsed, calls, iteration, objective):
+        return calls / total, (f"iteration {iteration}, objective {objective:.6g}, {elapsed:.1f} s so far "
+                               f"({elapsed / calls:.2g} s per iteration; at most {total})")
+    return status
+
+
+def run_with_progress(key: str, run, *, stop: str, text: str, status, every: int = 1,
+                      keep=lambda result: not result.stopped):
     """``run(progress)`` once per ``key`` (:func:`memoised`) with a progress bar that starts with
-    ``text`` and then counts the iterations against ``total``, with the elapsed time; the
-    ``progress(iteration, objective)`` callback handed to ``run`` returns False once the page's
-    Stop button (:func:`stop_control` named ``stop``) was pressed. A stopped result (its
-    ``stopped`` attribute) is not kept."""
+    ``text``. Every ``every``-th call of the ``progress(*args)`` callback handed to ``run`` shows
+    ``status(elapsed, calls, *args) -> (fraction, text)`` (one browser message per call would slow
+    fast runs), and returns False once the page's Stop button (:func:`stop_control` named
+    ``stop``) was pressed; Streamlit also interrupts the run at the bar's next update. Results
+    failing ``keep`` (by default stopped ones) are not kept."""
     def compute():
         bar = st.progress(0.0, text=text)
         start = time.perf_counter()
         calls = {"n": 0}
 
-        def progress(iteration, objective):
+        def progress(*args):
             calls["n"] += 1
-            if calls["n"] % 5 == 1:  # a message to the browser per iteration would slow fast runs
-                elapsed = time.perf_counter() - start
-                bar.progress(min(calls["n"] / total, 1.0),
-                             text=f"iteration {iteration}, objective {objective:.6g}, {elapsed:.1f} s so far "
-                                  f"({elapsed / calls['n']:.2g} s per iteration; at most {total})")
+            if (calls["n"] - 1) % every == 0:
+                fraction, message = status(time.perf_counter() - start, calls["n"], *args)
+                bar.progress(min(fraction, 1.0), text=message)
             return not st.session_state.get(f"{stop}_stopped", False)
 
         try:
@@ -545,7 +554,7 @@ def run_with_progress(key: str, run, *, stop: str, total: int, text: str):
         finally:
             bar.empty()
 
-    return memoised(key, compute, keep=lambda result: not result.stopped)
+    return memoised(key, compute, keep=keep)
 
 
 def run_q_alpha(main: Dataset, side: Dataset | None, pairs, params: dict) -> QAlphaResult:
@@ -563,7 +572,7 @@ def run_q_alpha(main: Dataset, side: Dataset | None, pairs, params: dict) -> QAl
         # up to 100 features, Lanczos beyond) at 20-600 features and 72 or 500 samples, where the
         # operator allows power steps (sum criterion, no pairs: positive semi-definite)
         solver="power" if params["criterion"] == "sum" and pairs is None else "auto"),
-        stop="qalpha", total=params["max_iter"] * params["n_init"], text="Q-alpha")
+        stop="qalpha", text="Q-alpha", status=iteration_status(params["max_iter"] * params["n_init"]), every=5)
 
 
 def gap_metric(cell, gap) -> None:
