@@ -891,10 +891,7 @@ def exact_slda(X=None, y=None, *, classes=None, reg=None, a=None, B=None,
             raise InputError("Give the data (X, y) or the problem (a, B).")
         a, B, reg, classes = two_class_scatter(X, y, classes, reg)
     else:
-        a = np.asarray(a, dtype=np.float64).ravel()
-        B = np.asarray(B, dtype=np.float64)
-        if B.shape != (a.size, a.size):
-            raise InputError(f"B must be {a.size} x {a.size} for a of length {a.size}; got {B.shape}.")
+        a, B = _check_problem(np.ravel(a), B)
     n = a.size
     if n > max_features:
         raise InputError(f"Exact search is limited to {max_features} features (it is exponential in "
