@@ -15,13 +15,10 @@ Targets (issue #19): median under 1.5 s and worst under 3 s on every page.
 
 import argparse
 import io
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 import zipfile
 from pathlib import Path
 
@@ -29,6 +26,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from app_server import SCRIPT_IDLE, start_server  # noqa: E402
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run", "--disable-quic"]
 WATCH = """() => {
@@ -38,10 +37,8 @@ WATCH = """() => {
     window.__watcher.observe(document.querySelector('[data-testid="stMain"]'),
                              {subtree: true, childList: true, attributes: true, characterData: true});
 }"""
-# a script run in progress: Streamlit's own run state on the app element (its status widget is not
-# always drawn: a run of 10 s once passed for settled after 1 s), or a spinner or progress bar
-BUSY = ("() => document.querySelector('[data-testid=\"stApp\"]').getAttribute('data-test-script-state')"
-        " !== 'notRunning' || !!(document.querySelector('[data-testid=\"stSpinner\"]')"
+# a script run in progress (timing.SCRIPT_IDLE false), or a spinner or progress bar still shown
+BUSY = (f"() => !({SCRIPT_IDLE})() || !!(document.querySelector('[data-testid=\"stSpinner\"]')"
         " || document.querySelector('[data-testid=\"stProgress\"]'))")
 KEYS = ["ArrowLeft", "ArrowLeft", "ArrowRight", "ArrowRight", "ArrowRight", "ArrowLeft", "ArrowLeft", "ArrowRight"]
 
@@ -154,23 +151,10 @@ def main():
     parser.add_argument("--steps", type=int, default=6, help="moves of each page's control")
     parser.add_argument("--pages", default=",".join(PAGES), help="comma-separated page paths")
     options = parser.parse_args()
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    url = f"http://127.0.0.1:{port}"
     launched = time.perf_counter()
-    server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-                               "--server.headless", "true", "--server.port", str(port),
-                               "--server.address", "127.0.0.1"], cwd=ROOT,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    server, url = start_server()
     rows = []
     try:
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/_stcore/health", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.1)
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})

@@ -14,43 +14,16 @@ counts error boxes (a lazy import raced between sessions once: "partially initia
 
 import argparse
 import io
-import socket
-import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+from app_server import SCRIPT_IDLE, start_server
+
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_server():
-    port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-                                "--server.headless", "true", "--server.port", str(port),
-                                "--server.address", "127.0.0.1"], cwd=ROOT,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
-                return process, url
-        except OSError:
-            time.sleep(0.3)
-    process.kill()
-    raise RuntimeError("streamlit did not start")
 
 
 def resident_mb(pid: int) -> float:
@@ -71,9 +44,7 @@ def table_bytes(megabytes: int) -> bytes:
 
 def wait_idle(page):
     page.wait_for_timeout(300)
-    # Streamlit's run state on the app element (its status widget is not always drawn)
-    page.wait_for_function("() => document.querySelector('[data-testid=\"stApp\"]')"
-                           "?.getAttribute('data-test-script-state') === 'notRunning'", timeout=180_000)
+    page.wait_for_function(SCRIPT_IDLE, timeout=180_000)
 
 
 def sessions(browser, tabs: int, megabytes: int):

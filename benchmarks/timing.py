@@ -13,3 +13,4 @@ def best_of(function, repeats: int = 5) -> float:
         function()
         times.append(time.perf_counter() - start)
     return min(times)
+
