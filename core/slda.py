@@ -308,8 +308,9 @@ def _class_pair_problem(X, y, classes):
     return a, B, classes
 
 
-def _greedy_eliminate(M, v, pick_largest, progress=None, offset=0, total=None):
-    """Pivoted left-looking elimination of the SPD matrix ``M`` with the vector ``v``.
+def _greedy_eliminate(M, v, pick_largest):
+    """Pivoted left-looking elimination of the SPD matrix ``M`` with the vector ``v``, one rank-1
+    step at a time: the reference that :func:`_blocked_eliminate` is tested and benchmarked against.
 
     At each step every remaining ``j`` scores ``v_j^2 / d_j`` (``d`` the diagonal of the current
     Schur complement); the largest (forward) or smallest (backward) is eliminated. Returns the
@@ -322,7 +323,6 @@ def _greedy_eliminate(M, v, pick_largest, progress=None, offset=0, total=None):
     v = v.copy()
     order = np.empty(n, dtype=np.intp)
     scores = np.empty(n)
-    report_every = max(1, n // 50)
     for m in range(n):
         rest = slice(m, n)
         gain = v[rest] ** 2 / d[rest]
@@ -347,8 +347,6 @@ def _greedy_eliminate(M, v, pick_largest, progress=None, offset=0, total=None):
             d[below] -= column**2 / pivot
             # guard against round-off making a diagonal of an SPD Schur complement non-positive
             np.maximum(d[below], np.finfo(float).tiny, out=d[below])
-        if progress is not None and (m % report_every == 0 or m == n - 1):
-            progress(offset + m + 1, total or n)
     return order, scores
 
 
