@@ -41,6 +41,8 @@ from scipy import linalg
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
 from .errors import InputError
+from .largedata import column_moments, is_large
+from .normalised import DenseFeatures, leading_sample_vectors, normalise_features, preprocess_features
 from .validation import as_data_matrix as _as_data_matrix
 from .validation import as_labels as _as_labels
 from .validation import check_positive_int as _check_positive_int
@@ -64,8 +66,6 @@ __all__ = [
 
 #: Above this many features the leading eigenvector of G is not taken from a dense matrix.
 DENSE_LIMIT = 600
-#: A feature whose range is below this fraction of its magnitude is constant in float64 (64 ulps).
-CONSTANT_RESOLUTION = 64 * np.finfo(np.float64).eps
 #: Largest weight of side information: beyond it only the side information counts (the same
 #: alpha), and products with it approach the end of float64's range.
 LAM_MAX = 1e12
@@ -235,58 +235,22 @@ class PositivityResult:
     std: float
 
 
-# ---------------------------------------------------------------------------- validation
-def preprocess_features(X, dtype=np.float64):
-    """Centre every feature over the samples and scale it to unit norm ([002] Sec. 2).
-
-    Parameters
-    ----------
-    X : ndarray, shape (n_samples, n_features)
-
-    Returns
-    -------
-    Mt : ndarray, shape (n_samples, n_kept)
-        The normalised kept features (the transpose of the papers' ``M``), C-contiguous.
-    kept : ndarray of int
-        Indices of the kept (non-constant) features.
-    mean, scale : ndarray, shape (n_kept,)
-        What was subtracted and divided, so other data (side data, pairs) can be mapped alike.
-    """
-    top, bottom = X.max(axis=0), X.min(axis=0)
-    magnitude = np.maximum(np.abs(top), np.abs(bottom))  # no |X| temporary
-    # Constant: no spread, or a spread at the resolution of the values (data offset by 1e16
-    # differ only by rounding), which carries no direction. Decided on max - min, which cannot
-    # cancel as sum(x^2) - n mean^2 does (a pixel fixed at 15/255 came out "varying").
-    constant = (top - bottom) <= CONSTANT_RESOLUTION * magnitude
-    kept = np.flatnonzero(~constant)
-    if kept.size == X.shape[1]:
-        Mt = np.array(X, dtype=dtype, order="C", copy=True)
-    else:
-        Mt = np.ascontiguousarray(X[:, kept], dtype=dtype)
-    # Each feature is divided by its magnitude before centring: squares of values near 1e300
-    # would overflow and those near 1e-300 underflow, and the unit norm below removes the
-    # factor again, so the normalised features are the same.
-    magnitude = magnitude[kept]
-    Mt /= magnitude.astype(dtype)
-    mean = Mt.mean(axis=0, dtype=np.float64)
-    Mt -= mean.astype(dtype)
-    scale = np.sqrt(np.einsum("ij,ij->j", Mt, Mt, dtype=np.float64))
-    Mt /= scale.astype(dtype)
-    return Mt, kept, mean * magnitude, scale * magnitude
-
-
 # ---------------------------------------------------------------------------- operators
 class _Problem:
     """The eigenproblem of step 2 for one data set, matrix-free.
 
-    Holds ``Mt`` (``q x n``, normalised) and what the variants add: the scaling ``s`` with
-    ``S = diag(s)^2 = (D + lam I)^{-1}`` (side information, symmetric form ``S^1/2 G S^1/2``)
-    or the pair matrix ``Wp`` with ``B = Wp Wp^T`` (pairwise side information).
+    Holds the normalised features (``q x n`` products, :mod:`core.normalised`) and what the
+    variants add: the scaling ``s`` with ``S = diag(s)^2 = (D + lam I)^{-1}`` (side information,
+    symmetric form ``S^1/2 G S^1/2``) or the pair matrix ``Wp`` with ``B = Wp Wp^T`` (pairwise side
+    information).
     """
 
-    def __init__(self, Mt, criterion, side_scale=None, pair_factor=None, lam=0.0):
-        self.Mt = Mt
-        self.q, self.n = Mt.shape
+    def __init__(self, features, criterion, side_scale=None, pair_factor=None, lam=0.0):
+        if not hasattr(features, "fused"):  # a normalised array, as the tests build it
+            features = _stored_features(features)
+        self.features = features
+        self.Mt = features.Mt  # dense data only (the gap criterion)
+        self.q, self.n = features.n_samples, features.n_kept
         self.criterion = criterion
         self.side_scale = side_scale
         self.pair_factor = pair_factor
@@ -296,8 +260,7 @@ class _Problem:
     # products with the pieces of G ------------------------------------------
     def g_matvec(self, Pt, v):
         """``G(Q) v`` for ``P = M Q`` stored as ``Pt`` (``k x n``)."""
-        T = self.Mt @ (Pt * v).T  # q x k: M^T (p_l o v)
-        U = T.T @ self.Mt  # k x n
+        _, U = self.features.fused((Pt * v).T)  # T = M^T (p_l o v) (q x k), U = T^T M^T (k x n)
         return np.einsum("ln,ln->n", Pt, U)
 
     def square_matvec(self, v):
@@ -322,7 +285,7 @@ class _Problem:
     # dense forms -------------------------------------------------------------
     def gram(self):
         if self._gram is None:
-            self._gram = self.Mt.T @ self.Mt
+            self._gram = self.features.gram()
         return self._gram
 
     def dense_operator(self, Pt):
@@ -376,7 +339,7 @@ def _leading_eigvec(problem, Pt, beta0, solver, eig_tol, power_steps):
         values, vectors = eigsh(C, k=1, which="LA", v0=beta0, tol=eig_tol)
         return vectors[:, 0], float(values[0])
     if solver == "lanczos":
-        op = LinearOperator((problem.n, problem.n), dtype=problem.Mt.dtype,
+        op = LinearOperator((problem.n, problem.n), dtype=problem.features.dtype,
                             matvec=lambda v: problem.operator_matvec(Pt, np.ravel(v)))
         try:
             values, vectors = eigsh(op, k=1, which="LA", v0=beta0, tol=eig_tol,
@@ -397,10 +360,12 @@ def _leading_eigvec(problem, Pt, beta0, solver, eig_tol, power_steps):
     return beta, value
 
 
-def _top_eigvecs_by_magnitude(A, k):
-    values, vectors = linalg.eigh(A)
-    order = np.argsort(-np.abs(values), kind="stable")[:k]
-    return vectors[:, order]
+def _stored_features(Mt):
+    """Features whose normalised array is given (for tests that build the operator by hand)."""
+    features = DenseFeatures.__new__(DenseFeatures)
+    features.Mt, features.dtype = Mt, Mt.dtype
+    features.n_samples, features.kept = Mt.shape[0], np.arange(Mt.shape[1])
+    return features
 
 
 def _class_subspace(labels, q):
@@ -415,13 +380,15 @@ def _class_subspace(labels, q):
 
 
 # ---------------------------------------------------------------------------- the iteration
-def _run(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_steps, progress):
+def _run(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_steps, progress,
+         random_state=None):
     if solver == "power" and method == "power" and not fixed_Q and power_steps == 1:
-        return _run_simultaneous(problem, Q0, max_iter=max_iter, tol=tol, progress=progress)
-    Mt = problem.Mt
+        return _run_simultaneous(problem, Q0, max_iter=max_iter, tol=tol, progress=progress,
+                                 random_state=random_state)
+    features = problem.features
     Q = Q0
-    Pt = Q.T @ Mt  # k x n, rows p_l = M q_l
-    beta = np.full(problem.n, 1.0 / np.sqrt(problem.n), dtype=Mt.dtype)
+    Pt = features.transposed_times(Q)  # k x n, rows p_l = M q_l
+    beta = np.full(problem.n, 1.0 / np.sqrt(problem.n), dtype=features.dtype)
     alpha = problem.to_alpha(beta)
     history = []
     converged = stopped = False
@@ -435,7 +402,7 @@ def _run(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_
         change = float(np.linalg.norm(new_alpha - alpha))
         alpha = new_alpha
         # Steps 3-4: Z = A_alpha Q^(r-1) = M^T (alpha o P); ||Z||_F^2 = alpha^T G(Q^(r-1)) alpha.
-        Z = Mt @ (Pt * alpha).T
+        Z = features.times((Pt * alpha).T)
         history.append(problem.objective(alpha, Z))
         if fixed_Q or (n_iter > 1 and change <= tol):
             converged = True
@@ -448,10 +415,10 @@ def _run(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_
             Q, R = np.linalg.qr(Z)
             if np.min(np.abs(np.diag(R))) <= 1e-13 * np.max(np.abs(np.diag(R))):
                 # A_alpha has rank below k: keep the columns it spans and complete the basis.
-                Q = _top_eigvecs_by_magnitude(_weighted_gram(Mt, alpha), Q.shape[1])
+                Q = leading_sample_vectors(features, alpha, Q.shape[1], random_state)
         else:  # basic scheme: Q = the k leading eigenvectors of A_alpha
-            Q = _top_eigvecs_by_magnitude(_weighted_gram(Mt, alpha), Q.shape[1])
-        Pt = Q.T @ Mt
+            Q = leading_sample_vectors(features, alpha, Q.shape[1], random_state)
+        Pt = features.transposed_times(Q)
     return dict(alpha=alpha, Q=Q, history=np.asarray(history), n_iter=n_iter,
                 converged=converged, eigenvalue=eigenvalue, stopped=stopped)
 
@@ -460,7 +427,7 @@ def _run(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_
 _P_REFRESH = 10
 
 
-def _run_simultaneous(problem, Q0, *, max_iter, tol, progress):
+def _run_simultaneous(problem, Q0, *, max_iter, tol, progress, random_state=None):
     """Power-embedded Q-alpha with one power step on alpha, two passes over the data per iteration.
 
     Alpha and Q are updated from the same iterate: with ``T = M^T (alpha o P) = A_alpha Q`` and
@@ -470,22 +437,22 @@ def _run_simultaneous(problem, Q0, *, max_iter, tol, progress):
     Definition 2 (alpha an eigenvector of G(Q), Q spanning the leading eigenvectors of A_alpha);
     ``history`` holds ``alpha^T G(Q) alpha = ||T||_F^2`` of each iterate.
     """
-    Mt = problem.Mt
+    features = problem.features
     Q = Q0
-    Pt = Q.T @ Mt
-    beta = np.full(problem.n, 1.0 / np.sqrt(problem.n), dtype=Mt.dtype)
+    Pt = features.transposed_times(Q)
+    beta = np.full(problem.n, 1.0 / np.sqrt(problem.n), dtype=features.dtype)
     alpha = problem.to_alpha(beta)
     history = []
     converged = stopped = False
     eigenvalue = np.nan
     n_iter = 0
     for n_iter in range(1, max_iter + 1):
-        T = Mt @ (Pt * alpha).T  # q x k: A_alpha Q
+        # T = A_alpha Q (q x k) and U = (M T)^T (k x n): one pass over the data
+        T, U = features.fused((Pt * alpha).T)
         history.append(problem.objective(alpha, T))
         if progress is not None and progress(n_iter, history[-1]) is False:
             stopped = True
             break
-        U = T.T @ Mt  # k x n: (M T)^T
         image = np.einsum("ln,ln->n", Pt, U)  # G(Q) alpha
         if problem.side_scale is not None:  # the symmetric operator S^1/2 G S^1/2 acting on beta
             image *= problem.side_scale
@@ -499,8 +466,8 @@ def _run_simultaneous(problem, Q0, *, max_iter, tol, progress):
         diag = np.abs(np.diag(R))
         if diag.min() <= 1e-10 * diag.max() or n_iter % _P_REFRESH == 0:
             if diag.min() <= 1e-13 * diag.max():
-                Q = _top_eigvecs_by_magnitude(_weighted_gram(Mt, alpha), Q.shape[1])
-            Pt = Q.T @ Mt
+                Q = leading_sample_vectors(features, alpha, Q.shape[1], random_state)
+            Pt = features.transposed_times(Q)
         else:
             # P_new = (M T) R^-1, i.e. Pt_new = R^-T U; R is k x k and well conditioned here.
             Pt = np.linalg.inv(R).T @ U
@@ -511,33 +478,26 @@ def _run_simultaneous(problem, Q0, *, max_iter, tol, progress):
                 converged=converged, eigenvalue=eigenvalue, stopped=stopped)
 
 
-def _weighted_gram(Mt, weights, block=1 << 16):
-    """``M^T diag(weights) M`` (q x q) in column blocks, so no ``q x n`` temporary is made."""
-    A = np.zeros((Mt.shape[0], Mt.shape[0]), dtype=np.float64)
-    for start in range(0, Mt.shape[1], block):
-        part = Mt[:, start:start + block]
-        A += (part * weights[start:start + block]) @ part.T
-    return A
-
-
 def _initial_Q(problem, k, init, rng):
-    Mt = problem.Mt
-    q = Mt.shape[0]
     if init == "uniform":
         # Every alpha equal: A = M^T M (q x q); its k leading eigenvectors (NOTES.md). With side
         # information "equal" is meant in the symmetric variable, alpha ~ (D + lam I)^{-1/2} 1,
         # so the start already discounts the structure the side data carry.
-        alpha0 = problem.to_alpha(np.ones(problem.n, dtype=Mt.dtype))
-        return _top_eigvecs_by_magnitude(_weighted_gram(Mt, alpha0), k)
-    Q, _ = np.linalg.qr(rng.standard_normal((q, k)))
+        alpha0 = problem.to_alpha(np.ones(problem.n, dtype=problem.features.dtype))
+        return leading_sample_vectors(problem.features, alpha0, k, rng)
+    Q, _ = np.linalg.qr(rng.standard_normal((problem.q, k)))
     return Q
 
 
-def _resolve_solver(solver, n, psd):
+def _resolve_solver(solver, n, psd, large=False):
     solvers = ("auto", "dense", "lanczos", "power")
     if solver not in solvers:
         raise InputError(f"solver must be one of {solvers}; got {solver!r}.")
     if solver == "auto":
+        # On sparse and chunked data every product is a pass over the data: the simultaneous
+        # power iteration needs one pass per iteration where a Lanczos solve needs tens.
+        if large and psd:
+            return "power"
         if n <= AUTO_DENSE_LIMIT:
             return "dense"
         return "lanczos" if (n <= LANCZOS_LIMIT or not psd) else "power"
@@ -548,9 +508,10 @@ def _resolve_solver(solver, n, psd):
     return solver
 
 
-def _pair_factor(pairs, X, Mt, kept, mean, scale):
+def _pair_factor(pairs, X, features):
     """Columns ``x o y`` (one per pair) of the normalised features, so ``B = Wp Wp^T`` ([000] Sec. 5)."""
     n_samples = X.shape[0]
+    kept, mean, scale = features.kept, features.mean, features.scale
     if isinstance(pairs, tuple) and len(pairs) == 2 and np.ndim(pairs[0]) == 2:
         first = _as_data_matrix(pairs[0], "pairs[0]")
         second = _as_data_matrix(pairs[1], "pairs[1]")
@@ -569,19 +530,22 @@ def _pair_factor(pairs, X, Mt, kept, mean, scale):
         if index.min() < 0 or index.max() >= n_samples:
             raise InputError(f"A pair refers to sample {int(index.max() if index.max() >= n_samples else index.min())}, "
                              f"but there are only {n_samples} samples (valid: 0 to {n_samples - 1}).")
-        first, second = Mt[index[:, 0]], Mt[index[:, 1]]
-    return np.ascontiguousarray((first * second).T, dtype=Mt.dtype)
+        first, second = features.rows(index[:, 0]), features.rows(index[:, 1])
+    return np.ascontiguousarray((first * second).T, dtype=features.dtype)
 
 
 def side_variance(side, kept, scale, n_samples, n_features) -> np.ndarray:
     """``D`` of [000] Def. 3 for the kept features: each side feature's variance divided by the
     same feature's variance in the main data (``scale`` are the main features' centred norms)."""
-    side = _as_data_matrix(side, "side")
-    if side.shape[1] != n_features:
-        raise InputError(f"The side data have {side.shape[1]} features but the main data "
+    if not is_large(side):
+        side = _as_data_matrix(side, "side")
+    if len(side.shape) != 2 or side.shape[1] != n_features:
+        raise InputError(f"The side data have {side.shape[-1]} features but the main data "
                          f"have {n_features}; both must describe the same features.")
     if side.shape[0] < 2:
         raise InputError("The side data need at least 2 samples to have a variance.")
+    if is_large(side):  # sparse or chunked side data: their moments, in one pass
+        return n_samples * column_moments(side, "side").variance[kept] / scale**2
     # var(side) / (scale^2 / n), with the division first so that no square can overflow
     return n_samples * (side[:, kept] / scale).var(axis=0)
 
@@ -598,7 +562,7 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
             method="power", init="uniform", n_init=1, random_state=None, max_iter=500,
             tol=1e-6, solver="auto", eig_tol=1e-10, power_steps=1,
             progress: Callable[[int, float], object] | None = None,
-            dtype=np.float64, _side_diagonal=None) -> QAlphaResult:
+            dtype=np.float64, memory_limit: int | None = None, _side_diagonal=None) -> QAlphaResult:
     """Select features by the Q-alpha algorithm: positive, sparse weights from spectral coherence.
 
     Maximises ``trace(Q^T A_alpha^T A_alpha Q)`` over unit ``alpha`` and orthonormal ``Q``
@@ -606,8 +570,12 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
 
     Parameters
     ----------
-    X : array_like, shape (n_samples, n_features)
-        Main data (the papers' ``M`` is ``X.T``).
+    X : array_like, scipy.sparse matrix or dask.array.Array, shape (n_samples, n_features)
+        Main data (the papers' ``M`` is ``X.T``). Sparse matrices are never densified: centring
+        and scaling enter the products (:mod:`core.normalised`). Dask arrays (dense or with sparse
+        chunks, in memory, on disk or on a ``dask.distributed`` cluster) are read one row block
+        at a time, one pass per iteration with the power solver. The gap criterion and
+        :func:`topographic_map` need dense data.
     k : int
         Number of clusters (columns of Q), ``1 <= k < n_samples``. With ``labels`` it may be
         omitted: the supervised mode uses ``c - 1`` for ``c`` classes.
@@ -658,7 +626,8 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
         converges to the same fixed point, for the ``"sum"`` criterion without pairs). With one
         power step, alpha and Q are updated simultaneously from the same iterate, which needs
         two passes over the data per iteration instead of four (see ``_run_simultaneous``).
-        ``"auto"``: dense up to 100 features, Lanczos up to 50,000, power steps beyond.
+        ``"auto"``: dense up to 100 features, Lanczos up to 50,000, power steps beyond; power
+        steps for sparse and chunked data (one pass over the data per iteration).
     eig_tol : float
         Relative tolerance of the Lanczos solver.
     power_steps : int
@@ -668,8 +637,11 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
         there (and no further start is made): the result has ``stopped=True`` and the weights
         of the last iteration done, so a user interface can offer a "Stop" that keeps them.
     dtype : numpy dtype
-        Working precision of the normalised data (float64 by default; float32 halves memory
-        and time on very large data).
+        Working precision of the normalised dense data (float64 by default; float32 halves
+        memory and time on very large data). Sparse and chunked data use float64 products.
+    memory_limit : int, optional
+        Bytes the row blocks of a Dask array may take at once (half the machine's memory by
+        default); chunks that do not fit are refused with the chunk size that would.
 
     Returns
     -------
@@ -682,12 +654,22 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
         number of features, vanishing side variances with ``lam = 0``, pairs out of range, or
         when every feature is constant.
     """
-    X = _as_data_matrix(X)
+    large = is_large(X)
+    if not large:
+        X = _as_data_matrix(X)
+    elif len(X.shape) != 2:
+        raise InputError(f"X must be 2-D (samples x features); got {len(X.shape)}-D.")
     n_samples, n_features = X.shape
     if n_samples < 2:
         raise InputError(f"Q-alpha needs at least 2 samples; got {n_samples}.")
     if criterion not in ("sum", "gap"):
         raise InputError(f"criterion must be 'sum' or 'gap'; got {criterion!r}.")
+    if large and criterion == "gap":
+        raise InputError("The gap criterion needs q x q products per feature and runs on dense in-memory data "
+                         "only; use criterion='sum' on sparse or chunked data, or pass a dense subset.")
+    if large and np.dtype(dtype) != np.float64:
+        raise InputError("dtype sets the precision of a dense copy; sparse and chunked data are used as they are, "
+                         "with float64 products. Leave dtype out.")
     if method not in ("power", "basic"):
         raise InputError(f"method must be 'power' or 'basic'; got {method!r}.")
     if init not in ("uniform", "random"):
@@ -718,7 +700,8 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
                          f"= {n_samples}; got {k!r}.")
     k = int(k)
 
-    Mt, kept, mean, scale = preprocess_features(X, dtype=dtype)
+    features = normalise_features(X, dtype=dtype, memory_limit=memory_limit)
+    kept, scale = features.kept, features.scale
     if kept.size == 0:
         raise InputError("Every feature is constant over the samples (or varies only by rounding at its "
                          "magnitude, e.g. values near 1e16 that differ by less than 1): there is nothing to "
@@ -737,10 +720,10 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
 
     pair_factor = None
     if pairs is not None:
-        pair_factor = _pair_factor(pairs, X, Mt, kept, mean, scale)
+        pair_factor = _pair_factor(pairs, X, features)
 
-    problem = _Problem(Mt, criterion, side_scale=side_scale, pair_factor=pair_factor, lam=lam)
-    solver = _resolve_solver(solver, kept.size, problem.is_psd)
+    problem = _Problem(features, criterion, side_scale=side_scale, pair_factor=pair_factor, lam=lam)
+    solver = _resolve_solver(solver, kept.size, problem.is_psd, large)
     rng = np.random.default_rng(random_state)
 
     best, restart_objectives, stopped = None, [], False
@@ -751,7 +734,7 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
             Q0 = _initial_Q(problem, k, init if start == 0 else "random", rng)
         run = _run(problem, Q0.astype(dtype), method=method, fixed_Q=fixed_Q, max_iter=max_iter,
                    tol=tol, solver=solver, eig_tol=eig_tol, power_steps=power_steps,
-                   progress=progress)
+                   progress=progress, random_state=rng)
         restart_objectives.append(run["history"][-1])
         if best is None or run["history"][-1] > best["history"][-1]:
             best = run

@@ -1,0 +1,339 @@
+"""Data that do not fit the dense in-memory path: SciPy sparse matrices and Dask arrays.
+
+What Q-alpha and the one-pass filters need of the data are column statistics and products of
+the normalised features with a few vectors; both are sums over blocks of samples. This module
+provides them for
+
+* ``scipy.sparse`` matrices (CSR, CSC or any format SciPy converts to CSR), never densified:
+  centring and unit-norm scaling enter the products as a rank-one correction and a diagonal;
+* ``dask.array`` arrays, dense or with SciPy-sparse chunks, in memory, on disk (Zarr, HDF5) or
+  on a ``dask.distributed`` cluster: each pass maps one function over row blocks that span all
+  features and sums the small results, so memory is bounded by a few blocks.
+
+Public entry points validate what they are given (:class:`~core.errors.InputError` with a
+message for the user); the algorithms in :mod:`core.qalpha` and :mod:`core.baselines` call
+them at their own boundary.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+
+from .errors import InputError
+from .limits import format_bytes, memory_limit_bytes
+from .validation import SQUARE_SAFE, check_real_dtype
+
+__all__ = ["is_sparse", "is_chunked", "is_large", "as_sparse_matrix", "as_chunked_array", "ColumnMoments",
+           "column_moments", "class_moments", "RowBlocks", "connect_scheduler",
+           "BLOCK_TARGET_BYTES", "SPARSE_BLOCK_ENTRIES"]
+
+#: Row blocks of a Dask array are merged up to about this many bytes (float64 over all features):
+#: fewer, larger tasks keep the scheduler's overhead small against the products.
+BLOCK_TARGET_BYTES = 256 << 20
+#: Statistics of an in-memory sparse matrix are taken over row blocks of about this many stored
+#: values, so their temporaries stay near 100 MB whatever the matrix.
+SPARSE_BLOCK_ENTRIES = 8_000_000
+#: Per block, the working copies of a chunked pass: the float64 block and a product's temporary.
+BLOCK_COPIES = 2
+
+
+def is_sparse(X) -> bool:
+    return sparse.issparse(X)
+
+
+def is_chunked(X) -> bool:
+    """Whether ``X`` is a Dask array (checked without importing Dask)."""
+    return type(X).__module__.split(".")[0] == "dask" and hasattr(X, "chunks") and hasattr(X, "to_delayed")
+
+
+def is_large(X) -> bool:
+    """Sparse or chunked: data the dense in-memory path must not densify."""
+    return is_sparse(X) or is_chunked(X)
+
+
+# ---------------------------------------------------------------------------- validation
+def _check_shape(shape, what):
+    if len(shape) != 2:
+        raise InputError(f"{what} must be 2-D (samples x features); got {len(shape)}-D.")
+    if shape[0] == 0 or shape[1] == 0:
+        raise InputError(f"{what} is empty (shape {tuple(shape)}).")
+
+
+def as_sparse_matrix(X, what: str = "X"):
+    """``X`` as a float64 CSR matrix whose stored values are all finite.
+
+    A CSR float64 matrix is used as it is (no copy); other formats and dtypes are converted once.
+    Refused: complex or non-numeric values, NaN or infinite stored values (with where the first
+    is), anything not 2-D or empty.
+    """
+    check_real_dtype(X.dtype, what)
+    _check_shape(X.shape, what)
+    if X.format != "csr":
+        X = X.tocsr()
+    if X.dtype != np.float64:
+        # the index arrays are shared; only the values are converted
+        X = sparse.csr_matrix((X.data.astype(np.float64), X.indices, X.indptr), shape=X.shape)
+    bad = _first_non_finite(X.data)
+    if bad is not None:
+        row = int(np.searchsorted(X.indptr, bad, side="right") - 1)
+        count = int(X.data.size - np.isfinite(X.data).sum())
+        raise InputError(f"{what} is a sparse matrix with {count:,} NaN or infinite stored value(s) (the first at "
+                         f"sample {row}, feature {int(X.indices[bad])}); impute or remove them first (an entry "
+                         "that is not stored counts as 0).")
+    return X
+
+
+def _first_non_finite(values, step=SPARSE_BLOCK_ENTRIES):
+    for start in range(0, values.size, step):
+        finite = np.isfinite(values[start:start + step])
+        if not finite.all():
+            return start + int(np.argmin(finite))
+    return None
+
+
+@dataclass(frozen=True)
+class RowBlocks:
+    """A Dask array cut into row blocks that span all features, ready for one pass per product.
+
+    Attributes
+    ----------
+    array : dask.array.Array
+        The data with chunks ``(rows, n_features)``.
+    block_bytes : int
+        Float64 bytes of the largest block.
+    """
+
+    array: object
+    block_bytes: int
+
+    @property
+    def shape(self):
+        return self.array.shape
+
+    def blocks(self):
+        """One ``dask.delayed`` object per row block, in order."""
+        return list(self.array.to_delayed().ravel())
+
+
+def as_chunked_array(X, what: str = "X", memory_limit: int | None = None, workers: int | None = None) -> RowBlocks:
+    """A Dask array as :class:`RowBlocks` within a memory limit.
+
+    Column chunks of a row are merged (each stored chunk is still read once per pass) and small
+    row blocks are merged up to :data:`BLOCK_TARGET_BYTES`. Refused: non-numeric dtypes, anything
+    not 2-D or empty, unknown chunk sizes, and row blocks whose working copies (float64, across all
+    features, :data:`BLOCK_COPIES` per block, one block per worker thread) exceed ``memory_limit``
+    (bytes; half the machine's memory by default).
+    """
+    check_real_dtype(X.dtype, what)
+    _check_shape(X.shape, what)
+    if any(np.isnan(size) for sizes in X.chunks for size in sizes):
+        raise InputError(f"{what} has chunks of unknown size (a Dask array built from a filter or a "
+                         "DataFrame); call X.compute_chunk_sizes() first.")
+    limit = memory_limit_bytes() if memory_limit is None else int(memory_limit)
+    if limit <= 0:
+        raise InputError(f"The memory limit must be a positive number of bytes; got {memory_limit!r}.")
+    threads = max(1, int(workers or _local_threads()))
+    n_samples, n_features = X.shape
+    row_bytes = 8 * n_features
+    largest = max(X.chunks[0])
+    needed = BLOCK_COPIES * threads * largest * row_bytes
+    if needed > limit:
+        fitting = max(1, limit // (BLOCK_COPIES * threads * row_bytes))
+        raise InputError(
+            f"{what} has row chunks of up to {largest:,} samples: a pass works on whole rows (all {n_features:,} "
+            f"features), and {threads} block(s) of that size at once need {format_bytes(needed)}, more than the "
+            f"memory limit of {format_bytes(limit)}. Rechunk along the samples to at most {fitting:,} rows "
+            f"(e.g. X.rechunk(({fitting}, -1)) or store the data so), or raise the memory limit.")
+    # merge whole row chunks up to the target size, never beyond the limit
+    target = max(largest, min(BLOCK_TARGET_BYTES, limit // (BLOCK_COPIES * threads)) // row_bytes)
+    rows, current = [], 0
+    for size in X.chunks[0]:
+        if current and current + size > target:
+            rows.append(current)
+            current = 0
+        current += size
+    rows.append(current)
+    if len(X.chunks[1]) > 1 or tuple(rows) != X.chunks[0]:
+        X = X.rechunk((tuple(rows), (n_features,)))
+    return RowBlocks(array=X, block_bytes=max(rows) * row_bytes)
+
+
+def _local_threads():
+    """Threads that run blocks at once in this process (Dask's default: one per core)."""
+    try:
+        import dask
+
+        workers = dask.config.get("num_workers", None)
+        if workers:
+            return int(workers)
+    except ImportError:
+        pass
+    import os
+
+    return os.cpu_count() or 1
+
+
+def connect_scheduler(address: str, timeout: float = 10.0):
+    """A ``dask.distributed.Client`` of the scheduler at ``address``, or a clear error within ``timeout``.
+
+    Parameters
+    ----------
+    address : str
+        ``tcp://host:port`` (or ``host:port``) of a running ``dask scheduler``.
+    timeout : float
+        Seconds to wait for the connection.
+    """
+    if not isinstance(address, str) or not address.strip():
+        raise InputError("The scheduler address must be text such as tcp://10.0.0.5:8786.")
+    from distributed import Client
+
+    try:
+        return Client(address.strip(), timeout=timeout, set_as_default=True)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise InputError(f"Could not reach a Dask scheduler at {address} within {timeout:g} s ({type(exc).__name__}). "
+                         "Check the address and that `dask scheduler` runs there, or leave the scheduler out to "
+                         "compute on this machine.") from None
+
+
+# ---------------------------------------------------------------------------- column statistics
+@dataclass(frozen=True, eq=False)
+class ColumnMoments:
+    """Per-feature statistics of one pass: count, extremes, mean and centred sum of squares.
+
+    ``centred`` is ``sum_i (x_ij - mean_j)^2``, combined across blocks by Chan et al.'s pairwise
+    update, so no ``sum x^2 - n mean^2`` cancellation occurs.
+    """
+
+    count: int
+    maximum: np.ndarray
+    minimum: np.ndarray
+    mean: np.ndarray
+    centred: np.ndarray
+
+    @property
+    def variance(self) -> np.ndarray:
+        return self.centred / self.count
+
+    def combine(self, other: "ColumnMoments") -> "ColumnMoments":
+        if self.count == 0:
+            return other
+        if other.count == 0:
+            return self
+        total = self.count + other.count
+        delta = other.mean - self.mean
+        return ColumnMoments(
+            count=total,
+            maximum=np.maximum(self.maximum, other.maximum),
+            minimum=np.minimum(self.minimum, other.minimum),
+            mean=self.mean + delta * (other.count / total),
+            centred=self.centred + other.centred + delta**2 * (self.count * other.count / total),
+        )
+
+
+def _empty_moments(n_features):
+    return ColumnMoments(0, np.full(n_features, -np.inf), np.full(n_features, np.inf), np.zeros(n_features),
+                         np.zeros(n_features))
+
+
+def _block_moments(block) -> ColumnMoments:
+    """Moments of one block of rows (dense array or SciPy sparse matrix)."""
+    rows, n_features = block.shape
+    if rows == 0:
+        return _empty_moments(n_features)
+    if sparse.issparse(block):
+        block = block.tocsr()
+        values = block.data.astype(np.float64, copy=False)
+        columns = block.indices
+        stored = np.bincount(columns, minlength=n_features)
+        mean = np.bincount(columns, weights=values, minlength=n_features) / rows
+        maximum = np.full(n_features, -np.inf)
+        minimum = np.full(n_features, np.inf)
+        np.maximum.at(maximum, columns, values)
+        np.minimum.at(minimum, columns, values)
+        implicit = stored < rows  # columns with entries that are not stored: zeros
+        maximum[implicit] = np.maximum(maximum[implicit], 0.0)
+        minimum[implicit] = np.minimum(minimum[implicit], 0.0)
+        centred = np.bincount(columns, weights=(values - mean[columns]) ** 2, minlength=n_features)
+        centred += (rows - stored) * mean**2
+        return ColumnMoments(rows, maximum, minimum, mean, centred)
+    block = np.asarray(block, dtype=np.float64)
+    mean = block.mean(axis=0)
+    deviation = block - mean
+    return ColumnMoments(rows, block.max(axis=0), block.min(axis=0), mean,
+                         np.einsum("ij,ij->j", deviation, deviation))
+
+
+def _block_class_moments(block, codes, n_classes):
+    """Moments of the rows of each class within one block."""
+    if sparse.issparse(block):
+        block = block.tocsr()
+    return [_block_moments(block[codes == c]) for c in range(n_classes)]
+
+
+def _sparse_row_slices(X):
+    """Row ranges of a CSR matrix holding about :data:`SPARSE_BLOCK_ENTRIES` stored values each."""
+    bounds = np.searchsorted(X.indptr, np.arange(0, X.nnz + 1, SPARSE_BLOCK_ENTRIES), side="right") - 1
+    bounds = np.unique(np.r_[0, bounds, X.shape[0]])
+    return [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+
+def _check_moments(moments, what):
+    finite = np.isfinite(moments.maximum) & np.isfinite(moments.minimum)
+    if not finite.all():
+        first = int(np.argmin(finite))
+        raise InputError(f"{what} contains NaN or infinite values ({int((~finite).sum()):,} feature(s), the first: "
+                         f"feature {first}); impute or remove them first.")
+    if not np.isfinite(moments.centred).all():
+        raise InputError(f"{what} has values near {np.abs(moments.maximum).max():.3g}, whose squares overflow float64 "
+                         f"(above about {SQUARE_SAFE:.0e}); divide the data by a constant first.")
+    return moments
+
+
+def column_moments(X, what: str = "X", memory_limit: int | None = None) -> ColumnMoments:
+    """Per-feature count, extremes, mean and centred sum of squares in one pass over ``X``.
+
+    ``X`` is a dense array, a SciPy sparse matrix (taken in row blocks; implicit entries count as
+    zeros) or a Dask array (one task per row block). NaN or infinite values are refused.
+    """
+    return class_moments(X, None, what=what, memory_limit=memory_limit)[0]
+
+
+def class_moments(X, codes, n_classes: int | None = None, what: str = "X",
+                  memory_limit: int | None = None) -> list[ColumnMoments]:
+    """:class:`ColumnMoments` of the rows of each class (``codes`` in ``0 .. n_classes - 1``), in one pass.
+
+    With ``codes=None`` the list holds the moments of all rows.
+    """
+    n_groups = 1 if codes is None else int(n_classes)
+
+    def reduce_block(block, block_codes):
+        if block_codes is None:
+            return [_block_moments(block)]
+        return _block_class_moments(block, block_codes, n_groups)
+
+    if is_chunked(X):
+        import dask
+
+        blocks = as_chunked_array(X, what, memory_limit)
+        starts = np.cumsum((0,) + blocks.array.chunks[0])
+        tasks = [dask.delayed(reduce_block)(block, None if codes is None else codes[a:b])
+                 for block, a, b in zip(blocks.blocks(), starts[:-1], starts[1:])]
+        parts = dask.compute(*tasks)
+    elif is_sparse(X):
+        X = as_sparse_matrix(X, what)
+        parts = [reduce_block(X[rows], None if codes is None else codes[rows]) for rows in _sparse_row_slices(X)]
+    else:
+        X = np.asarray(X, dtype=np.float64)
+        parts = [reduce_block(X, codes)]
+    n_features = X.shape[1]
+    totals = [_empty_moments(n_features) for _ in range(n_groups)]
+    for part in parts:
+        totals = [total.combine(piece) for total, piece in zip(totals, part)]
+    overall = totals[0]
+    for piece in totals[1:]:
+        overall = overall.combine(piece)
+    _check_moments(overall, what)
+    return totals
