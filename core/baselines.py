@@ -23,11 +23,12 @@ import numpy as np
 from scipy import linalg, special, stats
 
 from .errors import InputError
+from .largedata import class_moments, column_moments, is_large
 from .validation import (as_data_matrix, as_labels, check_positive_int, check_real, power_of_two_scale,
                          require_finite, zscores)
 
 __all__ = ["BaselineInfo", "FeatureScores", "IterativeScores", "SCORERS", "CLUSTERING_SCORERS", "PROJECTIONS",
-           "score_features", "rank_features", "make_projection", "PCAProjection", "CPCA", "OPCA", "KernelPCAProjection",
+           "ONE_PASS_SCORERS", "score_features", "rank_features", "make_projection", "PCAProjection", "CPCA", "OPCA", "KernelPCAProjection",
            "LPP", "knn_graph", "rbf_similarity", "discrete_feature_mask", "discrete_mutual_information", "discretise", "udfs", "ndfs"]
 
 
@@ -117,17 +118,45 @@ def _unit_scale(X):
 
 
 # ---------------------------------------------------------------------------- filters
+def _moments_by_class(X, y):
+    """Overall and per-class :class:`~core.largedata.ColumnMoments` of ``X`` (dense, sparse or
+    chunked) in one pass: everything the one-pass filters need."""
+    if y is None:
+        overall = column_moments(X)
+        return overall, [overall]
+    _, codes = np.unique(y, return_inverse=True)
+    groups = class_moments(X, codes, int(codes.max()) + 1)
+    overall = groups[0]
+    for group in groups[1:]:
+        overall = overall.combine(group)
+    return overall, groups
+
+
 def variance_score(X, y=None):
-    return X.var(axis=0)
+    return _variance_of(*_moments_by_class(X, None))
+
+
+def _variance_of(overall, groups):
+    return overall.variance
 
 
 def pearson_score(X, y):
-    centred = X - X.mean(axis=0)
-    spread = np.sqrt(np.einsum("ij,ij->j", centred, centred))
-    best = np.zeros(X.shape[1])
-    for member in _one_vs_rest(y):
-        target = member - member.mean()
-        correlation = _safe_divide(np.abs(centred.T @ target), spread * np.linalg.norm(target))
+    """Largest absolute correlation of each feature with a one-vs-rest class indicator.
+
+    From class moments: with ``t_c`` the centred indicator of class ``c`` (``n_c`` samples of
+    ``q``), ``x^T t_c = n_c (mean_c - mean)`` and ``||t_c|| = sqrt(n_c (1 - n_c / q))``.
+    """
+    return _pearson_of(*_moments_by_class(X, y))
+
+
+def _pearson_of(overall, groups):
+    if len(groups) < 2:
+        raise InputError("These scores need labels with at least two classes.")
+    spread = np.sqrt(overall.centred)
+    best = np.zeros(overall.mean.size)
+    for group in (groups[1:] if len(groups) == 2 else groups):
+        target_norm = np.sqrt(group.count * (1.0 - group.count / overall.count))
+        correlation = _safe_divide(np.abs(group.count * (group.mean - overall.mean)), spread * target_norm)
         best = np.maximum(best, correlation)
     return best
 
@@ -146,13 +175,12 @@ def fisher_score(X, y):
     ``top`` the largest ratio of the other features (as scikit-learn's ``f_classif`` ranks them
     first with ``inf``, but keeping every score a number).
     """
-    mean = X.mean(axis=0)
-    between = np.zeros(X.shape[1])
-    within = np.zeros(X.shape[1])
-    for c in np.unique(y):
-        group = X[y == c]
-        between += group.shape[0] * (group.mean(axis=0) - mean) ** 2
-        within += group.shape[0] * group.var(axis=0)
+    return _fisher_of(*_moments_by_class(X, y))
+
+
+def _fisher_of(overall, groups):
+    between = sum(group.count * (group.mean - overall.mean) ** 2 for group in groups)
+    within = sum(group.centred for group in groups)
     separators = (within <= _NO_SPREAD * (between + within)) & (between > 0)
     scores = _safe_divide(between, np.where(separators, 0.0, within))
     if separators.any():
@@ -841,6 +869,9 @@ SCORERS: dict[str, tuple[BaselineInfo, Callable]] = {
 #: Scorers that group the samples into a number of clusters given as ``n_clusters``
 #: (:func:`rank_features` passes its own).
 CLUSTERING_SCORERS = ("spec", "mcfs", "udfs", "ndfs")
+#: Scorers that need only per-class column moments: one pass over data of any size (sparse,
+#: chunked, out of core), from the statistics of :func:`core.largedata.class_moments`.
+ONE_PASS_SCORERS = {"variance": _variance_of, "pearson": _pearson_of, "fisher": _fisher_of}
 
 
 def score_features(method: str, X, y=None, **options) -> FeatureScores:
@@ -848,6 +879,8 @@ def score_features(method: str, X, y=None, **options) -> FeatureScores:
     if method not in SCORERS:
         raise InputError(f"Unknown baseline {method!r}; choose one of {', '.join(SCORERS)}.")
     info, function = SCORERS[method]
+    if is_large(X):
+        return _score_large(method, info, X, y)
     X = as_data_matrix(X)
     if X.shape[0] < 2:
         raise InputError("X must be a samples x features matrix with at least two samples.")
@@ -882,6 +915,31 @@ def score_features(method: str, X, y=None, **options) -> FeatureScores:
     require_finite(scores, f"{info.name}'s scores")
     ranking = np.argsort(-scores, kind="stable")
     return FeatureScores(method=method, scores=scores, ranking=ranking, seconds=seconds, info=info, scale=scale)
+
+
+def _score_large(method, info, X, y):
+    """:func:`score_features` on a sparse matrix or a Dask array: the one-pass scorers only."""
+    if method not in ONE_PASS_SCORERS:
+        raise InputError(f"{info.name} needs the data as a dense in-memory array; on sparse or chunked data the "
+                         f"one-pass scores run ({', '.join(ONE_PASS_SCORERS)}). Select a subset (e.g. the features of "
+                         "highest variance) and pass it as a NumPy array.")
+    if len(X.shape) != 2 or X.shape[0] < 2:
+        raise InputError("X must be a samples x features matrix with at least two samples.")
+    if info.supervised:
+        if y is None:
+            raise InputError(f"{info.name} is supervised: give the labels y.")
+        y = as_labels(y, X.shape[0], "y")
+        if np.unique(y).size < 2:
+            raise InputError(f"{info.name} needs at least two classes in y; got {np.unique(y).size}.")
+    start = time.perf_counter()
+    overall, groups = _moments_by_class(X, y if info.supervised else None)
+    if not (overall.maximum > overall.minimum).any():
+        raise InputError("Every feature is constant over the samples: there is nothing to rank.")
+    scores = np.asarray(ONE_PASS_SCORERS[method](overall, groups), dtype=np.float64)
+    seconds = time.perf_counter() - start
+    require_finite(scores, f"{info.name}'s scores")
+    return FeatureScores(method=method, scores=scores, ranking=np.argsort(-scores, kind="stable"), seconds=seconds,
+                         info=info)
 
 
 #: Rankers of :func:`rank_features` beyond the scoring baselines: the methods of the seeds.

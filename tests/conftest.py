@@ -9,6 +9,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -97,3 +98,29 @@ def page(browser):
         yield page
     finally:
         context.close()
+
+
+# ---------------------------------------------------------------------------- data backends
+BACKENDS = ("numpy", "sparse", "dask", "dask-sparse")
+
+
+def as_backend(X, backend: str, rows: int = 37):
+    """``X`` as a NumPy array, a CSR matrix, a Dask array (uneven row chunks, column chunks too)
+    or a Dask array of CSR chunks: the inputs the sparse and chunked paths must treat alike."""
+    from scipy import sparse
+
+    if backend == "numpy":
+        return X
+    if backend == "sparse":
+        return sparse.csr_matrix(X)
+    import dask.array as da
+
+    if backend == "dask":
+        return da.from_array(np.asarray(X), chunks=(rows, max(1, X.shape[1] // 3)))
+    return da.from_array(sparse.csr_matrix(X), chunks=(rows, -1), asarray=False)
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request):
+    """A converter to one backend (parametrised over all of them)."""
+    return lambda X: as_backend(X, request.param)

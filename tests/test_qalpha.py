@@ -42,9 +42,10 @@ def hungarian_accuracy(truth, found):
 
 # ------------------------------------------------------------------ the papers' claims
 @pytest.mark.parametrize("seed", range(10))
-def test_weston_linear_relevant_features_on_top(seed):
+def test_weston_linear_relevant_features_on_top(seed, backend):
+    """The same check on a NumPy array, a sparse matrix and Dask arrays (dense and sparse chunks)."""
     data = weston_linear(200, random_state=seed)
-    result = q_alpha(data.X, 2)
+    result = q_alpha(backend(data.X), 2)
     assert result.converged
     assert set(result.top(3)) == {0, 1, 2}
     alpha = result.alpha
@@ -297,6 +298,15 @@ def test_sparsity_gap_strength_known_values():
     assert constant.separability == 0.0 and not constant.clear
     with pytest.raises(InputError, match="threshold"):
         find_sparsity_gap([1.0, 0.0], threshold=1.5)
+
+
+def test_ben_dor_relevant_genes_stand_out(backend):
+    """Ben-Dor's planted genes give a clear sparsity gap, whichever form the data take."""
+    data = ben_dor(random_state=0)
+    result = q_alpha(backend(data.X), 2)
+    assert result.gap.clear and result.converged
+    relevant = set(data.meta["relevant"].tolist())
+    assert len(set(result.top(result.n_selected)) & relevant) >= 0.9 * result.n_selected
 
 
 def test_sparsity_gap_is_clear_on_planted_features_and_not_on_faces():

@@ -1,0 +1,308 @@
+"""Sparse, chunked (Dask) and distributed data: the same results as the dense path, bounded
+passes, and clear messages for what cannot work."""
+
+import json
+import socket
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from scipy import linalg, sparse
+
+from conftest import ROOT, as_backend
+from core import normalised
+from core.baselines import score_features
+from core.errors import InputError
+from core.largedata import as_chunked_array, class_moments, column_moments, connect_scheduler
+from core.normalised import leading_sample_vectors, normalise_features, preprocess_features
+from core.qalpha import q_alpha
+from core.stores import open_store
+from core.synthetic import weston_linear
+
+da = pytest.importorskip("dask.array")
+
+
+def sparse_counts(n_samples=300, n_features=120, density=0.08, random_state=0):
+    """Count-like sparse data with planted groups: two groups of samples that express their own
+    marker features (0-5 and 6-11) at higher rates."""
+    rng = np.random.default_rng(random_state)
+    X = sparse.random(n_samples, n_features, density=density, random_state=rng,
+                      data_rvs=lambda size: rng.poisson(3, size) + 1.0).toarray()
+    groups = rng.integers(0, 2, n_samples)
+    for group, markers in ((0, range(0, 6)), (1, range(6, 12))):
+        rows = np.flatnonzero(groups == group)
+        X[np.ix_(rows, list(markers))] += rng.poisson(6, (rows.size, 6))
+    X[:, n_features // 2] = 0.0  # a feature that is never expressed
+    return X, groups
+
+
+# ------------------------------------------------------------------ statistics
+@pytest.mark.parametrize("name", ["numpy", "sparse", "dask", "dask-sparse"])
+def test_column_moments_equal_numpy(name):
+    X, groups = sparse_counts()
+    X[:, 3] -= 100.0  # negative values and a large offset: no cancellation
+    moments = column_moments(as_backend(X, name))
+    assert moments.count == X.shape[0]
+    assert np.array_equal(moments.maximum, X.max(axis=0)) and np.array_equal(moments.minimum, X.min(axis=0))
+    assert np.allclose(moments.mean, X.mean(axis=0), rtol=1e-13, atol=1e-13)
+    assert np.allclose(moments.centred, ((X - X.mean(axis=0)) ** 2).sum(axis=0), rtol=1e-12, atol=1e-10)
+    per_class = class_moments(as_backend(X, name), groups, 2)
+    for c in range(2):
+        assert per_class[c].count == (groups == c).sum()
+        assert np.allclose(per_class[c].variance, X[groups == c].var(axis=0), rtol=1e-12, atol=1e-12)
+
+
+def test_sparse_moments_use_row_blocks(monkeypatch):
+    import core.largedata as largedata
+
+    X, _ = sparse_counts()
+    monkeypatch.setattr(largedata, "SPARSE_BLOCK_ENTRIES", 97)  # many blocks, some rows split oddly
+    moments = column_moments(sparse.csr_matrix(X))
+    assert np.allclose(moments.centred, ((X - X.mean(axis=0)) ** 2).sum(axis=0), rtol=1e-12, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", ["sparse", "dask", "dask-sparse"])
+def test_implicit_products_equal_the_normalised_matrix(name):
+    X, _ = sparse_counts()
+    Mt, kept, mean, scale = preprocess_features(X)
+    features = normalise_features(as_backend(X, name))
+    assert np.array_equal(features.kept, kept) and X.shape[1] // 2 not in features.kept
+    assert np.allclose(features.mean, mean) and np.allclose(features.scale, scale)
+    rng = np.random.default_rng(1)
+    W, T0 = rng.standard_normal((kept.size, 3)), rng.standard_normal((X.shape[0], 2))
+    T, U = features.fused(W)
+    assert np.allclose(T, Mt @ W, atol=1e-12) and np.allclose(U, T.T @ Mt, atol=1e-12)
+    assert np.allclose(features.times(W), Mt @ W, atol=1e-12)
+    assert np.allclose(features.transposed_times(T0), T0.T @ Mt, atol=1e-12)
+    weights = rng.random(kept.size)
+    assert np.allclose(features.weighted_gram(weights), Mt @ np.diag(weights) @ Mt.T, atol=1e-12)
+    assert np.allclose(features.gram(), Mt.T @ Mt, atol=1e-12)
+    assert np.allclose(features.rows([4, 0, 9]), Mt[[4, 0, 9]], atol=1e-12)
+
+
+@pytest.mark.parametrize("signs", ["positive", "mixed"])
+def test_subspace_iteration_beyond_the_gram_limit(monkeypatch, signs):
+    """Above GRAM_LIMIT samples the leading eigenvectors of Mt diag(w) Mt^T come from products."""
+    X, _ = sparse_counts(400, 60)
+    features = normalise_features(sparse.csr_matrix(X))
+    weights = np.random.default_rng(2).random(features.n_kept) + (0.0 if signs == "positive" else -0.3)
+    Mt, _, _, _ = preprocess_features(X)
+    values, vectors = linalg.eigh(Mt @ np.diag(weights) @ Mt.T)
+    reference = vectors[:, np.argsort(-np.abs(values))[:3]]
+    monkeypatch.setattr(normalised, "GRAM_LIMIT", 100)
+    found = leading_sample_vectors(features, weights, 3, random_state=0)
+    # the same subspace: singular values of the overlap are 1
+    assert np.allclose(linalg.svdvals(reference.T @ found), 1.0, atol=1e-6)
+
+
+# ------------------------------------------------------------------ Q-alpha: the same results
+@pytest.mark.parametrize("solver", ["power", "lanczos", "dense"])
+def test_q_alpha_equals_numpy_path(backend, solver):
+    data = weston_linear(150, random_state=4)
+    reference = q_alpha(data.X, 2, solver=solver)
+    result = q_alpha(backend(data.X), 2, solver=solver)
+    assert result.n_iter == reference.n_iter and result.converged == reference.converged
+    assert np.allclose(result.alpha, reference.alpha, atol=1e-8)
+    assert np.allclose(result.history, reference.history, rtol=1e-8)
+    assert np.allclose(np.abs(result.Q.T @ reference.Q), np.eye(2), atol=1e-8)
+
+
+def test_q_alpha_side_data_pairs_and_labels_equal_numpy_path(backend):
+    X, groups = sparse_counts(240, 80, random_state=3)
+    side, _ = sparse_counts(90, 80, random_state=5)
+    pairs = np.array([[0, 1], [2, 5], [7, 30], [11, 12]])
+    runs = [dict(side=side, lam=0.5), dict(pairs=pairs, lam=0.1), dict(labels=groups, k=None)]
+    for options in runs:
+        reference = q_alpha(X, options.pop("k", 2), **options, solver="lanczos")
+        if "side" in options:
+            options["side"] = backend(side)  # the side data may be large too
+        result = q_alpha(backend(X), reference.k if "labels" not in options else None, **options, solver="lanczos")
+        assert np.allclose(result.alpha, reference.alpha, atol=1e-8), options.keys()
+        assert np.isclose(result.objective, reference.objective, rtol=1e-8)
+
+
+def test_auto_solver_is_one_pass_per_iteration_on_large_data():
+    data = weston_linear(100, random_state=0)
+    assert q_alpha(data.X, 2).solver == "lanczos"
+    for name in ("sparse", "dask"):
+        assert q_alpha(as_backend(data.X, name), 2).solver == "power"
+
+
+def test_sparse_input_is_not_densified_or_copied():
+    X, _ = sparse_counts()
+    matrix = sparse.csr_matrix(X)
+    features = normalise_features(matrix)
+    assert features.X is matrix  # float64 CSR is used as it is
+    assert not hasattr(features, "Mt") or features.Mt is None
+
+
+def test_stop_is_honoured_on_chunked_data():
+    data = weston_linear(100, random_state=0)
+    result = q_alpha(as_backend(data.X, "dask"), 2, progress=lambda i, f: i < 3)
+    assert result.stopped and result.n_iter == 3 and not result.converged
+
+
+# ------------------------------------------------------------------ one-pass filters
+@pytest.mark.parametrize("method", ["variance", "fisher", "pearson"])
+def test_one_pass_scores_equal_numpy(backend, method):
+    X, groups = sparse_counts()
+    y = None if method == "variance" else np.where(groups == 1, "b", "a")
+    dense = score_features(method, X, y)
+    large = score_features(method, backend(X), y)
+    assert np.allclose(large.scores, dense.scores, rtol=1e-10, atol=1e-12)
+    assert set(large.ranking[:6]) == set(dense.ranking[:6])
+
+
+def test_one_pass_scores_find_marker_genes():
+    X, groups = sparse_counts(600, 200)
+    for method in ("fisher", "pearson"):
+        scores = score_features(method, as_backend(X, "dask-sparse"), groups)
+        assert set(scores.ranking[:12]) == set(range(12))
+
+
+def test_filters_that_need_dense_data_say_so():
+    X, groups = sparse_counts()
+    with pytest.raises(InputError, match="needs the data as a dense in-memory array.*variance, pearson, fisher"):
+        score_features("relieff", sparse.csr_matrix(X), groups)
+
+
+# ------------------------------------------------------------------ distributed
+def test_q_alpha_on_a_local_cluster_of_two_processes():
+    from distributed import Client, LocalCluster, get_task_stream
+
+    data = weston_linear(120, random_state=2)
+    reference = q_alpha(data.X, 2, solver="power")
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        assert len(client.scheduler_info()["workers"]) == 2
+        with get_task_stream(client) as stream:
+            result = q_alpha(as_backend(data.X, "dask-sparse"), 2, solver="power")
+    assert np.allclose(result.alpha, reference.alpha, atol=1e-8)
+    assert result.n_iter == reference.n_iter
+    # the passes ran as tasks on both worker processes
+    names = [task["key"] if isinstance(task["key"], str) else task["key"][0] for task in stream.data]
+    products = [task for task, name in zip(stream.data, names) if name.startswith("_block_products")]
+    assert len(products) >= result.n_iter and len({task["worker"] for task in products}) == 2
+
+
+def test_unreachable_scheduler_fails_within_ten_seconds():
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    start = time.perf_counter()
+    with pytest.raises(InputError, match=f"Could not reach a Dask scheduler at tcp://127.0.0.1:{port}"):
+        connect_scheduler(f"tcp://127.0.0.1:{port}", timeout=3)
+    assert time.perf_counter() - start < 10
+
+
+# ------------------------------------------------------------------ bad input
+def test_sparse_matrix_with_explicit_nan_is_refused():
+    X, _ = sparse_counts()
+    matrix = sparse.csr_matrix(X)
+    matrix.data[17] = np.nan
+    row = int(np.searchsorted(matrix.indptr, 17, side="right") - 1)
+    with pytest.raises(InputError, match=rf"sparse matrix with 1 NaN or infinite stored value\(s\) \(the first at "
+                                         rf"sample {row}, feature {matrix.indices[17]}\)"):
+        q_alpha(matrix, 2)
+    with pytest.raises(InputError, match="NaN or infinite"):
+        score_features("variance", matrix)
+
+
+def test_chunked_nan_is_refused():
+    X, _ = sparse_counts()
+    X[5, 7] = np.nan
+    with pytest.raises(InputError, match=r"NaN or infinite values \(1 feature\(s\), the first: feature 7\)"):
+        q_alpha(as_backend(X, "dask"), 2)
+
+
+def test_chunks_beyond_the_memory_limit_are_refused():
+    X = da.zeros((10_000, 2_000), chunks=(5_000, 500))
+    with pytest.raises(InputError, match=r"row chunks of up to 5,000 samples.*more than the memory limit of 50.0 MB.*"
+                                         r"Rechunk along the samples to at most 1,638 rows"):
+        as_chunked_array(X, memory_limit=50 << 20, workers=1)
+    with pytest.raises(InputError, match="more than the memory limit"):
+        q_alpha(X, 2, memory_limit=50 << 20)
+    blocks = as_chunked_array(X, memory_limit=1 << 30, workers=1)
+    assert blocks.array.chunks[1] == (2_000,)  # column chunks merged: whole rows per block
+
+
+def test_gap_criterion_and_float32_copies_need_dense_data():
+    matrix = sparse.csr_matrix(weston_linear(50, random_state=0).X)
+    with pytest.raises(InputError, match="gap criterion.*dense in-memory data only"):
+        q_alpha(matrix, 2, criterion="gap")
+    with pytest.raises(InputError, match="Leave dtype out"):
+        q_alpha(matrix, 2, dtype=np.float32)
+
+
+# ------------------------------------------------------------------ stores and the command line
+def test_missing_zarr_path_is_refused(tmp_path):
+    with pytest.raises(InputError, match=r"does not exist\. Give the path of an \.h5ad file, a \.zarr folder"):
+        open_store(tmp_path / "cells.zarr")
+
+
+def test_stores_open_lazily_and_agree(tmp_path):
+    import anndata
+    import pandas as pd
+    import zarr
+
+    X, groups = sparse_counts(200, 60)
+    reference = q_alpha(X, 2, solver="power")
+    adata = anndata.AnnData(sparse.csr_matrix(X), obs=pd.DataFrame({"group": [f"g{g}" for g in groups]}))
+    adata.var_names = [f"gene{j}" for j in range(60)]
+    adata.write_h5ad(tmp_path / "cells.h5ad")
+    zarr.create_array(str(tmp_path / "cells.zarr"), data=X.astype(np.float32), chunks=(64, 20))
+    np.save(tmp_path / "cells.npy", X)
+    for name in ("cells.h5ad", "cells.zarr", "cells.npy"):
+        stored = open_store(tmp_path / name)
+        try:
+            assert stored.shape == X.shape and hasattr(stored.X, "dask")
+            expected = X.astype(np.float32) if name.endswith("zarr") else X
+            result = q_alpha(stored.X, 2, solver="power")
+            assert np.allclose(result.alpha, q_alpha(expected, 2, solver="power").alpha, atol=1e-8), name
+        finally:
+            stored.close()
+    stored = open_store(tmp_path / "cells.h5ad")
+    assert stored.is_sparse and stored.stored_values == sparse.csr_matrix(X).nnz
+    assert stored.feature_names[:2] == ("gene0", "gene1") and list(stored.labels("group")[:3]) == [
+        f"g{g}" for g in groups[:3]]
+    stored.close()
+    assert np.allclose(reference.alpha, q_alpha(X, 2, solver="power").alpha)
+
+
+def test_command_line_writes_ranking_and_parameters(tmp_path):
+    import anndata
+    import pandas as pd
+
+    X, groups = sparse_counts(200, 60)
+    adata = anndata.AnnData(sparse.csr_matrix(X), obs=pd.DataFrame({"group": [f"g{g}" for g in groups]}))
+    adata.write_h5ad(tmp_path / "cells.h5ad")
+    output = tmp_path / "weights.csv"
+    done = subprocess.run([sys.executable, "-m", "core.select", "qalpha", str(tmp_path / "cells.h5ad"), "--k", "2",
+                           "--output", str(output)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "iteration    1  objective" in done.stderr and "converged after" in done.stderr
+    ranking = pd.read_csv(output)
+    record = json.loads(output.with_suffix(".json").read_text())
+    expected = q_alpha(X, 2, solver="power", random_state=0)
+    assert record["n_iter"] == expected.n_iter and record["converged"] and record["k"] == 2
+    assert np.allclose(ranking.sort_values("feature").weight, expected.alpha, atol=1e-8)
+    assert list(ranking.feature[:5]) == list(expected.ranking[:5])
+    done = subprocess.run([sys.executable, "-m", "core.select", "fisher", str(tmp_path / "cells.h5ad"), "--labels",
+                           "group", "--output", str(tmp_path / "fisher.csv")], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert set(pd.read_csv(tmp_path / "fisher.csv").feature[:12]) == set(range(12))
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["qalpha", "missing.zarr", "--k", "2"], "missing.zarr does not exist"),
+    (["variance", "cells.npy", "--memory-limit", "lots"], "Memory sizes look like 3GB"),
+    (["fisher", "cells.npy", "--labels", "group"], "has no per-sample column 'group'"),
+])
+def test_command_line_bad_input(tmp_path, arguments, message):
+    np.save(tmp_path / "cells.npy", sparse_counts(50, 20)[0])
+    done = subprocess.run([sys.executable, "-m", "core.select", *arguments], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
