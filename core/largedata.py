@@ -65,7 +65,8 @@ def _check_shape(shape, what):
 def as_sparse_matrix(X, what: str = "X"):
     """``X`` as a float64 CSR matrix whose stored values are all finite.
 
-    A CSR float64 matrix is used as it is (no copy); other formats and dtypes are converted once.
+    A CSR float64 matrix in canonical form is used as it is (no copy); other formats, dtypes and
+    matrices with repeated entries are converted once.
     Refused: complex or non-numeric values, NaN or infinite stored values (with where the first
     is), anything not 2-D or empty.
     """
@@ -76,6 +77,11 @@ def as_sparse_matrix(X, what: str = "X"):
     if X.dtype != np.float64:
         # the index arrays are shared; only the values are converted
         X = sparse.csr_matrix((X.data.astype(np.float64), X.indices, X.indptr), shape=X.shape)
+    if not X.has_canonical_format:
+        # repeated entries of a row and column mean their sum (as in SciPy's products); the
+        # extremes of a column need them summed first. The caller's matrix is left as it is.
+        X = X.copy()
+        X.sum_duplicates()
     bad = _first_non_finite(X.data)
     if bad is not None:
         row = int(np.searchsorted(X.indptr, bad, side="right") - 1)

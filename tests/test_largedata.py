@@ -54,6 +54,14 @@ def test_column_moments_equal_numpy(name):
         assert np.allclose(per_class[c].variance, X[groups == c].var(axis=0), rtol=1e-12, atol=1e-12)
 
 
+def test_repeated_sparse_entries_count_as_their_sum():
+    X = sparse.csr_matrix((np.array([2.0, 3.0, -1.0, 4.0]), np.array([0, 0, 1, 1]), np.array([0, 2, 4])), shape=(2, 2))
+    assert not X.has_canonical_format
+    moments = column_moments(X)
+    assert np.array_equal(moments.maximum, [5.0, 3.0]) and np.array_equal(moments.minimum, [0.0, 0.0])
+    assert X.nnz == 4  # the caller's matrix is not changed
+
+
 def test_sparse_moments_use_row_blocks(monkeypatch):
     import core.largedata as largedata
 
