@@ -17,7 +17,7 @@ import numpy as np
 from .errors import InputError
 from .limits import LoadLimits, format_bytes, memory_limit_bytes
 
-__all__ = ["StoredData", "open_store", "list_stores", "STORE_FORMATS", "DATA_FOLDER_VARIABLE", "data_folder"]
+__all__ = ["StoredData", "open_store", "list_stores", "dense_subset", "STORE_FORMATS", "DATA_FOLDER_VARIABLE", "data_folder"]
 
 #: What :func:`open_store` reads lazily, by suffix.
 STORE_FORMATS = {".h5ad": "AnnData (HDF5)", ".zarr": "Zarr (array or AnnData store)", ".npy": "NumPy array"}
@@ -218,3 +218,38 @@ def open_store(path, *, label_column: str | None = None, limits: LoadLimits | No
     annotations = {} if data.labels is None else {str(label_column): data.labels}
     return StoredData(X=data.X, path=str(path), format="table", feature_names=tuple(data.feature_names),
                       annotations=annotations)
+
+
+def dense_subset(stored: StoredData, n_features: int, n_samples: int, *, label_column: str | None = None,
+                 random_state=0, limits: LoadLimits = LoadLimits()):
+    """A dense, in-memory :class:`~core.dataset.Dataset` of a stored set for the pages that need one.
+
+    The ``n_features`` features of highest variance (one pass over the data) and a uniform random
+    sample of ``n_samples`` samples (in their stored order), with the labels of ``label_column``.
+    The matrix must fit the per-upload budget of ``limits``.
+    """
+    from .dataset import Dataset
+    from .largedata import column_moments
+    from .validation import check_positive_int
+
+    n_features = min(check_positive_int(n_features, "The number of features"), stored.shape[1])
+    n_samples = min(check_positive_int(n_samples, "The number of samples"), stored.shape[0])
+    from .limits import check_budget
+
+    check_budget(8.0 * n_features * n_samples, f"A subset of {n_samples:,} samples x {n_features:,} features", limits)
+    labels = None if label_column is None else stored.labels(label_column)
+    variance = column_moments(stored.X, stored.name).variance
+    columns = np.sort(np.argsort(-variance, kind="stable")[:n_features])
+    rng = np.random.default_rng(random_state)
+    rows = np.sort(rng.choice(stored.shape[0], n_samples, replace=False))
+    values = stored.X[rows][:, columns]
+    if hasattr(values, "compute"):
+        values = values.compute()
+    if hasattr(values, "toarray"):
+        values = values.toarray()
+    names = None if stored.feature_names is None else [stored.feature_names[j] for j in columns]
+    return Dataset(X=np.asarray(values, dtype=np.float64), labels=None if labels is None else labels[rows],
+                   feature_names_=names, name=f"{stored.name} ({n_samples:,} x {n_features:,} by variance)",
+                   source=f"{stored.path}: {n_samples:,} of {stored.shape[0]:,} samples drawn at random (seed "
+                          f"{random_state}), the {n_features:,} of {stored.shape[1]:,} features of highest variance",
+                   kind="table", meta={"subset_rows": rows, "subset_columns": columns})

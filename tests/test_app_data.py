@@ -117,3 +117,83 @@ def test_h5ad_upload_offers_its_obs_columns_as_labels(tmp_path):
     loaded = app.session_state["dataset"]
     assert loaded.X.shape == (12, 30) and np.allclose(loaded.X, counts.toarray())
     assert list(loaded.labels) == ["T", "B", "NK"] * 4 and loaded.feature_names[0] == "g0"
+
+
+# ---------------------------------------------------------------------------- the server's data folder
+def server_folder(tmp_path):
+    """A data folder with a sparse AnnData set (planted markers in two groups) and a Zarr array."""
+    import anndata
+    import pandas as pd
+    import zarr
+    from scipy import sparse
+
+    rng = np.random.default_rng(0)
+    X = rng.poisson(0.3, (400, 80)).astype(float)
+    groups = rng.integers(0, 2, 400)
+    X[groups == 0, :5] += rng.poisson(4, ((groups == 0).sum(), 5))
+    X[groups == 1, 5:10] += rng.poisson(4, ((groups == 1).sum(), 5))
+    adata = anndata.AnnData(sparse.csr_matrix(X), obs=pd.DataFrame({"cell_type": np.where(groups, "B", "A")},
+                                                                     index=[f"cell{i}" for i in range(400)]))
+    adata.var_names = [f"gene{j}" for j in range(80)]
+    adata.write_h5ad(tmp_path / "cells.h5ad")
+    zarr.create_array(str(tmp_path / "noise.zarr"), data=rng.standard_normal((50, 30)), chunks=(16, 30))
+    return X, groups
+
+
+def test_server_data_folder_runs_on_the_whole_set_and_loads_a_subset(tmp_path, monkeypatch):
+    from core.qalpha import q_alpha
+    from core.stores import DATA_FOLDER_VARIABLE
+
+    X, groups = server_folder(tmp_path)
+    monkeypatch.setenv(DATA_FOLDER_VARIABLE, str(tmp_path))
+    app = AppTest.from_file(PAGE, default_timeout=120).run()
+    assert [t.label for t in app.tabs][-1] == "Server data"
+    store = app.selectbox(key="server_store")
+    assert store.options == ["cells.h5ad", "noise.zarr"]
+    assert "400 samples x 80 features, sparse" in " ".join(m.value for m in app.markdown)
+    # Q-alpha on the whole (sparse, lazily read) set: the result stays while the user goes on
+    app.number_input(key="server_k").set_value(2).run()
+    app.button(key="server_run").click().run()
+    assert not app.exception and not app.error
+    request, result, names = app.session_state["server_result"]
+    assert request["method"] == "qalpha" and result.k == 2
+    expected = q_alpha(X, 2, solver="power", random_state=0, max_iter=100, tol=1e-6)
+    assert np.allclose(result.alpha, expected.alpha, atol=1e-8)
+    assert names[:2] == ("gene0", "gene1")
+    assert any(c.label == "Ranking (CSV)" for c in app.get("download_button"))
+    app.selectbox(key="server_method").set_value("fisher").run()
+    app.selectbox(key="server_labels").set_value("cell_type").run()
+    app.button(key="server_run").click().run()
+    _, scores, _ = app.session_state["server_result"]
+    assert set(scores.ranking[:10]) == set(range(10))
+    # a dense subset for the other pages; what was loaded before stays until it succeeds
+    app.number_input(key="subset_features").set_value(20).run()
+    app.number_input(key="subset_samples").set_value(300).run()
+    app.selectbox(key="subset_labels").set_value("cell_type").run()
+    app.button(key="load_subset").click().run()
+    data = app.session_state["dataset"]
+    assert data.X.shape == (300, 20) and set(data.labels) == {"A", "B"}
+    assert set(range(10)) <= set(data.meta["subset_columns"].tolist())
+    assert not app.exception
+
+
+def test_server_data_folder_is_off_by_default(monkeypatch):
+    from core.stores import DATA_FOLDER_VARIABLE
+
+    monkeypatch.delenv(DATA_FOLDER_VARIABLE, raising=False)
+    app = AppTest.from_file(PAGE, default_timeout=60).run()
+    assert "Server data" not in [t.label for t in app.tabs]
+
+
+def test_server_subset_too_large_keeps_the_current_data(tmp_path, monkeypatch):
+    from core.stores import DATA_FOLDER_VARIABLE
+
+    server_folder(tmp_path)
+    monkeypatch.setenv(DATA_FOLDER_VARIABLE, str(tmp_path))
+    app = AppTest.from_file(PAGE, default_timeout=120).run()
+    before = app.session_state["dataset"].name
+    app.selectbox(key="server_store").set_value(tmp_path / "noise.zarr").run()
+    assert "50 samples x 30 features, dense float64" in " ".join(m.value for m in app.markdown)
+    app.selectbox(key="server_method").set_value("fisher").run()
+    assert any("no per-sample columns" in i.value for i in app.info)
+    assert app.session_state["dataset"].name == before and not app.exception

@@ -257,7 +257,8 @@ def test_stores_open_lazily_and_agree(tmp_path):
 
     X, groups = sparse_counts(200, 60)
     reference = q_alpha(X, 2, solver="power")
-    adata = anndata.AnnData(sparse.csr_matrix(X), obs=pd.DataFrame({"group": [f"g{g}" for g in groups]}))
+    adata = anndata.AnnData(sparse.csr_matrix(X), obs=pd.DataFrame({"group": [f"g{g}" for g in groups]},
+                                                                    index=[f"cell{i}" for i in range(len(groups))]))
     adata.var_names = [f"gene{j}" for j in range(60)]
     adata.write_h5ad(tmp_path / "cells.h5ad")
     zarr.create_array(str(tmp_path / "cells.zarr"), data=X.astype(np.float32), chunks=(64, 20))
@@ -284,7 +285,8 @@ def test_command_line_writes_ranking_and_parameters(tmp_path):
     import pandas as pd
 
     X, groups = sparse_counts(200, 60)
-    adata = anndata.AnnData(sparse.csr_matrix(X), obs=pd.DataFrame({"group": [f"g{g}" for g in groups]}))
+    adata = anndata.AnnData(sparse.csr_matrix(X), obs=pd.DataFrame({"group": [f"g{g}" for g in groups]},
+                                                                    index=[f"cell{i}" for i in range(len(groups))]))
     adata.write_h5ad(tmp_path / "cells.h5ad")
     output = tmp_path / "weights.csv"
     done = subprocess.run([sys.executable, "-m", "core.select", "qalpha", str(tmp_path / "cells.h5ad"), "--k", "2",
