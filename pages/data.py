@@ -99,8 +99,11 @@ def server_tab(folder):
                         result = ui.memoised(key, lambda: _run_on_store(stored, pending, None))
                 st.session_state["server_result"] = (pending, result, stored.feature_names)
             except InputError as error:
-                ui.show_error(error)
+                st.session_state["server_error"] = error
             st.session_state["server_request"] = None
+            st.rerun()  # draw the page again without the Stop button (the result is memoised)
+        if "server_error" in st.session_state:
+            ui.show_error(st.session_state.pop("server_error"))
         if st.session_state.pop("server_stopped", False):
             st.warning("Stopped; nothing of that run was kept.", icon=":material/stop_circle:")
         shown = st.session_state.get("server_result")
@@ -128,7 +131,9 @@ def show_server_result(request, result, names):
         weights, title = result.alpha, f"Q-alpha weights on {stored_name} (k = {result.k})"
         cells = ui.row(3)
         cells[0].metric("Iterations", result.n_iter, help="Each iteration reads the data once.")
-        cells[1].metric("Converged", "yes" if result.converged else "no")
+        cells[1].metric("Converged", "yes" if result.converged else "no",
+                        help="Whether alpha changed by less than 1e-6 between iterations. If not, the weights are "
+                             "those of the last iteration: raise 'Iterations at most' for more.")
         ui.gap_metric(cells[2], result.gap)
         gap = result.gap.n_selected
     else:

@@ -197,3 +197,21 @@ def test_server_subset_too_large_keeps_the_current_data(tmp_path, monkeypatch):
     app.selectbox(key="server_method").set_value("fisher").run()
     assert any("no per-sample columns" in i.value for i in app.info)
     assert app.session_state["dataset"].name == before and not app.exception
+
+
+def test_server_run_error_is_shown_and_keeps_the_last_result(tmp_path, monkeypatch):
+    from core.stores import DATA_FOLDER_VARIABLE
+
+    server_folder(tmp_path)
+    monkeypatch.setenv(DATA_FOLDER_VARIABLE, str(tmp_path))
+    app = AppTest.from_file(PAGE, default_timeout=120).run()
+    app.selectbox(key="server_method").set_value("variance").run()
+    app.button(key="server_run").click().run()
+    kept = app.session_state["server_result"]
+    # k above the number of samples: the message, no traceback, the earlier ranking stays
+    app.selectbox(key="server_method").set_value("qalpha").run()
+    app.selectbox(key="server_store").set_value(tmp_path / "noise.zarr").run()
+    app.number_input(key="server_k").set_value(50).run()
+    app.button(key="server_run").click().run()
+    assert any("1 <= k < n_samples = 50" in e.value for e in app.error) and not app.exception
+    assert app.session_state["server_result"] is kept
