@@ -27,8 +27,8 @@ import numpy as np
 from scipy import linalg, sparse
 
 from .errors import InputError
-from .largedata import (BLOCK_TARGET_BYTES, as_chunked_array, as_sparse_matrix, column_moments, is_chunked,
-                        is_sparse)
+from .largedata import (BLOCK_TARGET_BYTES, as_chunked_array, as_sparse_matrix, block_pieces, column_moments,
+                        is_chunked, is_sparse)
 
 __all__ = ["preprocess_features", "normalise_features", "DenseFeatures", "SparseFeatures", "ChunkedFeatures",
            "leading_sample_vectors", "CONSTANT_RESOLUTION", "GRAM_LIMIT"]
@@ -211,29 +211,28 @@ class SparseFeatures(_ImplicitFeatures):
         return self.X[index].toarray()
 
 
-def _block_products(block, raw_weights, shift, transposed):
-    """``T_b = X_b W' - 1 shift^T`` and, if asked, ``(X_b^T T_b)^T`` of one row block."""
-    if sparse.issparse(block):
-        block = block.tocsr()
-        T = block @ raw_weights
-    else:
-        block = np.asarray(block)
-        if block.dtype != np.float64:
-            block = block.astype(np.float64)
-        T = block @ raw_weights
-    T -= shift
-    if not transposed:
-        return T, None
-    return T, (block.T @ T).T
+def _block_products(pieces, column_starts, raw_weights, shift, transposed):
+    """``T_b = X_b W' - 1 shift^T`` and, if asked, ``(X_b^T T_b)^T`` of one row block, slice by slice."""
+    T = np.empty((pieces[0].shape[0], raw_weights.shape[1]))
+    U = np.zeros((raw_weights.shape[1], int(column_starts[-1]))) if transposed else None
+    for rows, parts in block_pieces(pieces, column_starts):
+        product = -shift
+        for columns, values in parts:
+            product = product + values @ raw_weights[columns]
+        T[rows] = product
+        if transposed:
+            for columns, values in parts:
+                U[:, columns] += (values.T @ product).T
+    return T, U
 
 
-def _block_transposed(block, T):
-    if sparse.issparse(block):
-        return (block.tocsr().T @ T).T
-    block = np.asarray(block)
-    if block.dtype != np.float64:
-        block = block.astype(np.float64)
-    return T.T @ block
+def _block_transposed(pieces, column_starts, T):
+    """``(X_b^T T_b)^T`` of one row block."""
+    U = np.zeros((T.shape[1], int(column_starts[-1])))
+    for rows, parts in block_pieces(pieces, column_starts):
+        for columns, values in parts:
+            U[:, columns] += (values.T @ T[rows]).T
+    return U
 
 
 class ChunkedFeatures(_ImplicitFeatures):
@@ -246,15 +245,17 @@ class ChunkedFeatures(_ImplicitFeatures):
         self.blocks = as_chunked_array(X, what, memory_limit)
         self._set_statistics(column_moments(self.blocks.array, what, memory_limit), *X.shape)
         self._delayed = self.blocks.blocks()
-        self._starts = np.cumsum((0,) + self.blocks.array.chunks[0])
+        self._starts = self.blocks.row_starts
+        self._columns = self.blocks.column_starts
 
     def fused(self, W, transposed=True):
         import dask
 
         raw_weights, shift = self._raw_weights(np.asarray(W, dtype=np.float64))
         weights = dask.delayed(raw_weights, pure=True)
-        parts = dask.compute(*[dask.delayed(_block_products, pure=True)(block, weights, shift, transposed)
-                               for block in self._delayed])
+        parts = dask.compute(*[dask.delayed(_block_products, pure=True)(pieces, self._columns, weights, shift,
+                                                                         transposed)
+                               for pieces in self._delayed])
         T = np.concatenate([part[0] for part in parts])
         if not transposed:
             return T, None
@@ -264,8 +265,8 @@ class ChunkedFeatures(_ImplicitFeatures):
     def _raw_transposed(self, T):
         import dask
 
-        parts = dask.compute(*[dask.delayed(_block_transposed, pure=True)(block, T[a:b])
-                               for block, a, b in zip(self._delayed, self._starts[:-1], self._starts[1:])])
+        parts = dask.compute(*[dask.delayed(_block_transposed, pure=True)(pieces, self._columns, T[a:b])
+                               for pieces, a, b in zip(self._delayed, self._starts[:-1], self._starts[1:])])
         return np.sum(parts, axis=0)
 
     def _raw_rows(self, index):

@@ -62,6 +62,18 @@ def test_repeated_sparse_entries_count_as_their_sum():
     assert X.nnz == 4  # the caller's matrix is not changed
 
 
+def test_block_slices_cover_the_block(monkeypatch):
+    import core.largedata as largedata
+
+    X, _ = sparse_counts(300, 120)
+    monkeypatch.setattr(largedata, "SLICE_BYTES", 8 * 120 * 7)  # slices of 7 rows
+    features = normalise_features(da.from_array(X, chunks=(100, 50)))
+    reference = normalise_features(X)
+    W = np.random.default_rng(0).standard_normal((features.n_kept, 2))
+    for mine, theirs in zip(features.fused(W), reference.fused(W)):
+        assert np.allclose(mine, theirs, atol=1e-12)
+
+
 def test_sparse_moments_use_row_blocks(monkeypatch):
     import core.largedata as largedata
 
@@ -233,7 +245,10 @@ def test_chunks_beyond_the_memory_limit_are_refused():
     with pytest.raises(InputError, match="more than the memory limit"):
         q_alpha(X, 2, memory_limit=50 << 20)
     blocks = as_chunked_array(X, memory_limit=1 << 30, workers=1)
-    assert blocks.array.chunks[1] == (2_000,)  # column chunks merged: whole rows per block
+    # whole rows per block, its stored column chunks side by side (not copied into one)
+    assert len(blocks.blocks()) == 2 and [len(row) for row in blocks.blocks()] == [4, 4]
+    small = as_chunked_array(da.zeros((10_000, 100), chunks=(100, 50)), memory_limit=1 << 30, workers=1)
+    assert small.array.chunks[0] == (10_000,)  # tiny row chunks merged into one task
 
 
 def test_gap_criterion_and_float32_copies_need_dense_data():
