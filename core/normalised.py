@@ -235,6 +235,38 @@ def _block_transposed(pieces, column_starts, T):
     return U
 
 
+#: Partial products of the row blocks are summed in a tree of this fan-in, on the workers: a pass
+#: sends back one k x n array rather than one per block (on a cluster with 10^3 blocks and
+#: n = 20,000, 0.8 MB per pass instead of 0.8 GB).
+TREE_FAN_IN = 8
+
+
+def _sum_arrays(*arrays):
+    total = arrays[0].copy()
+    for array in arrays[1:]:
+        total += array
+    return total
+
+
+def _one_blas_thread():
+    """One BLAS thread per Dask thread while a pass runs in this process: Dask already runs a
+    block per core, and OpenBLAS's own threads would spin against the other blocks' reading and
+    decompression. (``dask.distributed`` workers start with one BLAS thread already.)"""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def _tree_sum(parts):
+    """A ``dask.delayed`` sum of ``parts`` as a tree of :data:`TREE_FAN_IN`-way sums."""
+    import dask
+
+    while len(parts) > 1:
+        parts = [dask.delayed(_sum_arrays, pure=True)(*parts[i:i + TREE_FAN_IN])
+                 for i in range(0, len(parts), TREE_FAN_IN)]
+    return parts[0]
+
+
 class ChunkedFeatures(_ImplicitFeatures):
     """Normalised features of a Dask array (dense or with sparse chunks), one task per row block.
 
@@ -253,21 +285,22 @@ class ChunkedFeatures(_ImplicitFeatures):
 
         raw_weights, shift = self._raw_weights(np.asarray(W, dtype=np.float64))
         weights = dask.delayed(raw_weights, pure=True)
-        parts = dask.compute(*[dask.delayed(_block_products, pure=True)(pieces, self._columns, weights, shift,
-                                                                         transposed)
-                               for pieces in self._delayed])
-        T = np.concatenate([part[0] for part in parts])
-        if not transposed:
-            return T, None
-        raw = np.sum([part[1] for part in parts], axis=0)
+        tasks = [dask.delayed(_block_products, pure=True, nout=2)(pieces, self._columns, weights, shift, transposed)
+                 for pieces in self._delayed]
+        with _one_blas_thread():
+            if not transposed:
+                return np.concatenate(dask.compute(*[task[0] for task in tasks])), None
+            *parts, raw = dask.compute(*[task[0] for task in tasks], _tree_sum([task[1] for task in tasks]))
+        T = np.concatenate(parts)
         return T, self._finish(raw, T.sum(axis=0))
 
     def _raw_transposed(self, T):
         import dask
 
-        parts = dask.compute(*[dask.delayed(_block_transposed, pure=True)(pieces, self._columns, T[a:b])
-                               for pieces, a, b in zip(self._delayed, self._starts[:-1], self._starts[1:])])
-        return np.sum(parts, axis=0)
+        with _one_blas_thread():
+            return dask.compute(_tree_sum([dask.delayed(_block_transposed, pure=True)(pieces, self._columns, T[a:b])
+                                           for pieces, a, b in zip(self._delayed, self._starts[:-1],
+                                                                   self._starts[1:])]))[0]
 
     def _raw_rows(self, index):
         rows = self.blocks.array[index].compute()
