@@ -23,7 +23,7 @@ from core import InputError
 from core.baselines import score_features
 from core.kernel_qalpha import kernel_q_alpha
 from core.loaders import load_images, load_table
-from core.qalpha import q_alpha
+from core.qalpha import q_alpha, topographic_map
 from core.slda import greedy_slda, greedy_spca
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,7 +56,14 @@ REFUSED = {
     "q_alpha on dates": (lambda: q_alpha(np.arange(20 * 6).reshape(20, 6).astype("datetime64[D]"), 2),
                          "dates or times"),
     "q_alpha on text": (lambda: q_alpha(np.array([["a", "b"], ["c", "d"]]), 1), "holds text"),
-    "q_alpha on a sparse matrix": (lambda: q_alpha(sp.csr_matrix(X), 2), "sparse matrix"),
+    "q_alpha on a sparse matrix with infinite stored values": (
+        lambda: q_alpha(sp.csr_matrix(np.where(X > 1.5, np.inf, X)), 2), "sparse matrix with .* NaN or infinite"),
+    "the gap criterion on a sparse matrix": (lambda: q_alpha(sp.csr_matrix(X), 2, criterion="gap"),
+                                             "dense in-memory data only"),
+    "the topographical map on a sparse matrix": (lambda: topographic_map(sp.csr_matrix(X), 2),
+                                                 "sparse matrix; this function needs a dense array"),
+    "ReliefF on a sparse matrix": (lambda: score_features("relieff", sp.csr_matrix(X), Y),
+                                   "needs the data as a dense in-memory array"),
     "kernel_q_alpha with degree 1000 and coef0 1": (
         lambda: kernel_q_alpha(X, 2, kernel="poly", degree=1000, coef0=1.0), "reaches .* beyond float64's"),
     "kernel_q_alpha with gamma as text": (lambda: kernel_q_alpha(X, 2, kernel="rbf", gamma="5"),

@@ -314,6 +314,15 @@ def test_command_line_writes_ranking_and_parameters(tmp_path):
     assert record["n_iter"] == expected.n_iter and record["converged"] and record["k"] == 2
     assert np.allclose(ranking.sort_values("feature").weight, expected.alpha, atol=1e-8)
     assert list(ranking.feature[:5]) == list(expected.ranking[:5])
+    # a CSV table (read whole) with its label column
+    table = pd.DataFrame(X, columns=[f"g{j}" for j in range(X.shape[1])]).assign(group=groups)
+    table.to_csv(tmp_path / "cells.csv", index=False)
+    done = subprocess.run([sys.executable, "-m", "core.select", "pearson", str(tmp_path / "cells.csv"), "--labels",
+                           "group", "--output", str(tmp_path / "pearson.csv"), "--quiet"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    ranked = pd.read_csv(tmp_path / "pearson.csv")
+    assert set(ranked.feature[:12]) == set(range(12)) and ranked.name[0].startswith("g")
     done = subprocess.run([sys.executable, "-m", "core.select", "fisher", str(tmp_path / "cells.h5ad"), "--labels",
                            "group", "--output", str(tmp_path / "fisher.csv")], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
@@ -325,6 +334,7 @@ def test_command_line_writes_ranking_and_parameters(tmp_path):
     (["qalpha", "missing.zarr", "--k", "2"], "missing.zarr does not exist"),
     (["variance", "cells.npy", "--memory-limit", "lots"], "Memory sizes look like 3GB"),
     (["fisher", "cells.npy", "--labels", "group"], "has no per-sample column 'group'"),
+    (["variance", "cells.npy", "--scheduler", "tcp://127.0.0.1:9"], "Could not reach a Dask scheduler"),
 ])
 def test_command_line_bad_input(tmp_path, arguments, message):
     np.save(tmp_path / "cells.npy", sparse_counts(50, 20)[0])
