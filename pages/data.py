@@ -76,8 +76,10 @@ def server_tab(folder):
         k = init = max_iter = None
         if method == "qalpha":
             k = middle.number_input("k (clusters)", 1, 50, 5, key="server_k")
-            max_iter = right.number_input("Iterations at most", 1, 1000, 100, key="server_iter",
-                                          help="Each iteration reads the data once.")
+            max_iter = right.number_input("Iterations at most", 1, 5000, 300, key="server_iter",
+                                          help="Each iteration reads the data once; the progress bar shows the time "
+                                               "per iteration. Q-alpha takes tens to a few hundred iterations to move its "
+                                               "weights by less than 1e-6.")
             init = st.radio("Start", ["uniform", "random"], horizontal=True, key="server_init",
                             help="uniform: the leading vectors with all weights equal (a few passes more, the "
                                  "better start); random: a random orthonormal Q.")

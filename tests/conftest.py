@@ -38,7 +38,29 @@ def fresh_app_url():
     yield from _serve("streamlit-fresh-server.log")
 
 
-def _serve(log_name: str):
+@pytest.fixture(scope="session")
+def server_data_url(tmp_path_factory):
+    """A server of its own whose data folder (``QALPHA_DATA_DIR``) holds a sparse AnnData set of
+    600 cells x 300 genes in which two cell types express their own 10 marker genes (0-9, 10-19)."""
+    import anndata
+    import pandas as pd
+    from scipy import sparse
+
+    folder = tmp_path_factory.mktemp("server_data")
+    rng = np.random.default_rng(0)
+    X = rng.poisson(0.2, (600, 300)).astype(float)
+    kinds = rng.integers(0, 2, 600)
+    for kind in (0, 1):
+        rows = np.flatnonzero(kinds == kind)
+        X[np.ix_(rows, range(10 * kind, 10 * kind + 10))] += rng.poisson(5, (rows.size, 10))
+    cells = anndata.AnnData(sparse.csr_matrix(X), obs=pd.DataFrame({"cell_type": np.where(kinds, "T", "B")},
+                                                                   index=[f"cell{i}" for i in range(600)]))
+    cells.var_names = [f"GENE{j}" for j in range(300)]
+    cells.write_h5ad(folder / "cells.h5ad")
+    yield from _serve("streamlit-server-data.log", {"QALPHA_DATA_DIR": str(folder)})
+
+
+def _serve(log_name: str, environment: dict | None = None):
     """Start ``streamlit run app.py`` on a free loopback port; stop it afterwards."""
     port = _free_port()
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
@@ -47,7 +69,7 @@ def _serve(log_name: str):
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1",
          "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(environment or {})})
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60

@@ -500,3 +500,35 @@ def test_sparse_lda_on_uploaded_64_by_64_images(page, app_url):
     page.get_by_text("Separability of the 10 features").wait_for(timeout=120_000)
     assert page.locator("[data-testid='stException']").count() == 0
     page.screenshot(path=str(ARTEFACTS / "slda_64x64.png"), full_page=True)
+
+
+def test_server_data_whole_set_run_then_a_subset_for_the_other_pages(page, server_data_url):
+    """A newcomer's path through the server's data folder: Q-alpha on the whole (sparse, lazily
+    read) set, its ranking kept, then a dense subset that the Q-alpha page works on."""
+    wait_for_app(page, f"{server_data_url}/data")
+    page.get_by_role("tab", name="Server data").click()
+    settle(page)
+    page.get_by_text("600 samples x 300 features, sparse").wait_for(timeout=30_000)
+    page.get_by_label("k (clusters)").fill("2")
+    page.get_by_label("k (clusters)").press("Enter")
+    settle(page)
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.get_by_text("Ranking (CSV)").wait_for(timeout=120_000)
+    settle(page)
+    assert page.get_by_role("button", name="Stop").count() == 0  # gone once the run is done
+    # the planted markers stand out: a clear sparsity gap at the 20 marker genes
+    gap = page.locator("[data-testid='stMetric']").filter(has_text="Sparsity gap")
+    assert gap.locator("[data-testid='stMetricValue']").inner_text().strip() == "20"
+    page.screenshot(path=str(ARTEFACTS / "server_data.png"), full_page=True)
+    page.get_by_label("Features of highest variance").fill("40")
+    page.get_by_label("Features of highest variance").press("Enter")
+    settle(page)
+    page.get_by_role("button", name="Load subset").click()
+    settle(page)
+    sidebar = page.locator("[data-testid='stSidebar']")
+    sidebar.get_by_text("cells.h5ad (600 x 40 by variance)").wait_for(timeout=60_000)
+    # the whole-set ranking is still there after loading the subset
+    assert page.get_by_text("Ranking (CSV)").count() == 1
+    page.get_by_role("link", name="Q-alpha", exact=True).click()
+    page.get_by_text("Selected (K)").first.wait_for(timeout=120_000)
+    assert page.locator("[data-testid='stException']").count() == 0
