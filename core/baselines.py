@@ -29,7 +29,7 @@ from .validation import (as_data_matrix, as_labels, check_positive_int, check_re
 
 __all__ = ["BaselineInfo", "FeatureScores", "IterativeScores", "SCORERS", "CLUSTERING_SCORERS", "PROJECTIONS",
            "ONE_PASS_SCORERS", "score_features", "rank_features", "make_projection", "PCAProjection", "CPCA", "OPCA", "KernelPCAProjection",
-           "LPP", "knn_graph", "rbf_similarity", "discrete_feature_mask", "discrete_mutual_information", "discretise", "udfs", "ndfs"]
+           "LPP", "LLEProjection", "IsomapProjection", "knn_graph", "rbf_similarity", "discrete_feature_mask", "discrete_mutual_information", "discretise", "udfs", "ndfs"]
 
 
 @dataclass(frozen=True)
@@ -1143,8 +1143,62 @@ class LPP(_Projection):
         return self
 
 
+class _ManifoldEmbedding(_Projection):
+    """A scikit-learn manifold learner fitted on training data; new samples are placed by its own
+    out-of-sample rule (``transform``), so nothing of them is learnt."""
+
+    def __init__(self, n_components: int = 10, n_neighbors: int = 10):
+        super().__init__(n_components)
+        self.n_neighbors = check_positive_int(n_neighbors, "n_neighbors")
+
+    def _model(self, n_components, n_neighbors):
+        raise NotImplementedError
+
+    def fit(self, X, side=None):
+        X, _ = self._check(X, None)
+        n_neighbors = min(self.n_neighbors, X.shape[0] - 1)
+        n_components = min(self.n_components, X.shape[0] - 1, X.shape[1])
+        try:
+            self.model_ = self._model(n_components, n_neighbors).fit(X)
+        except (ValueError, np.linalg.LinAlgError) as exc:
+            raise InputError(f"{self.info.name} could not embed these data ({exc}); try more neighbours.") from None
+        self.components_ = np.zeros((n_components, X.shape[1]))  # marks the object as fitted (non-linear map)
+        return self
+
+    def transform(self, X):
+        if not hasattr(self, "model_"):
+            raise InputError("Call fit before transform.")
+        return self.model_.transform(as_data_matrix(X))
+
+
+class LLEProjection(_ManifoldEmbedding):
+    """Locally linear embedding (Roweis & Saul, Science 2000; the lecture), scikit-learn's standard
+    variant with a dense eigensolver (deterministic)."""
+
+    info = BaselineInfo("LLE", "combination", False, "O(q^2 n + q^3)", "Roweis & Saul, Science 2000; " + _REF_LECTURE)
+
+    def _model(self, n_components, n_neighbors):
+        from sklearn.manifold import LocallyLinearEmbedding
+
+        return LocallyLinearEmbedding(n_neighbors=n_neighbors, n_components=n_components, eigen_solver="dense")
+
+
+class IsomapProjection(_ManifoldEmbedding):
+    """Isomap (Tenenbaum, de Silva & Langford, Science 2000; the lecture): classical MDS of the
+    geodesic distances of the k-NN graph, via scikit-learn (dense eigensolver, deterministic)."""
+
+    info = BaselineInfo("Isomap", "combination", False, "O(q^2 log q + q^3)",
+                        "Tenenbaum, de Silva & Langford, Science 2000; " + _REF_LECTURE)
+
+    def _model(self, n_components, n_neighbors):
+        from sklearn.manifold import Isomap
+
+        return Isomap(n_neighbors=n_neighbors, n_components=n_components, eigen_solver="dense")
+
+
 PROJECTIONS: dict[str, type] = {"pca": PCAProjection, "cpca": CPCA, "opca": OPCA,
-                                "kernel_pca": KernelPCAProjection, "lpp": LPP}
+                                "kernel_pca": KernelPCAProjection, "lpp": LPP, "lle": LLEProjection,
+                                "isomap": IsomapProjection}
 
 
 def make_projection(method: str, n_components: int = 10, **options):

@@ -70,6 +70,24 @@ def test_projections_fit_on_training_data_only(method):
     assert not np.allclose(poisoned.transform(test), before)  # had it seen the test set, it would differ
 
 
+@pytest.mark.parametrize("method", ["lle", "isomap"])
+def test_manifold_embeddings_unroll_a_swiss_roll(method):
+    """LLE and Isomap (the lecture's non-linear extraction) recover the position along a Swiss
+    roll as their first coordinate, where no direction of PCA can; new points land beside their
+    training neighbours. (With 12 neighbours the graph short-circuits across the roll's layers
+    and both fail: the neighbourhood matters, as the papers say.)"""
+    from scipy.stats import spearmanr
+    from sklearn.datasets import make_swiss_roll
+
+    X, position = make_swiss_roll(800, noise=0.05, random_state=0)
+    train, test = slice(0, 700), slice(700, 800)
+    embedding = make_projection(method, 2, n_neighbors=10).fit(X[train])
+    assert abs(spearmanr(embedding.transform(X[train])[:, 0], position[train]).statistic) > 0.99
+    assert abs(spearmanr(embedding.transform(X[test])[:, 0], position[test]).statistic) > 0.99
+    linear = make_projection("pca", 2).fit(X[train]).transform(X[train])
+    assert max(abs(spearmanr(linear[:, c], position[train]).statistic) for c in range(2)) < 0.5
+
+
 def test_pca_cpca_opca_definitions():
     rng = np.random.default_rng(1)
     main = rng.standard_normal((200, 5)) * [5, 3, 1, 1, 1]
