@@ -24,7 +24,7 @@ from scipy import sparse
 
 from .errors import InputError
 from .limits import format_bytes, memory_limit_bytes
-from .validation import SQUARE_SAFE, check_real_dtype
+from .validation import SQUARE_SAFE, check_matrix_shape, check_real_dtype
 
 __all__ = ["is_sparse", "is_chunked", "is_large", "as_sparse_matrix", "as_chunked_array", "ColumnMoments",
            "column_moments", "class_moments", "RowBlocks", "block_pieces", "connect_scheduler",
@@ -56,13 +56,6 @@ def is_large(X) -> bool:
 
 
 # ---------------------------------------------------------------------------- validation
-def _check_shape(shape, what):
-    if len(shape) != 2:
-        raise InputError(f"{what} must be 2-D (samples x features); got {len(shape)}-D.")
-    if shape[0] == 0 or shape[1] == 0:
-        raise InputError(f"{what} is empty (shape {tuple(shape)}).")
-
-
 def as_sparse_matrix(X, what: str = "X"):
     """``X`` as a float64 CSR matrix whose stored values are all finite.
 
@@ -72,7 +65,7 @@ def as_sparse_matrix(X, what: str = "X"):
     is), anything not 2-D or empty.
     """
     check_real_dtype(X.dtype, what)
-    _check_shape(X.shape, what)
+    check_matrix_shape(X.shape, what)
     if X.format != "csr":
         X = X.tocsr()
     if X.dtype != np.float64:
@@ -146,7 +139,7 @@ def as_chunked_array(X, what: str = "X", memory_limit: int | None = None, worker
     (bytes; half the machine's memory by default).
     """
     check_real_dtype(X.dtype, what)
-    _check_shape(X.shape, what)
+    check_matrix_shape(X.shape, what)
     if any(np.isnan(size) for sizes in X.chunks for size in sizes):
         raise InputError(f"{what} has chunks of unknown size (a Dask array built from a filter or a "
                          "DataFrame); call X.compute_chunk_sizes() first.")

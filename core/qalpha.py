@@ -45,6 +45,7 @@ from .largedata import column_moments, is_large
 from .normalised import DenseFeatures, leading_sample_vectors, normalise_features, preprocess_features
 from .validation import as_data_matrix as _as_data_matrix
 from .validation import as_labels as _as_labels
+from .validation import check_matrix_shape as _check_matrix_shape
 from .validation import check_positive_int as _check_positive_int
 from .validation import check_real as _check_real
 from .validation import require_finite as _require_finite
@@ -655,10 +656,10 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
         when every feature is constant.
     """
     large = is_large(X)
-    if not large:
+    if large:
+        _check_matrix_shape(X.shape)  # the values are checked as the first pass reads them
+    else:
         X = _as_data_matrix(X)
-    elif len(X.shape) != 2:
-        raise InputError(f"X must be 2-D (samples x features); got {len(X.shape)}-D.")
     n_samples, n_features = X.shape
     if n_samples < 2:
         raise InputError(f"Q-alpha needs at least 2 samples; got {n_samples}.")

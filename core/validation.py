@@ -16,7 +16,7 @@ import numpy as np
 
 from .errors import InputError
 
-__all__ = ["as_data_matrix", "as_labels", "check_real_dtype", "check_positive_int", "check_real", "power_of_two_scale",
+__all__ = ["as_data_matrix", "as_labels", "check_matrix_shape", "check_real_dtype", "check_positive_int", "check_real", "power_of_two_scale",
            "require_finite", "zscores", "SQUARE_SAFE"]
 
 #: Largest magnitude whose squares, summed over a million terms, stay finite in float64.
@@ -40,6 +40,15 @@ def check_real_dtype(dtype, what: str) -> None:
         raise InputError(f"{what} is not numeric (dtype {dtype}); it needs real numbers.")
 
 
+def check_matrix_shape(shape, what: str = "X") -> None:
+    """Refuse a shape that is not 2-D (samples x features) or that is empty; for any array type
+    (NumPy, SciPy sparse, Dask), before anything is read."""
+    if len(shape) != 2:
+        raise InputError(f"{what} must be 2-D (samples x features); got {len(shape)}-D.")
+    if shape[0] == 0 or shape[1] == 0:
+        raise InputError(f"{what} is empty (shape {tuple(shape)}).")
+
+
 def as_data_matrix(X, what: str = "X") -> np.ndarray:
     """``X`` as a finite 2-D float64 array (samples x features).
 
@@ -55,10 +64,7 @@ def as_data_matrix(X, what: str = "X") -> np.ndarray:
         X = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
         raise InputError(f"{what} must be a numeric matrix (samples x features).") from None
-    if X.ndim != 2:
-        raise InputError(f"{what} must be 2-D (samples x features); got {X.ndim}-D.")
-    if X.size == 0:
-        raise InputError(f"{what} is empty (shape {X.shape}).")
+    check_matrix_shape(X.shape, what)
     if not np.isfinite(X).all():
         raise InputError(f"{what} contains NaN or infinite values; impute or remove them first.")
     return X
