@@ -24,8 +24,8 @@ from scipy import linalg, special, stats
 
 from .errors import InputError
 from .largedata import class_moments, column_moments, is_large
-from .validation import (as_data_matrix, as_labels, check_positive_int, check_real, power_of_two_scale,
-                         require_finite, zscores)
+from .validation import (as_data_matrix, as_labels, check_matrix_shape, check_positive_int, check_real,
+                         power_of_two_scale, require_finite, zscores)
 
 __all__ = ["BaselineInfo", "FeatureScores", "IterativeScores", "SCORERS", "CLUSTERING_SCORERS", "PROJECTIONS",
            "ONE_PASS_SCORERS", "score_features", "rank_features", "make_projection", "PCAProjection", "CPCA", "OPCA", "KernelPCAProjection",
@@ -875,22 +875,34 @@ ONE_PASS_SCORERS = {"variance": _variance_of, "pearson": _pearson_of, "fisher": 
 
 
 def score_features(method: str, X, y=None, **options) -> FeatureScores:
-    """Run one scoring baseline (see :data:`SCORERS`) and rank the features by it."""
+    """Run one scoring baseline (see :data:`SCORERS`) and rank the features by it.
+
+    ``X`` is a dense array, or, for the one-pass scorers (:data:`ONE_PASS_SCORERS`), also a SciPy
+    sparse matrix or a Dask array, read once for its per-class column moments.
+    """
     if method not in SCORERS:
         raise InputError(f"Unknown baseline {method!r}; choose one of {', '.join(SCORERS)}.")
     info, function = SCORERS[method]
-    if is_large(X):
-        return _score_large(method, info, X, y)
-    X = as_data_matrix(X)
+    large = is_large(X)
+    scale = 1.0
+    if large:
+        if method not in ONE_PASS_SCORERS:
+            raise InputError(f"{info.name} needs the data as a dense in-memory array; on sparse or chunked data the "
+                             f"one-pass scores run ({', '.join(ONE_PASS_SCORERS)}). Select a subset (e.g. the features "
+                             "of highest variance) and pass it as a NumPy array.")
+        check_matrix_shape(X.shape)  # the values are checked as the pass reads them
+    else:
+        X = as_data_matrix(X)
     if X.shape[0] < 2:
         raise InputError("X must be a samples x features matrix with at least two samples.")
-    if not (X.max(axis=0) > X.min(axis=0)).any():
-        raise InputError("Every feature is constant over the samples: there is nothing to rank.")
-    # every ranking is unchanged by a common factor; scores of unit-dependent methods (variance,
-    # the embedded models) are then in the units of X / scale
-    scale = power_of_two_scale(X)
-    if scale != 1.0:
-        X = X / scale
+    if not large:
+        if not (X.max(axis=0) > X.min(axis=0)).any():
+            raise InputError("Every feature is constant over the samples: there is nothing to rank.")
+        # every ranking is unchanged by a common factor; scores of unit-dependent methods (variance,
+        # the embedded models) are then in the units of X / scale
+        scale = power_of_two_scale(X)
+        if scale != 1.0:
+            X = X / scale
     if info.supervised:
         if y is None:
             raise InputError(f"{info.name} is supervised: give the labels y.")
@@ -904,42 +916,23 @@ def score_features(method: str, X, y=None, **options) -> FeatureScores:
     elif y is not None:
         y = as_labels(y, X.shape[0], "y")
     start = time.perf_counter()
-    try:
-        scores = np.asarray(function(X, y if (info.supervised or y is not None) else None, **options),
-                            dtype=np.float64)
-    except (ValueError, np.linalg.LinAlgError, FloatingPointError) as exc:
-        if isinstance(exc, InputError):
-            raise
-        raise InputError(f"{info.name} could not score these data ({exc}).") from None
+    if large:
+        overall, groups = _moments_by_class(X, y if info.supervised else None)
+        if not (overall.maximum > overall.minimum).any():
+            raise InputError("Every feature is constant over the samples: there is nothing to rank.")
+        scores = np.asarray(ONE_PASS_SCORERS[method](overall, groups), dtype=np.float64)
+    else:
+        try:
+            scores = np.asarray(function(X, y if (info.supervised or y is not None) else None, **options),
+                                dtype=np.float64)
+        except (ValueError, np.linalg.LinAlgError, FloatingPointError) as exc:
+            if isinstance(exc, InputError):
+                raise
+            raise InputError(f"{info.name} could not score these data ({exc}).") from None
     seconds = time.perf_counter() - start
     require_finite(scores, f"{info.name}'s scores")
     ranking = np.argsort(-scores, kind="stable")
     return FeatureScores(method=method, scores=scores, ranking=ranking, seconds=seconds, info=info, scale=scale)
-
-
-def _score_large(method, info, X, y):
-    """:func:`score_features` on a sparse matrix or a Dask array: the one-pass scorers only."""
-    if method not in ONE_PASS_SCORERS:
-        raise InputError(f"{info.name} needs the data as a dense in-memory array; on sparse or chunked data the "
-                         f"one-pass scores run ({', '.join(ONE_PASS_SCORERS)}). Select a subset (e.g. the features of "
-                         "highest variance) and pass it as a NumPy array.")
-    if len(X.shape) != 2 or X.shape[0] < 2:
-        raise InputError("X must be a samples x features matrix with at least two samples.")
-    if info.supervised:
-        if y is None:
-            raise InputError(f"{info.name} is supervised: give the labels y.")
-        y = as_labels(y, X.shape[0], "y")
-        if np.unique(y).size < 2:
-            raise InputError(f"{info.name} needs at least two classes in y; got {np.unique(y).size}.")
-    start = time.perf_counter()
-    overall, groups = _moments_by_class(X, y if info.supervised else None)
-    if not (overall.maximum > overall.minimum).any():
-        raise InputError("Every feature is constant over the samples: there is nothing to rank.")
-    scores = np.asarray(ONE_PASS_SCORERS[method](overall, groups), dtype=np.float64)
-    seconds = time.perf_counter() - start
-    require_finite(scores, f"{info.name}'s scores")
-    return FeatureScores(method=method, scores=scores, ranking=np.argsort(-scores, kind="stable"), seconds=seconds,
-                         info=info)
 
 
 #: Rankers of :func:`rank_features` beyond the scoring baselines: the methods of the seeds.
