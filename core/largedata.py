@@ -105,16 +105,9 @@ class RowBlocks:
     ----------
     array : dask.array.Array
         The data, its row chunks merged where they were small.
-    block_bytes : int
-        Float64 bytes of the largest row block.
     """
 
     array: object
-    block_bytes: int
-
-    @property
-    def shape(self):
-        return self.array.shape
 
     @property
     def row_starts(self) -> np.ndarray:
@@ -132,8 +125,8 @@ class RowBlocks:
 def as_chunked_array(X, what: str = "X", memory_limit: int | None = None, workers: int | None = None) -> RowBlocks:
     """A Dask array as :class:`RowBlocks` within a memory limit.
 
-    Column chunks of a row are merged (each stored chunk is still read once per pass) and small
-    row blocks are merged up to :data:`BLOCK_TARGET_BYTES`. Refused: non-numeric dtypes, anything
+    A row block keeps its stored column chunks (each is read once per pass, never copied into one
+    array); row chunks smaller than :data:`BLOCK_TARGET_BYTES` are merged up to it. Refused: non-numeric dtypes, anything
     not 2-D or empty, unknown chunk sizes, and row blocks whose working copies (float64, across all
     features, :data:`BLOCK_COPIES` per block, one block per worker thread) exceed ``memory_limit``
     (bytes; half the machine's memory by default).
@@ -169,7 +162,7 @@ def as_chunked_array(X, what: str = "X", memory_limit: int | None = None, worker
     rows.append(current)
     if tuple(rows) != X.chunks[0]:
         X = X.rechunk((tuple(rows), X.chunks[1]))
-    return RowBlocks(array=X, block_bytes=max(rows) * row_bytes)
+    return RowBlocks(array=X)
 
 
 #: Rows of a dense block converted to float64 at a time: about 8 MB, so that both products of a

@@ -26,7 +26,6 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg, sparse
 
-from .errors import InputError
 from .largedata import (BLOCK_TARGET_BYTES, as_chunked_array, as_sparse_matrix, block_pieces, column_moments,
                         is_chunked, is_sparse)
 
@@ -362,11 +361,3 @@ def leading_sample_vectors(features, weights, k, random_state=None):
             break
         previous = values[:k]
     return vectors[:, :k]
-
-
-def require_dense(X, what: str) -> None:
-    """Refuse sparse or chunked data where a computation needs the dense matrix."""
-    if is_sparse(X) or is_chunked(X):
-        kind = "a sparse matrix" if is_sparse(X) else "a Dask array"
-        raise InputError(f"{what} needs the data as a dense in-memory array, and X is {kind}. Select a subset "
-                         "(e.g. the features of highest variance) and pass it as a NumPy array.")

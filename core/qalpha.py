@@ -247,8 +247,6 @@ class _Problem:
     """
 
     def __init__(self, features, criterion, side_scale=None, pair_factor=None, lam=0.0):
-        if not hasattr(features, "fused"):  # a normalised array, as the tests build it
-            features = _stored_features(features)
         self.features = features
         self.Mt = features.Mt  # dense data only (the gap criterion)
         self.q, self.n = features.n_samples, features.n_kept
@@ -359,14 +357,6 @@ def _leading_eigvec(problem, Pt, beta0, solver, eig_tol, power_steps):
         value = float(beta @ image)
         beta = image / np.linalg.norm(image)
     return beta, value
-
-
-def _stored_features(Mt):
-    """Features whose normalised array is given (for tests that build the operator by hand)."""
-    features = DenseFeatures.__new__(DenseFeatures)
-    features.Mt, features.dtype = Mt, Mt.dtype
-    features.n_samples, features.kept = Mt.shape[0], np.arange(Mt.shape[1])
-    return features
 
 
 def _class_subspace(labels, q):
@@ -538,14 +528,17 @@ def _pair_factor(pairs, X, features):
 def side_variance(side, kept, scale, n_samples, n_features) -> np.ndarray:
     """``D`` of [000] Def. 3 for the kept features: each side feature's variance divided by the
     same feature's variance in the main data (``scale`` are the main features' centred norms)."""
-    if not is_large(side):
+    large = is_large(side)
+    if large:
+        _check_matrix_shape(side.shape, "side")
+    else:
         side = _as_data_matrix(side, "side")
-    if len(side.shape) != 2 or side.shape[1] != n_features:
-        raise InputError(f"The side data have {side.shape[-1]} features but the main data "
+    if side.shape[1] != n_features:
+        raise InputError(f"The side data have {side.shape[1]} features but the main data "
                          f"have {n_features}; both must describe the same features.")
     if side.shape[0] < 2:
         raise InputError("The side data need at least 2 samples to have a variance.")
-    if is_large(side):  # sparse or chunked side data: their moments, in one pass
+    if large:  # sparse or chunked side data: their moments, in one pass
         return n_samples * column_moments(side, "side").variance[kept] / scale**2
     # var(side) / (scale^2 / n), with the division first so that no square can overflow
     return n_samples * (side[:, kept] / scale).var(axis=0)
@@ -807,11 +800,12 @@ def topographic_map(X, k, rounds=2, lam=0.01, *, n_eigenvalues=10, **options) ->
     n_features = X.shape[1]
     accumulated = np.zeros(n_features)
     results, directions, spectra = [], [], []
-    Mt, kept, _, _ = (None, None, None, None)
+    features = None
     for r in range(rounds):
         result = q_alpha(X, k, lam=lam, _side_diagonal=accumulated if r > 0 else None, **options)
-        if Mt is None:
-            Mt, kept, _, _ = preprocess_features(X)
+        if features is None:
+            features = DenseFeatures(X)
+            Mt, kept = features.Mt, features.kept
         accumulated = accumulated + result.alpha**2
         results.append(result)
         # The coordinate frame: leading eigenvectors of this round's G (not of its SI form).
@@ -822,7 +816,7 @@ def topographic_map(X, k, rounds=2, lam=0.01, *, n_eigenvalues=10, **options) ->
             G = (Mt.T @ Mt) * (Pt.T @ Pt)
             values, vectors = linalg.eigh(G, subset_by_index=[n_kept - n_eig, n_kept - 1])
         else:
-            problem = _Problem(Mt, "sum")
+            problem = _Problem(features, "sum")
             op = LinearOperator((n_kept, n_kept), dtype=Mt.dtype,
                                 matvec=lambda v: problem.g_matvec(Pt, np.ravel(v)))
             values, vectors = eigsh(op, k=min(n_eig, n_kept - 1), which="LA",

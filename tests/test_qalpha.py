@@ -126,9 +126,11 @@ def test_matrix_free_G_equals_definition():
     X = rng.standard_normal((12, 9))
     Q, _ = np.linalg.qr(rng.standard_normal((12, 3)))
     M, G = explicit_G(X, Q)
+    from core.normalised import DenseFeatures
     from core.qalpha import _Problem
-    Mt, _, _, _ = preprocess_features(X)
-    problem = _Problem(Mt, "sum")
+    features = DenseFeatures(X)
+    Mt = features.Mt
+    problem = _Problem(features, "sum")
     Pt = (Mt.T @ Q).T
     assert np.allclose(problem.dense_operator(Pt), G, atol=1e-12)
     v = rng.standard_normal(9)
