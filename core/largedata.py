@@ -129,7 +129,8 @@ def as_chunked_array(X, what: str = "X", memory_limit: int | None = None, worker
     array); row chunks smaller than :data:`BLOCK_TARGET_BYTES` are merged up to it. Refused: non-numeric dtypes, anything
     not 2-D or empty, unknown chunk sizes, and row blocks whose working copies (float64, across all
     features, :data:`BLOCK_COPIES` per block, one block per worker thread) exceed ``memory_limit``
-    (bytes; half the machine's memory by default).
+    (bytes; half the machine's memory by default). Chunks that are SciPy sparse matrices are taken
+    as they are: a pass never densifies them.
     """
     check_real_dtype(X.dtype, what)
     check_matrix_shape(X.shape, what)
@@ -139,6 +140,10 @@ def as_chunked_array(X, what: str = "X", memory_limit: int | None = None, worker
     limit = memory_limit_bytes() if memory_limit is None else int(memory_limit)
     if limit <= 0:
         raise InputError(f"The memory limit must be a positive number of bytes; got {memory_limit!r}.")
+    if sparse.issparse(getattr(X, "_meta", None)):
+        # Sparse chunks are never made dense: a block costs its stored values, which the reader
+        # sized (core.stores: about BLOCK_TARGET_BYTES of them), and its k x n partial product.
+        return RowBlocks(array=X)
     threads = max(1, int(workers or _local_threads()))
     n_samples, n_features = X.shape
     row_bytes = 8 * n_features

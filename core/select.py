@@ -66,11 +66,12 @@ def run(argv=None, out=sys.stderr) -> dict:
     from .stores import open_store
 
     memory_limit = None if args.memory_limit is None else parse_bytes(args.memory_limit)
-    client = connect_scheduler(args.scheduler) if args.scheduler else None
     say = (lambda text: None) if args.quiet else (lambda text: print(text, file=out, flush=True))
+    # the input first: a wrong path is reported at once, not after the scheduler's timeout
     data = open_store(args.input, label_column=args.labels)
-    side = None
+    side = client = None
     try:
+        client = connect_scheduler(args.scheduler) if args.scheduler else None
         say(f"{data.name}: {data.describe()}" + (f"; scheduler {args.scheduler}" if client else ""))
         labels = None if args.labels is None else data.labels(args.labels)
         start = time.perf_counter()

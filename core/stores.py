@@ -14,8 +14,12 @@ from pathlib import Path
 
 import numpy as np
 
+from .dataset import Dataset
 from .errors import InputError
-from .limits import LoadLimits, format_bytes, memory_limit_bytes
+from .largedata import BLOCK_TARGET_BYTES, column_moments
+from .limits import LoadLimits, check_budget, format_bytes, memory_limit_bytes
+from .tables import is_table_file, load_table
+from .validation import check_positive_int
 
 __all__ = ["StoredData", "open_store", "list_stores", "dense_subset", "STORE_FORMATS", "DATA_FOLDER_VARIABLE", "data_folder"]
 
@@ -23,8 +27,6 @@ __all__ = ["StoredData", "open_store", "list_stores", "dense_subset", "STORE_FOR
 STORE_FORMATS = {".h5ad": "AnnData (HDF5)", ".zarr": "Zarr (array or AnnData store)", ".npy": "NumPy array"}
 #: The environment variable that names the app's server-side data folder (unset: no folder).
 DATA_FOLDER_VARIABLE = "QALPHA_DATA_DIR"
-#: Rows of a dense on-disk array per Dask chunk: about this many bytes in float64.
-CHUNK_BYTES = 64 << 20
 
 
 @dataclass(frozen=True, eq=False)
@@ -112,7 +114,8 @@ def list_stores(folder) -> list[Path]:
 
 
 def _dense_rows(n_features):
-    return max(1, CHUNK_BYTES // (8 * max(n_features, 1)))
+    """Rows of a dense on-disk array per Dask chunk: a row block of the size the passes merge to."""
+    return max(1, BLOCK_TARGET_BYTES // (8 * max(n_features, 1)))
 
 
 def _anndata_store(group, path, fmt, handle=None):
@@ -129,8 +132,11 @@ def _anndata_store(group, path, fmt, handle=None):
         if encoding == "csc_matrix":
             raise InputError(f"{path} stores X by features (CSC); a pass needs it by samples. Convert it once with "
                              "anndata (adata.X = adata.X.tocsr(); adata.write_h5ad(...)).")
-        X = read_elem_lazy(group["X"], chunks=(max(1, min(shape[0], 10_000)), shape[1]))
         stored = int(group["X"]["indptr"][-1])
+        # rows whose stored values (8-byte value, 4-byte index) come to about one block
+        per_row = max(1.0, stored / max(shape[0], 1))
+        X = read_elem_lazy(group["X"], chunks=(int(max(1, min(shape[0], BLOCK_TARGET_BYTES // (12 * per_row)))),
+                                               shape[1]))
     else:
         shape = tuple(group["X"].shape)
         X = read_elem_lazy(group["X"], chunks=(_dense_rows(shape[1]), shape[1]))
@@ -179,7 +185,11 @@ def open_store(path, *, label_column: str | None = None, limits: LoadLimits | No
                 handle = h5py.File(path, "r")
             except OSError:
                 raise InputError(f"{path} is not a readable HDF5 (.h5ad) file; it may be truncated.") from None
-            return _anndata_store(handle, path, "h5ad", handle)
+            try:
+                return _anndata_store(handle, path, "h5ad", handle)
+            except BaseException:
+                handle.close()  # a refused file is not left open
+                raise
         if suffix == ".zarr":
             import dask.array as da
             import zarr
@@ -208,8 +218,6 @@ def open_store(path, *, label_column: str | None = None, limits: LoadLimits | No
         raise
     except (OSError, KeyError, ValueError, TypeError) as exc:
         raise InputError(f"{path} could not be opened ({type(exc).__name__}: {exc}).") from None
-    from .tables import is_table_file, load_table
-
     if not path.is_file() or not is_table_file(path.name):
         raise InputError(f"{path.name}: unknown format. Use an .h5ad file, a .zarr folder, an .npy file or a CSV/TSV "
                          "table.")
@@ -228,14 +236,8 @@ def dense_subset(stored: StoredData, n_features: int, n_samples: int, *, label_c
     sample of ``n_samples`` samples (in their stored order), with the labels of ``label_column``.
     The matrix must fit the per-upload budget of ``limits``.
     """
-    from .dataset import Dataset
-    from .largedata import column_moments
-    from .validation import check_positive_int
-
     n_features = min(check_positive_int(n_features, "The number of features"), stored.shape[1])
     n_samples = min(check_positive_int(n_samples, "The number of samples"), stored.shape[0])
-    from .limits import check_budget
-
     check_budget(8.0 * n_features * n_samples, f"A subset of {n_samples:,} samples x {n_features:,} features", limits)
     labels = None if label_column is None else stored.labels(label_column)
     variance = column_moments(stored.X, stored.name).variance

@@ -251,6 +251,19 @@ def test_chunks_beyond_the_memory_limit_are_refused():
     assert small.array.chunks[0] == (10_000,)  # tiny row chunks merged into one task
 
 
+def test_sparse_chunks_are_not_held_to_the_dense_memory_limit():
+    """A pass never densifies sparse chunks: 200 x 20,000 CSR chunks (32 MB as dense float64) pass
+    a 10 MB limit that the same chunks as dense arrays do not."""
+    matrix = sparse.random(400, 20_000, density=0.001, format="csr", random_state=0)
+    chunked = da.from_array(matrix, chunks=(200, -1), asarray=False)
+    blocks = as_chunked_array(chunked, memory_limit=10 << 20, workers=1)
+    assert blocks.array.chunks == chunked.chunks
+    with pytest.raises(InputError, match="more than the memory limit"):
+        as_chunked_array(da.from_array(matrix.toarray(), chunks=(200, -1)), memory_limit=10 << 20, workers=1)
+    moments = column_moments(chunked, memory_limit=10 << 20)
+    assert np.allclose(moments.mean, np.asarray(matrix.mean(axis=0)).ravel())
+
+
 def test_gap_criterion_and_float32_copies_need_dense_data():
     matrix = sparse.csr_matrix(weston_linear(50, random_state=0).X)
     with pytest.raises(InputError, match="gap criterion.*dense in-memory data only"):
