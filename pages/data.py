@@ -1,15 +1,18 @@
 """Data: pick a bundled set or upload images or a table; preview; choose the feature family."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import streamlit as st
 
 from core import InputError
+from core.baselines import SCORERS, score_features
 from core.bundled import list_datasets, load_dataset
 from core.features import FEATURE_FAMILIES, to_feature_family
 from core.loaders import COMPRESSED_EXTENSIONS, IMAGE_EXTENSIONS, TABLE_EXTENSIONS, finish, load_images, load_side_data
 from core.plots import history_figure, image_grid_figure, sorted_weights_figure
+from core.qalpha import q_alpha
 from core.stores import DATA_FOLDER_VARIABLE, data_folder, dense_subset, list_stores, open_store
 from pages import ui
 
@@ -33,9 +36,6 @@ def _opened(path: str, modified: float):
 
 
 def _run_on_store(stored, request, progress):
-    from core.baselines import score_features
-    from core.qalpha import q_alpha
-
     labels = None if request["labels"] is None else stored.labels(request["labels"])
     if request["method"] == "qalpha":
         return q_alpha(stored.X, request["k"], init=request["init"], max_iter=request["max_iter"], tol=1e-6,
@@ -66,9 +66,8 @@ def server_tab(folder):
         st.markdown("**Run on the whole set**")
         left, middle, right = st.columns(3)
         method = left.selectbox("Method", list(SERVER_METHODS), format_func=SERVER_METHODS.get, key="server_method")
-        supervised = method in ("fisher", "pearson")
         labels = None
-        if supervised:
+        if method in SCORERS and SCORERS[method][0].supervised:
             if not columns:
                 st.info("This data set has no per-sample columns to serve as labels; Fisher and Pearson need them.")
                 return
@@ -128,7 +127,7 @@ def server_tab(folder):
 
 def show_server_result(request, result, names):
     """The weights of the last whole-set run, kept while the user goes on exploring."""
-    stored_name = request["path"].rsplit("/", 1)[-1]
+    stored_name = Path(request["path"]).name
     if request["method"] == "qalpha":
         weights, title = result.alpha, f"Q-alpha weights on {stored_name} (k = {result.k})"
         cells = ui.row(3)
@@ -149,8 +148,9 @@ def show_server_result(request, result, names):
     top = ranking[:50]
     st.dataframe({"rank": np.arange(1, top.size + 1), "feature": [names[j] for j in top], "weight": weights[top]},
                  hide_index=True, height=240)
-    st.download_button("Ranking (CSV)", ui.table_csv({"rank": list(range(1, ranking.size + 1)), "feature":
-                                                      [names[j] for j in ranking], "weight": weights[ranking]}),
+    # built when clicked, not on every rerun of the page (a row per feature: 10^4-10^6 of them)
+    st.download_button("Ranking (CSV)", lambda: ui.table_csv({"rank": list(range(1, ranking.size + 1)), "feature":
+                                                              [names[j] for j in ranking], "weight": weights[ranking]}),
                        file_name=f"{stored_name}.{request['method']}.csv", key="server_download")
 
 

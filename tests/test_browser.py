@@ -520,6 +520,13 @@ def test_server_data_whole_set_run_then_a_subset_for_the_other_pages(page, serve
     gap = page.locator("[data-testid='stMetric']").filter(has_text="Sparsity gap")
     assert gap.locator("[data-testid='stMetricValue']").inner_text().strip() == "20"
     page.screenshot(path=str(ARTEFACTS / "server_data.png"), full_page=True)
+    # the ranking is built when the button is clicked: the whole ranking, best first
+    with page.expect_download(timeout=30_000) as download:
+        page.get_by_role("button", name="Ranking (CSV)").click()
+    lines = open(download.value.path()).read().splitlines()
+    assert lines[0] == "rank,feature,weight"
+    assert len(lines) == 301 and all(f"GENE{j}" in "".join(lines[1:21]) for j in range(20))
+    settle(page)
     page.get_by_label("Features of highest variance").fill("40")
     page.get_by_label("Features of highest variance").press("Enter")
     settle(page)
