@@ -185,7 +185,7 @@ def test_server_data_folder_is_off_by_default(monkeypatch):
     assert "Server data" not in [t.label for t in app.tabs]
 
 
-def test_server_subset_too_large_keeps_the_current_data(tmp_path, monkeypatch):
+def test_server_set_without_labels_says_so_and_keeps_the_current_data(tmp_path, monkeypatch):
     from core.stores import DATA_FOLDER_VARIABLE
 
     server_folder(tmp_path)
