@@ -29,7 +29,7 @@ from .validation import (as_data_matrix, as_labels, check_matrix_shape, check_po
 
 __all__ = ["BaselineInfo", "FeatureScores", "IterativeScores", "SCORERS", "CLUSTERING_SCORERS", "PROJECTIONS",
            "ONE_PASS_SCORERS", "score_features", "rank_features", "make_projection", "PCAProjection", "CPCA", "OPCA", "KernelPCAProjection",
-           "LPP", "LLEProjection", "IsomapProjection", "knn_graph", "rbf_similarity", "discrete_feature_mask", "discrete_mutual_information", "discretise", "udfs", "ndfs"]
+           "LPP", "LLEProjection", "IsomapProjection", "SDRSI", "knn_graph", "rbf_similarity", "discrete_feature_mask", "discrete_mutual_information", "discretise", "udfs", "ndfs"]
 
 
 @dataclass(frozen=True)
@@ -1189,7 +1189,44 @@ class IsomapProjection(_ManifoldEmbedding):
         return Isomap(n_neighbors=n_neighbors, n_components=n_components, eigen_solver="dense")
 
 
-PROJECTIONS: dict[str, type] = {"pca": PCAProjection, "cpca": CPCA, "opca": OPCA,
+class SDRSI(_Projection):
+    """Sufficient dimensionality reduction with side information (Globerson, Chechik & Tishby,
+    UAI 2003), the next best method after Q-alpha-SI in Shashua & Wolf's AR-faces comparison
+    (ECCV 2004, Sec. 6): each sample as a distribution over its features, reduced to the
+    expectations of ``n_components`` functions of the features that keep the information about
+    the main samples and lose the side samples' (:func:`core.sdr.sdr_si`). The data must be
+    non-negative (counts, intensities). ``gamma`` weighs the side information; the fit's
+    convergence is in ``result_``."""
+
+    info = BaselineInfo("SDR-SI", "combination", False, "O((q + p) n d) per iteration",
+                        "Globerson, Chechik & Tishby, UAI 2003; Shashua & Wolf, ECCV 2004, Sec. 6")
+    needs_side = True
+
+    def __init__(self, n_components: int = 10, gamma: float = 1.0, max_iter: int = 500, tol: float = 1e-5):
+        super().__init__(n_components)
+        self.gamma, self.max_iter, self.tol = gamma, max_iter, tol
+
+    def fit(self, X, side=None, progress=None):
+        from .sdr import sdr_si
+
+        X, side = self._check(X, side)
+        d = min(self.n_components, X.shape[1] - 1)
+        self.result_ = sdr_si(X, side, d, gamma=self.gamma, max_iter=self.max_iter, tol=self.tol, progress=progress)
+        if not self.result_.converged and not self.result_.stopped:
+            from sklearn.exceptions import ConvergenceWarning
+
+            warnings.warn(f"SDR-SI did not converge in {self.result_.n_iter} iterations ({self.result_.message}); "
+                          f"raise max_iter or tol.", ConvergenceWarning, stacklevel=2)
+        self.components_ = self.result_.feature_directions.T
+        return self
+
+    def transform(self, X):
+        if not hasattr(self, "result_"):
+            raise InputError("Call fit before transform.")
+        return self.result_.transform(X)
+
+
+PROJECTIONS: dict[str, type] = {"pca": PCAProjection, "cpca": CPCA, "opca": OPCA, "sdr_si": SDRSI,
                                 "kernel_pca": KernelPCAProjection, "lpp": LPP, "lle": LLEProjection,
                                 "isomap": IsomapProjection}
 

@@ -60,6 +60,8 @@ def test_projections_fit_on_training_data_only(method):
     rng = np.random.default_rng(0)
     train, test = rng.standard_normal((60, 12)), rng.standard_normal((30, 12))
     side = rng.standard_normal((20, 12))
+    if method == "sdr_si":  # a model of co-occurrences: non-negative data
+        train, test, side = np.abs(train), np.abs(test), np.abs(side)
     projection = make_projection(method, 3)
     projection.fit(train, side=side)
     before = projection.transform(test).copy()
