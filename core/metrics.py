@@ -31,7 +31,7 @@ from .validation import zscores
 
 __all__ = ["clustering_accuracy", "pairwise_accuracy", "nmi", "normalized_precision_index",
            "test_information", "kuncheva_index", "jaccard_index", "selection_stability", "stability_curve",
-           "StabilityResult", "accuracy_curve", "CurveResult", "selection_curves"]
+           "StabilityResult", "accuracy_curve", "CurveResult", "selection_curves", "projection_curves"]
 
 
 def _labels_pair(truth, found):
@@ -262,26 +262,70 @@ def selection_curves(X, labels, rankings: dict, sizes, n_runs: int = 5, random_s
     :func:`nmi`, and the :func:`normalized_precision_index` of those features. Returns
     ``{method: {"size": [...], "accuracy": [...], "nmi": [...], "precision": [...]}}``.
     """
-    from sklearn.cluster import KMeans
-
     X = np.asarray(X, dtype=np.float64)
     labels = np.asarray(labels).ravel()
-    n_clusters = np.unique(labels).size
-    if n_clusters < 2:
+    if np.unique(labels).size < 2:
         raise InputError("Comparing selections needs labels with at least two classes.")
     Z = zscores(X)
-    k_values = range(1, min(10, X.shape[0] - 1) + 1)
     out = {}
     for method, ranking in rankings.items():
         curves = {"size": [], "accuracy": [], "nmi": [], "precision": []}
         for size in sizes:
-            chosen = np.asarray(ranking)[: int(size)]
-            part = Z[:, chosen]
-            found = [KMeans(n_clusters, n_init=1, random_state=random_state + run).fit_predict(part)
-                     for run in range(n_runs)]
             curves["size"].append(int(size))
-            curves["accuracy"].append(float(np.mean([clustering_accuracy(labels, f) for f in found])))
-            curves["nmi"].append(float(np.mean([nmi(labels, f) for f in found])))
-            curves["precision"].append(normalized_precision_index(part, labels, k_values))
+            _append_grouping_scores(curves, Z[:, np.asarray(ranking)[: int(size)]], labels, n_runs, random_state)
         out[method] = curves
+    return out
+
+
+def _append_grouping_scores(curves, Z, labels, n_runs, random_state):
+    """k-means accuracy and NMI (``n_runs`` starts averaged) and the precision index of ``Z``."""
+    from sklearn.cluster import KMeans
+
+    n_clusters = np.unique(labels).size
+    found = [KMeans(n_clusters, n_init=1, random_state=random_state + run).fit_predict(Z) for run in range(n_runs)]
+    curves["accuracy"].append(float(np.mean([clustering_accuracy(labels, f) for f in found])))
+    curves["nmi"].append(float(np.mean([nmi(labels, f) for f in found])))
+    curves["precision"].append(normalized_precision_index(Z, labels, range(1, min(10, Z.shape[0] - 1) + 1)))
+
+
+def projection_curves(X, labels, projections: dict, dims, side=None, n_runs: int = 5, random_state=0,
+                      progress=None) -> dict:
+    """How well ``d`` extracted features group the samples, for each ``d``: the feature-extraction
+    counterpart of :func:`selection_curves`, scored the same way on the same samples.
+
+    ``projections`` maps a name to a method of :data:`core.baselines.PROJECTIONS`. Each is fitted
+    on the standardised data without labels (and on ``side``, standardised with the data's
+    statistics, when it needs side data), except the models of co-occurrences (SDR-SI), which
+    take the non-negative data as given. ``d`` beyond what a method can give (samples - 1 or
+    features) is left out. ``progress(done, total)`` is called after every fit. Returns
+    ``{name: {"size": [d, ...], "accuracy": [...], "nmi": [...], "precision": [...]}}``.
+    """
+    from .baselines import PROJECTIONS, make_projection
+
+    X = np.asarray(X, dtype=np.float64)
+    labels = np.asarray(labels).ravel()
+    if np.unique(labels).size < 2:
+        raise InputError("Comparing extractions needs labels with at least two classes.")
+    unknown = [m for m in projections.values() if m not in PROJECTIONS]
+    if unknown:
+        raise InputError(f"Unknown projection {unknown[0]!r}; choose from {', '.join(PROJECTIONS)}.")
+    Z = zscores(X)
+    side_z = None if side is None else zscores(np.asarray(side, dtype=np.float64), reference=X)
+    usable = [int(d) for d in dims if 1 <= int(d) <= min(X.shape[0] - 1, X.shape[1])]
+    total, done, out = len(projections) * len(usable), 0, {}
+    for name, method in projections.items():
+        needs_side = PROJECTIONS[method].needs_side
+        if needs_side and side is None:
+            raise InputError(f"{name} needs side data: load side data on the Data page first.")
+        as_given = method == "sdr_si"
+        curves = {"size": [], "accuracy": [], "nmi": [], "precision": []}
+        for d in usable:
+            model = make_projection(method, d).fit(X if as_given else Z,
+                                                   side=(side if as_given else side_z) if needs_side else None)
+            curves["size"].append(d)
+            _append_grouping_scores(curves, model.transform(X if as_given else Z), labels, n_runs, random_state)
+            done += 1
+            if progress is not None:
+                progress(done, total)
+        out[name] = curves
     return out

@@ -8,13 +8,16 @@ import streamlit as st
 
 from core import InputError
 from core.baselines import SCORERS, rank_features
-from core.metrics import stability_curve
+from core.metrics import projection_curves, stability_curve
 from core.plots import comparison_figure
 from pages import ui
 
 ui.page_start()
 
 SLOW = {"forward_wrapper", "backward_wrapper", "mutual_information", "rfe_svm", "l1_logistic", "udfs", "ndfs"}
+#: Feature extraction (combinations of features, the lecture's and 000 Sec. 6's) placed beside the selections.
+EXTRACTIONS = {"PCA": "pca", "kernel PCA": "kernel_pca", "LPP": "lpp", "LLE": "lle", "Isomap": "isomap"}
+SIDE_EXTRACTIONS = {"CPCA": "cpca", "OPCA": "opca", "SDR-SI": "sdr_si"}
 MEASURES = {"accuracy": "k-means accuracy", "nmi": "NMI", "precision": "normalised precision index",
             "kuncheva": "stability (Kuncheva index)"}
 
@@ -27,12 +30,18 @@ if data.labels is None or data.classes.size < 2:
     st.info("Comparing selections needs labels: choose or upload a labelled data set.")
     st.stop()
 choices = ["Q-alpha", "Q-alpha (supervised)"] + (["sparse LDA"] if data.classes.size == 2 else []) + list(SCORERS)
+side = ui.current_side_dataset()
+non_negative = side is not None and data.X.min() >= 0 and side.X.min() >= 0
+extraction_choices = list(EXTRACTIONS) + ([m for m in SIDE_EXTRACTIONS if m != "SDR-SI" or non_negative]
+                                          if side is not None else [])
 VIEW = {"cmp_methods": lambda v: [ui.choice_of(choices)(m) for m in v], "cmp_measure": ui.choice_of(MEASURES),
-        "cmp_bootstrap": ui.integer_in(2, 50)}
+        "cmp_bootstrap": ui.integer_in(2, 50),
+        "cmp_extract": lambda v: [ui.choice_of(list(EXTRACTIONS) + list(SIDE_EXTRACTIONS))(m) for m in v]}
 ui.restore_view("compare", VIEW)
 ui.set_defaults({"cmp_methods": ["Q-alpha", "fisher", "laplacian", "variance"], "cmp_measure": "accuracy",
-                 "cmp_bootstrap": 10},
-                valid={"cmp_methods": lambda v: all(m in choices for m in v)})
+                 "cmp_bootstrap": 10, "cmp_extract": []},
+                valid={"cmp_methods": lambda v: all(m in choices for m in v),
+                       "cmp_extract": lambda v: all(m in extraction_choices for m in v)})
 methods = st.multiselect("Methods", choices, key="cmp_methods",
                          format_func=lambda m: SCORERS[m][0].name + (" (slow)" if m in SLOW else "")
                          if m in SCORERS else m,
@@ -60,7 +69,34 @@ def stability_of(method, sizes, n_bootstrap, bar):
     return ui.memoised(key, compute)
 
 
-if not methods:
+extract = st.multiselect(
+    "Feature extraction beside them", extraction_choices, key="cmp_extract",
+    help="Methods that combine features instead of selecting them, drawn dashed against their number of "
+         "dimensions: PCA, kernel PCA (RBF), LPP, LLE and Isomap (10 neighbours) on the standardised data, "
+         "without labels. With side data loaded on the Data page, also CPCA, OPCA and SDR-SI, which "
+         "suppress the side data's structure (SDR-SI models co-occurrences and needs non-negative data).")
+if side is None:
+    st.caption("CPCA, OPCA and SDR-SI need side data: load it on the Data page to place them here.")
+elif not non_negative:
+    st.caption("SDR-SI is not offered: it models counts or intensities, and these data have negative values.")
+dims = [d for d in (1, 2, 3, 5, 10, 20, 50) if d <= min(data.n_samples - 1, data.n_features)]
+
+
+def extraction_of(name, bar):
+    """The curves of one extraction method, cached per data, side data and method."""
+    key = json.dumps(dict(data=data.fingerprint, side=side.fingerprint if side is not None else None,
+                          method=name, dims=dims))
+
+    def compute():
+        method = {**EXTRACTIONS, **SIDE_EXTRACTIONS}[name]
+        return projection_curves(data.X, data.labels, {name: method}, dims,
+                                 side=side.X if name in SIDE_EXTRACTIONS else None,
+                                 progress=lambda done, total: bar.progress(
+                                     done / total, text=f"{name}: {dims[done - 1]} dimensions fitted"))[name]
+    return ui.memoised(key, compute)
+
+
+if not methods and not extract:
     st.info("Choose at least one method.")
     st.stop()
 rankings, seconds = {}, {}
@@ -70,7 +106,17 @@ try:
         rankings[method] = ranking_of(method)
         seconds[method] = time.perf_counter() - start
     curves = ui.run_cached("selection_curves", dict(data=data.fingerprint, methods=methods, sizes=sizes),
-                           data.X, data.labels, rankings, sizes)
+                           data.X, data.labels, rankings, sizes) if methods else {}
+    extracted = {}
+    if extract:
+        bar = st.progress(0.0)
+        try:
+            for name in extract:
+                start = time.perf_counter()
+                extracted[name] = extraction_of(name, bar)
+                seconds[name] = time.perf_counter() - start
+        finally:
+            bar.empty()
 except InputError as error:
     ui.show_error(error)
     st.stop()
@@ -95,15 +141,20 @@ if metric == "kuncheva":
     finally:
         bar.empty()
     st.caption(f"{n_bootstrap} bootstrap resamples per method; sizes below {data.n_features} features.")
-st.plotly_chart(comparison_figure(curves, metric, title=MEASURES[metric]), key="comparison")
-st.dataframe({"method": methods,
-              "seconds (this run; 0 if cached)": [round(seconds[m], 3) for m in methods],
-              f"best {MEASURES[metric]}": [max(curves[m][metric]) for m in methods],
-              "at k": [curves[m]["size"][int(np.argmax(curves[m][metric]))] for m in methods]},
-             hide_index=True)
-rows = [(m, size, curves[m][metric][i]) for m in methods for i, size in enumerate(curves[m]["size"])]
+if metric == "kuncheva" and extracted:
+    st.caption("Stability is a property of selected feature sets: the extraction methods are not drawn.")
+    extracted = {}
+shown = {**curves, **{f"{name} (extracted)": values for name, values in extracted.items()}}
+st.plotly_chart(comparison_figure(curves, metric, title=MEASURES[metric], extracted=extracted), key="comparison")
+if shown:
+    st.dataframe({"method": list(shown),
+                  "seconds (this run; 0 if cached)": [round(seconds[m.removesuffix(" (extracted)")], 3) for m in shown],
+                  f"best {MEASURES[metric]}": [max(shown[m][metric]) for m in shown],
+                  "at k (features or dimensions)": [shown[m]["size"][int(np.argmax(shown[m][metric]))] for m in shown]},
+                 hide_index=True)
+rows = [(m, size, shown[m][metric][i]) for m in shown for i, size in enumerate(shown[m]["size"])]
 st.download_button(f"Curves, {MEASURES[metric]} (CSV)",
-                   ui.table_csv({"method": [r[0] for r in rows], "features": [r[1] for r in rows],
+                   ui.table_csv({"method": [r[0] for r in rows], "features or dimensions": [r[1] for r in rows],
                                  metric: [float(r[2]) for r in rows]}),
                    file_name=f"{data.name}-compare-{metric}.csv", mime="text/csv", key="cmp_csv")
 ui.share_view(VIEW)

@@ -277,3 +277,34 @@ def test_slda_page_runs_full_resolution_image_pairs_and_says_how_long_first():
     # the result is kept: no estimate and no Stop for a run that will not happen
     assert "takes about" not in " ".join(c.value for c in app.caption)
     assert not any(b.label == "Stop" for b in app.button)
+
+
+def test_compare_page_places_feature_extraction_beside_the_selections():
+    """PCA, LLE and Isomap need no side data; with side data loaded (here wine's third cultivar)
+    CPCA, OPCA and SDR-SI are offered too. Each is drawn dashed against its number of dimensions
+    and listed in the table; without side data the side methods are not offered, and the page
+    says how to get them."""
+    wine = load_dataset("wine")
+    main, side = wine.split_by_class([wine.classes[2]])
+    app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
+    app.session_state["dataset"] = main
+    app.run()
+    assert app.multiselect(key="cmp_extract").options == ["PCA", "kernel PCA", "LPP", "LLE", "Isomap"]
+    assert any("need side data" in c.value for c in app.caption)
+    app.session_state["side_dataset"] = side
+    app.run()
+    assert app.multiselect(key="cmp_extract").options[-3:] == ["CPCA", "OPCA", "SDR-SI"]
+    app.multiselect(key="cmp_methods").set_value(["Q-alpha"])
+    app.multiselect(key="cmp_extract").set_value(["PCA", "LLE", "Isomap", "OPCA", "SDR-SI"]).run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    table = app.dataframe[0].value
+    best = dict(zip(table["method"], table["best k-means accuracy"]))
+    assert set(best) == {"Q-alpha", "PCA (extracted)", "LLE (extracted)", "Isomap (extracted)",
+                         "OPCA (extracted)", "SDR-SI (extracted)"}
+    assert all(0.5 <= value <= 1 for value in best.values())  # two cultivars: chance is 0.5
+    figure = json.loads(app.get("plotly_chart")[0].proto.spec)
+    dashed = {trace["name"]: trace["x"] for trace in figure["data"] if trace.get("line", {}).get("dash") == "dash"}
+    assert set(dashed) == {m for m in best if m.endswith("(extracted)")}
+    assert dashed["PCA (extracted)"] == [1, 2, 3, 5, 10]  # dimensions up to the 13 features
+    app.radio(key="cmp_measure").set_value("kuncheva").run()
+    assert any("not drawn" in c.value for c in app.caption) and not app.exception

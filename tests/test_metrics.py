@@ -122,3 +122,22 @@ def test_zscores_match_scipy_and_use_the_reference_statistics():
     spread = X.std(axis=0)
     spread[2] = 1.0
     assert np.allclose(zscores(other, reference=X), (other - X.mean(axis=0)) / spread)
+
+
+def test_projection_curves_score_extracted_features_as_selection_curves_score_selected_ones():
+    """PCA with every component is a rotation of the standardised data: it groups the samples
+    exactly as all the features do (distances are kept), so both curves agree there."""
+    from core.metrics import projection_curves, selection_curves
+
+    rng = np.random.default_rng(0)
+    labels = np.repeat([0, 1, 2], 20)
+    X = rng.standard_normal((60, 6)) + labels[:, None] * [2, 0, 0, 1, 0, 0]
+    extracted = projection_curves(X, labels, {"PCA": "pca"}, [1, 2, 6, 10], n_runs=3)["PCA"]
+    selected = selection_curves(X, labels, {"all": np.arange(6)}, [6], n_runs=3)["all"]
+    assert extracted["size"] == [1, 2, 6]  # no more dimensions than features
+    assert extracted["precision"][-1] == pytest.approx(selected["precision"][0], abs=1e-12)
+    assert extracted["accuracy"][-1] == pytest.approx(selected["accuracy"][0], abs=1e-12)
+    with pytest.raises(InputError, match="CPCA needs side data"):
+        projection_curves(X, labels, {"CPCA": "cpca"}, [2])
+    with pytest.raises(InputError, match="Unknown projection 'ica'"):
+        projection_curves(X, labels, {"ICA": "ica"}, [2])
