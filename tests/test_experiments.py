@@ -132,7 +132,8 @@ def test_uci_side_wine_row():
     assert abs(summary.xing_mean["raw data"] - 0.728) < 0.02
     bars = experiment_figures(result)[0]  # the wine row of the paper's table beside ours
     assert dict(zip(bars.data[1].x, bars.data[1].y)) == {m: PAPER_WINE[m] for m in summary.index if m in PAPER_WINE}
-    assert set(summary.index) == {"raw data", "Q-alpha-SI", "PCA", "CPCA", "OPCA"}
+    assert set(summary.index) == {"raw data", "Q-alpha-SI", "PCA", "CPCA", "OPCA", "SDR-SI"}
+    assert summary.hungarian_mean["SDR-SI"] > 0.5  # two or more cultivars clustered: above chance
 
 
 def test_uci_side_on_a_loaded_table_and_bad_tables():

@@ -1,4 +1,4 @@
-"""Command line: ``python -m core.experiments NAME [--quick] [--seed N] [--out DIR]``.
+"""Command line: ``python -m core.experiments NAME [--quick] [--seed N] [--out DIR] [--option KEY=VALUE ...]``.
 
 ``NAME`` is one of the registered experiments, ``all`` for every one, or ``list`` to print them.
 Each run prints the paper's numbers beside ours and the checked claims, and writes
@@ -8,6 +8,7 @@ Each run prints the paper's numbers beside ours and the checked claims, and writ
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from ..errors import InputError
@@ -22,7 +23,16 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="the small version (under a minute)")
     parser.add_argument("--seed", type=int, default=0, help="random_state (default 0)")
     parser.add_argument("--out", default="experiment-results", help="folder for CSV/JSON/NPZ output")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="an option of the experiment (repeatable), e.g. --option standardize=true; "
+                             "VALUE is read as JSON (true, 0.1, [1, 2]) or else as text; dataset=NAME "
+                             "loads a bundled data set")
     args = parser.parse_args(argv)
+    try:
+        options = _options(args.option)
+    except InputError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     if args.name == "list":
         for experiment in EXPERIMENTS.values():
             print(f"{experiment.name:24s} {experiment.reference}: {experiment.title}")
@@ -31,7 +41,7 @@ def main(argv=None) -> int:
     status = 0
     for name in names:
         try:
-            result = run_experiment(name, quick=args.quick, random_state=args.seed,
+            result = run_experiment(name, quick=args.quick, random_state=args.seed, **options,
                                     progress=lambda fraction, message: print(
                                         f"  [{fraction:4.0%}] {message}", file=sys.stderr))
         except InputError as error:
@@ -46,6 +56,24 @@ def main(argv=None) -> int:
         for path in save_result(result, args.out):
             print(f"wrote {path}")
     return status
+
+
+def _options(pairs) -> dict:
+    options = {}
+    for pair in pairs:
+        key, separator, text = pair.partition("=")
+        if not separator or not key:
+            raise InputError(f"--option takes KEY=VALUE; got {pair!r}.")
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            value = text
+        if key == "dataset":
+            from ..bundled import load_dataset
+
+            value = load_dataset(str(value))
+        options[key] = value
+    return options
 
 
 if __name__ == "__main__":

@@ -16,9 +16,9 @@ from . import Claim, ExperimentResult, _Steps, comparison_frame, register, summa
 
 FULL_GRID = dict(lam=[1e-3, 1e-2, 0.1, 1.0], top=[25, 50, 100, 200, 400, None],
                  dims=[2, 3, 4, 5, 6, 8, 10, 15, 20, 30], side_components=[1, 2, 4, 8, 12],
-                 opca_reg=[None, 1e-3, 1e-2, 0.1, 1.0], sdr_dims=[2, 4, 8, 15], sdr_gamma=[0.5, 1.0, 2.0])
+                 opca_reg=[None, 1e-3, 1e-2, 0.1, 1.0], sdr_dims=[2, 4, 8], sdr_gamma=[1.0, 2.0, 4.0])
 QUICK_GRID = dict(lam=[1e-3, 1e-2, 0.1, 1.0], top=[50, 200, None], dims=[4, 8, 15, 30],
-                  side_components=[1, 4, 12], opca_reg=[None, 1e-2, 1.0], sdr_dims=[4, 8], sdr_gamma=[1.0])
+                  side_components=[1, 4, 12], opca_reg=[None, 1e-2, 1.0], sdr_dims=[2, 4], sdr_gamma=[2.0])
 #: Q-alpha's k when it is chosen on the training images (``tune_k``); 5 (the main people) otherwise.
 K_GRID = [2, 3, 5, 8]
 #: CPCA's side-subspace dimension and OPCA's ridge when only the dimension is tuned ([000]'s
