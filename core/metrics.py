@@ -297,8 +297,11 @@ def projection_curves(X, labels, projections: dict, dims, side=None, n_runs: int
     on the standardised data without labels (and on ``side``, standardised with the data's
     statistics, when it needs side data), except the models of co-occurrences (SDR-SI), which
     take the non-negative data as given. ``d`` beyond what a method can give (samples - 1 or
-    features) is left out. ``progress(done, total)`` is called after every fit. Returns
-    ``{name: {"size": [d, ...], "accuracy": [...], "nmi": [...], "precision": [...]}}``.
+    features) is left out, and so is a ``d`` at which the method refuses the data (Isomap's
+    geodesic kernel, for one, has only so many positive eigenvalues): ``"skipped"`` lists those
+    as ``(d, message)``. ``progress(done, total)`` is called after every fit. Returns
+    ``{name: {"size": [d, ...], "accuracy": [...], "nmi": [...], "precision": [...],
+    "skipped": [...]}}``.
     """
     from .baselines import PROJECTIONS, make_projection
 
@@ -318,14 +321,20 @@ def projection_curves(X, labels, projections: dict, dims, side=None, n_runs: int
         if needs_side and side is None:
             raise InputError(f"{name} needs side data: load side data on the Data page first.")
         as_given = method == "sdr_si"
-        curves = {"size": [], "accuracy": [], "nmi": [], "precision": []}
+        curves = {"size": [], "accuracy": [], "nmi": [], "precision": [], "skipped": []}
         for d in usable:
-            model = make_projection(method, d).fit(X if as_given else Z,
-                                                   side=(side if as_given else side_z) if needs_side else None)
-            curves["size"].append(d)
-            _append_grouping_scores(curves, model.transform(X if as_given else Z), labels, n_runs, random_state)
             done += 1
+            try:
+                model = make_projection(method, d).fit(X if as_given else Z,
+                                                       side=(side if as_given else side_z) if needs_side else None)
+            except InputError as error:
+                curves["skipped"].append((d, str(error)))
+            else:
+                curves["size"].append(d)
+                _append_grouping_scores(curves, model.transform(X if as_given else Z), labels, n_runs, random_state)
             if progress is not None:
                 progress(done, total)
+        if usable and not curves["size"]:
+            raise InputError(f"{name} could not be fitted at any dimension: {curves['skipped'][0][1]}")
         out[name] = curves
     return out

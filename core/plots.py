@@ -426,6 +426,6 @@ def experiment_figures(result) -> list:
                 for parameter, g in summary.groupby("parameter", sort=False)]
     if name == "unsupervised_benchmark":
         return [curves_figure(_by(table, "method", "K", "accuracy", lambda t, d=dataset: t.dataset == d),
-                              "K (features kept)", "k-means accuracy", dataset, log_x=True)
+                              "K (features kept, or dimensions extracted)", "k-means accuracy", dataset, log_x=True)
                 for dataset in table.dataset.unique()]
     raise InputError(f"No figures are defined for experiment {name!r}.")

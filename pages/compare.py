@@ -141,6 +141,10 @@ if metric == "kuncheva":
     finally:
         bar.empty()
     st.caption(f"{n_bootstrap} bootstrap resamples per method; sizes below {data.n_features} features.")
+for name, values in extracted.items():
+    if values["skipped"]:
+        st.caption(f"{name} could not give {', '.join(str(d) for d, _ in values['skipped'])} dimensions here: "
+                   f"{values['skipped'][0][1]}")
 if metric == "kuncheva" and extracted:
     st.caption("Stability is a property of selected feature sets: the extraction methods are not drawn.")
     extracted = {}

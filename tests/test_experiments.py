@@ -196,7 +196,15 @@ def test_ben_dor_study():
 def test_unsupervised_benchmark():
     result = quick("unsupervised_benchmark")
     table = result.table
-    assert set(table.method) == {"Q-alpha", "variance", "Laplacian score", "FSCA", "SPEC", "MCFS", "UDFS", "NDFS"}
+    extraction = {"PCA (extracted)", "kernel PCA (extracted)", "LPP (extracted)", "LLE (extracted)",
+                  "Isomap (extracted)"}
+    assert set(table.method) == {"Q-alpha", "variance", "Laplacian score", "FSCA", "SPEC", "MCFS", "UDFS", "NDFS"} | extraction
+    # extraction at the K the selections were scored at (K dimensions for K features); Isomap's
+    # geodesic kernel on these small sets has too few positive eigenvalues for the largest K
+    sizes = table.groupby(["dataset", "method"]).K.apply(set).unstack()
+    assert all((sizes[m] == sizes["Q-alpha"]).all() for m in extraction - {"Isomap (extracted)"})
+    assert all(isomap <= full and len(isomap) > 0 for isomap, full in zip(sizes["Isomap (extracted)"], sizes["Q-alpha"]))
+    assert "best mean accuracy over K (extraction)" in " ".join(result.comparison.quantity)
     assert (table.seconds > 0).all()
     assert table.accuracy.between(0, 1).all() and table.nmi.between(0, 1).all()
     by_set = table.groupby(["dataset", "method"]).accuracy.mean().unstack()
@@ -212,6 +220,15 @@ def test_command_line(tmp_path):
     assert run.returncode == 0, run.stderr
     assert "very close to 1" in run.stdout and (tmp_path / "positivity.csv").exists()
     assert json.loads((tmp_path / "positivity.json").read_text())["parameters"]["random_state"] == 3
+    options = subprocess.run([sys.executable, "-m", "core.experiments", "uci_side", "--quick", "--option", "lam=1",
+                              "--option", "dataset=wine", "--option", "standardize=true", "--out", str(tmp_path)],
+                             cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert options.returncode in (0, 1), options.stderr  # 1: a claim does not hold with these options
+    saved = json.loads((tmp_path / "uci_side.json").read_text())["parameters"]
+    assert saved["lam"] == 1 and saved["data"] == "wine" and saved["standardize"] is True
+    wrong = subprocess.run([sys.executable, "-m", "core.experiments", "uci_side", "--quick", "--option", "lam"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert wrong.returncode == 2 and "KEY=VALUE" in wrong.stderr
     bad = subprocess.run([sys.executable, "-m", "core.experiments", "fig99", "--quick"], cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "Unknown experiment" in bad.stderr

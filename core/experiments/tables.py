@@ -12,7 +12,7 @@ from ..baselines import CLUSTERING_SCORERS, make_projection, score_features
 from ..bundled import load_dataset
 from ..dataset import Dataset
 from ..errors import InputError
-from ..metrics import clustering_accuracy, pairwise_accuracy, selection_curves
+from ..metrics import clustering_accuracy, pairwise_accuracy, projection_curves, selection_curves
 from ..qalpha import feature_scaling, q_alpha
 from ..validation import zscores
 from . import Claim, ExperimentResult, _Steps, comparison_frame, register, summary_frame
@@ -163,6 +163,9 @@ BENCHMARK_SETS = ["warpAR10P", "ORL", "COIL20", "colon", "GLIOMA", "TOX-171", "l
 QUICK_SETS = ["Yale", "colon"]
 UNSUPERVISED = {"variance": "variance", "Laplacian score": "laplacian", "FSCA": "fsca", "SPEC": "spec", "MCFS": "mcfs",
                 "UDFS": "udfs", "NDFS": "ndfs"}
+#: Feature extraction placed beside the selections (the lecture's list), K = their dimension.
+EXTRACTION = {"PCA (extracted)": "pca", "kernel PCA (extracted)": "kernel_pca", "LPP (extracted)": "lpp",
+              "LLE (extracted)": "lle", "Isomap (extracted)": "isomap"}
 
 
 @register("unsupervised_benchmark", "Unsupervised selection on the bundled real data sets", "beyond the papers",
@@ -177,13 +180,18 @@ def unsupervised_benchmark(*, quick=False, random_state=0, progress=None,
     with as many clusters as classes, as Q-alpha). k-means is started ``runs`` times and averaged
     (:func:`core.metrics.selection_curves`, standardised features).
 
+    Beside the selections, feature extraction without labels (PCA, kernel PCA, LPP, LLE and
+    Isomap, :func:`core.metrics.projection_curves`) with K dimensions instead of K features,
+    scored the same way; they combine all the features, so they are a reference for what K
+    numbers can carry rather than rivals of a selection. The claims compare selections only.
+
     Data: faces (warpAR10P, ORL), objects (COIL20), genes (colon, GLIOMA, TOX-171, lymphoma),
     text (PCMAC); quick: Yale and colon.
     """
     names = list(datasets) if datasets else (QUICK_SETS if quick else BENCHMARK_SETS)
     sizes = [10, 50] if quick else [10, 20, 50, 100, 200]
     runs = 2 if quick else 5
-    step = _Steps(progress, len(names) * (len(UNSUPERVISED) + 2))
+    step = _Steps(progress, len(names) * (len(UNSUPERVISED) + 3))
     rows = []
     for name in names:
         data = load_dataset(name)
@@ -205,17 +213,27 @@ def unsupervised_benchmark(*, quick=False, random_state=0, progress=None,
         step(f"{name}: k-means on the top features")
         usable = [k for k in sizes if k <= data.n_features]
         curves = selection_curves(data.X, data.labels, rankings, usable, n_runs=runs, random_state=random_state)
-        for method, curve in curves.items():
+        step(f"{name}: feature extraction (PCA, kernel PCA, LPP, LLE, Isomap)")
+        start = time.perf_counter()
+        extracted = projection_curves(data.X, data.labels, EXTRACTION, usable, n_runs=runs, random_state=random_state)
+        for method in extracted:
+            seconds[method] = (time.perf_counter() - start) / len(extracted)  # the methods' mean
+        for method, curve in {**curves, **extracted}.items():
             for k, accuracy, nmi, precision in zip(curve["size"], curve["accuracy"], curve["nmi"], curve["precision"]):
                 rows.append(dict(dataset=name, method=method, K=k, accuracy=accuracy, nmi=nmi,
                                  precision_index=precision, seconds=seconds[method]))
     table = pd.DataFrame(rows)
     summary = summary_frame(table, ["dataset", "method"], ["accuracy", "nmi"])
-    winners = summary.loc[summary.groupby("dataset", sort=False).accuracy_mean.idxmax()]
+    is_extraction = summary.method.isin(list(EXTRACTION))
+    selections, extractions = summary[~is_extraction], summary[is_extraction]
+    winners = selections.loc[selections.groupby("dataset", sort=False).accuracy_mean.idxmax()]
+    extraction_winners = extractions.loc[extractions.groupby("dataset", sort=False).accuracy_mean.idxmax()]
     comparison = comparison_frame(
-        [(f"{row.dataset}: best mean accuracy over K", "(not in the papers)", f"{row.method} {row.accuracy_mean:.3f}")
-         for row in winners.itertuples()])
-    by_set = summary.pivot(index="dataset", columns="method", values="accuracy_mean")
+        [(f"{row.dataset}: best mean accuracy over K (selection)", "(not in the papers)",
+          f"{row.method} {row.accuracy_mean:.3f}") for row in winners.itertuples()]
+        + [(f"{row.dataset}: best mean accuracy over K (extraction)", "(not in the papers)",
+            f"{row.method.removesuffix(' (extracted)')} {row.accuracy_mean:.3f}") for row in extraction_winners.itertuples()])
+    by_set = selections.pivot(index="dataset", columns="method", values="accuracy_mean")
     beats_variance = int((by_set["Q-alpha"] >= by_set["variance"]).sum())
     best_gap = (by_set.max(axis=1) - by_set["Q-alpha"])
     claims = (
