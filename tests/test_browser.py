@@ -130,12 +130,14 @@ def sorted_alpha_values(page):
 
 
 def press_until_changed(page, thumb, key: str, probe: str):
-    """Press ``key`` on a slider and wait until ``probe`` (a JS function) reads something new:
-    what follows then reads the page after the rerun, not before it."""
+    """Press ``key`` on a slider, wait until ``probe`` (a JS function) reads something new and
+    then until the rerun has finished: what follows reads the page after the rerun, and finds
+    each widget once (while a rerun draws, the previous run's copy of a slider is still there)."""
     before = page.evaluate(probe)
     thumb.focus()
     thumb.press(key)
     page.wait_for_function(f"(old) => ({probe})() !== old", arg=before, timeout=120_000)
+    quiet(page)
 
 
 def test_moving_the_lambda_slider_changes_the_plot(page, app_url):
