@@ -53,7 +53,7 @@ from scipy import optimize, special
 from .errors import InputError
 from .validation import as_data_matrix, check_positive_int, check_real
 
-__all__ = ["SDRResult", "sdr_si", "conditional_table", "mutual_information", "maximum_entropy_fit"]
+__all__ = ["SDRResult", "sdr_si", "conditional_table", "mutual_information"]
 
 #: The side minimum's gradient tolerance, relative to the size of its starting gradient: the
 #: envelope gradient in ``phi`` is only as accurate as that minimum.
@@ -107,23 +107,23 @@ class _Table:
     def __init__(self, X, what):
         self.weights, self.conditional = conditional_table(X, what)
         self.entropy_term = float(self.weights @ special.xlogy(self.conditional, self.conditional).sum(axis=1))
+        self.marginal = self.weights @ self.conditional  # P(j)
         self.information = mutual_information(self.weights, self.conditional)
         self.n_rows = self.conditional.shape[0]
         # L-BFGS works in variables scaled by the curvature's diagonal (P(i) for psi_i, P(j) for
         # b_j and phi_j): image pixels each carry ~1/n of the mass and would otherwise crawl
         self.row_scale = 1.0 / np.sqrt(self.weights)
-        self.column_scale = 1.0 / np.sqrt(np.maximum(self.weights @ self.conditional, 1e-12 / self.conditional.shape[1]))
+        self.column_scale = 1.0 / np.sqrt(np.maximum(self.marginal, 1e-12 / self.conditional.shape[1]))
 
     def start(self, d):
         """``psi = 0`` and ``b = log P(j)``: the independent model, ``p~(j | i) = P(j)``."""
-        marginal = self.weights @ self.conditional
-        return np.zeros((self.n_rows, d)), np.log(np.maximum(marginal, 1e-300))
+        return np.zeros((self.n_rows, d)), np.log(np.maximum(self.marginal, 1e-300))
 
 
-def maximum_entropy_fit(phi, table: _Table, psi=None, b=None):
+def _maximum_entropy_fit(phi, table: _Table, psi=None, b=None):
     """The convex inner problem of (2): ``min over (psi, b)`` of ``KL[P || p~]`` for fixed ``phi``.
     Returns ``(kl, psi, b, converged)``."""
-    n, d = phi.shape
+    d = phi.shape[1]
     scaling = np.concatenate([np.repeat(table.row_scale, d), table.column_scale])
 
     def fun(u):
@@ -204,11 +204,10 @@ def _initial_directions(main: _Table, side: _Table | None, gamma, d):
     leading eigenvectors of ``D^-1/2 (A+ - gamma A-) D^-1/2`` with ``A = R^T diag(P(i)) R``, ``R``
     the conditional rows minus the feature marginal and ``D`` the main feature marginal. The
     product is low rank, so the eigenproblem is of the samples' size."""
-    marginal = main.weights @ main.conditional
-    root = np.sqrt(np.maximum(marginal, 1e-300))
+    root = np.sqrt(np.maximum(main.marginal, 1e-300))
 
     def whitened_rows(table):
-        centred = table.conditional - table.weights @ table.conditional
+        centred = table.conditional - table.marginal
         return np.sqrt(table.weights)[:, None] * centred / root
 
     blocks, signs = [whitened_rows(main)], [np.ones(main.n_rows)]
@@ -265,10 +264,13 @@ def sdr_si(X, side=None, n_components: int = 2, gamma: float = 1.0, max_iter: in
     tol = check_real(tol, "tol", low=0.0, low_open=True)
     if side_table is None:
         gamma = 0.0
+    side_information = side_table.information if side_table is not None else 0.0
 
     phi0 = _initial_directions(main, side_table, gamma, d)
     psi0, b0 = main.start(d)
     q = main.n_rows
+    # the side's last minimum (a warm start), whether every side minimum was solved, and the
+    # objective L at the last evaluated point (read by the iteration callback)
     state = {"side": None, "side_converged": True, "objective": None, "at": None}
 
     scaling = np.concatenate([np.repeat(main.column_scale, d), np.repeat(main.row_scale, d), main.column_scale])
@@ -281,8 +283,8 @@ def sdr_si(X, side=None, n_components: int = 2, gamma: float = 1.0, max_iter: in
         if side_table is None or gamma == 0.0:
             return 0.0, np.zeros_like(phi)
         warm = state["side"] or (None, None)
-        kl, psi, b, ok = maximum_entropy_fit(phi, side_table, *warm)
-        state["side"], state["side_converged"] = (psi, b), ok
+        kl, psi, b, ok = _maximum_entropy_fit(phi, side_table, *warm)
+        state["side"], state["side_converged"] = (psi, b), state["side_converged"] and ok
         return kl, _fit_terms(phi, psi, b, side_table.weights, side_table.conditional, side_table.entropy_term)[1]
 
     def fun(v):
@@ -291,8 +293,7 @@ def sdr_si(X, side=None, n_components: int = 2, gamma: float = 1.0, max_iter: in
         side_kl, side_g_phi = side_term(phi)
         value = kl - gamma * side_kl
         state["at"] = v.copy()
-        state["objective"] = (main.information - kl) - gamma * (
-            (side_table.information - side_kl) if side_table is not None and gamma > 0 else 0.0)
+        state["objective"] = (main.information - kl) - gamma * (side_information - side_kl)
         return value, np.concatenate([(g_phi - gamma * side_g_phi).ravel(), g_psi.ravel(), g_b]) * scaling
 
     v0 = np.concatenate([phi0.ravel(), psi0.ravel(), b0]) / scaling
@@ -314,9 +315,9 @@ def sdr_si(X, side=None, n_components: int = 2, gamma: float = 1.0, max_iter: in
     message = "stopped by the progress callback" if stop["asked"] else str(result.message)
     phi, psi, b = unpack(v)
     # the main coordinates are L-BFGS's; refit them exactly so I_M is the maximum-entropy value of (2)
-    relevant_kl, psi, _, _ = maximum_entropy_fit(phi, main, psi, b)
+    relevant_kl, psi, _, _ = _maximum_entropy_fit(phi, main, psi, b)
     if side_table is not None:
-        side_kl, side_psi, _, side_ok = maximum_entropy_fit(phi, side_table, *(state["side"] or (None, None)))
+        side_kl, side_psi, _, side_ok = _maximum_entropy_fit(phi, side_table, *(state["side"] or (None, None)))
         irrelevant = side_table.information - side_kl
     else:
         side_psi, irrelevant, side_ok = np.zeros((0, d)), 0.0, True
@@ -324,7 +325,8 @@ def sdr_si(X, side=None, n_components: int = 2, gamma: float = 1.0, max_iter: in
     return SDRResult(
         feature_directions=phi, main_coordinates=psi, side_coordinates=side_psi,
         relevant_information=float(relevant), irrelevant_information=float(irrelevant),
-        main_information=main.information, side_information=side_table.information if side_table else 0.0,
+        main_information=main.information, side_information=side_information,
         objective=float(relevant - gamma * irrelevant), gamma=float(gamma), n_iter=n_iter,
-        converged=bool(result.success) and side_ok and not stop["asked"], stopped=stop["asked"], history=tuple(history),
+        converged=bool(result.success) and side_ok and state["side_converged"] and not stop["asked"],
+        stopped=stop["asked"], history=tuple(history),
         message=message)

@@ -10,7 +10,7 @@ from scipy import special
 
 from core import InputError
 from core.baselines import make_projection
-from core.sdr import _Table, conditional_table, maximum_entropy_fit, mutual_information, sdr_si
+from core.sdr import _maximum_entropy_fit, _Table, conditional_table, mutual_information, sdr_si
 
 
 def _model(phi, psi, b):
@@ -19,15 +19,15 @@ def _model(phi, psi, b):
 
 def _information_in_measurements(phi, X):
     table = _Table(X, "X")
-    return table.information - maximum_entropy_fit(phi, table)[0]
+    return table.information - _maximum_entropy_fit(phi, table)[0]
 
 
-def test_the_maximum_entropy_fit_matches_the_measurements_and_the_marginals():
+def test_the__maximum_entropy_fit_matches_the_measurements_and_the_marginals():
     rng = np.random.default_rng(0)
     X = rng.random((12, 30)) ** 3
     phi = rng.standard_normal((30, 3))
     table = _Table(X, "X")
-    kl, psi, b, converged = maximum_entropy_fit(phi, table)
+    kl, psi, b, converged = _maximum_entropy_fit(phi, table)
     assert converged
     weights, conditional = conditional_table(X)
     fitted = _model(phi, psi, b)
