@@ -968,6 +968,9 @@ class _Projection:
 
     info: BaselineInfo
     needs_side = False
+    #: Models the data as co-occurrence counts or intensities: fitted on the non-negative data as
+    #: given, never on standardised values (which have negative entries).
+    models_counts = False
 
     def __init__(self, n_components: int = 10):
         if isinstance(n_components, bool) or not isinstance(n_components, (int, np.integer)) or n_components < 1:
@@ -1201,17 +1204,18 @@ class SDRSI(_Projection):
     info = BaselineInfo("SDR-SI", "combination", False, "O((q + p) n d) per iteration",
                         "Globerson, Chechik & Tishby, UAI 2003; Shashua & Wolf, ECCV 2004, Sec. 6")
     needs_side = True
+    models_counts = True
 
     def __init__(self, n_components: int = 10, gamma: float = 1.0, max_iter: int = 500, tol: float = 1e-5):
         super().__init__(n_components)
         self.gamma, self.max_iter, self.tol = gamma, max_iter, tol
 
-    def fit(self, X, side=None, progress=None):
+    def fit(self, X, side=None):
         from .sdr import sdr_si
 
         X, side = self._check(X, side)
         d = min(self.n_components, X.shape[1] - 1)
-        self.result_ = sdr_si(X, side, d, gamma=self.gamma, max_iter=self.max_iter, tol=self.tol, progress=progress)
+        self.result_ = sdr_si(X, side, d, gamma=self.gamma, max_iter=self.max_iter, tol=self.tol)
         if not self.result_.converged and not self.result_.stopped:
             from sklearn.exceptions import ConvergenceWarning
 

@@ -295,8 +295,8 @@ def projection_curves(X, labels, projections: dict, dims, side=None, n_runs: int
 
     ``projections`` maps a name to a method of :data:`core.baselines.PROJECTIONS`. Each is fitted
     on the standardised data without labels (and on ``side``, standardised with the data's
-    statistics, when it needs side data), except the models of co-occurrences (SDR-SI), which
-    take the non-negative data as given. ``d`` beyond what a method can give (samples - 1 or
+    statistics, when it needs side data), except the models of co-occurrences (``models_counts``:
+    SDR-SI), which take the non-negative data as given. ``d`` beyond what a method can give (samples - 1 or
     features) is left out, and so is a ``d`` at which the method refuses the data (Isomap's
     geodesic kernel, for one, has only so many positive eigenvalues): ``"skipped"`` lists those
     as ``(d, message)``. ``progress(done, total)`` is called after every fit. Returns
@@ -317,10 +317,9 @@ def projection_curves(X, labels, projections: dict, dims, side=None, n_runs: int
     usable = [int(d) for d in dims if 1 <= int(d) <= min(X.shape[0] - 1, X.shape[1])]
     total, done, out = len(projections) * len(usable), 0, {}
     for name, method in projections.items():
-        needs_side = PROJECTIONS[method].needs_side
+        needs_side, as_given = PROJECTIONS[method].needs_side, PROJECTIONS[method].models_counts
         if needs_side and side is None:
             raise InputError(f"{name} needs side data: load side data on the Data page first.")
-        as_given = method == "sdr_si"
         curves = {"size": [], "accuracy": [], "nmi": [], "precision": [], "skipped": []}
         for d in usable:
             done += 1

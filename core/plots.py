@@ -290,7 +290,8 @@ def band_mass_figure(mass: dict, title: str = "Share of |alpha| per wavelet band
 
 def comparison_figure(curves: dict, metric: str, title: str | None = None, extracted: dict | None = None) -> go.Figure:
     """One line per method: ``metric`` against the number of selected features (log x axis);
-    ``extracted`` adds feature-extraction methods against their number of dimensions, dashed."""
+    ``extracted`` (named as they are to be shown) adds feature-extraction methods against their
+    number of dimensions, dashed."""
     fig = go.Figure()
     # Q-alpha's lines last and thicker: where methods agree they would otherwise hide under the others
     for method in sorted(curves, key=lambda name: name.startswith("Q-alpha")):
@@ -299,7 +300,7 @@ def comparison_figure(curves: dict, metric: str, title: str | None = None, extra
                                  line=dict(width=3 if method.startswith("Q-alpha") else 1.5),
                                  hovertemplate="%{x} features: %{y:.3f}<extra>" + method + "</extra>"))
     for method, values in (extracted or {}).items():
-        fig.add_trace(go.Scatter(x=values["size"], y=values[metric], mode="lines+markers", name=f"{method} (extracted)",
+        fig.add_trace(go.Scatter(x=values["size"], y=values[metric], mode="lines+markers", name=method,
                                  line=dict(width=1.5, dash="dash"), marker=dict(symbol="diamond-open"),
                                  hovertemplate="%{x} dimensions: %{y:.3f}<extra>" + method + "</extra>"))
     fig.update_layout(title=title or metric,

@@ -7,7 +7,7 @@ import numpy as np
 import streamlit as st
 
 from core import InputError
-from core.baselines import SCORERS, rank_features
+from core.baselines import PROJECTIONS, SCORERS, rank_features
 from core.metrics import projection_curves, stability_curve
 from core.plots import comparison_figure
 from pages import ui
@@ -32,7 +32,8 @@ if data.labels is None or data.classes.size < 2:
 choices = ["Q-alpha", "Q-alpha (supervised)"] + (["sparse LDA"] if data.classes.size == 2 else []) + list(SCORERS)
 side = ui.current_side_dataset()
 non_negative = side is not None and data.X.min() >= 0 and side.X.min() >= 0
-extraction_choices = list(EXTRACTIONS) + ([m for m in SIDE_EXTRACTIONS if m != "SDR-SI" or non_negative]
+extraction_choices = list(EXTRACTIONS) + ([m for m, key in SIDE_EXTRACTIONS.items()
+                                           if non_negative or not PROJECTIONS[key].models_counts]
                                           if side is not None else [])
 VIEW = {"cmp_methods": lambda v: [ui.choice_of(choices)(m) for m in v], "cmp_measure": ui.choice_of(MEASURES),
         "cmp_bootstrap": ui.integer_in(2, 50),
@@ -113,8 +114,9 @@ try:
         try:
             for name in extract:
                 start = time.perf_counter()
-                extracted[name] = extraction_of(name, bar)
-                seconds[name] = time.perf_counter() - start
+                label = f"{name} (extracted)"
+                extracted[label] = extraction_of(name, bar)
+                seconds[label] = time.perf_counter() - start
         finally:
             bar.empty()
 except InputError as error:
@@ -148,11 +150,11 @@ for name, values in extracted.items():
 if metric == "kuncheva" and extracted:
     st.caption("Stability is a property of selected feature sets: the extraction methods are not drawn.")
     extracted = {}
-shown = {**curves, **{f"{name} (extracted)": values for name, values in extracted.items()}}
+shown = {**curves, **extracted}
 st.plotly_chart(comparison_figure(curves, metric, title=MEASURES[metric], extracted=extracted), key="comparison")
 if shown:
     st.dataframe({"method": list(shown),
-                  "seconds (this run; 0 if cached)": [round(seconds[m.removesuffix(" (extracted)")], 3) for m in shown],
+                  "seconds (this run; 0 if cached)": [round(seconds[m], 3) for m in shown],
                   f"best {MEASURES[metric]}": [max(shown[m][metric]) for m in shown],
                   "at k (features or dimensions)": [shown[m]["size"][int(np.argmax(shown[m][metric]))] for m in shown]},
                  hide_index=True)

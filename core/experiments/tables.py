@@ -21,6 +21,8 @@ from . import Claim, ExperimentResult, _Steps, comparison_frame, register, summa
 PAPER_WINE = {"raw data": 0.7280, "Q-alpha-SI": 0.9635, "PCA": 0.7280, "CPCA": 0.7280, "OPCA": 0.9493}
 #: Above this many features OPCA's n x n generalised eigenproblem is left out (cost O(n^3)).
 OPCA_FEATURE_LIMIT = 3000
+#: The projections of the UCI table by their names in it.
+PROJECTION_KEYS = {"PCA": "pca", "CPCA": "cpca", "OPCA": "opca", "SDR-SI": "sdr_si"}
 #: SDR-SI's weight of the side information on the UCI tables (fixed, as lambda is for Q-alpha-SI).
 SDR_GAMMA = 2.0
 
@@ -104,14 +106,12 @@ def uci_side(*, quick=False, random_state=0, progress=None, dataset: Dataset | N
         for method in methods:
             step(f"side class {side_class}: {method}")
             for dims in dims_grid:
-                if method == "SDR-SI":
-                    if dims >= data.n_features:
-                        continue
-                    model = make_projection("sdr_si", dims, gamma=SDR_GAMMA).fit(main.X, side=side.X)
-                    features = model.transform(main.X)
-                else:
-                    model = make_projection(method.lower(), dims).fit(X_main, side=None if method == "PCA" else X_side)
-                    features = model.transform(X_main)
+                if method == "SDR-SI" and dims >= data.n_features:
+                    continue  # it gives at most n_features - 1 dimensions
+                model = make_projection(PROJECTION_KEYS[method], dims, **({"gamma": SDR_GAMMA} if method == "SDR-SI" else {}))
+                fit_main, fit_side = (main.X, side.X) if model.models_counts else (X_main, X_side)
+                model.fit(fit_main, side=fit_side if model.needs_side else None)
+                features = model.transform(fit_main)
                 rows += [dict(side_class=str(side_class), method=method, dims=dims, run=run, hungarian=h, xing=x)
                          for run, h, x in _kmeans_scores(features, truth, n_clusters, runs, seed)]
     table = pd.DataFrame(rows)
