@@ -87,10 +87,12 @@ def lossless(values: np.ndarray) -> np.ndarray:
 
 
 def scikit_learn_sets() -> list[tuple[str, np.ndarray, np.ndarray, dict]]:
-    """digits and wine from scikit-learn's own copies, stored like the rest (no import at run time)."""
+    """digits, wine, iris and breast cancer from scikit-learn's own copies, stored like the rest
+    (no import at run time)."""
     from sklearn import datasets
 
     digits, wine = datasets.load_digits(), datasets.load_wine()
+    iris, cancer = datasets.load_iris(), datasets.load_breast_cancer()
     return [
         ("digits", digits.data, digits.target, dict(
             kind="images", image_shape=[8, 8], pixel_scale=16.0, feature_names=None,
@@ -101,7 +103,25 @@ def scikit_learn_sets() -> list[tuple[str, np.ndarray, np.ndarray, dict]]:
             kind="table", image_shape=None, pixel_scale=1.0, feature_names=list(wine.feature_names),
             description="Wine: 178 wines x 13 chemical measurements, 3 cultivars (000's UCI table)",
             source="M. Forina et al., UCI wine data set; scikit-learn's copy")),
+        ("iris", iris.data, iris.target, dict(
+            kind="table", image_shape=None, pixel_scale=1.0, feature_names=list(iris.feature_names),
+            description="Iris: 150 flowers x 4 measurements, 3 species",
+            source="R. A. Fisher, Annals of Eugenics 1936; UCI iris data set; scikit-learn's copy")),
+        ("breast_cancer", cancer.data, cancer.target, dict(
+            kind="table", image_shape=None, pixel_scale=1.0, feature_names=list(cancer.feature_names),
+            description="Breast cancer (Wisconsin diagnostic): 569 tumours x 30 nucleus features, "
+                        "malignant / benign",
+            source="W. N. Street, W. H. Wolberg & O. L. Mangasarian, SPIE 1993; UCI WDBC data set; "
+                   "scikit-learn's copy")),
     ]
+
+
+def store_scikit_learn_set(name, X, y, entry) -> dict:
+    """Write one of :func:`scikit_learn_sets` into assets/ and return its manifest entry."""
+    X = lossless(X)
+    np.savez_compressed(HERE / f"{name}.npz", X=X, y=lossless(y))
+    return dict(name=name, file=f"{name}.npz", n_samples=int(X.shape[0]), n_features=int(X.shape[1]),
+                classes=[int(c) for c in np.unique(y)], stored_dtype=str(X.dtype), **entry)
 
 
 def build(source: Path) -> list[dict]:
@@ -124,12 +144,7 @@ def build(source: Path) -> list[dict]:
             feature_names=None, description=description,
             source=f"{origin}; distributed by the {REPOSITORY}"))
         print(f"{name:>12}: {X.shape} {X.dtype} -> {(HERE / f'{name}.npz').stat().st_size / 1e6:.2f} MB")
-    for name, X, y, entry in scikit_learn_sets():
-        X = lossless(X)
-        np.savez_compressed(HERE / f"{name}.npz", X=X, y=lossless(y))
-        manifest.append(dict(name=name, file=f"{name}.npz", n_samples=int(X.shape[0]),
-                             n_features=int(X.shape[1]), classes=[int(c) for c in np.unique(y)],
-                             stored_dtype=str(X.dtype), **entry))
+    manifest += [store_scikit_learn_set(*entry) for entry in scikit_learn_sets()]
     (HERE / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
     return manifest
 
