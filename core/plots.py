@@ -342,6 +342,24 @@ def bar_figure(labels, values, errors=None, title: str = "", y_title: str = "", 
     return fig
 
 
+def heatmap_table_figure(row_labels, column_labels, values, errors=None, title: str = "",
+                         value_title: str = "") -> go.Figure:
+    """A table of numbers as a heatmap: rows x columns, each cell written as ``mean ± error``
+    (``errors`` the same shape, optional); one colour scale spans all the values. NaN cells
+    (no value) stay empty."""
+    values = np.asarray(values, dtype=np.float64)
+    text = [[("" if not np.isfinite(v) else f"{v:.3f}" + ("" if errors is None else f" ± {e:.3f}"))
+             for v, e in zip(row, row if errors is None else error_row)]
+            for row, error_row in zip(values, values if errors is None else np.asarray(errors, dtype=np.float64))]
+    fig = go.Figure(go.Heatmap(z=values, x=[str(c) for c in column_labels], y=[str(r) for r in row_labels],
+                               text=text, texttemplate="%{text}", colorscale="Viridis",
+                               colorbar=dict(title=value_title),
+                               hovertemplate="%{y}, %{x}: %{text}<extra></extra>"))
+    fig.update_yaxes(autorange="reversed")
+    fig.update_layout(title=title, height=max(300, 28 * len(row_labels) + 120), **_LAYOUT)
+    return fig
+
+
 def _by(table, key, x, y, where=None):
     """``{value of key: (x values, y values)}`` from a long table, optionally filtered."""
     part = table if where is None else table[where(table)]
@@ -391,6 +409,16 @@ def experiment_figures(result) -> list:
                            paper=PAPER_WINE if on_wine else None),
                 bar_figure(summary.method, summary.xing_mean, summary.xing_std,
                            "Xing et al.'s pairwise accuracy", "accuracy")]
+    if name == "uci_sensitivity":
+        cells = summary.assign(cell=summary.method + ": " + summary.setting)
+        means = cells.pivot(index="cell", columns="dataset", values="hungarian_mean")
+        spreads = cells.pivot(index="cell", columns="dataset", values="hungarian_std")
+        order = list(dict.fromkeys(cells.cell))
+        columns = list(dict.fromkeys(cells.dataset))
+        return [heatmap_table_figure(order, columns, means.loc[order, columns].to_numpy(),
+                                     spreads.loc[order, columns].to_numpy(),
+                                     "The UCI protocol's open choices: k-means accuracy (Hungarian), mean ± std over runs",
+                                     "accuracy")]
     if name == "slda_pixels":
         figures = []
         curves = table[table.measure == "GRQ objective"]

@@ -50,8 +50,23 @@ def test_uci_protocol_on_the_current_data_set():
     assert set(app.table[0].value["paper"]) == {"—"}
 
 
-def test_uci_protocol_refuses_a_two_class_table():
-    X = np.random.default_rng(2).normal(size=(20, 4))
-    app = page(Dataset(X, labels=np.arange(20) % 2, name="two classes"))
+def test_uci_protocol_on_two_classes_with_chosen_options():
+    rng = np.random.default_rng(2)
+    labels = np.arange(40) % 2
+    X = rng.normal(size=(40, 4))
+    X[labels == 1, 0] += 4.0
+    app = page(Dataset(X, labels=labels, name="two classes"))
     app.selectbox[0].set_value("uci_side").run()
-    assert app.toggle[1].disabled  # on-current needs 3+ classes: the paper's wine is used instead
+    assert not app.toggle[1].disabled  # 2 classes: half of each class in turn is the side data
+    app.toggle[1].set_value(True).run()
+    weighting = next(box for box in app.selectbox if box.label == "How alpha enters k-means")
+    weighting.set_value("gap").run()
+    app.button(key="run_experiment").click().run()
+    assert not app.exception and not app.error
+    caption = app.caption[1].value
+    assert "two classes" in caption and "a random half of each class" in caption
+    [result] = app.session_state["experiment_results"].values()
+    assert result.parameters["weighting"] == "gap" and result.parameters["k"] == "c"
+    one_class = page(Dataset(X, labels=np.zeros(40, dtype=int), name="one class"))
+    one_class.selectbox[0].set_value("uci_side").run()
+    assert one_class.toggle[1].disabled  # nothing to cluster by class: the paper's wine is used instead

@@ -10,9 +10,13 @@ import pytest
 
 from conftest import ROOT
 from core import InputError
+from core.bundled import load_dataset
 from core.dataset import Dataset
 from core.experiments import EXPERIMENTS, load_experiments, run_experiment, save_result
-from core.experiments.tables import PAPER_WINE
+from core.experiments.tables import (BASE_PROTOCOL, PAPER_WINE, PROTOCOL_VARIATIONS, SETTING_MARGIN, _alpha_features,
+                                     _protocol_turns, _setting_label)
+from core.qalpha import sparsity_gap
+from core.validation import zscores
 from core.plots import experiment_figures
 
 load_experiments()
@@ -29,7 +33,8 @@ def quick(name, **options):
 
 def test_registry_lists_every_reproduction_of_the_issue():
     assert set(EXPERIMENTS) == {"positivity", "sparsity", "weston_svm", "topographic", "ar_faces",
-                                "uci_side", "slda_pixels", "spca_faces", "ben_dor", "unsupervised_benchmark"}
+                                "uci_side", "uci_sensitivity", "slda_pixels", "spca_faces", "ben_dor",
+                                "unsupervised_benchmark"}
 
 
 @pytest.mark.parametrize("name", sorted(EXPERIMENTS))
@@ -145,10 +150,96 @@ def test_uci_side_on_a_loaded_table_and_bad_tables():
     table = Dataset(X, labels=labels, name="uploaded.csv")
     result = run_experiment("uci_side", quick=True, dataset=table)
     assert "uploaded.csv" in result.data and result.comparison.paper.eq("—").all()
-    with pytest.raises(InputError, match="at least 3 classes"):
-        run_experiment("uci_side", quick=True, dataset=Dataset(X, labels=labels % 2))
+    with pytest.raises(InputError, match="at least 2 classes"):
+        run_experiment("uci_side", quick=True, dataset=Dataset(X, labels=np.zeros(60, dtype=int)))
     with pytest.raises(InputError, match="does not take"):
         run_experiment("uci_side", quick=True, colour="red")
+    for option, message in [(dict(k="3c"), "k must be"), (dict(k=0), "k must be"), (dict(weighting="cube"), "weighting must"),
+                            (dict(lam=-1.0), "lam must"), (dict(standardize="yes"), "standardize must"),
+                            (dict(weight_zscores=1), "weight_zscores must")]:
+        with pytest.raises(InputError, match=message):
+            run_experiment("uci_side", quick=True, dataset=table, **option)
+
+
+def test_protocol_turns():
+    rng = np.random.default_rng(3)
+    three = Dataset(rng.normal(size=(30, 4)), labels=np.repeat(["a", "b", "c"], 10))
+    turns = _protocol_turns(three, 0)
+    assert [t.side_class for t in turns] == ["a", "b", "c"]
+    for turn, side_class in zip(turns, "abc"):  # [000]: one class is the side data, the others are clustered
+        assert np.array_equal(turn.side, three.X[three.labels == side_class])
+        assert np.array_equal(turn.main, three.X[three.labels != side_class])
+        assert turn.n_clusters == 2 and side_class not in set(turn.truth)
+    # two classes: a random half of one class is the side data, the rest of both classes is clustered
+    two = Dataset(rng.normal(size=(21, 3)), labels=np.r_[np.zeros(11, int), np.ones(10, int)])
+    turns = _protocol_turns(two, 5)
+    for turn, side_class, size in zip(turns, (0, 1), (11, 10)):
+        assert turn.side.shape[0] == size // 2 and turn.main.shape[0] == 21 - size // 2
+        assert turn.n_clusters == 2 and np.sum(turn.truth == side_class) == size - size // 2
+        rows = {tuple(row) for row in two.X}
+        assert {tuple(r) for r in turn.side} | {tuple(r) for r in turn.main} == rows
+        assert not {tuple(r) for r in turn.side} & {tuple(r) for r in turn.main}
+        assert {tuple(r) for r in turn.side} <= {tuple(r) for r in two.X[two.labels == side_class]}
+    again = _protocol_turns(two, 5)
+    assert all(np.array_equal(a.side, b.side) for a, b in zip(turns, again))  # deterministic given the seed
+    with pytest.raises(InputError, match="at least 4 samples"):
+        _protocol_turns(Dataset(rng.normal(size=(5, 3)), labels=np.r_[0, 0, 0, 1, 1]), 0)
+
+
+def test_alpha_enters_kmeans_as_named():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(12, 6)) * np.arange(1, 7)
+    alpha = np.array([0.8, 0.55, 0.2, 0.05, 0.0, -1e-12])
+    assert np.allclose(_alpha_features(X, alpha, "sqrt_alpha", weight_zscores=True), zscores(X) * np.sqrt(np.clip(alpha, 0, None)))
+    assert np.allclose(_alpha_features(X, alpha, "alpha", weight_zscores=False), X * np.clip(alpha, 0, None))
+    top = _alpha_features(X, alpha, "gap", True)
+    assert top.shape[1] == sparsity_gap(alpha) and np.allclose(top, zscores(X)[:, :top.shape[1]])
+    with pytest.raises(InputError, match="weighting must"):
+        _alpha_features(X, alpha, "cube", True)
+
+
+def test_uci_side_on_two_classes_and_its_options():
+    data = quick("uci_side", dataset=load_dataset("iris"))
+    assert "iris" in data.data
+    base = quick("uci_side")
+    variant = quick("uci_side", weighting="gap", k="2c")
+    assert variant.parameters["weighting"] == "gap" and variant.parameters["k"] == "2c"
+    others = base.table.method != "Q-alpha-SI"  # only Q-alpha-SI's rows depend on these choices
+    assert np.allclose(variant.table[others].hungarian, base.table[others].hungarian)
+    q = base.table.method == "Q-alpha-SI"
+    assert not np.allclose(variant.table[q].hungarian, base.table[q].hungarian)
+
+
+def test_uci_sensitivity():
+    result = quick("uci_sensitivity")
+    summary = result.summary
+    labels = {"base"} | {_setting_label(choice, value) for choice, values in PROTOCOL_VARIATIONS.items() for value in values}
+    for name in ("wine", "iris"):
+        of_set = summary[summary.dataset == name]
+        assert labels <= set(of_set[of_set.method == "Q-alpha-SI"].setting)
+        for method in ("PCA", "CPCA", "OPCA"):
+            for scaling in ("as given", "standardised"):
+                cells = of_set[of_set.method == method].set_index("setting").hungarian_mean
+                # the dimension chosen in hindsight is at least as good as the fixed one
+                assert cells[f"{scaling}, best dims"] >= cells[f"{scaling}, dims = c"] - 1e-12
+    assert (summary.runs == 3).all() and summary.hungarian_std.notna().all()
+    # the base cell is uci_side's Q-alpha-SI on the same k-means seeds (its first 3 runs of 5)
+    wine = quick("uci_side").table
+    same = wine[(wine.method == "Q-alpha-SI") & (wine.run < 3)].groupby("run").hungarian.mean()
+    base = summary[(summary.dataset == "wine") & (summary.setting == "base")].iloc[0]
+    assert np.isclose(base.hungarian_mean, same.mean()) and np.isclose(base.hungarian_std, same.std())
+    # the rule follows the criterion: a choice moves from the base only for a setting better by the margin
+    q = summary[summary.method == "Q-alpha-SI"].groupby("setting").hungarian_mean.mean()
+    rule = result.parameters["rule"]
+    for choice, values in PROTOCOL_VARIATIONS.items():
+        scores = {value: q[_setting_label(choice, value)] for value in values}
+        if rule[choice] == BASE_PROTOCOL[choice]:
+            assert max(scores.values()) <= q["base"] + SETTING_MARGIN
+        else:
+            assert scores[rule[choice]] == max(scores.values()) > q["base"] + SETTING_MARGIN
+    figure = experiment_figures(result)[0]
+    assert list(figure.data[0].x) == ["wine", "iris"] and len(figure.data[0].y) == len(summary) // 2
+    assert all("±" in cell for row in figure.data[0].text for cell in row)
 
 
 def test_slda_pixels_fig7_to_16():

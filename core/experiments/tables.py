@@ -24,6 +24,9 @@ PAPER_WINE = {"raw data": 0.7280, "Q-alpha-SI": 0.9635, "PCA": 0.7280, "CPCA": 0
 OPCA_FEATURE_LIMIT = 3000
 #: The projections of the UCI table by their names in it.
 PROJECTION_KEYS = {"PCA": "pca", "CPCA": "cpca", "OPCA": "opca", "SDR-SI": "sdr_si"}
+#: The UCI protocol's open choices as :func:`uci_side` makes them by default: the rule fixed by
+#: the sensitivity study (:func:`uci_sensitivity`, README "Sensitivity of the UCI protocol").
+UCI_RULE = dict(weighting="sqrt_alpha", k="c", lam=0.1, weight_zscores=True, standardize=False)
 #: SDR-SI's weight of the side information on the UCI tables (fixed, as lambda is for Q-alpha-SI).
 SDR_GAMMA = 2.0
 
@@ -98,10 +101,10 @@ WEIGHTINGS = {"sqrt_alpha": "features times sqrt(alpha) (A_alpha's geometry)",
               "gap": "the features above the sparsity gap, unweighted"}
 
 
-def _alpha_features(X: np.ndarray, alpha: np.ndarray, weighting: str, standardize: bool) -> np.ndarray:
-    """The main data as k-means sees them after Q-alpha: z-scores (``standardize``) or the data as
-    given, weighted by alpha as ``weighting`` says (:data:`WEIGHTINGS`)."""
-    base = zscores(X) if standardize else X
+def _alpha_features(X: np.ndarray, alpha: np.ndarray, weighting: str, weight_zscores: bool) -> np.ndarray:
+    """The main data as k-means sees them after Q-alpha: z-scores (``weight_zscores``) or the data
+    as given, weighted by alpha as ``weighting`` says (:data:`WEIGHTINGS`)."""
+    base = zscores(X) if weight_zscores else X
     if weighting == "sqrt_alpha":
         return base * feature_scaling(alpha)
     if weighting == "alpha":
@@ -111,14 +114,15 @@ def _alpha_features(X: np.ndarray, alpha: np.ndarray, weighting: str, standardiz
     raise InputError(f"weighting must be one of {', '.join(WEIGHTINGS)}; got {weighting!r}.")
 
 
-def _check_protocol(weighting, k, lam, standardize):
+def _check_protocol(weighting, k, lam, weight_zscores, standardize):
     if weighting not in WEIGHTINGS:
         raise InputError(f"weighting must be one of {', '.join(WEIGHTINGS)}; got {weighting!r}.")
     _resolve_k(k, 2)
     if isinstance(lam, bool) or not isinstance(lam, (int, float, np.number)) or not np.isfinite(lam) or lam < 0:
         raise InputError(f"lam must be a non-negative number; got {lam!r}.")
-    if not isinstance(standardize, (bool, np.bool_)):
-        raise InputError(f"standardize must be true or false; got {standardize!r}.")
+    for name, value in (("weight_zscores", weight_zscores), ("standardize", standardize)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise InputError(f"{name} must be true or false; got {value!r}.")
 
 
 def _qalpha_alpha(turn: _Turn, k, lam: float) -> np.ndarray:
@@ -130,9 +134,10 @@ def _qalpha_alpha(turn: _Turn, k, lam: float) -> np.ndarray:
 
 
 @register("uci_side", "k-means accuracy with side information (UCI table)", "000 Sec. 6, UCI table",
-          options=("dataset", "lam", "k", "weighting", "standardize"))
+          options=("dataset", "lam", "k", "weighting", "weight_zscores", "standardize"))
 def uci_side(*, quick=False, random_state=0, progress=None, dataset: Dataset | None = None,
-             lam: float = 0.1, k="c", weighting: str = "sqrt_alpha", standardize: bool = False) -> ExperimentResult:
+             lam: float = UCI_RULE["lam"], k=UCI_RULE["k"], weighting: str = UCI_RULE["weighting"],
+             weight_zscores: bool = UCI_RULE["weight_zscores"], standardize: bool = UCI_RULE["standardize"]) -> ExperimentResult:
     """[000] Sec. 6, the UCI table: each class in turn is the side data, the other classes the
     main data; k-means (as many clusters as main classes) on the raw main data, on PCA, CPCA and
     OPCA projections (the dimension that gives the best average accuracy, as in the paper), and
@@ -158,8 +163,10 @@ def uci_side(*, quick=False, random_state=0, progress=None, dataset: Dataset | N
     k : int or {"c", "c-1", "2c", "1"}
         Q-alpha's number of eigenvectors, as a number or relative to the number of clusters c.
     weighting : {"sqrt_alpha", "alpha", "gap"}
-        How alpha enters k-means (:data:`WEIGHTINGS`). Q-alpha normalises the features
-        internally, so the weights apply to the standardised features.
+        How alpha enters k-means (:data:`WEIGHTINGS`).
+    weight_zscores : bool
+        The weights multiply the standardised features (Q-alpha normalises the features
+        internally, so alpha is a weight of z-scores), or the data as given.
     standardize : bool
         Standardise every feature (z-scores over the main data) before the raw-data k-means and
         the projections, instead of using the data as given (the paper's raw numbers imply data
@@ -168,7 +175,7 @@ def uci_side(*, quick=False, random_state=0, progress=None, dataset: Dataset | N
     data = dataset if dataset is not None else load_dataset("wine")
     if not isinstance(data, Dataset):
         raise InputError("dataset must be a core.Dataset (load a table first).")
-    _check_protocol(weighting, k, lam, standardize)
+    _check_protocol(weighting, k, lam, weight_zscores, standardize)
     turns = _protocol_turns(data, random_state)
     runs = 5 if quick else 20
     dims_grid = [d for d in (1, 2, 3, 4, 5, 6, 8, 10, 13, 15, 20) if d <= data.n_features]
@@ -192,7 +199,7 @@ def uci_side(*, quick=False, random_state=0, progress=None, dataset: Dataset | N
         step(f"side class {turn.side_class}: Q-alpha-SI")
         alpha = _qalpha_alpha(turn, k, lam)
         alphas.append(alpha)
-        rows += scored("Q-alpha-SI", data.n_features, _alpha_features(turn.main, alpha, weighting, standardize=True))
+        rows += scored("Q-alpha-SI", data.n_features, _alpha_features(turn.main, alpha, weighting, weight_zscores))
         for method in methods:
             step(f"side class {turn.side_class}: {method}")
             for dims in dims_grid:
@@ -243,18 +250,18 @@ def uci_side(*, quick=False, random_state=0, progress=None, dataset: Dataset | N
         + ("; 2 classes: a random half of each class in turn is the side data" if data.classes.size == 2 else ""),
         table, summary, comparison, tuple(claims),
         {"mean alpha": mean_alpha, "feature names": np.asarray(names)},
-        dict(data=data.name, lam=lam, k=k, weighting=weighting, runs=runs, standardize=standardize, dims_grid=dims_grid,
+        dict(data=data.name, lam=lam, k=k, weighting=weighting, weight_zscores=weight_zscores, runs=runs, standardize=standardize, dims_grid=dims_grid,
              best_dims=best_dims, random_state=random_state))
 
 
 #: The tables of the sensitivity study: wine (the paper's) and scikit-learn's labelled tables.
 SENSITIVITY_SETS = ["wine", "iris", "breast_cancer", "digits"]
 #: Where every variation of the study starts: the paper's lambda, k = c, sqrt(alpha) on z-scores.
-BASE_PROTOCOL = dict(weighting="sqrt_alpha", k="c", lam=0.1, standardize=True)
-#: One open choice of Q-alpha-SI changed at a time ("standardize": the weights multiply z-scores
-#: or the data as given; lam = 0: no side data).
+BASE_PROTOCOL = dict(weighting="sqrt_alpha", k="c", lam=0.1, weight_zscores=True)
+#: One open choice of Q-alpha-SI changed at a time ("weight_zscores": the weights multiply
+#: z-scores or the data as given; lam = 0: no side data).
 PROTOCOL_VARIATIONS = {"weighting": ["alpha", "gap"], "k": ["1", "c-1", "2c"], "lam": [0.0, 0.01, 1.0, 10.0],
-                       "standardize": [False]}
+                       "weight_zscores": [False]}
 #: How the study picks a setting: the largest accuracy averaged over the tables; a setting must
 #: beat the base one by more than this to replace it (the spread over runs is of this order).
 SETTING_MARGIN = 0.005
@@ -263,7 +270,7 @@ SETTING_MARGIN = 0.005
 def _setting_label(choice: str, value) -> str:
     if choice == "lam":
         return "lambda = 0 (no side data)" if value == 0 else f"lambda = {value:g}"
-    if choice == "standardize":
+    if choice == "weight_zscores":
         return "weights on z-scores" if value else "weights on the data as given"
     return f"{choice} = {value}"
 
@@ -276,7 +283,7 @@ def _qalpha_rows(turn: _Turn, settings: dict, runs: int, alphas: dict) -> list[d
         key = (_resolve_k(setting["k"], turn.n_clusters), float(setting["lam"]))
         if key not in alphas:
             alphas[key] = _qalpha_alpha(turn, *key)
-        features = _alpha_features(turn.main, alphas[key], setting["weighting"], setting["standardize"])
+        features = _alpha_features(turn.main, alphas[key], setting["weighting"], setting["weight_zscores"])
         rows += [dict(method="Q-alpha-SI", setting=label, dims=features.shape[1], side_class=turn.side_class,
                       run=run, hungarian=h, xing=x)
                  for run, h, x in _kmeans_scores(features, turn.truth, turn.n_clusters, runs, turn.seed)]
