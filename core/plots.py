@@ -403,7 +403,7 @@ def experiment_figures(result) -> list:
     if name == "uci_side":
         from .experiments.tables import PAPER_WINE
 
-        on_wine = result.parameters["data"] == "wine" and not result.parameters["standardize"]
+        on_wine = result.parameters["data"] == "wine"
         return [bar_figure(summary.method, summary.hungarian_mean, summary.hungarian_std,
                            f"000 UCI table: k-means accuracy (Hungarian) on {result.parameters['data']}", "accuracy",
                            paper=PAPER_WINE if on_wine else None),

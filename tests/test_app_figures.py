@@ -7,6 +7,7 @@ import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from core.dataset import Dataset
+from core.experiments.tables import UCI_RULE
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -66,7 +67,7 @@ def test_uci_protocol_on_two_classes_with_chosen_options():
     caption = app.caption[1].value
     assert "two classes" in caption and "a random half of each class" in caption
     [result] = app.session_state["experiment_results"].values()
-    assert result.parameters["weighting"] == "gap" and result.parameters["k"] == "c"
+    assert result.parameters["weighting"] == "gap" and result.parameters["k"] == UCI_RULE["k"]
     one_class = page(Dataset(X, labels=np.zeros(40, dtype=int), name="one class"))
     one_class.selectbox[0].set_value("uci_side").run()
     assert one_class.toggle[1].disabled  # nothing to cluster by class: the paper's wine is used instead

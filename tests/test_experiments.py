@@ -13,7 +13,7 @@ from core import InputError
 from core.bundled import load_dataset
 from core.dataset import Dataset
 from core.experiments import EXPERIMENTS, load_experiments, run_experiment, save_result
-from core.experiments.tables import (BASE_PROTOCOL, PAPER_WINE, PROTOCOL_VARIATIONS, _alpha_features, _combination_label,
+from core.experiments.tables import (BASE_PROTOCOL, PAPER_WINE, PROTOCOL_VARIATIONS, UCI_RULE, _alpha_features, _combination_label,
                                      _protocol_turns, _setting_label)
 from core.qalpha import sparsity_gap
 from core.validation import zscores
@@ -129,7 +129,12 @@ def test_ar_faces_variants_are_options():
 
 
 def test_uci_side_wine_row():
-    result = quick("uci_side")
+    rule = quick("uci_side")  # the study's rule
+    assert {key: rule.parameters[key] for key in UCI_RULE} == {**UCI_RULE, "standardize": list(UCI_RULE["standardize"])}
+    assert "standardised: raw data, PCA, CPCA" in rule.data
+    assert rule.summary.set_index("method").hungarian_mean["Q-alpha-SI"] >= 0.93
+    # the paper's setting: lambda 0.1, k = c, the baselines on the data as given
+    result = quick("uci_side", lam=0.1, k="c", standardize=False)
     summary = result.summary.set_index("method")
     assert summary.hungarian_mean["Q-alpha-SI"] >= 0.93
     assert summary.xing_mean["Q-alpha-SI"] > summary.xing_mean["raw data"] + 0.1
@@ -224,7 +229,7 @@ def test_uci_sensitivity():
                 assert cells[f"{scaling}, best dims"] >= cells[f"{scaling}, dims = c"] - 1e-12
     assert (summary.runs == 3).all() and summary.hungarian_std.notna().all()
     # the base cell is uci_side's Q-alpha-SI on the same k-means seeds (its first 3 runs of 5)
-    wine = quick("uci_side").table
+    wine = quick("uci_side", lam=0.1, k="c", standardize=False).table  # the base setting
     same = wine[(wine.method == "Q-alpha-SI") & (wine.run < 3)].groupby("run").hungarian.mean()
     base = summary[(summary.dataset == "wine") & (summary.setting == "base")].iloc[0]
     assert np.isclose(base.hungarian_mean, same.mean()) and np.isclose(base.hungarian_std, same.std())
@@ -312,11 +317,11 @@ def test_command_line(tmp_path):
     assert "very close to 1" in run.stdout and (tmp_path / "positivity.csv").exists()
     assert json.loads((tmp_path / "positivity.json").read_text())["parameters"]["random_state"] == 3
     options = subprocess.run([sys.executable, "-m", "core.experiments", "uci_side", "--quick", "--option", "lam=1",
-                              "--option", "dataset=wine", "--option", "standardize=true", "--out", str(tmp_path)],
+                              "--option", "dataset=wine", "--option", 'standardize=["PCA"]', "--out", str(tmp_path)],
                              cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert options.returncode in (0, 1), options.stderr  # 1: a claim does not hold with these options
     saved = json.loads((tmp_path / "uci_side.json").read_text())["parameters"]
-    assert saved["lam"] == 1 and saved["data"] == "wine" and saved["standardize"] is True
+    assert saved["lam"] == 1 and saved["data"] == "wine" and saved["standardize"] == ["PCA"]
     wrong = subprocess.run([sys.executable, "-m", "core.experiments", "uci_side", "--quick", "--option", "lam"],
                            cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert wrong.returncode == 2 and "KEY=VALUE" in wrong.stderr

@@ -27,7 +27,9 @@ OPCA_FEATURE_LIMIT = 3000
 PROJECTION_KEYS = {"PCA": "pca", "CPCA": "cpca", "OPCA": "opca", "SDR-SI": "sdr_si"}
 #: The UCI protocol's open choices as :func:`uci_side` makes them by default: the rule fixed by
 #: the sensitivity study (:func:`uci_sensitivity`, README "Sensitivity of the UCI protocol").
-UCI_RULE = dict(weighting="sqrt_alpha", k="c", lam=0.1, weight_zscores=True, standardize=False)
+UCI_RULE = dict(weighting="sqrt_alpha", k="2c", lam=10.0, weight_zscores=True, standardize=("raw data", "PCA", "CPCA"))
+#: The methods whose features ``standardize`` may name.
+STANDARDISABLE = ("raw data", "PCA", "CPCA", "OPCA")
 #: SDR-SI's weight of the side information on the UCI tables (fixed, as lambda is for Q-alpha-SI).
 SDR_GAMMA = 2.0
 
@@ -121,9 +123,19 @@ def _check_protocol(weighting, k, lam, weight_zscores, standardize):
     _resolve_k(k, 2)
     if isinstance(lam, bool) or not isinstance(lam, (int, float, np.number)) or not np.isfinite(lam) or lam < 0:
         raise InputError(f"lam must be a non-negative number; got {lam!r}.")
-    for name, value in (("weight_zscores", weight_zscores), ("standardize", standardize)):
-        if not isinstance(value, (bool, np.bool_)):
-            raise InputError(f"{name} must be true or false; got {value!r}.")
+    if not isinstance(weight_zscores, (bool, np.bool_)):
+        raise InputError(f"weight_zscores must be true or false; got {weight_zscores!r}.")
+    return _standardised(standardize)
+
+
+def _standardised(standardize) -> tuple:
+    """The baselines fitted on z-scores: ``standardize`` is true (all), false (none) or a list of
+    names from :data:`STANDARDISABLE`."""
+    if isinstance(standardize, (bool, np.bool_)):
+        return STANDARDISABLE if standardize else ()
+    if isinstance(standardize, (list, tuple)) and all(name in STANDARDISABLE for name in standardize):
+        return tuple(name for name in STANDARDISABLE if name in standardize)
+    raise InputError(f"standardize must be true, false or a list of {', '.join(STANDARDISABLE)}; got {standardize!r}.")
 
 
 def _qalpha_alpha(turn: _Turn, k, lam: float) -> np.ndarray:
@@ -138,7 +150,7 @@ def _qalpha_alpha(turn: _Turn, k, lam: float) -> np.ndarray:
           options=("dataset", "lam", "k", "weighting", "weight_zscores", "standardize"))
 def uci_side(*, quick=False, random_state=0, progress=None, dataset: Dataset | None = None,
              lam: float = UCI_RULE["lam"], k=UCI_RULE["k"], weighting: str = UCI_RULE["weighting"],
-             weight_zscores: bool = UCI_RULE["weight_zscores"], standardize: bool = UCI_RULE["standardize"]) -> ExperimentResult:
+             weight_zscores: bool = UCI_RULE["weight_zscores"], standardize=UCI_RULE["standardize"]) -> ExperimentResult:
     """[000] Sec. 6, the UCI table: each class in turn is the side data, the other classes the
     main data; k-means (as many clusters as main classes) on the raw main data, on PCA, CPCA and
     OPCA projections (the dimension that gives the best average accuracy, as in the paper), and
@@ -168,15 +180,19 @@ def uci_side(*, quick=False, random_state=0, progress=None, dataset: Dataset | N
     weight_zscores : bool
         The weights multiply the standardised features (Q-alpha normalises the features
         internally, so alpha is a weight of z-scores), or the data as given.
-    standardize : bool
-        Standardise every feature (z-scores over the main data) before the raw-data k-means and
-        the projections, instead of using the data as given (the paper's raw numbers imply data
-        as given).
+    standardize : bool or list of {"raw data", "PCA", "CPCA", "OPCA"}
+        Which baselines see z-scores (over the main data) instead of the data as given: all
+        (true), none (false, which the paper's raw numbers imply) or those named. SDR-SI always
+        takes the data as given.
+
+    The defaults are :data:`UCI_RULE`, the rule fixed by :func:`uci_sensitivity` on wine, iris,
+    breast cancer and digits: sqrt(alpha) on z-scores, k = 2c, lambda = 10; raw data, PCA and
+    CPCA standardised, OPCA as given.
     """
     data = dataset if dataset is not None else load_dataset("wine")
     if not isinstance(data, Dataset):
         raise InputError("dataset must be a core.Dataset (load a table first).")
-    _check_protocol(weighting, k, lam, weight_zscores, standardize)
+    standardised = _check_protocol(weighting, k, lam, weight_zscores, standardize)
     turns = _protocol_turns(data, random_state)
     runs = 5 if quick else 20
     dims_grid = [d for d in (1, 2, 3, 4, 5, 6, 8, 10, 13, 15, 20) if d <= data.n_features]
@@ -187,16 +203,17 @@ def uci_side(*, quick=False, random_state=0, progress=None, dataset: Dataset | N
     step = _Steps(progress, len(turns) * (2 + len(methods)))
     rows, alphas = [], []
     for turn in turns:
-        X_main, X_side = turn.main, turn.side
-        if standardize:
-            X_main, X_side = zscores(X_main), zscores(X_side, reference=X_main)
+        zscored = (zscores(turn.main), zscores(turn.side, reference=turn.main))
+
+        def inputs(method):
+            return zscored if method in standardised else (turn.main, turn.side)
 
         def scored(method, dims, features):
             return [dict(side_class=turn.side_class, method=method, dims=dims, run=run, hungarian=h, xing=x)
                     for run, h, x in _kmeans_scores(features, turn.truth, turn.n_clusters, runs, turn.seed)]
 
         step(f"side class {turn.side_class}: raw data")
-        rows += scored("raw data", data.n_features, X_main)
+        rows += scored("raw data", data.n_features, inputs("raw data")[0])
         step(f"side class {turn.side_class}: Q-alpha-SI")
         alpha = _qalpha_alpha(turn, k, lam)
         alphas.append(alpha)
@@ -207,7 +224,7 @@ def uci_side(*, quick=False, random_state=0, progress=None, dataset: Dataset | N
                 if method == "SDR-SI" and dims >= data.n_features:
                     continue  # it gives at most n_features - 1 dimensions
                 model = make_projection(PROJECTION_KEYS[method], dims, **({"gamma": SDR_GAMMA} if method == "SDR-SI" else {}))
-                fit_main, fit_side = (turn.main, turn.side) if model.models_counts else (X_main, X_side)
+                fit_main, fit_side = (turn.main, turn.side) if model.models_counts else inputs(method)
                 model.fit(fit_main, side=fit_side if model.needs_side else None)
                 rows += scored(method, dims, model.transform(fit_main))
     table = pd.DataFrame(rows)
@@ -218,7 +235,7 @@ def uci_side(*, quick=False, random_state=0, progress=None, dataset: Dataset | N
     summary = summary_frame(chosen, ["method"], ["hungarian", "xing"])
     summary.insert(1, "dims", [best_dims[m] for m in summary.method])
     mean_of = summary.set_index("method")
-    is_wine = data.name == "wine" and not standardize
+    is_wine = data.name == "wine"
     comparison = comparison_frame(
         [(f"{method}: accuracy (Hungarian / Xing pairwise)", PAPER_WINE.get(method) if is_wine else "—",
           f"{mean_of.hungarian_mean[method]:.4f} / {mean_of.xing_mean[method]:.4f}") for method in summary.method])
@@ -246,13 +263,15 @@ def uci_side(*, quick=False, random_state=0, progress=None, dataset: Dataset | N
     return ExperimentResult(
         "uci_side", "k-means accuracy with side information", "000 Sec. 6, UCI table",
         f"{data.name} ({data.n_samples} samples, {data.n_features} features, {data.classes.size} classes)"
-        + (", standardised" if standardize else ", as given") + ("" if "OPCA" in methods else "; OPCA left out (too many features)")
+        + (f"; standardised: {', '.join(standardised)}" if standardised else "; every method on the data as given")
+        + f"; Q-alpha-SI: {WEIGHTINGS[weighting]} ({'z-scores' if weight_zscores else 'data as given'}), k = {k}, "
+          f"lambda = {lam:g}" + ("" if "OPCA" in methods else "; OPCA left out (too many features)")
         + ("" if with_sdr else "; SDR-SI left out (it needs non-negative data)")
         + ("; 2 classes: a random half of each class in turn is the side data" if data.classes.size == 2 else ""),
         table, summary, comparison, tuple(claims),
         {"mean alpha": mean_alpha, "feature names": np.asarray(names)},
-        dict(data=data.name, lam=lam, k=k, weighting=weighting, weight_zscores=weight_zscores, runs=runs, standardize=standardize, dims_grid=dims_grid,
-             best_dims=best_dims, random_state=random_state))
+        dict(data=data.name, lam=lam, k=k, weighting=weighting, weight_zscores=weight_zscores, runs=runs,
+             standardize=list(standardised), dims_grid=dims_grid, best_dims=best_dims, random_state=random_state))
 
 
 #: The tables of the sensitivity study: wine (the paper's) and scikit-learn's labelled tables.
@@ -305,8 +324,8 @@ def uci_sensitivity(*, quick=False, random_state=0, progress=None, datasets: lis
     Each cell is the mean and the standard deviation over ``runs`` k-means runs (seeds) of the
     accuracy averaged over the turns (side classes). The rule is the combination of settings
     with the largest Hungarian accuracy averaged over the tables, among every combination of
-    each choice's two best settings (:func:`_second_stage`); for each baseline, the
-    standardisation with the larger average accuracy.
+    each choice's two best settings (:func:`_second_stage`) that uses the side data
+    (lambda > 0); for each baseline, the standardisation with the larger average accuracy.
     """
     names = list(datasets) if datasets else (["wine", "iris"] if quick else list(SENSITIVITY_SETS))
     runs = 3 if quick else 20
@@ -354,7 +373,9 @@ def uci_sensitivity(*, quick=False, random_state=0, progress=None, datasets: lis
                  for row in _qalpha_rows(turn, combinations, runs, {})]
     table = pd.concat([table, pd.DataFrame(stage_two)], ignore_index=True)
     summary = _sensitivity_summary(table, {name: turns_of[name][0].n_clusters for name in names})
-    chosen_label = max(combinations, key=lambda label: averaged("Q-alpha-SI", label))
+    # lambda = 0 is the reference without side data, not a setting of Q-alpha-SI
+    with_side = [label for label, setting in combinations.items() if setting["lam"] > 0]
+    chosen_label = max(with_side, key=lambda label: averaged("Q-alpha-SI", label))
     rule = combinations[chosen_label]
     baseline_scaling = {method: max(("as given", "standardised"), key=lambda s: (
         averaged(method, f"{s}, best dims") if method != "raw data" else averaged(method, s)))
