@@ -237,7 +237,7 @@ def uci_side(*, quick=False, random_state=0, progress=None, dataset: Dataset | N
     mean_of = summary.set_index("method")
     is_wine = data.name == "wine"
     comparison = comparison_frame(
-        [(f"{method}: accuracy (Hungarian / Xing pairwise)", PAPER_WINE.get(method) if is_wine else "—",
+        [(f"{method}: accuracy (Hungarian / Xing pairwise)", PAPER_WINE.get(method, "—") if is_wine else "—",
           f"{mean_of.hungarian_mean[method]:.4f} / {mean_of.xing_mean[method]:.4f}") for method in summary.method])
     mean_alpha = np.mean(alphas, axis=0)
     order = np.argsort(-mean_alpha)
