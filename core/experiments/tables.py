@@ -99,9 +99,9 @@ def _resolve_k(k, n_clusters: int) -> int:
 
 
 #: How Q-alpha's weights enter k-means ([000] says only "the features were weighted").
-WEIGHTINGS = {"sqrt_alpha": "features times sqrt(alpha) (A_alpha's geometry)",
-              "alpha": "features times alpha",
-              "gap": "the features above the sparsity gap, unweighted"}
+WEIGHTINGS = {"sqrt_alpha": "sqrt(alpha)-weighted features",  # A_alpha's geometry
+              "alpha": "alpha-weighted features",
+              "gap": "features above the sparsity gap"}
 
 
 def _alpha_features(X: np.ndarray, alpha: np.ndarray, weighting: str, weight_zscores: bool) -> np.ndarray:
