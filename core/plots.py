@@ -348,11 +348,12 @@ def heatmap_table_figure(row_labels, column_labels, values, errors=None, title: 
     (``errors`` the same shape, optional); one colour scale spans all the values. NaN cells
     (no value) stay empty."""
     values = np.asarray(values, dtype=np.float64)
-    text = [[("" if not np.isfinite(v) else f"{v:.3f}" + ("" if errors is None else f" ± {e:.3f}"))
-             for v, e in zip(row, row if errors is None else error_row)]
-            for row, error_row in zip(values, values if errors is None else np.asarray(errors, dtype=np.float64))]
+    text = np.char.mod("%.3f", values).astype(object)
+    if errors is not None:
+        text = text + " ± " + np.char.mod("%.3f", np.asarray(errors, dtype=np.float64)).astype(object)
+    text[~np.isfinite(values)] = ""
     fig = go.Figure(go.Heatmap(z=values, x=[str(c) for c in column_labels], y=[str(r) for r in row_labels],
-                               text=text, texttemplate="%{text}", colorscale="Viridis",
+                               text=text.tolist(), texttemplate="%{text}", colorscale="Viridis",
                                colorbar=dict(title=value_title),
                                hovertemplate="%{y}, %{x}: %{text}<extra></extra>"))
     fig.update_yaxes(autorange="reversed")

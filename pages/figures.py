@@ -6,7 +6,7 @@ import streamlit as st
 
 from core import InputError
 from core.experiments import EXPERIMENTS, load_experiments, run_experiment
-from core.experiments.tables import STANDARDISABLE, UCI_RULE, WEIGHTINGS
+from core.experiments.tables import K_RULES, STANDARDISABLE, UCI_RULE, WEIGHTINGS
 from core.plots import experiment_figures
 from pages import ui
 
@@ -45,9 +45,8 @@ if name == "uci_side":
         options["weighting"] = choices[0].selectbox(
             "How alpha enters k-means", list(WEIGHTINGS), index=list(WEIGHTINGS).index(UCI_RULE["weighting"]),
             format_func=WEIGHTINGS.get, help="000 says only that the features were weighted by alpha.")
-        k_rules = ["1", "c-1", "c", "2c"]
         options["k"] = choices[1].selectbox(
-            "Q-alpha's k", k_rules, index=k_rules.index(UCI_RULE["k"]),
+            "Q-alpha's k", K_RULES, index=K_RULES.index(UCI_RULE["k"]),
             help="Number of eigenvectors, relative to the number of clusters c (the main data's classes).")
         options["lam"] = choices[2].select_slider(
             "λ — weight of the side information", [0.0, 0.01, 0.03, 0.1, 0.3, 1.0, 10.0], value=UCI_RULE["lam"],

@@ -10,7 +10,6 @@ import pytest
 
 from conftest import ROOT
 from core import InputError
-from core.bundled import load_dataset
 from core.dataset import Dataset
 from core.experiments import EXPERIMENTS, load_experiments, run_experiment, save_result
 from core.experiments.tables import (BASE_PROTOCOL, PAPER_WINE, PROTOCOL_VARIATIONS, UCI_RULE, _alpha_features, _combination_label,
@@ -204,8 +203,13 @@ def test_alpha_enters_kmeans_as_named():
 
 
 def test_uci_side_on_two_classes_and_its_options():
-    data = quick("uci_side", dataset=load_dataset("iris"))
-    assert "iris" in data.data
+    rng = np.random.default_rng(6)
+    labels = np.arange(40) % 2
+    X = rng.normal(size=(40, 5))
+    X[:, 0] += 8.0 * labels  # one informative feature among five
+    two = quick("uci_side", dataset=Dataset(X, labels=labels, name="two classes"))
+    assert "two classes" in two.data and "a random half of each class in turn is the side data" in two.data
+    assert set(two.table.side_class) == {"0", "1"} and two.summary.set_index("method").hungarian_mean["Q-alpha-SI"] > 0.95
     base = quick("uci_side")
     variant = quick("uci_side", weighting="gap", k="2c")
     assert variant.parameters["weighting"] == "gap" and variant.parameters["k"] == "2c"

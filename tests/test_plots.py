@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from core.errors import InputError
-from core.plots import (band_mass_figure, slda_curves_figure, history_figure, image_figure, image_grid_figure, probability_curve_figure,
+from core.plots import (band_mass_figure, heatmap_table_figure, slda_curves_figure, history_figure, image_figure, image_grid_figure, probability_curve_figure,
                         sorted_weights_figure, topographic_figure, weight_overlay_figure)
 
 
@@ -115,3 +115,10 @@ def test_bar_figure_shows_the_papers_values_beside_ours():
     assert [trace.name for trace in fig.data] == ["this run", "the paper"]
     assert list(fig.data[1].x) == ["Q-alpha-SI"] and list(fig.data[1].y) == [0.64]  # only bars that are drawn
     assert len(bar_figure(["a"], [1.0]).data) == 1
+
+
+def test_heatmap_table_writes_each_cell_and_leaves_missing_ones_empty():
+    figure = heatmap_table_figure(["a", "b"], ["x", "y"], [[0.5, np.nan], [1.0, 0.25]], [[0.01, 0.0], [0.1, 0.002]])
+    assert [list(row) for row in figure.data[0].text] == [["0.500 ± 0.010", ""], ["1.000 ± 0.100", "0.250 ± 0.002"]]
+    assert list(figure.data[0].y) == ["a", "b"] and figure.layout.yaxis.autorange == "reversed"
+    assert [list(row) for row in heatmap_table_figure(["a"], ["x"], [[0.125]]).data[0].text] == [["0.125"]]

@@ -30,19 +30,12 @@ PROJECTION_KEYS = {"PCA": "pca", "CPCA": "cpca", "OPCA": "opca", "SDR-SI": "sdr_
 UCI_RULE = dict(weighting="sqrt_alpha", k="2c", lam=10.0, weight_zscores=True, standardize=("raw data", "PCA", "CPCA"))
 #: The methods whose features ``standardize`` may name.
 STANDARDISABLE = ("raw data", "PCA", "CPCA", "OPCA")
+#: Q-alpha's k relative to the number of clusters c, by name.
+K_RULES = ("1", "c-1", "c", "2c")
+#: The projections' dimensions tried on a table (those up to its number of features).
+DIMS_GRID = (1, 2, 3, 4, 5, 6, 8, 10, 13, 15, 20)
 #: SDR-SI's weight of the side information on the UCI tables (fixed, as lambda is for Q-alpha-SI).
 SDR_GAMMA = 2.0
-
-
-def _kmeans_scores(Z, truth, n_clusters, runs, seed):
-    """Hungarian and Xing et al.'s (balanced pairwise) accuracy of ``runs`` k-means clusterings."""
-    from sklearn.cluster import KMeans
-
-    scores = []
-    for run in range(runs):
-        found = KMeans(n_clusters, n_init=1, random_state=seed + run).fit_predict(Z)
-        scores.append((run, clustering_accuracy(truth, found), pairwise_accuracy(truth, found)))
-    return scores
 
 
 @dataclass(frozen=True)
@@ -55,6 +48,25 @@ class _Turn:
     truth: np.ndarray
     n_clusters: int
     seed: int
+
+    def inputs(self, standardise: bool) -> tuple[np.ndarray, np.ndarray]:
+        """``(main, side)`` as given, or as z-scores with the main data's statistics."""
+        if not standardise:
+            return self.main, self.side
+        return zscores(self.main), zscores(self.side, reference=self.main)
+
+    def scores(self, features: np.ndarray, runs: int, **labels) -> list[dict]:
+        """One row per k-means run (seeds ``seed``, ``seed + 1``, ...) on ``features`` with as many
+        clusters as main classes: Hungarian accuracy and Xing et al.'s balanced pairwise accuracy,
+        tagged with the side class and ``labels``."""
+        from sklearn.cluster import KMeans
+
+        rows = []
+        for run in range(runs):
+            found = KMeans(self.n_clusters, n_init=1, random_state=self.seed + run).fit_predict(features)
+            rows.append(dict(**labels, side_class=self.side_class, run=run,
+                             hungarian=clustering_accuracy(self.truth, found), xing=pairwise_accuracy(self.truth, found)))
+        return rows
 
 
 def _protocol_turns(data: Dataset, random_state: int) -> list[_Turn]:
@@ -74,10 +86,9 @@ def _protocol_turns(data: Dataset, random_state: int) -> list[_Turn]:
     rng = np.random.default_rng(random_state)
     turns = []
     for position, side_class in enumerate(data.classes):
-        members = np.flatnonzero(data.labels == side_class)
-        if data.classes.size >= 3:
-            is_side = data.labels == side_class
-        else:
+        is_side = data.labels == side_class
+        if data.classes.size == 2:
+            members = np.flatnonzero(is_side)
             is_side = np.zeros(data.n_samples, dtype=bool)
             is_side[rng.permutation(members)[: members.size // 2]] = True
         truth = data.labels[~is_side]
@@ -87,8 +98,8 @@ def _protocol_turns(data: Dataset, random_state: int) -> list[_Turn]:
 
 
 def _resolve_k(k, n_clusters: int) -> int:
-    """Q-alpha's k as a number: an int, or a rule in the number of clusters c ("c", "c-1", "2c", "1")."""
-    rules = {"1": 1, "c-1": max(n_clusters - 1, 1), "c": n_clusters, "2c": 2 * n_clusters}
+    """Q-alpha's k as a number: an int, or a rule in the number of clusters c (:data:`K_RULES`)."""
+    rules = dict(zip(K_RULES, (1, max(n_clusters - 1, 1), n_clusters, 2 * n_clusters)))
     if isinstance(k, str):
         if k not in rules:
             raise InputError(f"k must be a positive integer or one of {', '.join(rules)}; got {k!r}.")
@@ -195,7 +206,7 @@ def uci_side(*, quick=False, random_state=0, progress=None, dataset: Dataset | N
     standardised = _check_protocol(weighting, k, lam, weight_zscores, standardize)
     turns = _protocol_turns(data, random_state)
     runs = 5 if quick else 20
-    dims_grid = [d for d in (1, 2, 3, 4, 5, 6, 8, 10, 13, 15, 20) if d <= data.n_features]
+    dims_grid = [d for d in DIMS_GRID if d <= data.n_features]
     methods = ["PCA", "CPCA"] + (["OPCA"] if data.n_features <= OPCA_FEATURE_LIMIT else [])
     with_sdr = bool(data.X.min() >= 0)
     if with_sdr:
@@ -203,30 +214,27 @@ def uci_side(*, quick=False, random_state=0, progress=None, dataset: Dataset | N
     step = _Steps(progress, len(turns) * (2 + len(methods)))
     rows, alphas = [], []
     for turn in turns:
-        zscored = (zscores(turn.main), zscores(turn.side, reference=turn.main))
+        given, zscored = turn.inputs(False), turn.inputs(True)
 
         def inputs(method):
-            return zscored if method in standardised else (turn.main, turn.side)
-
-        def scored(method, dims, features):
-            return [dict(side_class=turn.side_class, method=method, dims=dims, run=run, hungarian=h, xing=x)
-                    for run, h, x in _kmeans_scores(features, turn.truth, turn.n_clusters, runs, turn.seed)]
+            return zscored if method in standardised else given
 
         step(f"side class {turn.side_class}: raw data")
-        rows += scored("raw data", data.n_features, inputs("raw data")[0])
+        rows += turn.scores(inputs("raw data")[0], runs, method="raw data", dims=data.n_features)
         step(f"side class {turn.side_class}: Q-alpha-SI")
         alpha = _qalpha_alpha(turn, k, lam)
         alphas.append(alpha)
-        rows += scored("Q-alpha-SI", data.n_features, _alpha_features(turn.main, alpha, weighting, weight_zscores))
+        rows += turn.scores(_alpha_features(turn.main, alpha, weighting, weight_zscores), runs,
+                            method="Q-alpha-SI", dims=data.n_features)
         for method in methods:
             step(f"side class {turn.side_class}: {method}")
             for dims in dims_grid:
                 if method == "SDR-SI" and dims >= data.n_features:
                     continue  # it gives at most n_features - 1 dimensions
                 model = make_projection(PROJECTION_KEYS[method], dims, **({"gamma": SDR_GAMMA} if method == "SDR-SI" else {}))
-                fit_main, fit_side = (turn.main, turn.side) if model.models_counts else inputs(method)
+                fit_main, fit_side = given if model.models_counts else inputs(method)
                 model.fit(fit_main, side=fit_side if model.needs_side else None)
-                rows += scored(method, dims, model.transform(fit_main))
+                rows += turn.scores(model.transform(fit_main), runs, method=method, dims=dims)
     table = pd.DataFrame(rows)
     # Each projection keeps the dimension with the best average (Hungarian) accuracy ([000]).
     by_dims = table.groupby(["method", "dims"], sort=False).hungarian.mean()
@@ -301,9 +309,7 @@ def _qalpha_rows(turn: _Turn, settings: dict, runs: int, alphas: dict) -> list[d
         if key not in alphas:
             alphas[key] = _qalpha_alpha(turn, *key)
         features = _alpha_features(turn.main, alphas[key], setting["weighting"], setting["weight_zscores"])
-        rows += [dict(method="Q-alpha-SI", setting=label, dims=features.shape[1], side_class=turn.side_class,
-                      run=run, hungarian=h, xing=x)
-                 for run, h, x in _kmeans_scores(features, turn.truth, turn.n_clusters, runs, turn.seed)]
+        rows += turn.scores(features, runs, method="Q-alpha-SI", setting=label, dims=features.shape[1])
     return rows
 
 
@@ -334,33 +340,30 @@ def uci_sensitivity(*, quick=False, random_state=0, progress=None, datasets: lis
         for value in values:
             settings[_setting_label(choice, value)] = {**BASE_PROTOCOL, choice: value}
     step = _Steps(progress, len(names) * 2 + 1)
-    rows, turns_of = [], {}
+    rows, turns_of, alphas_of = [], {}, {}
     for name in names:
         data = load_dataset(name)
         turns = turns_of[name] = _protocol_turns(data, random_state)
-        n_clusters = turns[0].n_clusters
-        dims_grid = sorted({d for d in (1, 2, 3, 4, 5, 6, 8, 10, 13, 15, 20) if d <= data.n_features} | {n_clusters})
+        # Q-alpha's weights depend only on (k, lam): kept per turn for the second stage
+        alphas_of[name] = [{} for _ in turns]
+        dims_grid = sorted({d for d in DIMS_GRID if d <= data.n_features} | {turns[0].n_clusters})
         step(f"{name}: Q-alpha-SI, {len(settings)} settings")
-        for turn in turns:
-            rows += [dict(dataset=name, **row) for row in _qalpha_rows(turn, settings, runs, {})]
+        for turn, alphas in zip(turns, alphas_of[name]):
+            rows += [dict(dataset=name, **row) for row in _qalpha_rows(turn, settings, runs, alphas)]
         step(f"{name}: raw data, PCA, CPCA, OPCA")
         for turn in turns:
-            for standardize in (False, True):
-                X_main, X_side = turn.main, turn.side
-                if standardize:
-                    X_main, X_side = zscores(X_main), zscores(X_side, reference=X_main)
-                label = "standardised" if standardize else "as given"
-                candidates = [("raw data", data.n_features, X_main)]
+            for standardise in (False, True):
+                X_main, X_side = turn.inputs(standardise)
+                label = "standardised" if standardise else "as given"
+                rows += turn.scores(X_main, runs, dataset=name, method="raw data", setting=label, dims=data.n_features)
                 for method in ("PCA", "CPCA", "OPCA"):
                     for dims in dims_grid:
                         model = make_projection(PROJECTION_KEYS[method], dims).fit(X_main, side=X_side)
-                        candidates.append((method, dims, model.transform(X_main)))
-                for method, dims, features in candidates:
-                    rows += [dict(dataset=name, method=method, setting=label, dims=dims, side_class=turn.side_class,
-                                  run=run, hungarian=h, xing=x)
-                             for run, h, x in _kmeans_scores(features, turn.truth, turn.n_clusters, runs, turn.seed)]
+                        rows += turn.scores(model.transform(X_main), runs, dataset=name, method=method,
+                                            setting=label, dims=dims)
     table = pd.DataFrame(rows)
-    summary = _sensitivity_summary(table, {name: turns_of[name][0].n_clusters for name in names})
+    clusters = {name: turns_of[name][0].n_clusters for name in names}
+    summary = _sensitivity_summary(table, clusters)
 
     # the rule, by the criterion fixed in the docstring
     def averaged(method, setting):
@@ -369,10 +372,11 @@ def uci_sensitivity(*, quick=False, random_state=0, progress=None, datasets: lis
     base_score = averaged("Q-alpha-SI", "base")
     step("the combinations of the best settings")
     combinations = _second_stage(summary)
-    stage_two = [dict(dataset=name, **row) for name in names for turn in turns_of[name]
-                 for row in _qalpha_rows(turn, combinations, runs, {})]
-    table = pd.concat([table, pd.DataFrame(stage_two)], ignore_index=True)
-    summary = _sensitivity_summary(table, {name: turns_of[name][0].n_clusters for name in names})
+    stage_two = pd.DataFrame([dict(dataset=name, **row) for name in names
+                              for turn, alphas in zip(turns_of[name], alphas_of[name])
+                              for row in _qalpha_rows(turn, combinations, runs, alphas)])
+    table = pd.concat([table, stage_two], ignore_index=True)
+    summary = pd.concat([summary, _sensitivity_summary(stage_two, clusters)], ignore_index=True)
     # lambda = 0 is the reference without side data, not a setting of Q-alpha-SI
     with_side = [label for label, setting in combinations.items() if setting["lam"] > 0]
     chosen_label = max(with_side, key=lambda label: averaged("Q-alpha-SI", label))
