@@ -297,9 +297,10 @@ def test_blocked_passes_choose_as_the_rank1_passes_on_50_random_problems(n, bloc
         a, B = random_problem(n, 1000 + seed)
         forward, scores = _greedy_eliminate(B, a, True)
         for block in blocks:
-            order, blocked_scores = _blocked_eliminate(B.copy(), a, True, block=block)
-            assert np.array_equal(order, forward), (seed, block)
-            assert np.allclose(np.cumsum(blocked_scores), np.cumsum(scores), rtol=1e-10, atol=0)
+            for use_blas in ((True, False) if n < 1024 else (True,)):  # BLAS through SciPy, or NumPy's products
+                order, blocked_scores = _blocked_eliminate(np.asfortranarray(B), a, True, block=block, use_blas=use_blas)
+                assert np.array_equal(order, forward), (seed, block, use_blas)
+                assert np.allclose(np.cumsum(blocked_scores), np.cumsum(scores), rtol=1e-10, atol=0)
         if seed % 10 == 0 or n < 1024:  # the whole path: both orders and objectives
             path = _path_from_problem(a, B, 0.0, (0, 1), "both")
             reference_forward, reference_backward = rank1_orders(a, B)
@@ -379,3 +380,33 @@ def test_precomputed_problem_and_memory_are_checked():
     X, y = random_labelled(10, 20000, 0)
     with pytest.raises(InputError, match=r"20,000 features needs about 6\.0 GB"):
         greedy_slda(X, y, memory_limit=4 << 30)
+
+
+@pytest.mark.parametrize("use_blas", [True, False])
+def test_the_delayed_update_touches_the_lower_triangle_of_the_rest_only(use_blas):
+    from core.slda import _lower_update
+
+    rng = np.random.default_rng(3)
+    n, start, size = 300, 37, 20
+    W = np.asfortranarray(rng.standard_normal((n, n)))
+    panel = np.asfortranarray(rng.standard_normal((n, 32)))
+    expected = W.copy()
+    product = panel[start:, :size] @ panel[start:, :size].T
+    expected[start:, start:] -= np.tril(product)
+    _lower_update(W, panel, start, size, use_blas=use_blas)
+    assert np.allclose(np.tril(W), np.tril(expected), rtol=0, atol=1e-12)
+    assert np.array_equal(W[:, :start], expected[:, :start]) and np.array_equal(W[:start], expected[:start])
+
+
+def test_symmetry_check_reads_every_tile():
+    from core.slda import _symmetric
+
+    rng = np.random.default_rng(4)
+    for n in (1, 255, 257, 600):
+        R = rng.standard_normal((n, n))
+        M = R + R.T
+        assert _symmetric(M)
+        far = M.copy()
+        far[n - 1, 0] += 1e-6 * np.abs(M).max()  # in the last tile of the first tile column
+        assert _symmetric(far) == (n == 1)
+        assert _symmetric(M + 1e-12 * np.abs(M).max() * rng.standard_normal((n, n)))  # rounding passes
