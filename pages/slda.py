@@ -14,10 +14,10 @@ from pages import ui
 ui.page_start()
 
 SPCA_LIMIT = 256
-# measured with benchmarks/bench_slda.py (2 cores): the whole path costs about 7e-11 s x n^3 at
-# n = 4,096 (4.7 s) and 5e-11 s x n^3 at 8,192 (27.7 s); forming the scatter about 1e-11 s x
+# measured with benchmarks/bench_slda.py (2 cores): the whole path costs about 4.5e-11 s x n^3 at
+# n = 4,096 (3.1 s) and 3.4e-11 s x n^3 at 8,192 (18.4 s); forming the scatter about 1e-11 s x
 # samples x n^2. A run's own rate replaces the first figure for the next estimate.
-SECONDS_PER_CUBE = 7e-11
+SECONDS_PER_CUBE = 4.5e-11
 SECONDS_PER_SCATTER_ENTRY = 1e-11
 LONG_RUN = 2.0  # seconds from which the page says how long and offers Stop
 EPSILONS = [1e-6, 1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0]
@@ -54,7 +54,7 @@ def run_slda(data, keep, pair, reg):
     key = json.dumps(dict(data=data.fingerprint, classes=[str(c) for c in pair], reg=reg), sort_keys=True)
     if estimate >= LONG_RUN and not ui.is_memoised(key):
         st.caption(f"Sparse LDA on {n:,} features takes about {estimate:.0f} s here (measured: "
-                   f"{per_cube * 1e11:.0f}e-11 s x n^3 for both passes); the result is kept for this pair.")
+                   f"{per_cube:.1e} s x n^3 for the whole path); the result is kept for this pair.")
         ui.stop_control("slda")
 
     def run(progress):
