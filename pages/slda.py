@@ -8,12 +8,16 @@ import streamlit as st
 
 from core import InputError
 from core.plots import image_figure, slda_curves_figure, weight_overlay_figure
-from core.slda import EXACT_LIMIT, greedy_slda, sparse_eigenvector
+from core.slda import EXACT_LIMIT, greedy_slda, greedy_spca, sparse_eigenvector
 from pages import ui
 
 ui.page_start()
 
-SPCA_LIMIT = 256
+# greedy sparse PCA on 2n samples (2 cores): 4.4 s at 256 features, 6.7 s at 320 and 11.3 s at
+# 384; 6.0 s on lung_small (325 genes). Offered while it stays under 10 s (about 8 s at 340);
+# about 2.2e-7 s x n^3 in that range
+SPCA_LIMIT = 340
+SPCA_SECONDS_PER_CUBE = 2.2e-7
 # measured with benchmarks/bench_slda.py (2 cores): the whole path costs about 4.5e-11 s x n^3 at
 # n = 4,096 (3.1 s) and 3.4e-11 s x n^3 at 8,192 (18.4 s); forming the scatter about 1e-11 s x
 # samples x n^2. A run's own rate replaces the first figure for the next estimate.
@@ -52,10 +56,12 @@ def run_slda(data, keep, pair, reg):
     per_cube = st.session_state.get("slda_seconds_per_cube", SECONDS_PER_CUBE)
     estimate = per_cube * n**3 + SECONDS_PER_SCATTER_ENTRY * samples * n**2
     key = json.dumps(dict(data=data.fingerprint, classes=[str(c) for c in pair], reg=reg), sort_keys=True)
+    notice = st.empty()  # the estimate and Stop, gone once the run is over
     if estimate >= LONG_RUN and not ui.is_memoised(key):
-        st.caption(f"Sparse LDA on {n:,} features takes about {estimate:.0f} s here (measured: "
-                   f"{per_cube:.1e} s x n^3 for the whole path); the result is kept for this pair.")
-        ui.stop_control("slda")
+        with notice.container():
+            st.caption(f"Sparse LDA on {n:,} features takes about {estimate:.0f} s here (measured: "
+                       f"{per_cube:.1e} s x n^3 for the whole path); the result is kept for this pair.")
+            ui.stop_control("slda")
 
     def run(progress):
         start = time.perf_counter()
@@ -69,9 +75,47 @@ def run_slda(data, keep, pair, reg):
         return done / total, f"{phase}: {done:,} of {total:,} steps, {elapsed:.1f} s of about {estimate:.0f} s"
 
     # the scatter's factorisations come before the first pass step (about a fifth of the run)
-    return ui.run_with_progress(key, run, stop="slda", status=status, keep=lambda path: True,
+    path = ui.run_with_progress(key, run, stop="slda", status=status, keep=lambda path: True,
                                 text=f"Sparse LDA on {n:,} features: forming and factorising the scatter, "
                                      f"then two passes of {n:,} steps (about {estimate:.0f} s in all)")
+    notice.empty()
+    return path
+
+
+def run_spca(data):
+    """greedy_spca on the data set, kept once computed. Beyond a few seconds the tab says how long
+    it will take and waits for the button (both tabs run on every rerun of the page: the sparse
+    LDA tab should not wait for it), then shows a progress bar and Stop. None until it has run."""
+    n = data.n_features
+    per_cube = st.session_state.get("spca_seconds_per_cube", SPCA_SECONDS_PER_CUBE)
+    estimate = per_cube * n**3
+    key = json.dumps(dict(data=data.fingerprint, method="greedy_spca"), sort_keys=True)
+    notice = st.empty()  # the estimate, the button and Stop, gone once the run is over
+    if estimate >= LONG_RUN and not ui.is_memoised(key):
+        with notice.container():
+            st.caption(f"Greedy sparse PCA on {n:,} features takes about {estimate:.0f} s here (measured: "
+                       f"{per_cube:.1e} s x n^3); the result is kept for this data set.")
+            if not st.button(f"Compute sparse PCA (about {estimate:.0f} s)", key="spca_run", type="primary",
+                             help="Forward and backward greedy search for every cardinality (001 Sec. 6)."):
+                return None
+            st.session_state["spca_stopped"] = False  # pressing the button is starting again
+            ui.stop_control("spca")
+
+    def run(progress):
+        start = time.perf_counter()
+        path = greedy_spca(data.X, progress=progress)
+        if n >= 64:
+            st.session_state["spca_seconds_per_cube"] = (time.perf_counter() - start) / n**3
+        return path
+
+    def status(elapsed, calls, done, total):
+        phase = "forward pass" if done <= total // 2 else "backward pass"
+        return done / total, f"Sparse PCA, {phase}: {done:,} of {total:,} steps, {elapsed:.1f} s of about {estimate:.0f} s"
+
+    path = ui.run_with_progress(key, run, stop="spca", status=status, keep=lambda path: True,
+                                text=f"Greedy sparse PCA on {n:,} features (about {estimate:.0f} s)")
+    notice.empty()
+    return path
 
 
 lda_tab, pca_tab = st.tabs(["Sparse LDA (two classes)", "Sparse PCA"])
@@ -171,9 +215,7 @@ with pca_tab:
                 f"{SPCA_LIMIT} features (this set has {data.n_features:,}). For images, the Data "
                 "page can switch to coarser features, or pick a smaller image set (digits, Yale 32x32 "
                 "down-sampled).")
-    else:
-        path = ui.run_cached("greedy_spca", dict(data=data.fingerprint), data.X)
-        total = path.total_variance
+    elif (path := run_spca(data)) is not None:
         fig = slda_curves_figure(path.forward_objective, path.backward_objective,
                                  np.full(data.n_features, np.nan),
                                  title="Sparse PCA: variance of the leading sparse eigenvector")

@@ -253,8 +253,9 @@ def test_session_list_keeps_uploads_up_to_its_cap_and_says_what_left(monkeypatch
 
 
 def test_slda_page_runs_full_resolution_image_pairs_and_says_how_long_first():
-    """64 x 64 images (4,096 pixels): the page states the expected time from the measured rate,
-    offers Stop, runs the blocked path and shows its selection; a second visit reuses the result."""
+    """64 x 64 images (4,096 pixels): the page runs the blocked path, records its rate for the next
+    estimate and shows the selection; the estimate and Stop it drew before the run (seen during
+    the run by the browser test) are gone once the run is over; a second visit reuses the result."""
     import numpy as np
     from core.dataset import Dataset
 
@@ -267,16 +268,54 @@ def test_slda_page_runs_full_resolution_image_pairs_and_says_how_long_first():
                                            name="64 x 64 pair")
     app.run()
     assert not app.exception and not app.error
-    captions = " ".join(c.value for c in app.caption)
-    assert "Sparse LDA on 4,096 features takes about" in captions
-    assert any(b.label == "Stop" for b in app.button)
     assert app.session_state["slda_seconds_per_cube"] > 0  # the run's own rate, for the next estimate
+    # the estimate and Stop are gone with the run that ended
+    assert "takes about" not in " ".join(c.value for c in app.caption)
+    assert not any(b.label == "Stop" for b in app.button)
     app.slider(key="slda_k").set_value(20).run()
     assert "Separability of the 20 features" in " ".join(m.value for m in app.markdown)
     assert not app.exception
     # the result is kept: no estimate and no Stop for a run that will not happen
     assert "takes about" not in " ".join(c.value for c in app.caption)
     assert not any(b.label == "Stop" for b in app.button)
+
+
+def test_spca_tab_runs_small_sets_at_once_and_larger_ones_on_request():
+    """Digits (64 pixels) run at once: curves, the sparse eigenface and its variance. A run the
+    measured rate says will be long waits for its button (the LDA tab does not wait for it),
+    says how long first, then runs with Stop, records its own rate and keeps its result."""
+    import numpy as np
+
+    from core.dataset import Dataset
+
+    app = AppTest.from_file(str(ROOT / "pages" / "slda.py"), default_timeout=300)
+    app.session_state["dataset"] = load_dataset("digits")
+    app.run()
+    assert not app.exception and not app.error
+    titles = [json.loads(chart.proto.spec)["layout"]["title"]["text"] for chart in app.get("plotly_chart")]
+    assert titles[-2:] == ["Sparse PCA: variance of the leading sparse eigenvector", "Sparse eigenface, k = 32"]
+    assert any(m.value.startswith("Variance of the k = 32 sparse eigenvector") for m in app.markdown)
+    assert not any(b.label.startswith("Compute sparse PCA") for b in app.button)
+
+    rng = np.random.default_rng(1)
+    table = Dataset(rng.standard_normal((60, 40)) @ rng.standard_normal((40, 100)), name="100 genes")
+    app = AppTest.from_file(str(ROOT / "pages" / "slda.py"), default_timeout=300)
+    app.session_state["dataset"] = table
+    app.session_state["spca_seconds_per_cube"] = 1e-5  # as if this machine were slow: about 10 s
+    app.run()
+    assert not app.exception
+    assert any("Greedy sparse PCA on 100 features takes about 10 s" in c.value for c in app.caption)
+    assert not any(m.value.startswith("Variance of the k =") for m in app.markdown)  # nothing ran yet
+    app.button(key="spca_run").click().run()
+    assert not app.exception and not app.error
+    assert any(m.value.startswith("Variance of the k = 50 sparse eigenvector") for m in app.markdown)
+    assert app.session_state["spca_seconds_per_cube"] < 1e-5  # the run's own rate
+    # the notice, the button and Stop go with the run that ends (and stay gone: the result is kept)
+    for rerun in (False, True):
+        if rerun:
+            app.run()
+        assert not any("takes about" in c.value for c in app.caption)
+        assert not any(b.label.startswith("Compute sparse PCA") or b.label == "Stop" for b in app.button)
 
 
 def test_compare_page_places_feature_extraction_beside_the_selections():
