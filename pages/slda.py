@@ -48,74 +48,72 @@ ui.set_defaults({"slda_first": classes[0] if classes else None,
                        "slda_k": lambda v: v <= data.n_features, "spca_k": lambda v: v <= data.n_features})
 
 
-def run_slda(data, keep, pair, reg):
-    """greedy_slda on the pair's samples, cached; beyond a few seconds (full-resolution images)
-    the page first says how long it will take, from the measured rate, and shows a progress bar
-    and Stop."""
-    n, samples = data.n_features, int(keep.sum())
-    per_cube = st.session_state.get("slda_seconds_per_cube", SECONDS_PER_CUBE)
-    estimate = per_cube * n**3 + SECONDS_PER_SCATTER_ENTRY * samples * n**2
-    key = json.dumps(dict(data=data.fingerprint, classes=[str(c) for c in pair], reg=reg), sort_keys=True)
-    notice = st.empty()  # the estimate and Stop, gone once the run is over
+def cubic_run(name, key, compute, *, n, default_rate, extra_seconds=0.0, rate_from=64, what, kept_for,
+              phases, text, ask=None):
+    """``compute(progress)`` once per ``key``, for the page's runs that cost about ``rate x n^3``
+    seconds (the last run's measured rate, ``default_rate`` before any). From :data:`LONG_RUN`
+    on, the page says how long it will take before it starts, offers Stop and, with ``ask``
+    (a button's label and help), waits for that button (both tabs run on every rerun: a run the
+    other tab's user did not ask for must not hold the page); the notice goes once the run is over.
+    A progress bar names the pass (``phases``: the first and second half of the steps). None when
+    it waits for the button.
+    """
+    rate_key = f"{name}_seconds_per_cube"
+    per_cube = st.session_state.get(rate_key, default_rate)
+    estimate = per_cube * n**3 + extra_seconds
+    notice = st.empty()
     if estimate >= LONG_RUN and not ui.is_memoised(key):
         with notice.container():
-            st.caption(f"Sparse LDA on {n:,} features takes about {estimate:.0f} s here (measured: "
-                       f"{per_cube:.1e} s x n^3 for the whole path); the result is kept for this pair.")
-            ui.stop_control("slda")
+            st.caption(f"{what} on {n:,} features takes about {estimate:.0f} s here (measured: "
+                       f"{per_cube:.1e} s x n^3); the result is kept for {kept_for}.")
+            if ask is not None:
+                label, help_text = ask
+                if not st.button(f"{label} (about {estimate:.0f} s)", key=f"{name}_run", type="primary",
+                                 help=help_text):
+                    return None
+                st.session_state[f"{name}_stopped"] = False  # pressing the button is starting again
+            ui.stop_control(name)
 
     def run(progress):
         start = time.perf_counter()
-        path = greedy_slda(data.X[keep], data.labels[keep], classes=pair, reg=reg, progress=progress)
-        if n >= 1024:
-            st.session_state["slda_seconds_per_cube"] = (time.perf_counter() - start) / n**3
-        return path
+        result = compute(progress)
+        if n >= rate_from:  # below, fixed costs would inflate the rate
+            st.session_state[rate_key] = (time.perf_counter() - start) / n**3
+        return result
 
     def status(elapsed, calls, done, total):
-        phase = "backward pass" if done <= total // 2 else "forward pass"
-        return done / total, f"{phase}: {done:,} of {total:,} steps, {elapsed:.1f} s of about {estimate:.0f} s"
+        phase = phases[0] if done <= total // 2 else phases[1]
+        return done / total, f"{what}, {phase}: {done:,} of {total:,} steps, {elapsed:.1f} s of about {estimate:.0f} s"
 
-    # the scatter's factorisations come before the first pass step (about a fifth of the run)
-    path = ui.run_with_progress(key, run, stop="slda", status=status, keep=lambda path: True,
-                                text=f"Sparse LDA on {n:,} features: forming and factorising the scatter, "
-                                     f"then two passes of {n:,} steps (about {estimate:.0f} s in all)")
+    result = ui.run_with_progress(key, run, stop=name, status=status, keep=lambda result: True,
+                                  text=text.format(estimate=estimate))
     notice.empty()
-    return path
+    return result
+
+
+def run_slda(data, keep, pair, reg):
+    """greedy_slda on the pair's samples, kept once computed (full-resolution images take seconds)."""
+    n = data.n_features
+    key = json.dumps(dict(data=data.fingerprint, classes=[str(c) for c in pair], reg=reg), sort_keys=True)
+    # the scatter's factorisations come before the first pass step (about a fifth of the run)
+    return cubic_run(
+        "slda", key, lambda progress: greedy_slda(data.X[keep], data.labels[keep], classes=pair, reg=reg,
+                                                  progress=progress),
+        n=n, default_rate=SECONDS_PER_CUBE, extra_seconds=SECONDS_PER_SCATTER_ENTRY * int(keep.sum()) * n**2,
+        rate_from=1024, what="Sparse LDA", kept_for="this pair", phases=("backward pass", "forward pass"),
+        text=f"Sparse LDA on {n:,} features: forming and factorising the scatter, then two passes of {n:,} "
+             "steps (about {estimate:.0f} s in all)")
 
 
 def run_spca(data):
-    """greedy_spca on the data set, kept once computed. Beyond a few seconds the tab says how long
-    it will take and waits for the button (both tabs run on every rerun of the page: the sparse
-    LDA tab should not wait for it), then shows a progress bar and Stop. None until it has run."""
+    """greedy_spca on the data set, kept once computed; None until asked for when it is long."""
     n = data.n_features
-    per_cube = st.session_state.get("spca_seconds_per_cube", SPCA_SECONDS_PER_CUBE)
-    estimate = per_cube * n**3
-    key = json.dumps(dict(data=data.fingerprint, method="greedy_spca"), sort_keys=True)
-    notice = st.empty()  # the estimate, the button and Stop, gone once the run is over
-    if estimate >= LONG_RUN and not ui.is_memoised(key):
-        with notice.container():
-            st.caption(f"Greedy sparse PCA on {n:,} features takes about {estimate:.0f} s here (measured: "
-                       f"{per_cube:.1e} s x n^3); the result is kept for this data set.")
-            if not st.button(f"Compute sparse PCA (about {estimate:.0f} s)", key="spca_run", type="primary",
-                             help="Forward and backward greedy search for every cardinality (001 Sec. 6)."):
-                return None
-            st.session_state["spca_stopped"] = False  # pressing the button is starting again
-            ui.stop_control("spca")
-
-    def run(progress):
-        start = time.perf_counter()
-        path = greedy_spca(data.X, progress=progress)
-        if n >= 64:
-            st.session_state["spca_seconds_per_cube"] = (time.perf_counter() - start) / n**3
-        return path
-
-    def status(elapsed, calls, done, total):
-        phase = "forward pass" if done <= total // 2 else "backward pass"
-        return done / total, f"Sparse PCA, {phase}: {done:,} of {total:,} steps, {elapsed:.1f} s of about {estimate:.0f} s"
-
-    path = ui.run_with_progress(key, run, stop="spca", status=status, keep=lambda path: True,
-                                text=f"Greedy sparse PCA on {n:,} features (about {estimate:.0f} s)")
-    notice.empty()
-    return path
+    return cubic_run(
+        "spca", json.dumps(dict(data=data.fingerprint, method="greedy_spca"), sort_keys=True),
+        lambda progress: greedy_spca(data.X, progress=progress), n=n, default_rate=SPCA_SECONDS_PER_CUBE,
+        what="Greedy sparse PCA", kept_for="this data set", phases=("forward pass", "backward pass"),
+        ask=("Compute sparse PCA", "Forward and backward greedy search for every cardinality (001 Sec. 6)."),
+        text=f"Greedy sparse PCA on {n:,} features (about {{estimate:.0f}} s)")
 
 
 lda_tab, pca_tab = st.tabs(["Sparse LDA (two classes)", "Sparse PCA"])
