@@ -21,14 +21,69 @@ def datasets():
             "synthetic": weston_linear(150, random_state=0)}
 
 
+def chart_titles(app) -> list[str]:
+    return [json.loads(chart.proto.spec)["layout"].get("title", {}).get("text", "") for chart in app.get("plotly_chart")]
+
+
+#: What each page must show on each kind of data: its title, metric labels, the leading words of
+#: its figures' titles (in order), notices, and whether a table is drawn. An image set gets the
+#: pictures; a table gets what fits a table; pages that need images say so.
+_SELECTION_METRICS = ["Selected (K)", "Sparsity gap", "Iterations", "Objective"]
+_KERNEL_METRICS = ["Sparsity gap", "Iterations", "cos(alpha, linear alpha)", "Top-20 overlap with linear"]
+_SLDA_METRICS = ["lambda_max(A, B), all features", "Regularisation used", "Optimal single feature"]
+_TOPOGRAPHIC = "Topographical map: the 40 features weighing most in round 1 or 2"
+_SPCA_TOO_LARGE = "Greedy sparse PCA solves an eigenproblem per candidate: it is offered up to"
+_NEEDS_IMAGES = "This page needs a labelled image set with at least three classes"
+MUST_SHOW = {
+    ("home", "*"): dict(title="Spectral feature selection", table=True),
+    ("data", "faces"): dict(title="Data", charts=["First images"]),
+    ("data", "*"): dict(title="Data", table=True),
+    ("qalpha", "faces"): dict(title="Q-alpha", metrics=_SELECTION_METRICS, table=True,
+                              charts=["Sorted weights (alpha)", "alpha over the mean image", "Objective per iteration"]),
+    ("qalpha", "*"): dict(title="Q-alpha", metrics=_SELECTION_METRICS, table=True,
+                          charts=["Sorted weights (alpha)", "Objective per iteration"]),
+    ("kernel", "faces"): dict(title="Kernel Q-alpha", metrics=_KERNEL_METRICS,
+                              charts=["Sorted weights (alpha)", "alpha over the mean image", "Objective per iteration"]),
+    ("kernel", "*"): dict(title="Kernel Q-alpha", metrics=_KERNEL_METRICS,
+                          charts=["Sorted weights (alpha)", "Objective per iteration"]),
+    ("topographic", "faces"): dict(title="Topographical map", table=True,
+                                   charts=[_TOPOGRAPHIC, "alpha, round 1", "alpha, round 2", "round 2 − round 1"]),
+    ("topographic", "*"): dict(title="Topographical map", table=True, charts=[_TOPOGRAPHIC]),
+    ("haar", "faces"): dict(title="Haar reconstructions",
+                            metrics=["Coefficients", "Sparsity gap", "Share in the approximation band A3"],
+                            charts=["", "Where alpha's weight lies", "class 1: originals (top), rebuilt (bottom)"]),
+    ("haar", "*"): dict(title="Haar reconstructions", info=[_NEEDS_IMAGES]),
+    ("slda", "faces"): dict(title="Sparse LDA / PCA", metrics=_SLDA_METRICS, info=[_SPCA_TOO_LARGE],
+                            charts=["Sparse LDA: class separability", "class 1 mean, 10 selected",
+                                    "class 2 mean, 10 selected"]),
+    ("slda", "genes"): dict(title="Sparse LDA / PCA", metrics=_SLDA_METRICS, info=[_SPCA_TOO_LARGE], table=True,
+                            charts=["Sparse LDA: class separability"]),
+    ("slda", "synthetic"): dict(title="Sparse LDA / PCA", metrics=_SLDA_METRICS, table=True,
+                                charts=["Sparse LDA: class separability", "Sparse PCA: variance of the leading"]),
+    ("compare", "*"): dict(title="Compare", table=True, charts=["k-means accuracy"]),
+    ("figures", "*"): dict(title="Paper figures", info=["Press **Run** to reproduce this figure"]),
+}
+
+
 @pytest.mark.parametrize("page", PAGES)
 @pytest.mark.parametrize("name", ["faces", "genes", "synthetic"])
 def test_page_renders(page, name):
+    """Each page on an image set, a gene table and a synthetic set shows what it must (MUST_SHOW)."""
     app = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=300)
     app.session_state["dataset"] = datasets()[name]
     app.run()
     assert not app.exception, [e.value for e in app.exception]
     assert not app.error, [e.value for e in app.error]
+    expected = MUST_SHOW.get((page, name), MUST_SHOW.get((page, "*")))
+    assert [title.value for title in app.title] == [expected["title"]]
+    labels = [metric.label for metric in app.metric]
+    assert labels[:len(expected.get("metrics", []))] == expected.get("metrics", []), labels
+    titles = chart_titles(app)
+    assert len(titles) >= len(expected.get("charts", [])), titles
+    assert all(title.startswith(start) for title, start in zip(titles, expected.get("charts", []))), titles
+    notices = [notice.value for notice in app.info]
+    assert all(any(notice.startswith(start) for notice in notices) for start in expected.get("info", [])), notices
+    assert bool(len(app.dataframe)) == expected.get("table", False)
 
 
 def test_whole_app_navigates_to_every_page():

@@ -1,6 +1,8 @@
 """Baselines: every one runs through the common interface on Weston data, faces and genes;
 the label-aware filters find the planted features; projections learn from training data only."""
 
+import time
+
 import numpy as np
 import pytest
 
@@ -27,10 +29,13 @@ def small_sets():
 @pytest.mark.parametrize("method", list(SCORERS))
 def test_every_scorer_runs_on_weston_faces_and_genes(method):
     for name, (X, y) in small_sets().items():
+        start = time.perf_counter()
         result = score_features(method, X, y, **FAST_OPTIONS.get(method, {}))
+        wall = time.perf_counter() - start
         assert result.scores.shape == (X.shape[1],) and not np.isnan(result.scores).any()
         assert sorted(result.ranking) == list(range(X.shape[1]))
-        assert result.info.cost and result.info.citation and result.seconds >= 0
+        # the time reported is the scoring's own: measured (not zero), and within the call around it
+        assert result.info.cost and result.info.citation and 0 < result.seconds <= wall
 
 
 @pytest.mark.parametrize("method", ["pearson", "fisher", "ks", "relieff", "mutual_information"])

@@ -1,5 +1,7 @@
 """The app in a real browser: ``streamlit run`` on localhost, driven through Debian's Chromium."""
 
+from playwright.sync_api import expect
+
 from conftest import ARTEFACTS
 
 # Streamlit's own state of the script run, on the app element; its status widget is not always
@@ -113,8 +115,7 @@ def test_every_page_renders_and_is_screenshotted(page, app_url):
     for title, heading in PAGE_TITLES.items():
         page.locator("[data-testid='stSidebar']").get_by_role("link", name=title, exact=True).click()
         page.get_by_role("heading", name=heading, exact=True).first.wait_for(timeout=120_000)
-        page.wait_for_function(IDLE, timeout=180_000)
-        page.wait_for_timeout(500)
+        quiet(page)
         assert page.locator("[data-testid='stException']").count() == 0, title
         name = title.lower().replace(" / ", "-").replace(" ", "-")
         page.screenshot(path=str(ARTEFACTS / f"page-{name}.png"), full_page=True)
@@ -141,8 +142,6 @@ def press_until_changed(page, thumb, key: str, probe: str):
 
 
 def test_moving_the_lambda_slider_changes_the_plot(page, app_url):
-    from playwright.sync_api import expect
-
     wait_for_app(page, app_url)
     page.get_by_role("heading", name="Spectral feature selection").wait_for(timeout=60_000)
     page.locator("[data-testid='stSidebar']").get_by_role("link", name="Q-alpha", exact=True).click()
@@ -150,15 +149,13 @@ def test_moving_the_lambda_slider_changes_the_plot(page, app_url):
     page.get_by_text("side classes", exact=True).click()
     thumb = page.get_by_role("slider", name="λ — weight of the side information")
     expect(thumb).to_be_enabled(timeout=120_000)
-    page.wait_for_timeout(3000)  # the run with side information finishes
+    quiet(page)  # the run with side information (lambda = 0.1) has finished and drawn its weights
+    expect(thumb).to_have_attribute("aria-valuetext", "0.1")
     before = sorted_alpha_values(page)
-    for _ in range(5):  # the slider may still be re-rendering from the previous change
-        thumb.focus()
-        thumb.press("ArrowLeft")
-        page.wait_for_timeout(1000)
-        if thumb.get_attribute("aria-valuetext") != "0.1":
-            break
-    assert thumb.get_attribute("aria-valuetext") == "0.03"
+    thumb.focus()
+    thumb.press("ArrowLeft")
+    expect(thumb).to_have_attribute("aria-valuetext", "0.03", timeout=30_000)
+    # nothing else changed since the page was quiet: a new plot is the slider's doing
     page.wait_for_function(
         "(old) => { const p = document.querySelector('.js-plotly-plot');"
         " return p && p.data && JSON.stringify(p.data[0].y) !== old; }",
@@ -194,9 +191,10 @@ def test_side_data_upload_and_use_in_q_alpha(page, app_url):
     page.get_by_role("button", name="Load side data").click()
     page.get_by_text("4 samples x 2,400 features").first.wait_for(timeout=180_000)
     delete = page.locator("[data-testid='stExpander'] [data-testid='stFileChipDeleteBtn'] button")
-    while delete.count():  # empty the chooser: it keeps earlier files
+    while (files := delete.count()):  # empty the chooser: it keeps earlier files
         delete.first.click()
-        page.wait_for_timeout(300)
+        expect(delete).to_have_count(files - 1, timeout=30_000)
+        settle(page)  # each removal reruns the page: the chooser is drawn anew
     side_chooser = page.locator("[data-testid='stExpander'] input[type='file']").first
     side_chooser.set_input_files(files=[{"name": "genes.csv", "mimeType": "text/csv",
                                          "buffer": b"a,b,c\n1,2,3\n4,5,6\n7,8,9\n"}])
@@ -373,8 +371,6 @@ def test_settings_survive_leaving_and_a_data_set_switch_and_the_selection_agrees
     """Q-alpha: side classes and lambda survive a visit to another page and a switch to a data
     set they do not fit (a note, no error) and back; the count, the overlay's title, the marked
     pixels and the K slider agree after lambda and K moves; a smooth curve says 'no clear gap'."""
-    from playwright.sync_api import expect
-
     sidebar = page.locator("[data-testid='stSidebar']")
     wait_for_app(page, app_url)
     sidebar.get_by_role("link", name="Q-alpha", exact=True).click()
@@ -454,7 +450,8 @@ def test_every_page_at_800_pixels_is_screenshotted_with_nothing_cut_off(browser,
         quiet(page)
         height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
         page.set_viewport_size({"width": 800, "height": min(height + 50, 12_000)})
-        page.wait_for_timeout(800)
+        page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+        quiet(page, checks=2)  # laid out at the new height, and nothing reruns
         assert page.evaluate("() => document.documentElement.scrollWidth") <= 800, path
         cut = page.evaluate(
             "() => [...document.querySelectorAll('[data-testid=\"stMetricValue\"] div, "
