@@ -270,3 +270,44 @@ def test_side_data_must_describe_the_same_features():
     assert side.n_samples == 3 and side.n_features == 24
     with pytest.raises(InputError, match="Upload a table or image"):
         load_side_data([], like=main)
+
+
+def test_concurrent_uploads_keep_their_own_limits_and_change_no_process_state():
+    """Streamlit serves each session on its own thread: two uploads decoding at once are each
+    judged by their own limits, and neither changes what the process shares (PIL's
+    decompression-bomb limit, the warnings filters)."""
+    import sys
+    import threading
+    import warnings
+
+    rounds = 300
+    buffer = io.BytesIO()
+    Image.fromarray(np.zeros((100, 200), dtype=np.uint8)).save(buffer, format="PNG")  # 20,000 pixels
+    files = [(f"face_{i}.png", buffer.getvalue()) for i in range(3)]
+    shared_before = (Image.MAX_IMAGE_PIXELS, list(warnings.filters))
+    outcomes = {"strict": [], "default": []}
+
+    def upload(kind, limits):
+        for _ in range(rounds):
+            try:
+                outcomes[kind].append(load_images(files, labels_from=None, limits=limits).n_samples)
+            except InputError as error:
+                outcomes[kind].append(str(error))
+
+    threads = [threading.Thread(target=upload, args=("strict", LoadLimits(max_image_pixels=10_000))),
+               threading.Thread(target=upload, args=("default", LoadLimits()))]
+    interval = sys.getswitchinterval()
+    # switch threads as often as CPython can: with the limit set process-wide (as the loader once
+    # did) the default upload lost images to the strict one's limit in 3 of 3 runs of 300 rounds
+    sys.setswitchinterval(1e-6)
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert all(isinstance(outcome, str) and "above the limit of 10,000 pixels" in outcome
+               for outcome in outcomes["strict"]) and len(outcomes["strict"]) == rounds
+    assert outcomes["default"] == [3] * rounds
+    assert (Image.MAX_IMAGE_PIXELS, list(warnings.filters)) == shared_before
