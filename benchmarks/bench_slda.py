@@ -10,7 +10,7 @@ before the passes were blocked (its ridge test and bound took full spectra); the
 ``greedy_slda(X, y)`` with 3n samples against the same reference plus forming B; peak memory
 of the path (tracemalloc) in units of one n x n float64 matrix. Table 1: the forward pass, the backward pass and the whole path (both passes, Fisher
 thresholding, bounds) for n = 256 ... 4,096; median of repeats. Table 2: the naive greedy
-search (a Cholesky solve of every candidate subproblem, the "default GSLDA" of 001 Sec. 5)
+search (a Cholesky solve of every candidate subproblem, the "default GSLDA" of [MWA07] Sec. 5)
 against ours at n = 128 and 256, and the speed-up. Table 3: exact branch-and-bound.
 """
 

@@ -5,7 +5,7 @@
 Table 1: greedy sparse PCA (forward and backward passes for every cardinality) on the
 covariance of 210 random samples, by one eigendecomposition and a secular equation per step
 (core.slda.greedy_spca), against solving every candidate with its own eigendecomposition (the
-direct greedy search of 001 Sec. 5); largest relative difference of the objectives.
+direct greedy search of [MWA07] Sec. 5); largest relative difference of the objectives.
 Table 2: OPCA (core.baselines.OPCA) in the samples' space against the dense generalised
 eigenproblem (C_main, C_side + reg I) of scipy.linalg.eigh, 35 main and 13 side samples (the AR
 protocol's sizes); the cosine of the leading directions in the S inner product.

@@ -3,13 +3,22 @@
 * Feature scores (a score per feature, higher = more relevant, and the ranking it implies):
   :func:`score_features(method, X, y, **options) <score_features>` with ``method`` in
   :data:`SCORERS` -- filters, wrappers and embedded selectors.
-* Feature combinations (projections fitted on training data and applied to new data), as [000]
+* Feature combinations (projections fitted on training data and applied to new data), as [SW04]
   Sec. 6 compares against: :func:`make_projection(method, n_components, **options)
   <make_projection>` with ``method`` in :data:`PROJECTIONS`; each object has
   ``fit(X, side=None)`` and ``transform(X)`` and learns only from what ``fit`` is given.
 
 Every method carries a :class:`BaselineInfo`: whether it needs labels, what it costs and where
 it comes from. scikit-learn does the work where it already does it well.
+
+References
+----------
+.. [MWA07] B. Moghaddam, Y. Weiss and S. Avidan, "Fast pixel/part selection with sparse
+   eigenvectors", ICCV 2007.
+.. [SW04] A. Shashua and L. Wolf, "Kernel feature selection with side data using a spectral
+   approach", ECCV 2004.
+.. [WS03] L. Wolf and A. Shashua, "Feature selection for unsupervised and supervised inference:
+   the emergence of sparsity in a weighted-based approach", ICCV 2003.
 """
 
 from __future__ import annotations
@@ -841,13 +850,13 @@ def adaboost_score(X, y, n_estimators=100, random_state=0):
     return model.feature_importances_
 
 
-_REF_LECTURE = "lecture on feature extraction and selection (seed 003)"
+_REF_LECTURE = "lecture on feature extraction and selection"
 SCORERS: dict[str, tuple[BaselineInfo, Callable]] = {
     "variance": (BaselineInfo("variance", "filter", False, "O(q n)", _REF_LECTURE), variance_score),
-    "pearson": (BaselineInfo("Pearson correlation", "filter", True, "O(q n)", "Wolf & Shashua ICCV 2003 (seed 002), Sec. 5"), pearson_score),
-    "fisher": (BaselineInfo("Fisher score (FDR)", "filter", True, "O(q n)", "seed 002 Sec. 5; " + _REF_LECTURE), fisher_score),
+    "pearson": (BaselineInfo("Pearson correlation", "filter", True, "O(q n)", "Wolf & Shashua ICCV 2003, Sec. 5"), pearson_score),
+    "fisher": (BaselineInfo("Fisher score (FDR)", "filter", True, "O(q n)", "Wolf & Shashua 2003 Sec. 5; " + _REF_LECTURE), fisher_score),
     "mutual_information": (BaselineInfo("mutual information", "filter", True, "O(q log q n)", "Kraskov et al. 2004 via scikit-learn", min_per_class=2), mutual_information_score),
-    "ks": (BaselineInfo("Kolmogorov-Smirnov", "filter", True, "O(q log q n)", "seed 002 Sec. 5", min_per_class=2), ks_score),
+    "ks": (BaselineInfo("Kolmogorov-Smirnov", "filter", True, "O(q log q n)", "Wolf & Shashua 2003 Sec. 5", min_per_class=2), ks_score),
     "laplacian": (BaselineInfo("Laplacian score", "filter", False, "O(q^2 n)", "He, Cai & Niyogi, NIPS 2005"), laplacian_score),
     "relieff": (BaselineInfo("ReliefF", "filter", True, "O(q^2 n)", "Kononenko, ECML 1994; " + _REF_LECTURE, min_per_class=2), relieff_score),
     "rfe_svm": (BaselineInfo("RFE with a linear SVM", "wrapper", True, "O(log n) SVM fits", "Guyon et al., MLJ 2002", min_per_class=2), rfe_svm_score),
@@ -935,17 +944,17 @@ def score_features(method: str, X, y=None, **options) -> FeatureScores:
     return FeatureScores(method=method, scores=scores, ranking=ranking, seconds=seconds, info=info, scale=scale)
 
 
-#: Rankers of :func:`rank_features` beyond the scoring baselines: the methods of the seeds.
+#: Rankers of :func:`rank_features` beyond the scoring baselines: the methods of the papers this library implements.
 SPECTRAL_RANKERS = ("Q-alpha", "Q-alpha (supervised)", "sparse LDA")
 
 
 def rank_features(method: str, X, y=None, n_clusters: int = 2) -> np.ndarray:
     """Feature indices, best first, by ``method``: one of :data:`SPECTRAL_RANKERS` or of :data:`SCORERS`.
 
-    ``"Q-alpha"`` is unsupervised Q-alpha with ``n_clusters`` ([002] Eq. 1; the clustering
+    ``"Q-alpha"`` is unsupervised Q-alpha with ``n_clusters`` ([WS03] Eq. 1; the clustering
     scorers of :data:`CLUSTERING_SCORERS` get it too), ``"Q-alpha
     (supervised)"`` fixes Q to the class indicators, and ``"sparse LDA"`` orders the features
-    by the greedy backward elimination of [001] Sec. 4 (two classes). One signature for all
+    by the greedy backward elimination of [MWA07] Sec. 4 (two classes). One signature for all
     methods, so that comparisons and bootstrap stability call them alike.
     """
     if method == "Q-alpha":
@@ -1006,7 +1015,7 @@ def _leading_directions(C, d):
 class PCAProjection(_Projection):
     """Principal component analysis of the main data."""
 
-    info = BaselineInfo("PCA", "combination", False, "O(q n min(q, n))", "Pearson 1901; seed 000 Sec. 6")
+    info = BaselineInfo("PCA", "combination", False, "O(q n min(q, n))", "Pearson 1901; Shashua & Wolf 2004 Sec. 6")
 
     def fit(self, X, side=None):
         X, _ = self._check(X, None)
@@ -1018,9 +1027,9 @@ class PCAProjection(_Projection):
 
 class CPCA(_Projection):
     """Constrained PCA: PCA of the main data after projecting out the side data's principal
-    subspace of dimension ``side_components`` (Diamantaras & Kung 1996, as in [000] Sec. 6)."""
+    subspace of dimension ``side_components`` (Diamantaras & Kung 1996, as in [SW04] Sec. 6)."""
 
-    info = BaselineInfo("CPCA", "combination", False, "O((q + p) n min(q, n))", "Diamantaras & Kung 1996; seed 000 Sec. 6")
+    info = BaselineInfo("CPCA", "combination", False, "O((q + p) n min(q, n))", "Diamantaras & Kung 1996; Shashua & Wolf 2004 Sec. 6")
     needs_side = True
 
     def __init__(self, n_components: int = 10, side_components: int = 5):
@@ -1053,7 +1062,7 @@ class OPCA(_Projection):
     ``C_main``) directions are returned.
     """
 
-    info = BaselineInfo("OPCA", "combination", False, "O((q + p)^2 n)", "Diamantaras & Kung 1996; seed 000 Sec. 6")
+    info = BaselineInfo("OPCA", "combination", False, "O((q + p)^2 n)", "Diamantaras & Kung 1996; Shashua & Wolf 2004 Sec. 6")
     needs_side = True
 
     def __init__(self, n_components: int = 10, reg: float | None = None):

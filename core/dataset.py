@@ -6,6 +6,11 @@ transpose (their ``M`` is features x samples); algorithms convert internally.
 Images are stored one per row in row-major (C) order, upright: ``X[i].reshape(image_shape)``
 gives the picture. Loaders of column-major sources (the MATLAB benchmark files) convert once, at
 load time, so nothing downstream has to know about Fortran order.
+
+References
+----------
+.. [SW04] A. Shashua and L. Wolf, "Kernel feature selection with side data using a spectral
+   approach", ECCV 2004.
 """
 
 from __future__ import annotations
@@ -199,7 +204,7 @@ class Dataset:
         )
 
     def split_by_class(self, side_classes: Sequence) -> tuple["Dataset", "Dataset"]:
-        """Main/side split as in 000 Sec. 6: samples of ``side_classes`` form the side data.
+        """Main/side split as in [SW04] Sec. 6: samples of ``side_classes`` form the side data.
 
         Returns ``(main, side)``. Raises :class:`InputError` when the data set has no labels,
         a requested class does not exist, or either part would be empty.

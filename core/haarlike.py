@@ -1,7 +1,7 @@
 """Haar-like rectangle features (Viola & Jones) computed with an integral image.
 
 A feature is a weighted sum of the pixel sums of two, three or four adjacent rectangles of equal
-size (the lecture, seed 003, "Haar features" and "integral image"):
+size (the lecture, "Haar features" and "integral image"):
 
 * ``"two-horizontal"``: left minus right; ``"two-vertical"``: top minus bottom;
 * ``"three-horizontal"`` / ``"three-vertical"``: the centre minus the two outer rectangles;

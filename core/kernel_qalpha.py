@@ -1,4 +1,4 @@
-"""Kernel Q-alpha ([000] Sec. 2, Definition 2).
+"""Kernel Q-alpha ([SW04] Sec. 2, Definition 2).
 
 The rows ``m_i`` of ``M`` (the features, centred and of unit norm as in :func:`core.qalpha.q_alpha`)
 are mapped by a kernel, and the algorithm runs on the ``n x n`` kernel matrix ``V`` of the
@@ -22,8 +22,8 @@ enter ``V``. ``tests/test_kernel_qalpha.py`` demonstrates both.
 
 References
 ----------
-.. [000] A. Shashua and L. Wolf, "Kernel feature selection with side data using a spectral
-   approach", ECCV 2004 (seed 000), Sec. 2.
+.. [SW04] A. Shashua and L. Wolf, "Kernel feature selection with side data using a spectral
+   approach", ECCV 2004, Sec. 2.
 """
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
                    lam=0.0, init="uniform", n_init=1, random_state=None, max_iter=500, tol=1e-6,
                    progress: Callable[[int, float], object] | None = None,
                    memory_limit: int | None = None) -> QAlphaResult:
-    """Kernel Q-alpha: Q-alpha on the kernel matrix of the features ([000] Definition 2).
+    """Kernel Q-alpha: Q-alpha on the kernel matrix of the features ([SW04] Definition 2).
 
     Parameters
     ----------

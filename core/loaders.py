@@ -5,6 +5,11 @@ Every loader takes file names and bytes (never a path on disk: nothing is extrac
 and returns a :class:`~core.dataset.Dataset`, or raises :class:`~core.errors.InputError` with a
 message that says what was wrong and what to do. Problems that do not stop the load (a resized
 image, a skipped file) are listed in ``dataset.meta["load_report"]``.
+
+References
+----------
+.. [SW04] A. Shashua and L. Wolf, "Kernel feature selection with side data using a spectral
+   approach", ECCV 2004.
 """
 
 from __future__ import annotations
@@ -274,7 +279,7 @@ def _holds_a_table(filename: str, data: bytes) -> bool:
 
 
 def load_side_data(files: Sequence[tuple[str, bytes]], like: Dataset) -> Dataset:
-    """Side data ([000] Def. 3, the matrix W) for the data set ``like``: one table, or image
+    """Side data ([SW04] Def. 3, the matrix W) for the data set ``like``: one table, or image
     files and/or ZIP archives of images, describing the same features as ``like``.
 
     Raises

@@ -4,18 +4,25 @@ Definitions (each also in its function's docstring):
 
 * :func:`clustering_accuracy` -- fraction of samples correctly grouped under the best one-to-one
   matching of found clusters to classes (Hungarian algorithm).
-* :func:`pairwise_accuracy` -- Xing, Ng, Jordan & Russell (NIPS 2002), the score of [000]'s UCI
+* :func:`pairwise_accuracy` -- Xing, Ng, Jordan & Russell (NIPS 2002), the score of [SW04]'s UCI
   table: over pairs of samples, does the clustering put them together exactly when the classes
   do? Xing et al. weigh same-class and different-class pairs equally (0.5 each) so that many
   clusters do not make every clustering look good; ``balanced=False`` gives the plain pair count.
-* :func:`normalized_precision_index` -- [000] Sec. 6, after Globerson et al. (UAI 2003) and
+* :func:`normalized_precision_index` -- [SW04] Sec. 6, after Globerson et al. (UAI 2003) and
   Weinshall et al. (ECCV 2002): the purity of the k nearest neighbours averaged over samples and
   over a range of k, rescaled so that random neighbours score 0 and pure neighbourhoods 1.
-* :func:`test_information` -- [001] Sec. 6.1: average log predictive probability of the true
+* :func:`test_information` -- [MWA07] Sec. 6.1: average log predictive probability of the true
   labels in bits, plus the entropy of the labels, so that 1 bit is perfect for two balanced
   classes and 0 is no better than the label frequencies.
 * :func:`kuncheva_index`, :func:`jaccard_index`, :func:`selection_stability`, :func:`stability_curve` -- agreement of
   top-K sets across bootstrap resamples (Kuncheva, AIA 2007).
+
+References
+----------
+.. [MWA07] B. Moghaddam, Y. Weiss and S. Avidan, "Fast pixel/part selection with sparse
+   eigenvectors", ICCV 2007.
+.. [SW04] A. Shashua and L. Wolf, "Kernel feature selection with side data using a spectral
+   approach", ECCV 2004.
 """
 
 from __future__ import annotations
@@ -83,7 +90,7 @@ def nmi(truth, found) -> float:
 
 
 def normalized_precision_index(X, labels, k_values=range(1, 11)) -> float:
-    """The normalised precision index of [000] Sec. 6.
+    """The normalised precision index of [SW04] Sec. 6.
 
     For each sample and each ``k`` in ``k_values``, the precision is the fraction of its ``k``
     nearest neighbours (Euclidean, itself excluded) that share its label; ``P`` is the mean over
@@ -113,7 +120,7 @@ def normalized_precision_index(X, labels, k_values=range(1, 11)) -> float:
 
 
 def test_information(y_true, probabilities, classes) -> float:
-    """[001] Sec. 6.1's "test information" in bits: ``H(y) + mean_i log2 p(y_i | x_i)``.
+    """[MWA07] Sec. 6.1's "test information" in bits: ``H(y) + mean_i log2 p(y_i | x_i)``.
 
     ``H(y)`` is the entropy of the test labels' frequencies, so a predictor that outputs those
     frequencies scores 0 and a perfect one scores ``H(y)`` (1 bit for two balanced classes).

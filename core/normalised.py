@@ -1,6 +1,6 @@
 """The normalised features of Q-alpha as products, for dense, sparse and chunked (Dask) data.
 
-Q-alpha ([002] Sec. 2) centres every feature over the samples and scales it to unit norm; a
+Q-alpha ([WS03] Sec. 2) centres every feature over the samples and scales it to unit norm; a
 feature that does not vary is left out. Its iteration touches the data only through products of
 the normalised ``q x n`` matrix ``Mt`` (the papers' ``M`` transposed) with a few vectors:
 
@@ -17,7 +17,7 @@ the raw ``X`` costs. The chunked form maps one function over row blocks that spa
 
 References
 ----------
-.. [002] L. Wolf and A. Shashua, "Feature selection for unsupervised and supervised inference:
+.. [WS03] L. Wolf and A. Shashua, "Feature selection for unsupervised and supervised inference:
    the emergence of sparsity in a weighted-based approach", ICCV 2003.
 """
 
@@ -53,7 +53,7 @@ def _constant(top, bottom):
 
 
 def preprocess_features(X, dtype=np.float64):
-    """Centre every feature over the samples and scale it to unit norm ([002] Sec. 2).
+    """Centre every feature over the samples and scale it to unit norm ([WS03] Sec. 2).
 
     Parameters
     ----------

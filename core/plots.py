@@ -2,6 +2,15 @@
 
 No Streamlit here; each function takes plain arrays (and names) and returns a
 ``plotly.graph_objects.Figure``, so that a figure can be checked in a test without a browser.
+
+References
+----------
+.. [MWA07] B. Moghaddam, Y. Weiss and S. Avidan, "Fast pixel/part selection with sparse
+   eigenvectors", ICCV 2007.
+.. [SW04] A. Shashua and L. Wolf, "Kernel feature selection with side data using a spectral
+   approach", ECCV 2004.
+.. [WS03] L. Wolf and A. Shashua, "Feature selection for unsupervised and supervised inference:
+   the emergence of sparsity in a weighted-based approach", ICCV 2003.
 """
 
 from __future__ import annotations
@@ -38,7 +47,7 @@ def sorted_weights_figure(alpha, feature_names: Sequence[str] | None = None,
                           n_selected: int | None = None, log_y: bool = False,
                           title: str = "Sorted weights (alpha)", clear_gap: bool = True,
                           top_k: int | None = None) -> go.Figure:
-    """The sorted alpha plot of [002] Fig. 1b / [000] Fig. 3b, with the sparsity-gap cut marked.
+    """The sorted alpha plot of [WS03] Fig. 1b / [SW04] Fig. 3b, with the sparsity-gap cut marked.
 
     The cut after ``n_selected`` is drawn only for a ``clear_gap``; otherwise the title says
     there is none. ``top_k`` shades the ranks of the features the page selects.
@@ -193,7 +202,7 @@ def image_grid_figure(images, titles: Sequence[str] | None = None, n_cols: int =
 def topographic_figure(coordinates, alphas, feature_names: Sequence[str] | None = None,
                        rounds=(0, 1), top=None, scale: float | None = None,
                        title: str = "Topographical map of the features") -> go.Figure:
-    """The topographical model of [000] Fig. 2b.
+    """The topographical model of [SW04] Fig. 2b.
 
     Each feature is an ellipse centred at its coordinates of two rounds (the direction angle of
     each round) with semi-axes proportional to its alpha in those rounds. ``top`` (indices) limits
@@ -248,7 +257,7 @@ def topographic_figure(coordinates, alphas, feature_names: Sequence[str] | None 
 
 def probability_curve_figure(n_values, probability,
                              title: str = "P(leading eigenvector of G is positive)") -> go.Figure:
-    """[002] Fig. 1a: the probability of a positive leading eigenvector against the matrix size."""
+    """[WS03] Fig. 1a: the probability of a positive leading eigenvector against the matrix size."""
     fig = go.Figure(go.Scatter(x=np.asarray(n_values), y=np.asarray(probability),
                                mode="lines+markers", name="simulation",
                                hovertemplate="n = %{x}<br>P = %{y:.3f}<extra></extra>"))
@@ -259,7 +268,7 @@ def probability_curve_figure(n_values, probability,
 
 def slda_curves_figure(forward, backward, fisher, bound=None, exact=None, log_y: bool = False,
                        title: str = "Sparse LDA: class separability against cardinality") -> go.Figure:
-    """[001] Fig. 7/12: forward, backward, Fisher-thresholding (and exact, bound) curves against k."""
+    """[MWA07] Fig. 7/12: forward, backward, Fisher-thresholding (and exact, bound) curves against k."""
     fig = go.Figure()
     k = np.arange(1, len(forward) + 1)
     for name, values, style in (("backward", backward, dict(color="crimson")),
@@ -373,40 +382,40 @@ def experiment_figures(result) -> list:
     name = result.name
     if name == "positivity":
         return [curves_figure(_by(table, "distribution", "n", "probability"), "n (size of G)",
-                              "P(leading eigenvector >= 0)", "002 Fig. 1a", log_x=True, y_range=[0, 1.05])]
+                              "P(leading eigenvector >= 0)", "[WS03] Fig. 1a", log_x=True, y_range=[0, 1.05])]
     if name == "sparsity":
-        return [sorted_weights_figure(arrays[key], title=f"002 Fig. 1b: sorted alpha, {key.removeprefix('sorted alpha ')}")
+        return [sorted_weights_figure(arrays[key], title=f"[WS03] Fig. 1b: sorted alpha, {key.removeprefix('sorted alpha ')}")
                 for key in arrays]
     if name == "weston_svm":
         return [curves_figure(_by(summary, "method", "n_train", "test_error_mean", lambda t, p=problem: t.problem == p),
-                              "training points", "test error", f"002 Fig. 2: {problem} problem (2 features per method)")
+                              "training points", "test error", f"[WS03] Fig. 2: {problem} problem (2 features per method)")
                 for problem in summary.problem.unique()]
     if name == "topographic":
         return [topographic_figure(arrays["coordinates"], arrays["alphas"], arrays["feature_names"],
-                                   title="000 Fig. 2b: topographical map (rounds 1 and 2)")]
+                                   title="[SW04] Fig. 2b: topographical map (rounds 1 and 2)")]
     if name == "ar_faces":
         from .experiments.faces import PAPER_INDEX
 
         figures = [bar_figure(summary.method, summary.test_index_mean, summary.test_index_std,
-                              "000 Fig. 3a: normalised precision index on held-out images (± s.d. over runs)",
+                              "[SW04] Fig. 3a: normalised precision index on held-out images (± s.d. over runs)",
                               "precision index", paper=PAPER_INDEX)]
         sorted_alphas = arrays["sorted alphas"]
         figures.append(curves_figure({f"run {r + 1}": (np.arange(1, sorted_alphas.shape[1] + 1), row)
                                       for r, row in enumerate(sorted_alphas)}, "rank", "alpha",
-                                     "000 Fig. 3b: sorted alpha of every run", log_x=True))
+                                     "[SW04] Fig. 3b: sorted alpha of every run", log_x=True))
         faces = arrays["mean face per run"]
         figures.append(image_grid_figure(faces, [f"run {r + 1}" for r in range(len(faces))], n_cols=10,
-                                         title="000 Fig. 3c: the mean face from alpha-weighted Haar coefficients"))
+                                         title="[SW04] Fig. 3c: the mean face from alpha-weighted Haar coefficients"))
         people = arrays["first run people"]
         figures.append(image_grid_figure(people.reshape((-1,) + people.shape[2:]), n_cols=people.shape[1],
-                                         title="000 Fig. 3d: each row a person, 4 images then their alpha-weighted reconstructions"))
+                                         title="[SW04] Fig. 3d: each row a person, 4 images then their alpha-weighted reconstructions"))
         return figures
     if name == "uci_side":
         from .experiments.tables import PAPER_WINE
 
         on_wine = result.parameters["data"] == "wine"
         return [bar_figure(summary.method, summary.hungarian_mean, summary.hungarian_std,
-                           f"000 UCI table: k-means accuracy (Hungarian) on {result.parameters['data']}", "accuracy",
+                           f"[SW04] UCI table: k-means accuracy (Hungarian) on {result.parameters['data']}", "accuracy",
                            paper=PAPER_WINE if on_wine else None),
                 bar_figure(summary.method, summary.xing_mean, summary.xing_std,
                            "Xing et al.'s pairwise accuracy", "accuracy")]
@@ -426,29 +435,29 @@ def experiment_figures(result) -> list:
         for problem in curves.problem.unique():
             wide = curves[curves.problem == problem].pivot(index="k", columns="method", values="objective")
             figures.append(slda_curves_figure(wide.forward, wide.backward, wide.fisher, bound=wide["bound"],
-                                              title=f"001 Fig. 7/12: {problem}"))
+                                              title=f"[MWA07] Fig. 7/12: {problem}"))
             gp = summary[(summary.problem == problem) & (summary.method != "optimal single pixel")]
             figures.append(curves_figure({f"{m}, {measure.replace('_', ' ')}": (g.k, g[measure])
                                           for m, g in gp.groupby("method") for measure in ("test_error", "test_information")},
-                                         "k (pixels)", "error / bits", f"001 Fig. 8/11: GP classifier, {problem}", log_x=True))
+                                         "k (pixels)", "error / bits", f"[MWA07] Fig. 8/11: GP classifier, {problem}", log_x=True))
             key = problem.split()[0]
             images = np.concatenate([arrays[f"{key} class means"], arrays[f"{key} fisher loadings"][None]])
             marked = np.zeros(images.shape[1:])
             marked[tuple(arrays[f"{key} optimal pixel"])] = 1.0
             figures.append(image_grid_figure(np.concatenate([images, marked[None]]),
                                              ["class mean A", "class mean B", "|Fisher loadings|", "optimal single pixel"],
-                                             n_cols=4, title=f"001 Fig. 10/15: {problem}"))
+                                             n_cols=4, title=f"[MWA07] Fig. 10/15: {problem}"))
         return figures
     if name == "spca_faces":
         return [curves_figure({"forward": (table.k, table.forward), "backward": (table.k, table.backward)},
-                              "k (pixels)", "variance lambda_max(C_s)", "001 Fig. 3: greedy sparse PCA variance curves"),
+                              "k (pixels)", "variance lambda_max(C_s)", "[MWA07] Fig. 3: greedy sparse PCA variance curves"),
                 image_grid_figure(np.stack([arrays["mean face"], arrays["full mask"].astype(float),
                                             arrays["sparse mask"].astype(float)]),
                                   ["mean face", "full mask", f"sparse mask (k = {result.parameters['k']})"], n_cols=3,
-                                  title="001 Fig. 2"),
+                                  title="[MWA07] Fig. 2"),
                 image_grid_figure(np.concatenate([arrays["full eigenfaces"], arrays["sparse eigenfaces"]]),
                                   [f"full {i + 1}" for i in range(8)] + [f"sparse {i + 1}" for i in range(8)],
-                                  n_cols=8, title="001 Fig. 4: top 8 eigenfaces, full mask (top) and sparse mask")]
+                                  n_cols=8, title="[MWA07] Fig. 4: top 8 eigenfaces, full mask (top) and sparse mask")]
     if name == "ben_dor":
         return [curves_figure({"Q-alpha selection": (g.value, g.accuracy_selected_mean), "all genes": (g.value, g.accuracy_all_mean),
                                "selection precision": (g.value, g.selection_precision_mean)},

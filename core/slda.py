@@ -4,23 +4,23 @@ Implemented
 -----------
 * :func:`greedy_slda` -- two-class sparse LDA: forward selection, backward elimination and the
   dual pass for every cardinality at once, Fisher thresholding with variational
-  renormalisation, and the lower bound of Eq. (5) ([001] Secs. 3-5).
+  renormalisation, and the lower bound of Eq. (5) ([MWA07] Secs. 3-5).
 * :func:`greedy_pair` -- the same greedy search on any symmetric pair (A, B) (multi-class LDA),
-  with the generalised eigenvalue of each candidate subproblem ([001] Eq. 1-2).
+  with the generalised eigenvalue of each candidate subproblem ([MWA07] Eq. 1-2).
 * :func:`greedy_spca` -- sparse PCA (B = I): variance captured per cardinality, and
-  :func:`sparse_eigenvector` for a chosen cardinality (sparse eigenfaces, [001] Sec. 6).
+  :func:`sparse_eigenvector` for a chosen cardinality (sparse eigenfaces, [MWA07] Sec. 6).
 * :func:`exact_slda` -- branch-and-bound with the inclusion-principle bound (Theorem 1).
 
 The two-class objective of a subset ``s`` is ``f(s) = a_s^T B_ss^{-1} a_s`` (the only finite
 eigenvalue of ``(a a^T, B)`` restricted to ``s``). Both greedy passes are one kernel: a pivoted,
-left-looking Cholesky-type elimination on an SPD matrix ``M`` with a vector ``v`` (NOTES.md).
+left-looking Cholesky-type elimination on an SPD matrix ``M`` with a vector ``v``:
 
 * Forward (``M = B``, ``v = a``): after choosing ``s`` the Schur complement
   ``S = B - B[:, s] B_ss^-1 B[s, :]`` and ``c = a - B[:, s] B_ss^-1 a_s`` give the gain
-  ``f(s + j) - f(s) = c_j^2 / S_jj`` of every candidate at once ([001] Appendix, first formula).
+  ``f(s + j) - f(s) = c_j^2 / S_jj`` of every candidate at once ([MWA07] Appendix, first formula).
 * Backward (``M = P = B^-1``, ``v = w = P a``): removing ``j`` loses ``w_j^2 / P_jj``, and the
   inverse of the remaining block is the Schur complement ``P - P[:, j] P[j, :] / P_jj``
-  ([001] Appendix, second formula).
+  ([MWA07] Appendix, second formula).
 
 A step needs only the diagonal of the current Schur complement, the current ``v`` and the
 Schur column at its pivot, so the updates of the matrix can wait: :func:`_blocked_eliminate`
@@ -30,8 +30,8 @@ reads the ``n x n`` matrix once per block, not once per step.
 
 References
 ----------
-.. [001] B. Moghaddam, Y. Weiss and S. Avidan, "Fast pixel/part selection with sparse
-   eigenvectors", ICCV 2007 (seed 001).
+.. [MWA07] B. Moghaddam, Y. Weiss and S. Avidan, "Fast pixel/part selection with sparse
+   eigenvectors", ICCV 2007.
 .. [ICML06] B. Moghaddam, Y. Weiss and S. Avidan, "Generalized spectral bounds for sparse LDA",
    ICML 2006 (exact branch-and-bound).
 """
@@ -89,7 +89,7 @@ class SLDAPath:
     bound : ndarray
         The lower bound of Eq. (5), ``S_k / lambda_max(B)`` with ``S_k`` the sum of the ``k``
         largest ``a_j^2``. It bounds the *optimal* value of cardinality ``k`` (the subset of the
-        ``k`` largest ``a_j^2`` already reaches it), not every subset: [001] calls it a bound
+        ``k`` largest ``a_j^2`` already reaches it), not every subset: [MWA07] calls it a bound
         on "all possible solutions", but its chain ``Tr(a_k a_k^T) >= S_k`` holds only for that
         subset (measured: 1,313 of 2,000 (problem, k) cases had a subset below it).
     worst_case_bound : ndarray
@@ -175,7 +175,7 @@ class PairPath:
 
 @dataclass(frozen=True, eq=False)
 class SPCAPath(PairPath):
-    """Greedy sparse PCA: the variance ``lambda_max(C_s)`` captured per cardinality ([001] Fig. 3)."""
+    """Greedy sparse PCA: the variance ``lambda_max(C_s)`` captured per cardinality ([MWA07] Fig. 3)."""
 
     total_variance: float = 0.0  # trace of the covariance
     covariance: np.ndarray | None = None
@@ -586,7 +586,7 @@ def slda_memory_bytes(n_features: int) -> int:
 def greedy_slda(X=None, y=None, classes=None, direction="both", reg=None,
                 progress: Callable[[int, int], object] | None = None, *, a=None, B=None,
                 memory_limit: int | None = None) -> SLDAPath:
-    """Greedy sparse LDA for two classes: every cardinality from 1 to n at once ([001]).
+    """Greedy sparse LDA for two classes: every cardinality from 1 to n at once ([MWA07]).
 
     Parameters
     ----------
@@ -885,7 +885,7 @@ def _spca_remove_scores(C, current):
 
 
 def greedy_pair(A, B, direction="both", progress=None) -> PairPath:
-    """Greedy sparse generalised eigenvalue search on a symmetric pair (A, B) ([001] Eq. 1).
+    """Greedy sparse generalised eigenvalue search on a symmetric pair (A, B) ([MWA07] Eq. 1).
 
     Forward selection adds, and backward elimination removes, the feature that maximises
     ``lambda_max(A_s, B_s)`` of the candidate subproblem, each candidate solved exactly (a
@@ -940,7 +940,7 @@ def greedy_pair(A, B, direction="both", progress=None) -> PairPath:
                 progress(done, total)
         backward_order = np.array(current + removed[::-1])
         backward_objective = np.array(values[::-1])
-    spectrum = linalg.eigh(A, B, eigvals_only=True)  # increasing, as in [001]
+    spectrum = linalg.eigh(A, B, eigvals_only=True)  # increasing, as in [MWA07]
     return PairPath(forward_order=forward_order, forward_objective=forward_objective,
                     backward_order=backward_order, backward_objective=backward_objective,
                     dual_objective=np.fmax(forward_objective, backward_objective),
@@ -948,7 +948,7 @@ def greedy_pair(A, B, direction="both", progress=None) -> PairPath:
 
 
 def greedy_spca(X, direction="both", progress=None) -> SPCAPath:
-    """Greedy sparse PCA ([001] Sec. 6, Fig. 3): the variance captured by the leading sparse
+    """Greedy sparse PCA ([MWA07] Sec. 6, Fig. 3): the variance captured by the leading sparse
     eigenvector of every cardinality, by forward and backward search on ``(C, I)``.
 
     Parameters
@@ -987,13 +987,13 @@ def exact_slda(X=None, y=None, *, classes=None, reg=None, a=None, B=None,
 
     Search tree: a node is a candidate set ``U`` from which features are removed in increasing
     index order (so every subset is reached once). Its bound is ``f(U)``: by the inclusion
-    principle (Theorem 1 of [001]) no subset of ``U`` exceeds ``lambda_max(A_U, B_U) = f(U)``.
+    principle (Theorem 1 of [MWA07]) no subset of ``U`` exceeds ``lambda_max(A_U, B_U) = f(U)``.
     Nodes are expanded best bound first, so the search stops as soon as no open node beats the
     incumbent, which starts from the dual-pass greedy solution. The cost is exponential in the
     worst case: measured on random problems with a nearly singular ``B`` (n + 5 samples),
     0.3 s at n = 16 and 14 s at n = 24 for all cardinalities; with ``B`` from 3n samples,
     3 s at n = 24 and 134 s at n = 32 -- hence the limit of 32 features (``EXACT_LIMIT``),
-    below the "n < 40" of [001]. Give data (``X``, ``y``) or the
+    below the "n < 40" of [MWA07]. Give data (``X``, ``y``) or the
     problem (``a``, ``B``).
 
     Raises

@@ -6,13 +6,13 @@ where the paper defines them, the solution sets or partitions.
 
 References
 ----------
-.. [002] L. Wolf and A. Shashua, "Feature selection for unsupervised and supervised inference:
-   the emergence of sparsity in a weighted-based approach", ICCV 2003 (seed 002), Sec. 5.
+.. [WS03] L. Wolf and A. Shashua, "Feature selection for unsupervised and supervised inference:
+   the emergence of sparsity in a weighted-based approach", ICCV 2003, Sec. 5.
 .. [W01] J. Weston, S. Mukherjee, O. Chapelle, M. Pontil, T. Poggio and V. Vapnik, "Feature
    selection for SVMs", NIPS 2001 (the data 002 follows "precisely").
-.. [000] A. Shashua and L. Wolf, "Kernel feature selection with side data using a spectral
-   approach", ECCV 2004 (seed 000), Sec. 4 and Fig. 2.
-.. [004] A. Shashua, "A new paradigm for feature selection" (talk, seed 004), slides 30-31: the
+.. [SW04] A. Shashua and L. Wolf, "Kernel feature selection with side data using a spectral
+   approach", ECCV 2004, Sec. 4 and Fig. 2.
+.. [Sha] A. Shashua, "A new paradigm for feature selection" (talk), slides 30-31: the
    synthetic model of Ben-Dor, Friedman and Yakhini (RECOMB 2000).
 """
 
@@ -33,7 +33,7 @@ def _check_count(value, name: str, minimum: int) -> int:
 
 
 def weston_linear(n_samples: int = 200, random_state=None, noise_std: float = 20.0) -> Dataset:
-    """Weston et al.'s "linear" problem: 6 relevant features out of 202 ([002] Sec. 5, [W01]).
+    """Weston et al.'s "linear" problem: 6 relevant features out of 202 ([WS03] Sec. 5, [W01]).
 
     The label ``y`` is -1 or +1 with equal probability. With probability 0.7 the first three
     features are ``y * N(i, 1)`` (i = 1, 2, 3) and the next three ``N(0, 1)``; otherwise the first
@@ -88,7 +88,7 @@ def weston_nonlinear(n_samples: int = 200, random_state=None, noise_std: float =
 
 def topographic_data(random_state=None, n_samples: int = 150, separation: float = 2.0,
                      noise_std: float = 0.5) -> Dataset:
-    """The topographical-map data of [000] Sec. 4 / Fig. 2: 20 features, two solution sets.
+    """The topographical-map data of [SW04] Sec. 4 / Fig. 2: 20 features, two solution sets.
 
     The samples carry two independent partitions into three clusters of equal size. Features
     "1", "2", "3" induce the first partition (feature ``c`` is raised by ``separation`` on the
@@ -119,7 +119,7 @@ def topographic_data(random_state=None, n_samples: int = 150, separation: float 
     for j in range(9, 20):
         X[:, j] = rng.permutation(X[:, 0])
     names = ["1", "2", "3", "A", "B", "C", "1A", "2B", "3C"] + [f"perm {j - 8}" for j in range(9, 20)]
-    return Dataset(X, labels=first, feature_names_=names, name="Topographical map (000 Sec. 4)",
+    return Dataset(X, labels=first, feature_names_=names, name="Topographical map ([SW04] Sec. 4)",
                    kind="synthetic", source="Shashua & Wolf, ECCV 2004, Sec. 4 and Fig. 2",
                    meta={"partitions": np.vstack([first, second]),
                          "solution_sets": {"123": np.arange(3), "ABC": np.arange(3, 6)},
@@ -129,7 +129,7 @@ def topographic_data(random_state=None, n_samples: int = 150, separation: float 
 
 def ben_dor(a: int = 25, b: int = 47, m: int = 600, e: float = 0.72, d: float = 555.0,
             s: float = 0.75, random_state=None) -> Dataset:
-    """The synthetic gene-expression model of Ben-Dor, Friedman & Yakhini ([004] slides 30-31).
+    """The synthetic gene-expression model of Ben-Dor, Friedman & Yakhini ([Sha] slides 30-31).
 
     Parameters (defaults: the slide's leukemia-like setting)
     ----------
@@ -167,13 +167,13 @@ def ben_dor(a: int = 25, b: int = 47, m: int = 600, e: float = 0.72, d: float = 
             [f"irrelevant gene {j + 1}" for j in range(m - n_relevant)]
     return Dataset(X, labels=labels, feature_names_=names, name="Ben-Dor synthetic genes",
                    kind="synthetic",
-                   source="Ben-Dor, Friedman & Yakhini, RECOMB 2000; as in Shashua's talk (seed 004)",
+                   source="Ben-Dor, Friedman & Yakhini, RECOMB 2000; as in Shashua's talk",
                    meta={"relevant": np.arange(n_relevant), "random_state": random_state,
                          "parameters": dict(a=a, b=b, m=m, e=e, d=d, s=s)})
 
 
 def random_matrix(n_samples: int = 50, n_features: int = 200, random_state=None) -> Dataset:
-    """Standard normal noise: the "random data matrix" of [002] Fig. 1b (no relevant features)."""
+    """Standard normal noise: the "random data matrix" of [WS03] Fig. 1b (no relevant features)."""
     n_samples = _check_count(n_samples, "n_samples", 2)
     n_features = _check_count(n_features, "n_features", 2)
     rng = np.random.default_rng(random_state)

@@ -1,6 +1,6 @@
 """Haar wavelet coefficients of images, their exact inverse and alpha-weighted reconstructions.
 
-[000] Sec. 6 runs Q-alpha with side information on the Haar wavelet coefficients of face
+[SW04] Sec. 6 runs Q-alpha with side information on the Haar wavelet coefficients of face
 images and shows the selection by reconstructing images from the coefficients multiplied by
 alpha (its Fig. 3c, 3d). :class:`HaarBasis` gives that transform for any image size.
 
@@ -10,8 +10,8 @@ sample before halving, so the inverse is exact after cropping back to the image 
 
 References
 ----------
-.. [000] A. Shashua and L. Wolf, "Kernel feature selection with side data using a spectral
-   approach", ECCV 2004 (seed 000), Sec. 6.
+.. [SW04] A. Shashua and L. Wolf, "Kernel feature selection with side data using a spectral
+   approach", ECCV 2004, Sec. 6.
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ class HaarBasis:
         return images[:, :h, :w]
 
     def reconstruct(self, images, alpha) -> np.ndarray:
-        """Images rebuilt from their coefficients multiplied by ``alpha`` ([000] Fig. 3c, 3d)."""
+        """Images rebuilt from their coefficients multiplied by ``alpha`` ([SW04] Fig. 3c, 3d)."""
         alpha = self._weights(alpha)
         return self.inverse(self.transform(images) * alpha)
 

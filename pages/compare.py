@@ -15,7 +15,7 @@ from pages import ui
 ui.page_start()
 
 SLOW = {"forward_wrapper", "backward_wrapper", "mutual_information", "rfe_svm", "l1_logistic", "udfs", "ndfs"}
-#: Feature extraction (combinations of features, the lecture's and 000 Sec. 6's) placed beside the selections.
+#: Feature extraction (combinations of features, the lecture's and Shashua & Wolf 2004 Sec. 6's) placed beside the selections.
 EXTRACTIONS = {"PCA": "pca", "kernel PCA": "kernel_pca", "LPP": "lpp", "LLE": "lle", "Isomap": "isomap"}
 SIDE_EXTRACTIONS = {"CPCA": "cpca", "OPCA": "opca", "SDR-SI": "sdr_si"}
 MEASURES = {"accuracy": "k-means accuracy", "nmi": "NMI", "precision": "normalised precision index",
@@ -124,7 +124,7 @@ except InputError as error:
     st.stop()
 metric = st.radio("Measure", list(MEASURES), horizontal=True, key="cmp_measure", format_func=MEASURES.get,
                   help="accuracy: k-means clusters matched to classes (Hungarian); NMI: normalised mutual "
-                       "information; precision: the normalised precision index of 000 Sec. 6 (k-NN purity); "
+                       "information; precision: the normalised precision index of Shashua & Wolf 2004 Sec. 6 (k-NN purity); "
                        "stability: Kuncheva's consistency index of the top-k sets chosen on bootstrap "
                        "resamples (1: always the same features, 0: chance).")
 if metric == "kuncheva":

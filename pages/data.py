@@ -278,13 +278,13 @@ ui.show_load_messages()
 data = ui.current_dataset()
 side_data = ui.current_side_dataset()
 with st.expander("Side data: a second upload whose structure Q-alpha should ignore", expanded=side_data is not None):
-    st.caption("000 Sec. 3: features that vary within the side data (e.g. another person's images under "
+    st.caption("Shashua & Wolf 2004 Sec. 3: features that vary within the side data (e.g. another person's images under "
                "every lighting) are suppressed. Q-alpha offers it as \"uploaded side data\".")
     side_uploads = st.file_uploader(
         "A table or images with the same features as the current data",
         type=[e.lstrip(".") for e in IMAGE_EXTENSIONS + TABLE_EXTENSIONS + COMPRESSED_EXTENSIONS],
         accept_multiple_files=True, key="side_upload",
-        help="The side matrix W of 000 Def. 3: its per-feature variances form D.")
+        help="The side matrix W of Shashua & Wolf 2004 Def. 3: its per-feature variances form D.")
     if st.button("Load side data", disabled=not side_uploads, key="load_side",
                  help="Read the side data; if anything is wrong nothing changes."):
         try:
@@ -313,7 +313,7 @@ if pixels is not None:
                       index=["pixels", "haar", "haarlike"].index(data.kind) if data.kind in ("haar", "haarlike") else 0,
                       captions=list(FEATURE_FAMILIES.values()),
                       help="What the selection algorithms see: the grey values, Haar wavelet coefficients "
-                           "(000 Sec. 6) or Haar-like rectangle features (lecture, Viola-Jones).")
+                           "(Shashua & Wolf 2004 Sec. 6) or Haar-like rectangle features (lecture, Viola-Jones).")
     options = {}
     if family == "haar":
         options["levels"] = st.slider("Levels", 1, 5, 3, help="Scales of the Haar decomposition.")

@@ -50,7 +50,7 @@ if name == "uci_side":
             help="Number of eigenvectors, relative to the number of clusters c (the main data's classes).")
         options["lam"] = choices[2].select_slider(
             "λ — weight of the side information", [0.0, 0.01, 0.03, 0.1, 0.3, 1.0, 10.0], value=UCI_RULE["lam"],
-            help="lambda of 000 Eq. (2); the paper fixed 0.1 for this table. 0: Q-alpha without the side data.")
+            help="lambda of Shashua & Wolf 2004 Eq. (2); the paper fixed 0.1 for this table. 0: Q-alpha without the side data.")
         options["weight_zscores"] = st.toggle(
             "Weights multiply the standardised features", value=UCI_RULE["weight_zscores"],
             help="Q-alpha normalises the features internally, so alpha weighs z-scores. Off: the weights "

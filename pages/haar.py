@@ -1,4 +1,4 @@
-"""Haar reconstructions: images rebuilt from alpha-weighted wavelet coefficients (000 Fig. 3c, 3d)."""
+"""Haar reconstructions: images rebuilt from alpha-weighted wavelet coefficients (Shashua & Wolf 2004 Fig. 3c, 3d)."""
 
 import json
 
@@ -28,23 +28,23 @@ VIEW = {"haar_main": lambda v: [ui.choice_of(classes)(c) for c in v],
         "haar_side": lambda v: [ui.choice_of(classes)(c) for c in v],
         "haar_levels": ui.integer_in(1, 5), "haar_lam": ui.choice_of(LAMBDAS), "haar_per_class": ui.integer_in(1, 8)}
 ui.restore_view("haar", VIEW)
-n_main = min(5, len(classes) - 1)  # 000 Sec. 6: five people, and a sixth as side data
+n_main = min(5, len(classes) - 1)  # Shashua & Wolf 2004 Sec. 6: five people, and a sixth as side data
 ui.set_defaults({"haar_main": classes[:n_main], "haar_side": classes[n_main:n_main + 1], "haar_levels": 3,
                  "haar_lam": 0.01, "haar_per_class": 4},
                 valid={"haar_main": is_class, "haar_side": is_class})
 controls = st.columns([2, 2, 1, 1])
 main_classes = controls[0].multiselect("Main classes", classes, key="haar_main",
-                                       help="Their images form the main data M (000 Sec. 6: 5 people).")
+                                       help="Their images form the main data M (Shashua & Wolf 2004 Sec. 6: 5 people).")
 # a class cannot be both: the side list offers (and keeps) only classes outside the main ones
 st.session_state["haar_side"] = [c for c in st.session_state["haar_side"] if c not in main_classes]
 side_classes = controls[1].multiselect("Side classes", [c for c in classes if c not in main_classes],
                                        key="haar_side",
                                        help="Their images form the side data W, whose variances D are suppressed "
-                                            "(000 Def. 3: a sixth person).")
+                                            "(Shashua & Wolf 2004 Def. 3: a sixth person).")
 levels = controls[2].slider("Levels", 1, 5, key="haar_levels",
                             help="Scales of the Haar decomposition (each halves the resolution).")
 lam = controls[3].select_slider("λ", LAMBDAS, format_func=lambda v: f"{v:g}", key="haar_lam",
-                                help="lambda of (D + λI)^-1 G (000 Def. 3): small values trust the side data most.")
+                                help="lambda of (D + λI)^-1 G (Shashua & Wolf 2004 Def. 3): small values trust the side data most.")
 try:
     if not main_classes or not side_classes:
         raise InputError("Choose at least one main class and one side class.")

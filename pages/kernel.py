@@ -34,10 +34,10 @@ ui.set_defaults({"kq_kernel": "rbf", "kq_k": int(min(max(data.classes.size, 2), 
                  "kq_degree": 2, "kq_coef0": 0.0, "kq_gamma": 5.0}, valid={"kq_k": lambda v: v <= max_k})
 controls = st.columns(4)
 kernel = controls[0].selectbox("Kernel", ["rbf", "poly", "linear"], key="kq_kernel",
-                               help="k(m_i, m_j) of 000 Def. 2 on the (unit-norm) feature vectors; linear "
+                               help="k(m_i, m_j) of Shashua & Wolf 2004 Def. 2 on the (unit-norm) feature vectors; linear "
                                     "reproduces plain Q-alpha.")
 k = controls[1].number_input("k — number of clusters", 1, max_k, key="kq_k",
-                             help="k of 000 Def. 2: the number of columns of E (clusters).")
+                             help="k of Shashua & Wolf 2004 Def. 2: the number of columns of E (clusters).")
 options = {}
 if kernel == "poly":
     options["degree"] = controls[2].slider("degree", 1, 6, key="kq_degree", help="d of (m_i . m_j + coef0)^d.")

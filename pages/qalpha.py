@@ -69,7 +69,7 @@ with controls:
     k = st.number_input(
         "k — number of clusters", min_value=1, max_value=max_k, disabled=supervised, key="qa_k", width=170,
         help="k in Eq. (1): the number of leading eigenvalues of the affinity A_alpha whose "
-             "squares are maximised (002 Sec. 2). Supervised mode uses classes - 1.")
+             "squares are maximised (Wolf & Shashua 2003 Sec. 2). Supervised mode uses classes - 1.")
     criterion = st.selectbox(
         "Criterion", ["sum", "gap"], format_func={"sum": "sum of eigenvalues²",
                                                    "gap": "spectral gap"}.get, key="qa_criterion", width=190,
@@ -77,8 +77,8 @@ with controls:
     side_mode = st.radio(
         "Side information", side_options, horizontal=True, key="qa_side_mode", width="content",
         help="side classes: samples of the chosen classes form the side data W; features that vary "
-             "within them are suppressed (000 Def. 3, D = diag of the side variances). pairs: random "
-             "pairs of samples from different classes that must stay apart (000 Sec. 5, matrix B). "
+             "within them are suppressed (Shashua & Wolf 2004 Def. 3, D = diag of the side variances). pairs: random "
+             "pairs of samples from different classes that must stay apart (Shashua & Wolf 2004 Sec. 5, matrix B). "
              "uploaded side data: the second upload of the Data page is W.")
     side_classes, n_pairs = [], 0
     if side_mode == "side classes":
@@ -88,22 +88,22 @@ with controls:
     elif side_mode == "pairs":
         n_pairs = st.slider("Number of pairs", 1, 500, key="qa_n_pairs", width=260,
                             help="Pairs (x, y) drawn at random among samples with different labels; "
-                                 "B = sum of (x o y)(x o y)^T (000 Sec. 5).")
+                                 "B = sum of (x o y)(x o y)^T (Shashua & Wolf 2004 Sec. 5).")
     lam = st.select_slider(
         "λ — weight of the side information", options=LAMBDAS, key="qa_lambda", width=300,
         format_func=lambda v: f"{v:g}", disabled=side_mode == "none",
-        help="lambda of 000 Eq. (2) / (3). With side data: alpha is the leading eigenvector of "
+        help="lambda of Shashua & Wolf 2004 Eq. (2) / (3). With side data: alpha is the leading eigenvector of "
              "(D + λI)^-1 G — small λ trusts the side data most (λ = 0 needs every side variance "
              "positive). With pairs: of G − λB.")
     with st.expander("Iteration", width=300):
         init = st.selectbox("Initial Q", ["uniform", "random"], key="qa_init",
-                            help="Q(0) of 002 Def. 2. uniform: the k leading eigenvectors of the affinity "
+                            help="Q(0) of Wolf & Shashua 2003 Def. 2. uniform: the k leading eigenvectors of the affinity "
                                  "with equal weights; random: a random orthonormal matrix.")
         n_init = st.number_input("Starts", 1, 20, key="qa_n_init",
                                  help="Number of starts (n_init): the first from Q(0) above, the others "
                                       "random; the one with the largest objective is kept.")
         max_iter = st.number_input("Maximum iterations", 10, 5000, key="qa_max_iter",
-                                   help="Upper limit on the iterations r of 002 Def. 2 per start.")
+                                   help="Upper limit on the iterations r of Wolf & Shashua 2003 Def. 2 per start.")
         tol = st.select_slider("Tolerance on the change of alpha", TOLERANCES, key="qa_tol",
                                format_func=lambda v: f"{v:g}",
                                help="Converged when the Euclidean change of the unit vector alpha between "

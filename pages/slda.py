@@ -112,7 +112,7 @@ def run_spca(data):
         "spca", json.dumps(dict(data=data.fingerprint, method="greedy_spca"), sort_keys=True),
         lambda progress: greedy_spca(data.X, progress=progress), n=n, default_rate=SPCA_SECONDS_PER_CUBE,
         what="Greedy sparse PCA", kept_for="this data set", phases=("forward pass", "backward pass"),
-        ask=("Compute sparse PCA", "Forward and backward greedy search for every cardinality (001 Sec. 6)."),
+        ask=("Compute sparse PCA", "Forward and backward greedy search for every cardinality (Moghaddam et al. 2007 Sec. 6)."),
         text=f"Greedy sparse PCA on {n:,} features (about {{estimate:.0f}} s)")
 
 
@@ -124,7 +124,7 @@ with lda_tab:
     else:
         left, right = st.columns(2)
         first = left.selectbox("Class A", classes, key="slda_first",
-                               help="a = mean of class B minus mean of class A (001 Sec. 4).")
+                               help="a = mean of class B minus mean of class A (Moghaddam et al. 2007 Sec. 4).")
         second = right.selectbox("Class B", classes, key="slda_second", help="The other class of the pair.")
         reg_mode = st.radio("Regularisation of the within-class scatter B", ["automatic", "fixed"],
                             horizontal=True, key="slda_reg_mode",
@@ -149,7 +149,7 @@ with lda_tab:
             cols[2].metric("Optimal single feature", data.feature_names[path.best_single_feature])
             exact = None
             if n <= EXACT_LIMIT and st.checkbox(f"Exact branch-and-bound ({n} features; exponential cost)",
-                                                key="slda_exact", help="The global optimum for every k (001 Sec. 3), pruned by the bounds."):
+                                                key="slda_exact", help="The global optimum for every k (Moghaddam et al. 2007 Sec. 3), pruned by the bounds."):
                 exact = ui.run_cached("exact_slda", dict(data=data.fingerprint, classes=[str(first), str(second)], reg=reg),
                                       a=path.a, B=path.B).objective
             log_y = st.toggle("Log scale", key="slda_log", help="Draw the objectives on a log axis.")
@@ -220,7 +220,7 @@ with pca_tab:
         fig.update_layout(yaxis_title="variance captured")
         st.plotly_chart(fig, key="spca_curves")
         k = st.slider("k — number of features", 1, data.n_features, key="spca_k",
-                      help="Cardinality k of the sparse eigenvector (001 Fig. 2/4).")
+                      help="Cardinality k of the sparse eigenvector (Moghaddam et al. 2007 Fig. 2/4).")
         vector = sparse_eigenvector(path, k)
         st.markdown(f"Variance of the k = {k} sparse eigenvector: {path.dual_objective[k - 1]:.4g} "
                     f"({path.dual_objective[k - 1] / path.upper_bound:.1%} of the full leading eigenvalue).")

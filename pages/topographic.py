@@ -15,7 +15,7 @@ data = ui.current_dataset()
 st.title("Topographical map")
 st.caption("Round r runs Q-alpha with side information D = the squared alphas of the earlier rounds, "
            "so each round surfaces another solution set; each feature gets a coordinate per round "
-           "from the two leading eigenvectors of that round's G (000 Sec. 4, Fig. 2).")
+           "from the two leading eigenvectors of that round's G (Shashua & Wolf 2004 Sec. 4, Fig. 2).")
 # lambda against the side diagonal D of round 2, whose entries average 1/n (each round's alpha has
 # unit norm): a lambda far above 1/n inhibits nothing (on the AR faces' 2,400 pixels lambda = 0.01
 # gave a second round with cos 0.999 to the first), so it is chosen per 1/n. The default 1/n gives
@@ -33,7 +33,7 @@ ui.set_defaults({"topo_rounds": 2, "topo_k": min(2, max_k), "topo_lam_n": 1.0, "
 ui.show_settings_notes()
 controls = st.columns(3)
 rounds = controls[0].slider("Rounds", 2, 5, key="topo_rounds",
-                            help="Runs of Q-alpha; each inhibits the features of the earlier ones (000 Sec. 4).")
+                            help="Runs of Q-alpha; each inhibits the features of the earlier ones (Shashua & Wolf 2004 Sec. 4).")
 k = controls[1].number_input("k — number of clusters", 1, max_k, key="topo_k",
                              help="Three clusters span two dimensions once features are centred: k = 2 for 000's example.")
 lam_n = controls[2].select_slider("λ x n", LAMBDAS_TIMES_N, format_func=lambda v: f"{v:g}", key="topo_lam_n",

@@ -28,12 +28,12 @@ def test_run_shows_comparison_claims_and_figures():
     assert any("Holds: Each round surfaces a different solution set" in s.value for s in app.success)
     comparison = app.table[0].value
     assert list(comparison.columns) == ["quantity", "paper", "ours"]
-    assert "000 Fig. 2" in app.subheader[0].value
+    assert "Shashua & Wolf 2004 Fig. 2" in app.subheader[0].value
     # the result stays when another widget changes and comes back
     app.number_input[0].set_value(1).run()
     assert "Press **Run**" in app.info[0].value
     app.number_input[0].set_value(0).run()
-    assert "000 Fig. 2" in app.subheader[0].value
+    assert "Shashua & Wolf 2004 Fig. 2" in app.subheader[0].value
 
 
 def test_uci_protocol_on_the_current_data_set():

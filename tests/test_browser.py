@@ -165,7 +165,7 @@ def test_moving_the_lambda_slider_changes_the_plot(page, app_url):
 
 
 def test_paper_figure_runs_with_one_click(page, app_url):
-    """Paper figures: one click reproduces 002 Fig. 1a and shows the paper's number beside ours."""
+    """Paper figures: one click reproduces [WS03] Fig. 1a and shows the paper's number beside ours."""
     wait_for_app(page, app_url)
     page.locator("[data-testid='stSidebar']").get_by_role("link", name="Paper figures", exact=True).click()
     page.get_by_role("heading", name="Paper figures", exact=True).wait_for(timeout=120_000)

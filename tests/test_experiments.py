@@ -174,7 +174,7 @@ def test_protocol_turns():
     three = Dataset(rng.normal(size=(30, 4)), labels=np.repeat(["a", "b", "c"], 10))
     turns = _protocol_turns(three, 0)
     assert [t.side_class for t in turns] == ["a", "b", "c"]
-    for turn, side_class in zip(turns, "abc"):  # [000]: one class is the side data, the others are clustered
+    for turn, side_class in zip(turns, "abc"):  # [SW04]: one class is the side data, the others are clustered
         assert np.array_equal(turn.side, three.X[three.labels == side_class])
         assert np.array_equal(turn.main, three.X[three.labels != side_class])
         assert turn.n_clusters == 2 and side_class not in set(turn.truth)
@@ -321,7 +321,7 @@ def test_unsupervised_benchmark():
 def test_command_line(tmp_path):
     listing = subprocess.run([sys.executable, "-m", "core.experiments", "list"], cwd=ROOT,
                              capture_output=True, text=True, timeout=60)
-    assert listing.returncode == 0 and "ar_faces" in listing.stdout and "002 Fig. 1a" in listing.stdout
+    assert listing.returncode == 0 and "ar_faces" in listing.stdout and "Wolf & Shashua 2003 Fig. 1a" in listing.stdout
     run = subprocess.run([sys.executable, "-m", "core.experiments", "positivity", "--quick", "--seed", "3",
                           "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr

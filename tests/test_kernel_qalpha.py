@@ -69,7 +69,7 @@ def test_what_the_kernel_adds_few_strong_over_many_weak():
 
 
 def test_exactly_decorrelated_features_no_dot_product_kernel_can_single_out_a_group():
-    """000 Sec. 2: with M M^T diagonal, linear Q-alpha's G is diagonal and one feature is chosen.
+    """[SW04] Sec. 2: with M M^T diagonal, linear Q-alpha's G is diagonal and one feature is chosen.
     Here x1, x2 and x1*x2 (a third-order dependence) plus 16 other Walsh functions of a full 2^7
     factorial design: every feature is exactly orthogonal to every other. Dot-product and RBF
     kernels then give V = a I + b 1 1^T, which treats all features alike: kernel Q-alpha returns

@@ -43,7 +43,7 @@ def test_in_a_pipeline_with_labels():
     model = make_pipeline(QAlphaSelector(supervised=True, n_features_to_select=6), LinearSVC())
     model.fit(data.X[:150], data.labels[:150])
     assert {0, 1, 2} <= set(np.flatnonzero(model[0].get_support()))
-    # Features 0-2 carry the label in 70 % of the samples (002 Sec. 5): about 0.85 is the ceiling
+    # Features 0-2 carry the label in 70 % of the samples ([WS03] Sec. 5): about 0.85 is the ceiling
     # with them alone; six noise features give chance (0.5).
     assert model.score(data.X[150:], data.labels[150:]) >= 0.75
 

@@ -124,7 +124,7 @@ def test_eq5_is_not_a_bound_on_every_subset():
     assert np.any(path.bound > np.array(worst_subset_values))
 
 
-# ------------------------------------------------------------------ real data curves (001 Fig. 7/12)
+# ------------------------------------------------------------------ real data curves ([MWA07] Fig. 7/12)
 @pytest.mark.parametrize("name, classes", [("digits", (3, 5)), ("warpAR10P", (1, 2))])
 def test_real_data_curves(name, classes):
     data = load_dataset(name)

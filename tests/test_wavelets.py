@@ -126,7 +126,7 @@ def _save(images, path):
 
 
 def test_ar_faces_side_information_on_haar_coefficients():
-    """000 Sec. 6 on warpAR10P: main = 5 people, side = a 6th; the analogue of its Fig. 3c, 3d."""
+    """[SW04] Sec. 6 on warpAR10P: main = 5 people, side = a 6th; the analogue of its Fig. 3c, 3d."""
     faces = load_dataset("warpAR10P")
     haar = to_haar(faces, levels=3)
     basis = haar.meta["basis"]

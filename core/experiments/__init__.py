@@ -14,13 +14,13 @@ docstring and ``ExperimentResult.data`` say which and how it differs.
 
 References
 ----------
-.. [000] A. Shashua and L. Wolf, "Kernel feature selection with side data using a spectral
-   approach", ECCV 2004 (seed 000).
-.. [001] B. Moghaddam, Y. Weiss and S. Avidan, "Fast pixel/part selection with sparse
-   eigenvectors", ICCV 2007 (seed 001).
-.. [002] L. Wolf and A. Shashua, "Feature selection for unsupervised and supervised inference:
-   the emergence of sparsity in a weighted-based approach", ICCV 2003 (seed 002).
-.. [004] A. Shashua, "A new paradigm for feature selection" (talk, seed 004).
+.. [SW04] A. Shashua and L. Wolf, "Kernel feature selection with side data using a spectral
+   approach", ECCV 2004.
+.. [MWA07] B. Moghaddam, Y. Weiss and S. Avidan, "Fast pixel/part selection with sparse
+   eigenvectors", ICCV 2007.
+.. [WS03] L. Wolf and A. Shashua, "Feature selection for unsupervised and supervised inference:
+   the emergence of sparsity in a weighted-based approach", ICCV 2003.
+.. [Sha] A. Shashua, "A new paradigm for feature selection" (talk).
 """
 
 from __future__ import annotations
@@ -181,7 +181,7 @@ ORDER = ("positivity", "sparsity", "weston_svm", "topographic", "ar_faces", "uci
 
 
 def load_experiments() -> None:
-    """Fill :data:`EXPERIMENTS` (in the issue's order) by importing the modules that register
+    """Fill :data:`EXPERIMENTS` (in the order of :data:`ORDER`: paper by paper, figure by figure) by importing the modules that register
     them: done on first use rather than at import, to keep ``import core.experiments`` light."""
     from . import faces, sparse, synthetic, tables  # noqa: F401
 

@@ -1,4 +1,4 @@
-"""Reproduction of [000] Fig. 3: Q-alpha with side information on AR faces against PCA, CPCA
+"""Reproduction of Shashua & Wolf 2004 Fig. 3: Q-alpha with side information on AR faces against PCA, CPCA
 and OPCA, by the normalised precision index on held-out images."""
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ QUICK_GRID = dict(lam=[1e-3, 1e-2, 0.1, 1.0], top=[50, 200, None], dims=[4, 8, 1
                   side_components=[1, 4, 12], opca_reg=[None, 1e-2, 1.0], sdr_dims=[2, 4], sdr_gamma=[2.0])
 #: Q-alpha's k when it is chosen on the training images (``tune_k``); 5 (the main people) otherwise.
 K_GRID = [2, 3, 5, 8]
-#: CPCA's side-subspace dimension and OPCA's ridge when only the dimension is tuned ([000]'s
+#: CPCA's side-subspace dimension and OPCA's ridge when only the dimension is tuned (Shashua & Wolf 2004's
 #: "optimal parameters (dimensionality and lambda)"): the library defaults.
 DEFAULT_SIDE_COMPONENTS, DEFAULT_OPCA_REG = 5, None
-#: [000] Fig. 3a's precision index for the methods it gives a number for.
+#: Shashua & Wolf 2004 Fig. 3a's precision index for the methods it gives a number for.
 PAPER_INDEX = {"Q-alpha-SI": 0.64, "SDR-SI": 0.39}
 
 
@@ -43,11 +43,11 @@ def _best(candidates):
     return max(candidates, key=lambda candidate: candidate[0])
 
 
-@register("ar_faces", "Q-alpha with side information on AR faces (precision index)", "000 Fig. 3",
+@register("ar_faces", "Q-alpha with side information on AR faces (precision index)", "Shashua & Wolf 2004 Fig. 3",
           options=("standardize", "tune_k"))
 def ar_faces(*, quick=False, random_state=0, progress=None, standardize: bool = False,
              tune_k: bool = False) -> ExperimentResult:
-    """[000] Sec. 6, Fig. 3 on the bundled AR faces (warpAR10P: 10 people x 13 images, 60 x 40).
+    """Shashua & Wolf 2004 Sec. 6, Fig. 3 on the bundled AR faces (warpAR10P: 10 people x 13 images, 60 x 40).
 
     Each run draws 6 people: 5 form the main data, the 6th the side data (all 13 of his
     images). Each main person's images are split 7 for training and 6 for testing. Every method
@@ -214,7 +214,7 @@ def ar_faces(*, quick=False, random_state=0, progress=None, standardize: bool = 
               "first run people": first_run_people, "mean face": all_mean.reshape(faces.image_shape),
               "alpha pixel map, first run": basis.pixel_map(chosen_alpha[0])}
     return ExperimentResult(
-        "ar_faces", "Q-alpha with side information on AR faces", "000 Fig. 3",
+        "ar_faces", "Q-alpha with side information on AR faces", "Shashua & Wolf 2004 Fig. 3",
         "warpAR10P (10 people x 13 images, 60 x 40; the paper: AR, 100 people x 26 images); "
         "5 main people (7 train / 6 test images each), 1 side person",
         table, summary, comparison, claims, arrays,

@@ -1,4 +1,4 @@
-"""Reproductions of [001]: greedy sparse LDA pixel selection with GP classifiers (Fig. 7/8/11,
+"""Reproductions of Moghaddam et al. 2007: greedy sparse LDA pixel selection with GP classifiers (Fig. 7/8/11,
 12/13/16) and greedy sparse PCA variance curves with sparse eigenfaces (Fig. 3/4)."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def _stratified_halves(labels, rng):
 def _gp_scores(X_train, y_train, X_test, y_test, random_state):
     """Test error and test information of a GP classifier with a squared-exponential kernel of
     one common length-scale and a signal variance, hyperparameters by marginal likelihood
-    (scikit-learn's Laplace approximation; [001] also used EP)."""
+    (scikit-learn's Laplace approximation; Moghaddam et al. 2007 also used EP)."""
     import warnings
 
     from sklearn.exceptions import ConvergenceWarning
@@ -73,9 +73,9 @@ def _pixel_problems(quick: bool):
              [1, 2, 3, 5, 10, 20, 50, 100, 200, 616] if not quick else [1, 3, 10, 50, 616])]
 
 
-@register("slda_pixels", "Greedy sparse LDA pixel sets with GP classification", "001 Fig. 7/8/11, 12/13/16")
+@register("slda_pixels", "Greedy sparse LDA pixel sets with GP classification", "Moghaddam et al. 2007 Fig. 7/8/11, 12/13/16")
 def slda_pixels(*, quick=False, random_state=0, progress=None) -> ExperimentResult:
-    """[001] Sec. 6.1: greedy sparse LDA ("hard ARD") against Fisher thresholding.
+    """Moghaddam et al. 2007 Sec. 6.1: greedy sparse LDA ("hard ARD") against Fisher thresholding.
 
     For each problem the data are split 50/50 within each class; on the training half the
     forward, backward and dual-pass greedy objectives ``a_s^T B_ss^-1 a_s``, the Fisher-
@@ -170,7 +170,7 @@ def slda_pixels(*, quick=False, random_state=0, progress=None) -> ExperimentResu
                         bool(np.mean(digits.backward >= digits.forward * (1 - 1e-9)) >= 0.5),
                         f"{np.mean(digits.backward >= digits.forward * (1 - 1e-9)):.0%} of k"))
     return ExperimentResult(
-        "slda_pixels", "Greedy sparse LDA pixel selection", "001 Fig. 7/8/11, 12/13/16",
+        "slda_pixels", "Greedy sparse LDA pixel selection", "Moghaddam et al. 2007 Fig. 7/8/11, 12/13/16",
         "scikit-learn digits 3 vs 5 (8 x 8) for USPS 3 vs 5 (16 x 16); warpPIE10P people 1 vs 2 at 28 x 22 for "
         "FERET male vs female (21 x 12); 50/50 stratified split",
         table, summary, comparison_frame(rows), tuple(claims), arrays,
@@ -181,7 +181,7 @@ def slda_pixels(*, quick=False, random_state=0, progress=None) -> ExperimentResu
 # ------------------------------------------------------------------------------------------ 8
 def face_mask(shape, n_pixels: int) -> np.ndarray:
     """An upright elliptical mask of about ``n_pixels`` pixels centred in ``shape`` (the "full
-    mask" of [001] Fig. 2: the face without the image corners)."""
+    mask" of Moghaddam et al. 2007 Fig. 2: the face without the image corners)."""
     height, width = shape
     rows, cols = np.indices(shape)
     distance = ((rows + 0.5 - height / 2) / height) ** 2 + ((cols + 0.5 - width / 2) / width) ** 2
@@ -190,9 +190,9 @@ def face_mask(shape, n_pixels: int) -> np.ndarray:
     return mask.reshape(shape)
 
 
-@register("spca_faces", "Greedy sparse PCA variance curves and sparse eigenfaces", "001 Fig. 2/3/4")
+@register("spca_faces", "Greedy sparse PCA variance curves and sparse eigenfaces", "Moghaddam et al. 2007 Fig. 2/3/4")
 def spca_faces(*, quick=False, random_state=0, progress=None) -> ExperimentResult:
-    """[001] Sec. 6, Fig. 2-4: dual-pass greedy sparse PCA on low-resolution faces.
+    """Moghaddam et al. 2007 Sec. 6, Fig. 2-4: dual-pass greedy sparse PCA on low-resolution faces.
 
     warpPIE10P faces (210 images) box-downsampled to 20 x 16 pixels, as in the paper, inside an
     elliptical mask of 174 pixels (the paper: ~11,000 faces of 370 people, mask of 174 pixels).
@@ -251,6 +251,6 @@ def spca_faces(*, quick=False, random_state=0, progress=None) -> ExperimentResul
               "non-decreasing" if np.all(np.diff(path.forward_objective) >= -1e-12) else "decreases somewhere"),
     )
     return ExperimentResult(
-        "spca_faces", "Sparse PCA variance curves and sparse eigenfaces", "001 Fig. 2/3/4",
+        "spca_faces", "Sparse PCA variance curves and sparse eigenfaces", "Moghaddam et al. 2007 Fig. 2/3/4",
         f"warpPIE10P (210 faces of 10 people) at {shape[0]} x {shape[1]} inside an elliptical mask of {n_mask} pixels",
         table, summary, comparison, claims, arrays, dict(shape=shape, mask_pixels=n_mask, k=k_sparse))

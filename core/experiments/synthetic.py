@@ -1,4 +1,4 @@
-"""Reproductions on synthetic data: [002] Fig. 1a, 1b and 2, [000] Fig. 2, [004]'s Ben-Dor study."""
+"""Reproductions on synthetic data: Wolf & Shashua 2003 Fig. 1a, 1b and 2, Shashua & Wolf 2004 Fig. 2, and the Ben-Dor study of Shashua's talk."""
 
 from __future__ import annotations
 
@@ -21,11 +21,11 @@ def _non_negative(alpha) -> bool:
 
 
 # ------------------------------------------------------------------------------------------ 1
-@register("positivity", "Probability of a positive leading eigenvector of a random G", "002 Fig. 1a")
+@register("positivity", "Probability of a positive leading eigenvector of a random G", "Wolf & Shashua 2003 Fig. 1a")
 def positivity(*, quick=False, random_state=0, progress=None) -> ExperimentResult:
-    """[002] Fig. 1a: how often the leading eigenvector of a random symmetric ``G`` is positive.
+    """Wolf & Shashua 2003 Fig. 1a: how often the leading eigenvector of a random symmetric ``G`` is positive.
 
-    Two entry distributions: ``N(1/6, 2/36)``, what [002] Proposition 2 derives for the entries
+    Two entry distributions: ``N(1/6, 2/36)``, what Wolf & Shashua 2003 Proposition 2 derives for the entries
     of ``G`` (the paper: probability "very close to 1 once n > 20"), and ``N(0.1, 1)``, for which
     the paper says ``n`` must exceed 500.
     """
@@ -64,15 +64,15 @@ def positivity(*, quick=False, random_state=0, progress=None) -> ExperimentResul
               f"N(0.1, 1) at n = 100: {wide[wide.n == 100].probability.iloc[0]:.2f}"),
     )
     return ExperimentResult(
-        "positivity", "Probability of a positive leading eigenvector", "002 Fig. 1a",
+        "positivity", "Probability of a positive leading eigenvector", "Wolf & Shashua 2003 Fig. 1a",
         "random symmetric matrices (as in the paper)", table, table.copy(), comparison, claims,
         arrays, dict(trials=trials, random_state=random_state))
 
 
 # ------------------------------------------------------------------------------------------ 2
-@register("sparsity", "Sorted alpha on Weston's linear data and on a random matrix", "002 Fig. 1b")
+@register("sparsity", "Sorted alpha on Weston's linear data and on a random matrix", "Wolf & Shashua 2003 Fig. 1b")
 def sparsity(*, quick=False, random_state=0, progress=None) -> ExperimentResult:
-    """[002] Fig. 1b: the sorted weights of unsupervised Q-alpha (k = 2) on Weston's linear
+    """Wolf & Shashua 2003 Fig. 1b: the sorted weights of unsupervised Q-alpha (k = 2) on Weston's linear
     problem (6 relevant features of 202, 200 samples) and on a 50 x 200 standard normal matrix,
     repeated over several data seeds. The paper shows one run of each: positive and sparse."""
     seeds = range(random_state, random_state + (2 if quick else 10))
@@ -109,26 +109,26 @@ def sparsity(*, quick=False, random_state=0, progress=None) -> ExperimentResult:
               bool(weston.sparsity_gap.max() <= 20), f"sparsity gap {weston.sparsity_gap.min()}-{weston.sparsity_gap.max()} of 202"),
     )
     return ExperimentResult(
-        "sparsity", "Positivity and sparsity of alpha", "002 Fig. 1b",
+        "sparsity", "Positivity and sparsity of alpha", "Wolf & Shashua 2003 Fig. 1b",
         "Weston et al.'s linear problem (200 samples) and a 50 x 200 N(0, 1) matrix, generated",
         table, summary, comparison, claims, arrays, dict(seeds=list(seeds), k=2))
 
 
 # ------------------------------------------------------------------------------------------ 3
 def _weston_methods(train, k_unsupervised):
-    """Rankings of the features by each method of [002] Fig. 2, from the training data only."""
+    """Rankings of the features by each method of Wolf & Shashua 2003 Fig. 2, from the training data only."""
     methods = {"Q-alpha supervised": "Q-alpha (supervised)", "Q-alpha unsupervised": "Q-alpha",
                "Pearson": "pearson", "Fisher": "fisher", "Kolmogorov-Smirnov": "ks"}
     return {label: rank_features(method, train.X, train.labels, n_clusters=k_unsupervised)
             for label, method in methods.items()}
 
 
-@register("weston_svm", "SVM test error against training size, Weston's problems", "002 Fig. 2")
+@register("weston_svm", "SVM test error against training size, Weston's problems", "Wolf & Shashua 2003 Fig. 2")
 def weston_svm(*, quick=False, random_state=0, progress=None) -> ExperimentResult:
-    """[002] Fig. 2 (after Weston et al., NIPS 2001): SVM test error against the number of
+    """Wolf & Shashua 2003 Fig. 2 (after Weston et al., NIPS 2001): SVM test error against the number of
     training points when the SVM sees only the 2 best features of each method.
 
-    Protocol (Weston et al.'s as we read it; [002] only says it follows them): for each training
+    Protocol (Weston et al.'s as we read it; Wolf & Shashua 2003 only says it follows them): for each training
     size, draw a training set and 500 test points, rank the features on the training set, train
     an SVM on the top 2 and count test errors; "SVM" uses all features. A linear SVM on the
     linear problem, an RBF SVM (gamma = "scale") on the non-linear one (its classes are not
@@ -204,16 +204,16 @@ def weston_svm(*, quick=False, random_state=0, progress=None) -> ExperimentResul
               f"n={small}: {error('linear', 'Q-alpha supervised', small):.3f} -> n={big}: {error('linear', 'Q-alpha supervised', big):.3f}"),
     )
     return ExperimentResult(
-        "weston_svm", "SVM error with the 2 best features against training size", "002 Fig. 2",
+        "weston_svm", "SVM error with the 2 best features against training size", "Wolf & Shashua 2003 Fig. 2",
         "Weston et al.'s linear (6 of 202 relevant) and non-linear (2 of 52) problems, generated; 500 test points",
         table, summary, comparison, claims, {}, dict(sizes=sizes, repeats=repeats, n_test=500,
                                                     n_selected=2, random_state=random_state))
 
 
 # ------------------------------------------------------------------------------------------ 4
-@register("topographic", "Topographical map of all relevant feature subsets", "000 Fig. 2")
+@register("topographic", "Topographical map of all relevant feature subsets", "Shashua & Wolf 2004 Fig. 2")
 def topographic(*, quick=False, random_state=0, progress=None) -> ExperimentResult:
-    """[000] Fig. 2: two rounds of Q-alpha, the second inhibiting what the first chose.
+    """Shashua & Wolf 2004 Fig. 2: two rounds of Q-alpha, the second inhibiting what the first chose.
 
     The data: 150 points, 20 features; "1, 2, 3" induce one partition into three clusters,
     "A, B, C" another, the hybrids "1A, 2B, 3C" are their sums and 11 features are permutations
@@ -262,8 +262,8 @@ def topographic(*, quick=False, random_state=0, progress=None) -> ExperimentResu
               f"{int(per_seed.hybrid_above_irrelevant.sum())} of {len(per_seed)} seeds"),
     )
     return ExperimentResult(
-        "topographic", "Topographical map of the relevant feature subsets", "000 Fig. 2",
-        "the 150 x 20 synthetic set of 000 Sec. 4, generated (the paper gives no cluster model; see core.synthetic.topographic_data)",
+        "topographic", "Topographical map of the relevant feature subsets", "Shashua & Wolf 2004 Fig. 2",
+        "the 150 x 20 synthetic set of Shashua & Wolf 2004 Sec. 4, generated (the paper gives no cluster model; see core.synthetic.topographic_data)",
         table, summary, comparison, claims, arrays, dict(seeds=list(seeds), k=2, rounds=2, lam=0.1))
 
 
@@ -275,9 +275,9 @@ BEN_DOR_GRID = {"m": [50, 150, 600, 2000, 6000], "e": [0.72, 0.9, 0.97, 0.99, 0.
 BEN_DOR_QUICK = {"m": [150, 2000], "e": [0.9, 0.99], "d": [10.0, 555.0], "s": [0.75, 100.0]}
 
 
-@register("ben_dor", "Q-alpha on Ben-Dor et al.'s synthetic gene-expression model", "004 slides 30-31")
+@register("ben_dor", "Q-alpha on Ben-Dor et al.'s synthetic gene-expression model", "Shashua's talk slides 30-31")
 def ben_dor_study(*, quick=False, random_state=0, progress=None) -> ExperimentResult:
-    """[004] slides 30-31: how Q-alpha's accuracy holds as one parameter of Ben-Dor, Friedman &
+    """Shashua's talk slides 30-31: how Q-alpha's accuracy holds as one parameter of Ben-Dor, Friedman &
     Yakhini's model varies (m genes, fraction e irrelevant, interval d of the class means,
     spread s), the others at the slide's leukemia setting (25 + 47 samples, 600 genes, 72%
     irrelevant, d = 555, s = 0.75).
@@ -345,7 +345,7 @@ def ben_dor_study(*, quick=False, random_state=0, progress=None) -> ExperimentRe
               f"minimum over s in {sorted(at_s.value.tolist())}: {at_s.accuracy_selected_mean.min():.3f}"),
     )
     return ExperimentResult(
-        "ben_dor", "Q-alpha on Ben-Dor et al.'s synthetic genes", "004 slides 30-31",
+        "ben_dor", "Q-alpha on Ben-Dor et al.'s synthetic genes", "Shashua's talk slides 30-31",
         "Ben-Dor, Friedman & Yakhini's model as on the slide, generated (core.synthetic.ben_dor)",
         table, summary, comparison, claims, {}, dict(grid=grid, defaults=BEN_DOR_DEFAULTS, repeats=repeats,
                                                     k=2, random_state=random_state))

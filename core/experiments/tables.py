@@ -1,4 +1,4 @@
-"""Clustering experiments on tables: [000]'s UCI table (side information, k-means accuracy) and
+"""Clustering experiments on tables: the UCI table of Shashua & Wolf 2004 (side information, k-means accuracy) and
 an unsupervised feature-selection benchmark on the bundled real data sets."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from ..qalpha import feature_scaling, q_alpha, sparsity_gap
 from ..validation import zscores
 from . import Claim, ExperimentResult, _Steps, comparison_frame, register, summary_frame
 
-#: [000]'s wine row: raw data, Q-alpha-SI, PCA, CPCA, OPCA.
+#: The wine row of Shashua & Wolf 2004: raw data, Q-alpha-SI, PCA, CPCA, OPCA.
 PAPER_WINE = {"raw data": 0.7280, "Q-alpha-SI": 0.9635, "PCA": 0.7280, "CPCA": 0.7280, "OPCA": 0.9493}
 #: Above this many features OPCA's n x n generalised eigenproblem is left out (cost O(n^3)).
 OPCA_FEATURE_LIMIT = 3000
@@ -40,7 +40,7 @@ SDR_GAMMA = 2.0
 
 @dataclass(frozen=True)
 class _Turn:
-    """One turn of [000]'s protocol: the side data, the main data and their true clusters."""
+    """One turn of the protocol of Shashua & Wolf 2004: the side data, the main data and their true clusters."""
 
     side_class: str
     main: np.ndarray
@@ -70,7 +70,7 @@ class _Turn:
 
 
 def _protocol_turns(data: Dataset, random_state: int) -> list[_Turn]:
-    """[000] Sec. 6: "at turns, each class served as side information and the other classes were
+    """Shashua & Wolf 2004 Sec. 6: "at turns, each class served as side information and the other classes were
     taken to be the main dataset". That needs 3 classes (2 left to cluster); on a 2-class table
     we use a stated variant: at turns, a random half of one class is the side data and every
     other sample (both classes) the main data, clustered in 2. The side data then describe
@@ -109,7 +109,7 @@ def _resolve_k(k, n_clusters: int) -> int:
     return int(k)
 
 
-#: How Q-alpha's weights enter k-means ([000] says only "the features were weighted").
+#: How Q-alpha's weights enter k-means (Shashua & Wolf 2004 says only "the features were weighted").
 WEIGHTINGS = {"sqrt_alpha": "sqrt(alpha)-weighted features",  # A_alpha's geometry
               "alpha": "alpha-weighted features",
               "gap": "features above the sparsity gap"}
@@ -157,12 +157,12 @@ def _qalpha_alpha(turn: _Turn, k, lam: float) -> np.ndarray:
     return q_alpha(turn.main, k, side=side, lam=float(lam)).alpha
 
 
-@register("uci_side", "k-means accuracy with side information (UCI table)", "000 Sec. 6, UCI table",
+@register("uci_side", "k-means accuracy with side information (UCI table)", "Shashua & Wolf 2004 Sec. 6, UCI table",
           options=("dataset", "lam", "k", "weighting", "weight_zscores", "standardize"))
 def uci_side(*, quick=False, random_state=0, progress=None, dataset: Dataset | None = None,
              lam: float = UCI_RULE["lam"], k=UCI_RULE["k"], weighting: str = UCI_RULE["weighting"],
              weight_zscores: bool = UCI_RULE["weight_zscores"], standardize=UCI_RULE["standardize"]) -> ExperimentResult:
-    """[000] Sec. 6, the UCI table: each class in turn is the side data, the other classes the
+    """Shashua & Wolf 2004 Sec. 6, the UCI table: each class in turn is the side data, the other classes the
     main data; k-means (as many clusters as main classes) on the raw main data, on PCA, CPCA and
     OPCA projections (the dimension that gives the best average accuracy, as in the paper), and
     on the main features weighted by Q-alpha-SI's alpha, and on SDR-SI's measurements (Globerson,
@@ -171,7 +171,7 @@ def uci_side(*, quick=False, random_state=0, progress=None, dataset: Dataset | N
     always takes the data as given. On a 2-class table a random half of each class in turn is the
     side data (see :func:`_protocol_turns`).
 
-    Accuracy is reported two ways. Xing, Ng, Jordan & Russell (NIPS 2002), whom [000] follows
+    Accuracy is reported two ways. Xing, Ng, Jordan & Russell (NIPS 2002), whom Shashua & Wolf 2004 follows
     ("similarly to [20]"), score a clustering over pairs of points: drawing pairs from the same
     class and from different classes with probability 1/2 each, the fraction the clustering
     treats correctly (together, or apart). Beside it, the Hungarian-matched accuracy (fraction of
@@ -236,7 +236,7 @@ def uci_side(*, quick=False, random_state=0, progress=None, dataset: Dataset | N
                 model.fit(fit_main, side=fit_side if model.needs_side else None)
                 rows += turn.scores(model.transform(fit_main), runs, method=method, dims=dims)
     table = pd.DataFrame(rows)
-    # Each projection keeps the dimension with the best average (Hungarian) accuracy ([000]).
+    # Each projection keeps the dimension with the best average (Hungarian) accuracy (Shashua & Wolf 2004).
     by_dims = table.groupby(["method", "dims"], sort=False).hungarian.mean()
     best_dims = {method: int(by_dims[method].idxmax()) for method in table.method.unique()}
     chosen = table[[dims == best_dims[method] for method, dims in zip(table.method, table.dims)]]
@@ -269,7 +269,7 @@ def uci_side(*, quick=False, random_state=0, progress=None, dataset: Dataset | N
                             bool(mean_of.hungarian_mean["Q-alpha-SI"] >= 0.93),
                             f"Hungarian {mean_of.hungarian_mean['Q-alpha-SI']:.4f}, Xing {mean_of.xing_mean['Q-alpha-SI']:.4f}"))
     return ExperimentResult(
-        "uci_side", "k-means accuracy with side information", "000 Sec. 6, UCI table",
+        "uci_side", "k-means accuracy with side information", "Shashua & Wolf 2004 Sec. 6, UCI table",
         f"{data.name} ({data.n_samples} samples, {data.n_features} features, {data.classes.size} classes)"
         + (f"; standardised: {', '.join(standardised)}" if standardised else "; every method on the data as given")
         + f"; Q-alpha-SI: {WEIGHTINGS[weighting]} ({'z-scores' if weight_zscores else 'data as given'}), k = {k}, "
@@ -313,10 +313,10 @@ def _qalpha_rows(turn: _Turn, settings: dict, runs: int, alphas: dict) -> list[d
     return rows
 
 
-@register("uci_sensitivity", "How the UCI table depends on the protocol's open choices", "000 Sec. 6, UCI table",
+@register("uci_sensitivity", "How the UCI table depends on the protocol's open choices", "Shashua & Wolf 2004 Sec. 6, UCI table",
           options=("datasets",))
 def uci_sensitivity(*, quick=False, random_state=0, progress=None, datasets: list[str] | None = None) -> ExperimentResult:
-    """How the numbers of [000]'s UCI protocol (:func:`uci_side`) depend on the choices the
+    """How the numbers of the UCI protocol of Shashua & Wolf 2004 (:func:`uci_side`) depend on the choices the
     paper leaves open, on wine, iris, breast cancer (2 classes: the variant of
     :func:`_protocol_turns`) and digits.
 
@@ -400,7 +400,7 @@ def uci_sensitivity(*, quick=False, random_state=0, progress=None, datasets: lis
                             "(any standardisation, dimension in hindsight)", bool(ours >= best.hungarian_mean),
                             f"{ours:.4f} vs {best.method} ({best.setting}) {best.hungarian_mean:.4f}"))
     return ExperimentResult(
-        "uci_sensitivity", "How the UCI table depends on the protocol's open choices", "000 Sec. 6, UCI table",
+        "uci_sensitivity", "How the UCI table depends on the protocol's open choices", "Shashua & Wolf 2004 Sec. 6, UCI table",
         ", ".join(names) + " (bundled; breast cancer: half of a class as side data)", table, summary,
         comparison_frame(comparison_rows), tuple(claims), {},
         dict(datasets=names, runs=runs, base=BASE_PROTOCOL, variations=PROTOCOL_VARIATIONS, rule=rule,
