@@ -15,6 +15,7 @@ References
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -25,7 +26,7 @@ import numpy as np
 from .errors import InputError
 from .validation import check_real_dtype
 
-__all__ = ["Dataset"]
+__all__ = ["Dataset", "FeatureFamily", "PixelFamily"]
 
 
 def _as_name_tuple(names, expected: int, what: str) -> tuple[str, ...] | None:
@@ -36,6 +37,66 @@ def _as_name_tuple(names, expected: int, what: str) -> tuple[str, ...] | None:
         raise InputError(f"{len(names)} {what} names were given for {expected} {what}s; "
                          f"give exactly one name per {what}.")
     return names
+
+
+# ------------------------------------------------------------------ feature families
+class FeatureFamily:
+    """What the features of a data set derived from images are, in terms of those images.
+
+    Pages and scripts ask a family -- never the data set's ``kind`` -- how to draw feature weights
+    on the images (:meth:`pixel_map`), which pixels a selection marks, and whether the features
+    can be turned back into images (:meth:`inverse`). ``Dataset.family`` gives a data set's family:
+    :class:`PixelFamily` for an image set, the one its transform stored for Haar wavelet
+    coefficients or Haar-like rectangles, None for a table.
+
+    Attributes
+    ----------
+    name : str
+        The family's key in :data:`core.features.FEATURE_FAMILIES`.
+    images : Dataset
+        The image set the features were computed from (its samples are the data set's).
+    """
+
+    name = ""
+    has_inverse = False
+
+    def __init__(self, images: "Dataset"):
+        self.images = images
+
+    def pixel_map(self, weights) -> np.ndarray:
+        """An ``image_shape`` picture of one weight per feature (for overlays)."""
+        raise NotImplementedError
+
+    def marked_pixels(self, selected) -> np.ndarray | None:
+        """The pixels to mark for the selected features, or None when a feature is not a pixel."""
+        return None
+
+    def inverse(self, values) -> np.ndarray:
+        """Images ``(n, h, w)`` from rows of feature values, where the family has an inverse."""
+        raise InputError(f"{self.name} features cannot be turned back into images: they are not a basis.")
+
+    def for_samples(self, index) -> "FeatureFamily":
+        """The same family over the samples ``index`` of its images."""
+        family = copy.copy(self)
+        family.images = self.images.subset_samples(index)
+        return family
+
+
+class PixelFamily(FeatureFamily):
+    """The grey values themselves: a feature is a pixel."""
+
+    name = "pixels"
+    has_inverse = True
+
+    def pixel_map(self, weights) -> np.ndarray:
+        return self.images.to_image(np.asarray(weights, dtype=np.float64))
+
+    def marked_pixels(self, selected) -> np.ndarray:
+        return np.asarray(selected, dtype=np.intp)
+
+    def inverse(self, values) -> np.ndarray:
+        values = np.asarray(values, dtype=np.float64)
+        return values.reshape((-1,) + self.images.image_shape)
 
 
 @dataclass(frozen=True, eq=False)
@@ -121,6 +182,12 @@ class Dataset:
     def is_image(self) -> bool:
         return self.image_shape is not None
 
+    @property
+    def family(self) -> FeatureFamily | None:
+        """What the features are in terms of images (:class:`FeatureFamily`): pixels for an image
+        set, the family a feature transform stored (``meta["family"]``), None for a table."""
+        return PixelFamily(self) if self.is_image else self.meta.get("family")
+
     @cached_property
     def feature_names(self) -> tuple[str, ...]:
         if self.feature_names_ is not None:
@@ -181,12 +248,16 @@ class Dataset:
         index = self._index(index, self.n_samples, "sample")
         if index.size == 0:
             raise InputError("The sample selection is empty; select at least one sample.")
+        meta = dict(self.meta)
+        if "family" in meta:  # the images behind the features follow the samples
+            meta["family"] = meta["family"].for_samples(index)
         return replace(
             self,
             X=self.X[index],
             labels=None if self.labels is None else self.labels[index],
             sample_names_=tuple(self.sample_names[i] for i in index),
             name=name or self.name,
+            meta=meta,
         )
 
     def subset_features(self, index, name: str | None = None) -> "Dataset":
@@ -201,6 +272,8 @@ class Dataset:
             feature_names_=tuple(self.feature_names[j] for j in index),
             name=name or self.name,
             kind="table" if self.is_image else self.kind,
+            # some of a family's features no longer map back to the images as a whole
+            meta={key: value for key, value in self.meta.items() if key != "family"},
         )
 
     def split_by_class(self, side_classes: Sequence) -> tuple["Dataset", "Dataset"]:

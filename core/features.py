@@ -16,7 +16,7 @@ __all__ = ["FEATURE_FAMILIES", "to_feature_family"]
 FEATURE_FAMILIES = {
     "pixels": "the grey values themselves",
     "haar": "Haar wavelet coefficients at several scales (Shashua & Wolf, ECCV 2004, Sec. 6)",
-    "haarlike": "Viola-Jones rectangle features from an integral image (lecture, the lecture)",
+    "haarlike": "Viola-Jones rectangle features from an integral image (as in the lecture on feature selection)",
 }
 
 

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .dataset import Dataset
+from .dataset import Dataset, FeatureFamily
 from .errors import InputError
 
-__all__ = ["FEATURE_TYPES", "HaarLikeFeatures", "integral_image", "rectangle_sums",
+__all__ = ["HaarLikeFamily", "FEATURE_TYPES", "HaarLikeFeatures", "integral_image", "rectangle_sums",
            "haar_like_features", "to_haar_like"]
 
 # type: (rows of cells, columns of cells, weight of each cell in row-major order)
@@ -181,9 +181,33 @@ def haar_like_features(image_shape, types=tuple(FEATURE_TYPES), stride: int = 1,
                             width=arrays["width"])
 
 
+class HaarLikeFamily(FeatureFamily):
+    """Haar-like rectangle features of images (the family of :func:`to_haar_like`): a feature's
+    weight is drawn on its signed rectangles. They overlap and are not a basis: no inverse.
+
+    Attributes
+    ----------
+    features : HaarLikeFeatures
+        The geometry of every feature.
+    """
+
+    name = "haarlike"
+
+    def __init__(self, images: Dataset, features: HaarLikeFeatures):
+        super().__init__(images)
+        self.features = features
+
+    def pixel_map(self, weights) -> np.ndarray:
+        weights = np.asarray(weights, dtype=np.float64).ravel()
+        if weights.size != self.features.n_features:
+            raise InputError(f"Expected {self.features.n_features} weights, one per feature; got {weights.size}.")
+        drawn = np.flatnonzero(weights)
+        return self.features.selection_map(drawn, weights[drawn])
+
+
 def to_haar_like(dataset: Dataset, **options) -> Dataset:
     """Rectangle-feature values of an image data set as a new data set (one feature per rectangle
-    feature; ``meta["features"]`` keeps the geometry for drawing, ``meta["pixels"]`` the images)."""
+    feature; its ``family``, :class:`HaarLikeFamily`, keeps the geometry and the images)."""
     if not dataset.is_image:
         raise InputError("Haar-like features need an image data set (this one has no image shape).")
     features = haar_like_features(dataset.image_shape, **options)
@@ -191,4 +215,4 @@ def to_haar_like(dataset: Dataset, **options) -> Dataset:
     return Dataset(values, labels=dataset.labels, feature_names_=features.names(),
                    sample_names_=dataset.sample_names, name=f"{dataset.name} (Haar-like)",
                    source=dataset.source, kind="haarlike",
-                   meta={"features": features, "pixels": dataset})
+                   meta={"family": HaarLikeFamily(dataset, features)})

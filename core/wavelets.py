@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pywt
 
-from .dataset import Dataset
+from .dataset import Dataset, FeatureFamily
 from .errors import InputError
 
-__all__ = ["HaarBasis", "haar_basis", "to_haar", "ORIENTATIONS"]
+__all__ = ["HaarFamily", "HaarBasis", "haar_basis", "to_haar", "ORIENTATIONS"]
 
 ORIENTATIONS = ("approximation", "horizontal", "vertical", "diagonal")
 _MODE = "periodization"
@@ -216,12 +216,35 @@ def haar_basis(image_shape, levels: int | None = None) -> HaarBasis:
                      _slices=slices, _array_shape=array.shape, _cells=cells)
 
 
+class HaarFamily(FeatureFamily):
+    """Haar wavelet coefficients of images (the family of :func:`to_haar`): a coefficient's weight
+    is drawn spread over the pixels it depends on, and the coefficients invert exactly.
+
+    Attributes
+    ----------
+    basis : HaarBasis
+        What each coefficient is (scale, orientation, footprint).
+    """
+
+    name = "haar"
+    has_inverse = True
+
+    def __init__(self, images: Dataset, basis: HaarBasis):
+        super().__init__(images)
+        self.basis = basis
+
+    def pixel_map(self, weights) -> np.ndarray:
+        return self.basis.pixel_map(weights)
+
+    def inverse(self, values) -> np.ndarray:
+        return self.basis.inverse(values)
+
+
 def to_haar(dataset: Dataset, levels: int | None = None) -> Dataset:
     """The Haar coefficients of an image data set as a new data set (one feature per coefficient).
 
     The result keeps the labels and sample names; its feature names say what each coefficient
-    is; ``meta["basis"]`` holds the :class:`HaarBasis` (to map weights back to pixels) and
-    ``meta["pixels"]`` the original data set.
+    is; its ``family`` (:class:`HaarFamily`) maps weights back to pixels and holds the images.
     """
     if not dataset.is_image:
         raise InputError("Haar wavelet features need an image data set (this one has no image shape).")
@@ -229,4 +252,4 @@ def to_haar(dataset: Dataset, levels: int | None = None) -> Dataset:
     coefficients = basis.transform(dataset.images())
     return Dataset(coefficients, labels=dataset.labels, feature_names_=basis.names(),
                    sample_names_=dataset.sample_names, name=f"{dataset.name} (Haar, {basis.levels} levels)",
-                   source=dataset.source, kind="haar", meta={"basis": basis, "pixels": dataset})
+                   source=dataset.source, kind="haar", meta={"family": HaarFamily(dataset, basis)})

@@ -15,7 +15,7 @@ from pages import ui
 ui.page_start()
 
 SLOW = {"forward_wrapper", "backward_wrapper", "mutual_information", "rfe_svm", "l1_logistic", "udfs", "ndfs"}
-#: Feature extraction (combinations of features, the lecture's and Shashua & Wolf 2004 Sec. 6's) placed beside the selections.
+#: Feature extraction (combinations of features: the lecture's methods and those of Shashua & Wolf 2004 Sec. 6) placed beside the selections.
 EXTRACTIONS = {"PCA": "pca", "kernel PCA": "kernel_pca", "LPP": "lpp", "LLE": "lle", "Isomap": "isomap"}
 SIDE_EXTRACTIONS = {"CPCA": "cpca", "OPCA": "opca", "SDR-SI": "sdr_si"}
 MEASURES = {"accuracy": "k-means accuracy", "nmi": "NMI", "precision": "normalised precision index",

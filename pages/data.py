@@ -306,24 +306,24 @@ st.markdown(f"{summary['samples']:,} samples x {summary['features']:,} features"
             + (f", images of {summary['image shape']}" if summary["image shape"] else "")
             + (f" — {data.source}" if data.source else ""))
 
-pixels = data.meta.get("pixels", data if data.is_image else None)
-if pixels is not None:
+if data.family is not None:
+    pixels = data.family.images
     st.markdown("**Feature family**")
-    family = st.radio("Features of the images", list(FEATURE_FAMILIES), horizontal=True,
-                      index=["pixels", "haar", "haarlike"].index(data.kind) if data.kind in ("haar", "haarlike") else 0,
+    chosen = st.radio("Features of the images", list(FEATURE_FAMILIES), horizontal=True,
+                      index=list(FEATURE_FAMILIES).index(data.family.name),
                       captions=list(FEATURE_FAMILIES.values()),
                       help="What the selection algorithms see: the grey values, Haar wavelet coefficients "
                            "(Shashua & Wolf 2004 Sec. 6) or Haar-like rectangle features (lecture, Viola-Jones).")
     options = {}
-    if family == "haar":
+    if chosen == "haar":
         options["levels"] = st.slider("Levels", 1, 5, 3, help="Scales of the Haar decomposition.")
-    elif family == "haarlike":
+    elif chosen == "haarlike":
         step = st.slider("Stride and scale step (pixels)", 1, 8, 4,
                          help="Positions and cell sizes on this grid; smaller means many more features.")
         options = dict(stride=step, scale_step=step, min_cell=step)
     if st.button("Apply feature family", help="Turn the current images into this feature family."):
         try:
-            ui.set_dataset(to_feature_family(pixels, family, **options))
+            ui.set_dataset(to_feature_family(pixels, chosen, **options))
             st.rerun()
         except InputError as error:
             ui.show_error(error)

@@ -12,7 +12,7 @@ from pages import ui
 ui.page_start()
 
 data = ui.current_dataset()
-pixels = data.meta.get("pixels", data if data.is_image else None)
+pixels = data.family.images if data.family is not None else None
 st.title("Haar reconstructions")
 st.caption("Q-alpha with side information on Haar wavelet coefficients; the selection is shown by "
            "rebuilding images from their coefficients multiplied by alpha (Shashua & Wolf, ECCV 2004, "
@@ -57,7 +57,7 @@ try:
 except InputError as error:
     ui.show_error(error)
     st.stop()
-basis = haar.meta["basis"]
+basis = haar.family.basis
 cols = ui.row(3)
 cols[0].metric("Coefficients", f"{basis.n_coefficients:,}")
 ui.gap_metric(cols[1], result.gap)

@@ -597,17 +597,17 @@ def pixel_view(data: Dataset, alpha, top):
     weights drawn back in pixel space."""
     from core.plots import weight_overlay_figure
 
-    pixels = data.meta.get("pixels")
-    if data.is_image:
-        return weight_overlay_figure(data.X.mean(axis=0), alpha, data.image_shape, selected=top,
-                                     title=f"alpha over the mean image, top {len(top)} marked")
-    if pixels is None:
+    family = data.family
+    if family is None:
         return None
+    images = family.images
+    marked = family.marked_pixels(top)
+    if marked is not None:  # the features are pixels: all of alpha, the top ones marked
+        return weight_overlay_figure(images.X.mean(axis=0), family.pixel_map(alpha), images.image_shape,
+                                     selected=marked, title=f"alpha over the mean image, top {len(top)} marked")
     kept = np.zeros(data.n_features)
     kept[top] = alpha[top]
-    weights = (data.meta["basis"].pixel_map(kept) if data.kind == "haar"
-               else data.meta["features"].selection_map(top, alpha[top]))
-    return weight_overlay_figure(pixels.X.mean(axis=0), weights, pixels.image_shape,
+    return weight_overlay_figure(images.X.mean(axis=0), family.pixel_map(kept), images.image_shape,
                                  title=f"alpha of the top {len(top)} in pixel space")
 
 

@@ -84,7 +84,11 @@ def test_feature_families_draw_back_on_the_image(family, options):
     from core.features import to_feature_family
     app = run_page(to_feature_family(load_dataset("warpAR10P"), family, **options))
     assert not app.exception and not app.error
-    assert len(app.get("plotly_chart")) == 3  # sorted alpha, overlay in pixel space, history
+    titles = [json.loads(chart.proto.spec)["layout"]["title"]["text"] for chart in app.get("plotly_chart")]
+    # sorted alpha, the top features' weights drawn back on the images (the family's pixel map), history
+    assert len(titles) == 3 and titles[1].startswith("alpha of the top") and titles[1].endswith("in pixel space")
+    overlay = json.loads(app.get("plotly_chart")[1].proto.spec)["data"]
+    assert len(overlay) >= 2 and overlay[-1]["type"] == "heatmap"  # the mean image and the weights over it
 
 
 def test_downloads_offered():

@@ -100,7 +100,7 @@ def test_feature_family_dataset():
     assert haar.X.shape == (130, 2410) and haar.kind == "haar" and not haar.is_image
     assert np.array_equal(haar.labels, faces.labels)
     assert haar.feature_names[-1] == "haar L1 diagonal (29, 19)"
-    basis = haar.meta["basis"]
+    basis = haar.family.basis
     assert np.allclose(basis.inverse(haar.X).reshape(130, -1), faces.X)
 
 
@@ -129,7 +129,7 @@ def test_ar_faces_side_information_on_haar_coefficients():
     """[SW04] Sec. 6 on warpAR10P: main = 5 people, side = a 6th; the analogue of its Fig. 3c, 3d."""
     faces = load_dataset("warpAR10P")
     haar = to_haar(faces, levels=3)
-    basis = haar.meta["basis"]
+    basis = haar.family.basis
     folder = ARTEFACTS / "haar_ar"
     folder.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(0)
@@ -169,3 +169,49 @@ def test_feature_family_entry_point():
     assert to_feature_family(faces, "haarlike", stride=4, scale_step=4, min_cell=4).kind == "haarlike"
     with pytest.raises(InputError, match="Unknown feature family"):
         to_feature_family(faces, "fourier")
+
+
+def test_each_feature_family_answers_for_its_features():
+    """Pixels, Haar coefficients and Haar-like rectangles behind one interface (Dataset.family):
+    weights drawn on the images, the pixels a selection marks, the inverse where there is one;
+    the images follow a sample subset, and a feature subset (no longer the whole family) and a
+    table have none."""
+    from core.dataset import Dataset, PixelFamily
+    from core.features import FEATURE_FAMILIES, to_feature_family
+    from core.haarlike import HaarLikeFamily
+    from core.wavelets import HaarFamily
+
+    faces = load_dataset("warpAR10P").subset_samples(range(12))
+    rng = np.random.default_rng(5)
+    assert {PixelFamily.name, HaarFamily.name, HaarLikeFamily.name} == set(FEATURE_FAMILIES)
+
+    pixels = faces.family
+    weights = rng.random(faces.n_features)
+    assert pixels.images is faces and np.array_equal(pixels.pixel_map(weights), weights.reshape(faces.image_shape))
+    assert list(pixels.marked_pixels([3, 1])) == [3, 1]
+    assert np.array_equal(pixels.inverse(faces.X), faces.images())
+
+    haar = to_feature_family(faces, "haar", levels=2)
+    family = haar.family
+    assert family.name == "haar" and family.images is faces and family.marked_pixels([0]) is None
+    assert np.allclose(family.inverse(haar.X), faces.images(), atol=1e-10)  # the exact inverse
+    coefficient_weights = rng.random(haar.n_features)
+    assert np.isclose(family.pixel_map(coefficient_weights).sum(), coefficient_weights.sum())  # spread, not lost
+
+    rectangles = to_feature_family(faces, "haarlike", stride=6, scale_step=6, min_cell=6)
+    family = rectangles.family
+    chosen = np.zeros(rectangles.n_features)
+    chosen[[0, 7]] = [2.0, -1.0]
+    expected = 2.0 * family.features.selection_map([0]) - family.features.selection_map([7])
+    assert np.allclose(family.pixel_map(chosen), expected)
+    with pytest.raises(InputError, match="not a basis"):
+        family.inverse(rectangles.X)
+    with pytest.raises(InputError, match="one per feature"):
+        family.pixel_map(chosen[:-1])
+
+    first_people = haar.subset_samples(range(5))
+    assert first_people.family.images.n_samples == first_people.n_samples < haar.n_samples
+    assert np.allclose(first_people.family.inverse(first_people.X), first_people.family.images.images(), atol=1e-10)
+    assert haar.subset_features(range(10)).family is None
+    assert faces.subset_features(range(10)).family is None
+    assert Dataset(rng.random((5, 3))).family is None

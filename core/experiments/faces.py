@@ -78,7 +78,7 @@ def ar_faces(*, quick=False, random_state=0, progress=None, standardize: bool = 
     n_runs = 6 if quick else 20
     faces = load_dataset("warpAR10P")
     haar = to_haar(faces, levels=3)
-    basis = haar.meta["basis"]
+    basis = haar.family.basis
     pixels = faces.X
     k_values = K_GRID if tune_k else [5]
     step = _Steps(progress, n_runs * (len(grid["lam"]) * len(k_values) + 4))
