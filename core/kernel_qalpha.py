@@ -34,14 +34,13 @@ import numpy as np
 from scipy import linalg
 from scipy.sparse.linalg import eigsh
 
+from ._spectral import check_common, orient, result_warnings, side_scaling
 from .errors import InputError
 from .limits import memory_limit_bytes
-from .qalpha import (AUTO_DENSE_LIMIT, LAM_MAX, QAlphaResult, _result_warnings, _orient, _side_scaling, preprocess_features,
-                     side_variance)
+from .qalpha import AUTO_DENSE_LIMIT, QAlphaResult, preprocess_features, side_variance
 from .validation import as_data_matrix as _as_data_matrix
 from .validation import check_real as _check_real
 from .validation import require_finite as _require_finite
-from .validation import check_positive_int as _check_positive_int
 
 __all__ = ["kernel_q_alpha", "kernel_matrix", "kernel_memory_bytes", "memory_limit_bytes", "KERNELS"]
 
@@ -181,16 +180,8 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
     """
     X = _as_data_matrix(X)
     n_samples, n_features = X.shape
-    if n_samples < 2:
-        raise InputError(f"Kernel Q-alpha needs at least 2 samples; got {n_samples}.")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k < n_samples:
-        raise InputError(f"k (the number of clusters) must be an integer with 1 <= k < n_samples "
-                         f"= {n_samples}; got {k!r}.")
-    lam = _check_real(lam, "lam", low=0.0, high=LAM_MAX)
-    if init not in ("uniform", "random"):
-        raise InputError(f"init must be 'uniform' or 'random'; got {init!r}.")
-    n_init = _check_positive_int(n_init, "n_init")
-    max_iter = _check_positive_int(max_iter, "max_iter")
+    k, lam, n_init, max_iter = check_common(n_samples, k, lam=lam, init=init, n_init=n_init, max_iter=max_iter,
+                                            what="Kernel Q-alpha")
     kernel, degree, coef0, gamma = _check_kernel(kernel, degree, coef0, gamma)
     limit = memory_limit_bytes() if memory_limit is None else int(memory_limit)
     needed = kernel_memory_bytes(n_features)
@@ -209,7 +200,7 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
     diagonal_full = None
     if side is not None:
         diagonal = side_variance(side, kept, scale, n_samples, n_features)
-        scaling = _side_scaling(diagonal, lam)
+        scaling = side_scaling(diagonal, lam)
         diagonal_full = np.zeros(n_features)
         diagonal_full[kept] = diagonal
     rng = np.random.default_rng(random_state)
@@ -218,7 +209,7 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
     for start in range(n_init):
         E = _initial_E(V, scaling, k, init if start == 0 else "random", rng)
         beta = np.full(n, 1.0 / np.sqrt(n))
-        alpha = _orient(scaling * beta / np.linalg.norm(scaling * beta))
+        alpha = orient(scaling * beta / np.linalg.norm(scaling * beta))
         history, converged, stopped, eigenvalue = [], False, False, np.nan
         for n_iter in range(1, max_iter + 1):
             P = V @ E  # columns v_i^T E: G = V o (P P^T)
@@ -227,7 +218,7 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
             C = G * np.outer(scaling, scaling) if side is not None else G
             beta, eigenvalue = _leading(C, beta)
             new_alpha = scaling * beta
-            new_alpha = _orient(new_alpha / np.linalg.norm(new_alpha))
+            new_alpha = orient(new_alpha / np.linalg.norm(new_alpha))
             beta = new_alpha / scaling
             beta /= np.linalg.norm(beta)
             change = float(np.linalg.norm(new_alpha - alpha))
@@ -257,7 +248,7 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
     full = np.zeros(n_features)
     full[kept] = alpha
     _require_finite(full, "Kernel Q-alpha's weights")
-    notes, converged = _result_warnings(full, np.asarray(history), converged)
+    notes, converged = result_warnings(full, np.asarray(history), converged)
     name = kernel if isinstance(kernel, str) else "callable"
     return QAlphaResult(alpha=full, Q=E, objective=float(history[-1]), history=np.asarray(history),
                         n_iter=n_iter, converged=converged, eigenvalue=eigenvalue,

@@ -43,6 +43,7 @@ import numpy as np
 from scipy import linalg
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
+from ._spectral import LAM_MAX, check_common, orient, result_warnings, side_scaling
 from .errors import InputError
 from .largedata import column_moments, is_large
 from .normalised import DenseFeatures, leading_sample_vectors, normalise_features, preprocess_features
@@ -70,9 +71,6 @@ __all__ = [
 
 #: Above this many features the leading eigenvector of G is not taken from a dense matrix.
 DENSE_LIMIT = 600
-#: Largest weight of side information: beyond it only the side information counts (the same
-#: alpha), and products with it approach the end of float64's range.
-LAM_MAX = 1e12
 
 #: A sparsity gap is called clear when the two groups of weights it separates explain at least
 #: this share of the weights' variance (:func:`find_sparsity_gap`). Measured on the bundled
@@ -307,7 +305,7 @@ class _Problem:
     # alpha from the operator's eigenvector ----------------------------------
     def to_alpha(self, beta):
         alpha = beta if self.side_scale is None else self.side_scale * beta
-        return _orient(alpha / np.linalg.norm(alpha))
+        return orient(alpha / np.linalg.norm(alpha))
 
     def to_beta(self, alpha):
         beta = alpha if self.side_scale is None else alpha / self.side_scale
@@ -323,11 +321,6 @@ class _Problem:
         elif self.pair_factor is not None:
             value -= self.lam * float(np.sum((self.pair_factor.T @ alpha) ** 2))
         return value
-
-
-def _orient(alpha):
-    """Eigenvectors have no sign: orient alpha so that its weights sum to a positive number."""
-    return -alpha if alpha.sum() < 0 else alpha
 
 
 def _leading_eigvec(problem, Pt, beta0, solver, eig_tol, power_steps):
@@ -547,19 +540,11 @@ def side_variance(side, kept, scale, n_samples, n_features) -> np.ndarray:
     return n_samples * (side[:, kept] / scale).var(axis=0)
 
 
-def _side_scaling(diagonal, lam) -> np.ndarray:
-    """``diag(S)^(1/2)`` with ``S = (D + lam I)^-1``, refusing ``lam = 0`` with a vanishing ``D``."""
-    if lam == 0 and np.any(diagonal <= 0):
-        raise InputError(f"{int(np.sum(diagonal <= 0))} feature(s) have zero side variance, "
-                         "so lam = 0 is not admissible ([SW04] Def. 3); use lam > 0.")
-    return 1.0 / np.sqrt(diagonal + lam)
-
-
 def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion="sum",
             method="power", init="uniform", n_init=1, random_state=None, max_iter=500,
             tol=1e-6, solver="auto", eig_tol=1e-10, power_steps=1,
             progress: Callable[[int, float], object] | None = None,
-            dtype=np.float64, memory_limit: int | None = None, _side_diagonal=None) -> QAlphaResult:
+            dtype=np.float64, memory_limit: int | None = None) -> QAlphaResult:
     """Select features by the Q-alpha algorithm: positive, sparse weights from spectral coherence.
 
     Maximises ``trace(Q^T A_alpha^T A_alpha Q)`` over unit ``alpha`` and orthonormal ``Q``
@@ -660,8 +645,6 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
     else:
         X = _as_data_matrix(X)
     n_samples, n_features = X.shape
-    if n_samples < 2:
-        raise InputError(f"Q-alpha needs at least 2 samples; got {n_samples}.")
     if criterion not in ("sum", "gap"):
         raise InputError(f"criterion must be 'sum' or 'gap'; got {criterion!r}.")
     if large and criterion == "gap":
@@ -672,13 +655,8 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
                          "with float64 products. Leave dtype out.")
     if method not in ("power", "basic"):
         raise InputError(f"method must be 'power' or 'basic'; got {method!r}.")
-    if init not in ("uniform", "random"):
-        raise InputError(f"init must be 'uniform' or 'random'; got {init!r}.")
-    lam = _check_real(lam, "lam", low=0.0, high=LAM_MAX)
     if side is not None and pairs is not None:
         raise InputError("Give side information either as a side data set or as pairs, not both.")
-    n_init = _check_positive_int(n_init, "n_init")
-    max_iter = _check_positive_int(max_iter, "max_iter")
     power_steps = _check_positive_int(power_steps, "power_steps")
     tol = _check_real(tol, "tol", low=0.0, low_open=True)
     eig_tol = _check_real(eig_tol, "eig_tol", low=0.0)
@@ -695,10 +673,7 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
         k = n_classes - 1
     if k is None:
         raise InputError("Give k, the number of clusters, or labels for the supervised mode.")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k < n_samples:
-        raise InputError(f"k (the number of clusters) must be an integer with 1 <= k < n_samples "
-                         f"= {n_samples}; got {k!r}.")
-    k = int(k)
+    k, lam, n_init, max_iter = check_common(n_samples, k, lam=lam, init=init, n_init=n_init, max_iter=max_iter)
 
     features = normalise_features(X, dtype=dtype, memory_limit=memory_limit)
     kept, scale = features.kept, features.scale
@@ -709,12 +684,12 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
     constant = np.setdiff1d(np.arange(n_features), kept)
 
     side_scale = side_diagonal_full = None
-    if side is not None or _side_diagonal is not None:
-        if _side_diagonal is not None:
-            diagonal = np.asarray(_side_diagonal, dtype=np.float64)[kept]
+    if side is not None:
+        if isinstance(side, _SideVariances):
+            diagonal = side.diagonal[kept]
         else:
             diagonal = side_variance(side, kept, scale, n_samples, n_features)
-        side_scale = _side_scaling(diagonal, lam).astype(dtype)
+        side_scale = side_scaling(diagonal, lam).astype(dtype)
         side_diagonal_full = np.zeros(n_features)
         side_diagonal_full[kept] = diagonal
 
@@ -745,7 +720,7 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
     alpha = np.zeros(n_features)
     alpha[kept] = best["alpha"]
     _require_finite(alpha, "Q-alpha's weights")
-    notes, converged = _result_warnings(alpha, best["history"], best["converged"])
+    notes, converged = result_warnings(alpha, best["history"], best["converged"])
     return QAlphaResult(
         alpha=alpha, Q=np.asarray(best["Q"], dtype=np.float64), objective=float(best["history"][-1]),
         history=best["history"].astype(np.float64), n_iter=best["n_iter"],
@@ -757,19 +732,12 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
     )
 
 
-def _result_warnings(alpha, history, converged) -> tuple[tuple, bool]:
-    """What a result must say about itself, and whether it may count as converged."""
-    notes = []
-    if not np.isfinite(history).all():
-        notes.append("The objective stopped being finite during the iteration; the weights are those of the "
-                     "last iteration and are not a converged solution.")
-        converged = False
-    negative = float(-alpha[alpha < 0].sum())
-    if negative > 1e-3 * float(np.abs(alpha).sum()):
-        notes.append(f"{100 * negative / float(np.abs(alpha).sum()):.1f}% of the weights' mass is negative: the "
-                     "positive weights of [WS03] do not come out for this operator (strong pairwise side "
-                     "information or the gap criterion can do this). Rank by the weights with care.")
-    return tuple(notes), converged
+@dataclass(frozen=True)
+class _SideVariances:
+    """Side information given as the side variances ``D`` themselves (one per feature) rather than
+    as side data: what :func:`topographic_map` builds from its earlier rounds."""
+
+    diagonal: np.ndarray
 
 
 # ---------------------------------------------------------------------------- extensions
@@ -798,7 +766,7 @@ def topographic_map(X, k, rounds=2, lam=0.01, *, n_eigenvalues=10, **options) ->
     """
     rounds = _check_positive_int(rounds, "rounds")
     lam = _check_real(lam, "lam (the topographical map needs lam > 0)", low=0.0, high=LAM_MAX, low_open=True)
-    for reserved in ("side", "pairs", "labels", "_side_diagonal"):
+    for reserved in ("side", "pairs", "labels"):
         if reserved in options:
             raise InputError(f"topographic_map does not take {reserved!r}: each round's side "
                              "information is made from the earlier rounds.")
@@ -808,7 +776,7 @@ def topographic_map(X, k, rounds=2, lam=0.01, *, n_eigenvalues=10, **options) ->
     results, directions, spectra = [], [], []
     features = None
     for r in range(rounds):
-        result = q_alpha(X, k, lam=lam, _side_diagonal=accumulated if r > 0 else None, **options)
+        result = q_alpha(X, k, lam=lam, side=_SideVariances(accumulated) if r > 0 else None, **options)
         if features is None:
             features = DenseFeatures(X)
             Mt, kept = features.Mt, features.kept
@@ -962,7 +930,7 @@ def positive_eigenvector_probability(n_values, n_trials=200, mean=1.0 / 6.0,
             upper = np.triu(rng.normal(mean, std, size=(n, n)))
             G = upper + np.triu(upper, 1).T
             _, vector = linalg.eigh(G, subset_by_index=[n - 1, n - 1])
-            vector = _orient(vector[:, 0])
+            vector = orient(vector[:, 0])
             positive += bool(np.all(vector >= 0))
         probability[index] = positive / n_trials
     return PositivityResult(n_values=n_values, probability=probability, n_trials=n_trials,

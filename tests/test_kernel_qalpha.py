@@ -120,3 +120,23 @@ def test_side_information_and_callable_kernel():
     assert cosine(linear_si.alpha, q_alpha(X, 2, side=side, lam=0.1).alpha) >= 0.999
     custom = kernel_q_alpha(X, 2, lambda A, B: (A @ B.T) ** 2)
     assert cosine(custom.alpha, kernel_q_alpha(X, 2, "poly", degree=2, coef0=0.0).alpha) >= 0.999999
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(k=0), "k \\(the number of clusters\\) must be an integer with 1 <= k < n_samples = 30"),
+    (dict(k=30), "k \\(the number of clusters\\) must be an integer with 1 <= k < n_samples = 30"),
+    (dict(lam=-1.0), "lam"), (dict(lam=1e13), "lam"),
+    (dict(init="spectral"), "init must be 'uniform' or 'random'"),
+    (dict(n_init=0), "n_init must be a positive integer"), (dict(max_iter=0), "max_iter must be a positive integer")])
+def test_q_alpha_and_kernel_q_alpha_check_their_common_parameters_alike(bad, message):
+    """One set of checks for the parameters both algorithms take (core._spectral): the same
+    input is refused by both with the same words."""
+    import inspect
+
+    X = np.random.default_rng(0).standard_normal((30, 12))
+    parameters = dict(k=2, lam=0.0, init="uniform", n_init=1, max_iter=50) | bad
+    for algorithm in (q_alpha, kernel_q_alpha):
+        with pytest.raises(InputError, match=message):
+            algorithm(X, parameters["k"],
+                      **{name: value for name, value in parameters.items() if name != "k"})
+    assert "_side_diagonal" not in inspect.signature(q_alpha).parameters  # topographic_map's own affair
