@@ -35,7 +35,8 @@ References
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import Callable
 
@@ -55,6 +56,7 @@ from .validation import check_real as _check_real
 from .validation import require_finite as _require_finite
 
 __all__ = [
+    "QAlphaParameters",
     "QAlphaResult",
     "TopographicMap",
     "PositivityResult",
@@ -89,6 +91,64 @@ LANCZOS_LIMIT = 50_000
 
 
 # ---------------------------------------------------------------------------- results
+@dataclass(frozen=True)
+class QAlphaParameters:
+    """The settings of a Q-alpha run apart from the data: what the app builds from its widgets,
+    keys its caches with (:attr:`key`) and hands to :func:`q_alpha` (:meth:`run`); one type, so
+    two pages that mean the same run share its result.
+
+    The checks that need no data are made here; those that do (``k < n_samples``) in the run.
+    ``k`` is None in the supervised mode (it is the number of classes minus one).
+    """
+
+    k: int | None = None
+    supervised: bool = False
+    lam: float = 0.0
+    criterion: str = "sum"
+    init: str = "uniform"
+    n_init: int = 1
+    max_iter: int = 500
+    tol: float = 1e-6
+    random_state: int | None = 0
+
+    def __post_init__(self):
+        if self.supervised != bool(self.supervised):
+            raise InputError(f"supervised must be True or False; got {self.supervised!r}.")
+        if self.supervised and self.k is not None:
+            raise InputError("In the supervised mode k is the number of classes minus one: leave k out.")
+        if not self.supervised and (self.k is None or isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer))
+                                    or self.k < 1):
+            raise InputError(f"k (the number of clusters) must be a positive integer; got {self.k!r}.")
+        if self.criterion not in ("sum", "gap"):
+            raise InputError(f"criterion must be 'sum' or 'gap'; got {self.criterion!r}.")
+        if self.random_state is not None and (isinstance(self.random_state, bool)
+                                              or not isinstance(self.random_state, (int, np.integer))):
+            raise InputError(f"random_state must be an integer or None; got {self.random_state!r}.")
+        _, lam, n_init, max_iter = check_common(2, 1, lam=self.lam, init=self.init, n_init=self.n_init,
+                                                max_iter=self.max_iter)
+        tol = _check_real(self.tol, "tol", low=0.0, low_open=True)
+        # plain Python numbers: equal settings give equal keys whatever types the widgets returned
+        for name, value in (("k", None if self.k is None else int(self.k)), ("lam", lam), ("n_init", n_init),
+                            ("max_iter", max_iter), ("tol", tol), ("supervised", bool(self.supervised)),
+                            ("random_state", None if self.random_state is None else int(self.random_state))):
+            object.__setattr__(self, name, value)
+
+    @property
+    def key(self) -> str:
+        """A text that two equal settings share (for cache keys and saved parameters)."""
+        return json.dumps(asdict(self), sort_keys=True)
+
+    def run(self, X, *, labels=None, side=None, pairs=None, progress=None, **options) -> "QAlphaResult":
+        """:func:`q_alpha` on ``X`` with these settings (``labels`` for the supervised mode);
+        ``options`` are q_alpha's other arguments (``solver``, ``dtype``, ...)."""
+        if self.supervised and labels is None:
+            raise InputError("The supervised mode needs the labels of the samples.")
+        return q_alpha(X, self.k, labels=labels if self.supervised else None, side=side, pairs=pairs,
+                       lam=self.lam, criterion=self.criterion, init=self.init, n_init=self.n_init,
+                       max_iter=self.max_iter, tol=self.tol, random_state=self.random_state,
+                       progress=progress, **options)
+
+
 @dataclass(frozen=True, eq=False)
 class QAlphaResult:
     """Outcome of :func:`q_alpha`.

@@ -9,7 +9,7 @@ References
 .. [WS03] L. Wolf and A. Shashua, "Feature selection for unsupervised and supervised inference:
    the emergence of sparsity in a weighted-based approach", ICCV 2003, Sec. 5.
 .. [W01] J. Weston, S. Mukherjee, O. Chapelle, M. Pontil, T. Poggio and V. Vapnik, "Feature
-   selection for SVMs", NIPS 2001 (the data 002 follows "precisely").
+   selection for SVMs", NIPS 2001 (the data [WS03] follows "precisely").
 .. [SW04] A. Shashua and L. Wolf, "Kernel feature selection with side data using a spectral
    approach", ECCV 2004, Sec. 4 and Fig. 2.
 .. [Sha] A. Shashua, "A new paradigm for feature selection" (talk), slides 30-31: the

@@ -10,6 +10,7 @@ from core import InputError
 from core.kernel_qalpha import kernel_memory_bytes, kernel_q_alpha
 from core.limits import memory_limit_bytes
 from core.plots import history_figure, sorted_weights_figure
+from core.qalpha import QAlphaParameters
 from pages import ui
 
 ui.page_start()
@@ -75,10 +76,8 @@ def run_kernel(k, kernel, options):
 ui.stop_control("kernel")
 try:
     result = run_kernel(int(k), kernel, options)
-    linear = ui.run_q_alpha(data, None, None, dict(supervised=False, k=int(k), criterion="sum",
-                                                   side_mode="none", side_classes=[], n_pairs=0, lam=0.0,
-                                                   init="uniform", n_init=1, max_iter=500, tol=1e-6,
-                                                   random_state=0))
+    # the Q-alpha page's default run for this k: the two pages share its result
+    linear = ui.run_q_alpha(data, None, None, QAlphaParameters(k=int(k)))
 except InputError as error:
     ui.show_error(error)
     st.stop()

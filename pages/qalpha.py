@@ -7,7 +7,7 @@ import streamlit as st
 
 from core import InputError
 from core.plots import history_figure, sorted_weights_figure
-from core.qalpha import pairs_from_labels
+from core.qalpha import QAlphaParameters, pairs_from_labels
 from pages import ui
 
 ui.page_start()
@@ -39,10 +39,13 @@ ui.restore_view("qalpha", VIEW)
 if "qa_top_k" in st.query_params and "qa_top_k" in st.session_state:
     st.session_state.setdefault("qa_top_k_set", True)  # a link that names K keeps it
 default_k = int(min(max(data.classes.size, 2) if has_labels else 2, max_k))
-ui.set_defaults({"qa_supervised": False, "qa_k": default_k,
-                 "qa_criterion": "sum", "qa_side_mode": "none", "qa_n_pairs": 50,
-                 "qa_side_classes": class_values[-1:], "qa_lambda": 0.1, "qa_init": "uniform", "qa_n_init": 1,
-                 "qa_max_iter": 500, "qa_tol": 1e-6, "qa_seed": 0},
+# the defaults of the run are the parameter type's (the Kernel Q-alpha page compares with that run)
+default_run = QAlphaParameters(k=default_k)
+ui.set_defaults({"qa_supervised": default_run.supervised, "qa_k": default_k,
+                 "qa_criterion": default_run.criterion, "qa_side_mode": "none", "qa_n_pairs": 50,
+                 "qa_side_classes": class_values[-1:], "qa_lambda": 0.1, "qa_init": default_run.init,
+                 "qa_n_init": default_run.n_init, "qa_max_iter": default_run.max_iter, "qa_tol": default_run.tol,
+                 "qa_seed": default_run.random_state},
                 valid={"qa_side_mode": lambda v: v in side_options, "qa_supervised": lambda v: has_labels or not v,
                        "qa_k": lambda v: v <= max_k},
                 labels={"qa_side_mode": "Side information", "qa_supervised": "Supervised", "qa_k": "k"})
@@ -73,7 +76,7 @@ with controls:
     criterion = st.selectbox(
         "Criterion", ["sum", "gap"], format_func={"sum": "sum of eigenvalues²",
                                                    "gap": "spectral gap"}.get, key="qa_criterion", width=190,
-        help="sum: Eq. (1) of 002. gap: sum of the k largest squared eigenvalues minus the rest.")
+        help="sum: Eq. (1) of Wolf & Shashua 2003. gap: sum of the k largest squared eigenvalues minus the rest.")
     side_mode = st.radio(
         "Side information", side_options, horizontal=True, key="qa_side_mode", width="content",
         help="side classes: samples of the chosen classes form the side data W; features that vary "
@@ -112,12 +115,12 @@ with controls:
                                help="Seeds the random starts, the pairs and k-means: same seed, same result.")
     ui.stop_control("qalpha")
 
-params = dict(supervised=supervised, k=int(k), criterion=criterion, side_mode=side_mode,
-              side_classes=[str(c) for c in side_classes], n_pairs=int(n_pairs),
-              lam=float(lam) if side_mode != "none" else 0.0, init=init, n_init=int(n_init),
-              max_iter=int(max_iter), tol=float(tol), random_state=int(seed))
-
+# where the side information comes from decides the data handed to the run, not its parameters
+side_choice = dict(side_mode=side_mode, side_classes=[str(c) for c in side_classes], n_pairs=int(n_pairs))
 try:
+    params = QAlphaParameters(k=None if supervised else int(k), supervised=supervised, criterion=criterion,
+                              lam=float(lam) if side_mode != "none" else 0.0, init=init, n_init=int(n_init),
+                              max_iter=int(max_iter), tol=float(tol), random_state=int(seed))
     if side_mode == "side classes":
         if not side_classes:
             raise InputError("Choose at least one side class, or switch side information off.")
@@ -178,7 +181,7 @@ with view:
     if main.labels is not None and np.unique(main.labels).size >= 2:
         # the selection's score follows K and the parameters; the all-features reference only
         # the data and the seed, so moving the K slider does not cluster every feature again
-        selected = ui.run_cached("selection_curves", dict(data=main.fingerprint, ranking=params, top=top_k),
+        selected = ui.run_cached("selection_curves", dict(data=main.fingerprint, ranking=params.key, side=side_choice, top=top_k),
                                  main.X, main.labels, {"selected": result.ranking}, [top_k],
                                  n_runs=5, random_state=int(seed))["selected"]
         everything = ui.run_cached("selection_curves", dict(data=main.fingerprint, top="all", seed=int(seed)),
@@ -204,7 +207,7 @@ with view:
         "Weights and ranking (CSV)", ui.table_csv(table), file_name=f"{main.name}-qalpha.csv",
         mime="text/csv")
     download[1].download_button(
-        "Parameters (JSON)", json.dumps(dict(params, data_set=data.name), indent=1),
+        "Parameters (JSON)", json.dumps(dict(json.loads(params.key), **side_choice, data_set=data.name), indent=1),
         file_name=f"{main.name}-qalpha-parameters.json", mime="application/json")
     selected = np.sort(top)
     download[2].download_button(

@@ -19,7 +19,7 @@ st.caption("Round r runs Q-alpha with side information D = the squared alphas of
 # lambda against the side diagonal D of round 2, whose entries average 1/n (each round's alpha has
 # unit norm): a lambda far above 1/n inhibits nothing (on the AR faces' 2,400 pixels lambda = 0.01
 # gave a second round with cos 0.999 to the first), so it is chosen per 1/n. The default 1/n gives
-# second rounds with cos 0.5 (AR faces) and 0.35 (ORL) to the first, and 000's solution sets on its
+# second rounds with cos 0.5 (AR faces) and 0.35 (ORL) to the first, and Shashua & Wolf 2004's solution sets on its
 # example (which used lambda = 0.1 with n = 20)
 LAMBDAS_TIMES_N = [0.05, 0.2, 0.5, 1.0, 2.0, 5.0, 20.0]
 max_k = max(1, min(20, data.n_samples - 1))
@@ -35,7 +35,7 @@ controls = st.columns(3)
 rounds = controls[0].slider("Rounds", 2, 5, key="topo_rounds",
                             help="Runs of Q-alpha; each inhibits the features of the earlier ones (Shashua & Wolf 2004 Sec. 4).")
 k = controls[1].number_input("k — number of clusters", 1, max_k, key="topo_k",
-                             help="Three clusters span two dimensions once features are centred: k = 2 for 000's example.")
+                             help="Three clusters span two dimensions once features are centred: k = 2 for the example of Shashua & Wolf 2004, Sec. 4.")
 lam_n = controls[2].select_slider("λ x n", LAMBDAS_TIMES_N, format_func=lambda v: f"{v:g}", key="topo_lam_n",
                                   help="The ridge λ of D + λI, times the number of features n (D averages 1/n): "
                                        "small values push later rounds far from earlier ones.")

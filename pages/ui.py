@@ -25,7 +25,7 @@ from core.bundled import list_datasets, load_dataset
 from core.limits import format_bytes
 # the table readers (and pandas with them) are imported with this module, before any page runs
 from core.loaders import read_table
-from core.qalpha import QAlphaResult, q_alpha
+from core.qalpha import QAlphaParameters, QAlphaResult
 
 DEFAULT_DATASET = "warpAR10P"
 
@@ -466,7 +466,7 @@ def _runners():
     from core.baselines import rank_features, score_features
     from core.kernel_qalpha import kernel_q_alpha
     from core.metrics import selection_curves
-    from core.qalpha import topographic_map
+    from core.qalpha import q_alpha, topographic_map
     from core.slda import exact_slda, greedy_slda, greedy_spca
     from core.wavelets import to_haar
 
@@ -557,22 +557,19 @@ def run_with_progress(key: str, run, *, stop: str, text: str, status, every: int
     return memoised(key, compute, keep=keep)
 
 
-def run_q_alpha(main: Dataset, side: Dataset | None, pairs, params: dict) -> QAlphaResult:
-    """``q_alpha`` on ``main`` with a progress bar and Stop, cached on (data, side, pairs, parameters)."""
+def run_q_alpha(main: Dataset, side: Dataset | None, pairs, params: QAlphaParameters) -> QAlphaResult:
+    """Q-alpha with ``params`` on ``main`` with a progress bar and Stop, cached on (data, side,
+    pairs, parameters): pages that mean the same run share its result."""
     key = json.dumps(dict(
         main=main.fingerprint, side=side.fingerprint if side is not None else None,
-        pairs=None if pairs is None else np.asarray(pairs).tolist(), params=params), sort_keys=True)
-    return run_with_progress(key, lambda progress: q_alpha(
-        main.X, None if params["supervised"] else params["k"],
-        labels=main.labels if params["supervised"] else None,
-        side=None if side is None else side.X, pairs=pairs, lam=params["lam"],
-        criterion=params["criterion"], init=params["init"], n_init=params["n_init"],
-        max_iter=params["max_iter"], tol=params["tol"], random_state=params["random_state"], progress=progress,
+        pairs=None if pairs is None else np.asarray(pairs).tolist(), params=params.key), sort_keys=True)
+    return run_with_progress(key, lambda progress: params.run(
+        main.X, labels=main.labels, side=None if side is None else side.X, pairs=pairs, progress=progress,
         # the same fixed point, and per iteration 1.2-12x faster than the automatic solver (dense
         # up to 100 features, Lanczos beyond) at 20-600 features and 72 or 500 samples, where the
         # operator allows power steps (sum criterion, no pairs: positive semi-definite)
-        solver="power" if params["criterion"] == "sum" and pairs is None else "auto"),
-        stop="qalpha", text="Q-alpha", status=iteration_status(params["max_iter"] * params["n_init"]), every=5)
+        solver="power" if params.criterion == "sum" and pairs is None else "auto"),
+        stop="qalpha", text="Q-alpha", status=iteration_status(params.max_iter * params.n_init), every=5)
 
 
 def gap_metric(cell, gap) -> None:

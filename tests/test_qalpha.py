@@ -420,3 +420,25 @@ def test_the_uniform_start_finds_westons_features_where_random_starts_do_not():
         uniform_start = q_alpha(data.X, 2, init="uniform", n_init=1, random_state=seed).alpha
         uniform_finds += set(np.argsort(-uniform_start)[:3]) == {0, 1, 2}
     assert (uniform_finds, random_misses) == (10, 7)
+
+
+def test_parameters_type_runs_q_alpha_and_keys_equal_settings_alike():
+    """QAlphaParameters: equal settings (whatever number types the widgets gave) share one key,
+    its run is q_alpha's with those settings, and settings that need no data are checked at once."""
+    from core.qalpha import QAlphaParameters
+
+    data = weston_linear(60, random_state=3)
+    settings = QAlphaParameters(k=np.int64(2), lam=np.float64(0.0), max_iter=200)
+    assert settings.key == QAlphaParameters(k=2, max_iter=200).key
+    assert settings.key != QAlphaParameters(k=2, max_iter=200, random_state=1).key
+    assert np.array_equal(settings.run(data.X).alpha, q_alpha(data.X, 2, max_iter=200, random_state=0).alpha)
+    supervised = QAlphaParameters(supervised=True)
+    assert np.array_equal(supervised.run(data.X, labels=data.labels).alpha, q_alpha(data.X, labels=data.labels).alpha)
+    for bad, message in [(dict(k=0), "positive integer"), (dict(supervised=True, k=2), "leave k out"),
+                         (dict(k=2, criterion="median"), "criterion"), (dict(k=2, init="spectral"), "init"),
+                         (dict(k=2, tol=0.0), "tol"), (dict(k=2, lam=-1.0), "lam"),
+                         (dict(k=2, random_state="seven"), "random_state")]:
+        with pytest.raises(InputError, match=message):
+            QAlphaParameters(**bad)
+    with pytest.raises(InputError, match="needs the labels"):
+        supervised.run(data.X)
