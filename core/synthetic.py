@@ -1,4 +1,4 @@
-"""Synthetic data sets of the seed papers, each with its ground truth.
+"""Synthetic data sets of the papers, each with its ground truth.
 
 Every generator is deterministic given ``random_state`` and returns a :class:`~core.dataset.Dataset`
 whose ``meta`` holds the ground truth: ``meta["relevant"]`` (indices of the relevant features) and,

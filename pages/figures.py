@@ -1,20 +1,20 @@
-"""Paper figures: each reproduction of the seed papers, one click each, the paper's numbers beside ours."""
+"""Paper figures: each reproduction of the papers' figures and tables, one click each, the paper's numbers beside ours."""
 
 import json
 
 import streamlit as st
 
 from core import InputError
-from core.experiments import EXPERIMENTS, load_experiments, run_experiment
+from core.experiments import EXPERIMENTS, experiment_figures, load_experiments, run_experiment
 from core.experiments.tables import K_RULES, STANDARDISABLE, UCI_RULE, WEIGHTINGS
-from core.plots import experiment_figures
 from pages import ui
 
 ui.page_start()
 
 load_experiments()
 st.title("Paper figures")
-st.caption("Every figure and table of the seed papers that the library reproduces, on the bundled data. "
+st.caption("Every figure and table of the papers (Wolf & Shashua 2003, Shashua & Wolf 2004, Moghaddam et al. 2007) "
+           "that the library reproduces, on the bundled data. "
            "Each run prints the paper's number beside ours and checks the paper's qualitative claims. "
            "The same runs are available as `python -m core.experiments NAME --out DIR`.")
 

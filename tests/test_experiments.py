@@ -2,6 +2,7 @@
 qualitative claims (checked here on the tables, independently of the results' own claim list)."""
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -12,12 +13,12 @@ import pytest
 from conftest import ROOT
 from core import InputError
 from core.dataset import Dataset
-from core.experiments import EXPERIMENTS, load_experiments, run_experiment, save_result
+from core.experiments import EXPERIMENTS, experiment_figures, load_experiments, run_experiment, save_result
 from core.experiments.tables import (BASE_PROTOCOL, PAPER_WINE, PROTOCOL_VARIATIONS, UCI_RULE, _alpha_features, _combination_label,
                                      _protocol_turns, _setting_label)
 from core.qalpha import sparsity_gap
 from core.validation import zscores
-from core.plots import experiment_figures
+
 
 load_experiments()
 _CACHE, _WALL = {}, {}
@@ -47,6 +48,9 @@ def test_result_is_complete_and_saves(name, tmp_path):
     assert list(result.comparison.columns) == ["quantity", "paper", "ours"] and len(result.comparison) > 0
     assert result.claims and all(claim.evidence for claim in result.claims)
     assert 0 < result.seconds <= _WALL[(name, ())]  # the run's own time, within the call around it
+    # its figures, registered beside it, cite the paper by authors (what a reader of the page can follow)
+    titles = [figure.layout.title.text or "" for figure in experiment_figures(result)]
+    assert titles and not any(re.search(r"\[(WS03|SW04|MWA07|Sha)\]|(^|\W)00[0-4]\b", title) for title in titles), titles
     numeric = result.table.select_dtypes("number")
     assert np.isfinite(numeric.to_numpy(dtype=float)[~np.isnan(numeric.to_numpy(dtype=float))]).all()
     paths = save_result(result, tmp_path)

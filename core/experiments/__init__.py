@@ -1,4 +1,4 @@
-"""Reproductions of the seed papers' figures and tables, each a function returning a tidy table.
+"""Reproductions of the papers' figures and tables, each a function returning a tidy table.
 
 Every experiment is a function ``f(*, quick=False, random_state=0, progress=None, **options)``
 registered in :data:`EXPERIMENTS` and returning an :class:`ExperimentResult`: a long-format
@@ -36,8 +36,8 @@ import pandas as pd
 
 from ..errors import InputError
 
-__all__ = ["Claim", "Experiment", "ExperimentResult", "EXPERIMENTS", "load_experiments", "run_experiment",
-           "save_result"]
+__all__ = ["Claim", "Experiment", "ExperimentResult", "EXPERIMENTS", "experiment_figures", "figures_of",
+           "load_experiments", "run_experiment", "save_result"]
 
 #: ``progress(fraction, message)``: fraction of the work done in [0, 1] and what is running.
 Progress = Callable[[float, str], object]
@@ -139,6 +139,34 @@ def register(name: str, title: str, reference: str, options: tuple = ()):
         EXPERIMENTS[name] = Experiment(name, title, reference, function, options)
         return function
     return wrap
+
+
+#: Each experiment's figures: ``name -> function(result) -> list of Plotly figures``.
+FIGURES: dict[str, Callable] = {}
+
+
+def figures_of(name: str):
+    """Decorator registering the function that draws experiment ``name``'s figures, as the paper
+    draws them, from its :class:`ExperimentResult` (it lives beside the experiment)."""
+    def wrap(function):
+        FIGURES[name] = function
+        return function
+    return wrap
+
+
+def experiment_figures(result: ExperimentResult) -> list:
+    """The figures of a reproduction's result (Plotly), as its paper draws them."""
+    load_experiments()
+    if result.name not in FIGURES:
+        raise InputError(f"No figures are registered for the experiment {result.name!r}.")
+    return FIGURES[result.name](result)
+
+
+def series_by(table, key, x, y, where=None) -> dict:
+    """``{value of key: (x values, y values)}`` from a long table, optionally filtered by ``where``:
+    the curves of a figure, one per value of ``key``."""
+    part = table if where is None else table[where(table)]
+    return {name: (group[x].to_numpy(), group[y].to_numpy()) for name, group in part.groupby(key, sort=False)}
 
 
 def run_experiment(name: str, *, quick: bool = False, random_state: int = 0,

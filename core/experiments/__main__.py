@@ -18,7 +18,7 @@ from . import EXPERIMENTS, load_experiments, run_experiment, save_result
 def main(argv=None) -> int:
     load_experiments()
     parser = argparse.ArgumentParser(prog="python -m core.experiments",
-                                     description="Reproduce a figure or table of the seed papers.")
+                                     description="Reproduce a figure or table of the papers this library implements.")
     parser.add_argument("name", help=f"one of: list, all, {', '.join(EXPERIMENTS)}")
     parser.add_argument("--quick", action="store_true", help="the small version (under a minute)")
     parser.add_argument("--seed", type=int, default=0, help="random_state (default 0)")

@@ -9,10 +9,11 @@ import pandas as pd
 from ..baselines import make_projection
 from ..bundled import load_dataset
 from ..metrics import normalized_precision_index
+from ..plots import bar_figure, curves_figure, image_grid_figure
 from ..qalpha import feature_scaling, q_alpha, sparsity_gap
 from ..validation import zscores
 from ..wavelets import to_haar
-from . import Claim, ExperimentResult, _Steps, comparison_frame, register, summary_frame
+from . import Claim, ExperimentResult, _Steps, comparison_frame, figures_of, register, summary_frame
 
 FULL_GRID = dict(lam=[1e-3, 1e-2, 0.1, 1.0], top=[25, 50, 100, 200, 400, None],
                  dims=[2, 3, 4, 5, 6, 8, 10, 15, 20, 30], side_components=[1, 2, 4, 8, 12],
@@ -220,3 +221,23 @@ def ar_faces(*, quick=False, random_state=0, progress=None, standardize: bool = 
         table, summary, comparison, claims, arrays,
         dict(runs=n_runs, grid=grid, haar_levels=3, k=K_GRID if tune_k else 5, standardize=standardize,
              tune_k=tune_k, random_state=random_state))
+
+
+@figures_of("ar_faces")
+def ar_faces_figures(result: ExperimentResult) -> list:
+    summary, arrays = result.summary, result.arrays
+    figures = [bar_figure(summary.method, summary.test_index_mean, summary.test_index_std,
+                          "Shashua & Wolf 2004, Fig. 3a: normalised precision index on held-out images (± s.d. over runs)",
+                          "precision index", paper=PAPER_INDEX)]
+    sorted_alphas = arrays["sorted alphas"]
+    figures.append(curves_figure({f"run {r + 1}": (np.arange(1, sorted_alphas.shape[1] + 1), row)
+                                  for r, row in enumerate(sorted_alphas)}, "rank", "alpha",
+                                 "Shashua & Wolf 2004, Fig. 3b: sorted alpha of every run", log_x=True))
+    faces = arrays["mean face per run"]
+    figures.append(image_grid_figure(faces, [f"run {r + 1}" for r in range(len(faces))], n_cols=10,
+                                     title="Shashua & Wolf 2004, Fig. 3c: the mean face from alpha-weighted Haar coefficients"))
+    people = arrays["first run people"]
+    figures.append(image_grid_figure(people.reshape((-1,) + people.shape[2:]), n_cols=people.shape[1],
+                                     title="Shashua & Wolf 2004, Fig. 3d: each row a person, 4 images then their "
+                                           "alpha-weighted reconstructions"))
+    return figures

@@ -9,8 +9,9 @@ import pandas as pd
 from ..bundled import load_dataset
 from ..dataset import Dataset
 from ..metrics import test_information
+from ..plots import curves_figure, image_grid_figure, slda_curves_figure
 from ..slda import greedy_slda, greedy_spca, sparse_eigenvector
-from . import Claim, ExperimentResult, _Steps, comparison_frame, register
+from . import Claim, ExperimentResult, _Steps, comparison_frame, figures_of, register
 
 
 def downsample(images: np.ndarray, shape) -> np.ndarray:
@@ -254,3 +255,41 @@ def spca_faces(*, quick=False, random_state=0, progress=None) -> ExperimentResul
         "spca_faces", "Sparse PCA variance curves and sparse eigenfaces", "Moghaddam et al. 2007 Fig. 2/3/4",
         f"warpPIE10P (210 faces of 10 people) at {shape[0]} x {shape[1]} inside an elliptical mask of {n_mask} pixels",
         table, summary, comparison, claims, arrays, dict(shape=shape, mask_pixels=n_mask, k=k_sparse))
+
+
+# ---------------------------------------------------------------------------- figures
+@figures_of("slda_pixels")
+def slda_pixels_figures(result: ExperimentResult) -> list:
+    table, summary, arrays = result.table, result.summary, result.arrays
+    figures = []
+    curves = table[table.measure == "GRQ objective"]
+    for problem in curves.problem.unique():
+        wide = curves[curves.problem == problem].pivot(index="k", columns="method", values="objective")
+        figures.append(slda_curves_figure(wide.forward, wide.backward, wide.fisher, bound=wide["bound"],
+                                          title=f"Moghaddam et al. 2007, Fig. 7/12: {problem}"))
+        gp = summary[(summary.problem == problem) & (summary.method != "optimal single pixel")]
+        figures.append(curves_figure({f"{m}, {measure.replace('_', ' ')}": (g.k, g[measure])
+                                      for m, g in gp.groupby("method") for measure in ("test_error", "test_information")},
+                                     "k (pixels)", "error / bits", f"Moghaddam et al. 2007, Fig. 8/11: GP classifier, {problem}",
+                                     log_x=True))
+        key = problem.split()[0]
+        images = np.concatenate([arrays[f"{key} class means"], arrays[f"{key} fisher loadings"][None]])
+        marked = np.zeros(images.shape[1:])
+        marked[tuple(arrays[f"{key} optimal pixel"])] = 1.0
+        figures.append(image_grid_figure(np.concatenate([images, marked[None]]),
+                                         ["class mean A", "class mean B", "|Fisher loadings|", "optimal single pixel"],
+                                         n_cols=4, title=f"Moghaddam et al. 2007, Fig. 10/15: {problem}"))
+    return figures
+
+
+@figures_of("spca_faces")
+def spca_faces_figures(result: ExperimentResult) -> list:
+    table, arrays = result.table, result.arrays
+    return [curves_figure({"forward": (table.k, table.forward), "backward": (table.k, table.backward)},
+                          "k (pixels)", "variance lambda_max(C_s)", "Moghaddam et al. 2007, Fig. 3: greedy sparse PCA variance curves"),
+            image_grid_figure(np.stack([arrays["mean face"], arrays["full mask"].astype(float), arrays["sparse mask"].astype(float)]),
+                              ["mean face", "full mask", f"sparse mask (k = {result.parameters['k']})"], n_cols=3,
+                              title="Moghaddam et al. 2007, Fig. 2"),
+            image_grid_figure(np.concatenate([arrays["full eigenfaces"], arrays["sparse eigenfaces"]]),
+                              [f"full {i + 1}" for i in range(8)] + [f"sparse {i + 1}" for i in range(8)],
+                              n_cols=8, title="Moghaddam et al. 2007, Fig. 4: top 8 eigenfaces, full mask (top) and sparse mask")]

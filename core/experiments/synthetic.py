@@ -7,10 +7,11 @@ import pandas as pd
 
 from ..baselines import rank_features
 from ..metrics import clustering_accuracy
+from ..plots import curves_figure, sorted_weights_figure, topographic_figure
 from ..qalpha import positive_eigenvector_probability, q_alpha, sparsity_gap, topographic_map
 from ..synthetic import ben_dor, random_matrix, topographic_data, weston_linear, weston_nonlinear
 from ..validation import zscores
-from . import Claim, ExperimentResult, _Steps, comparison_frame, register, summary_frame
+from . import Claim, ExperimentResult, _Steps, comparison_frame, figures_of, register, series_by, summary_frame
 
 #: Weights at or above this fraction of minus the largest weight count as non-negative.
 POSITIVITY_TOLERANCE = 1e-6
@@ -349,3 +350,41 @@ def ben_dor_study(*, quick=False, random_state=0, progress=None) -> ExperimentRe
         "Ben-Dor, Friedman & Yakhini's model as on the slide, generated (core.synthetic.ben_dor)",
         table, summary, comparison, claims, {}, dict(grid=grid, defaults=BEN_DOR_DEFAULTS, repeats=repeats,
                                                     k=2, random_state=random_state))
+
+
+# ---------------------------------------------------------------------------- figures
+@figures_of("positivity")
+def positivity_figures(result: ExperimentResult) -> list:
+    return [curves_figure(series_by(result.table, "distribution", "n", "probability"), "n (size of G)",
+                          "P(leading eigenvector >= 0)", "Wolf & Shashua 2003, Fig. 1a", log_x=True, y_range=[0, 1.05])]
+
+
+@figures_of("sparsity")
+def sparsity_figures(result: ExperimentResult) -> list:
+    return [sorted_weights_figure(values, title=f"Wolf & Shashua 2003, Fig. 1b: sorted alpha, {key.removeprefix('sorted alpha ')}")
+            for key, values in result.arrays.items()]
+
+
+@figures_of("weston_svm")
+def weston_svm_figures(result: ExperimentResult) -> list:
+    summary = result.summary
+    return [curves_figure(series_by(summary, "method", "n_train", "test_error_mean", lambda t, p=problem: t.problem == p),
+                          "training points", "test error",
+                          f"Wolf & Shashua 2003, Fig. 2: {problem} problem (2 features per method)")
+            for problem in summary.problem.unique()]
+
+
+@figures_of("topographic")
+def topographic_figures(result: ExperimentResult) -> list:
+    arrays = result.arrays
+    return [topographic_figure(arrays["coordinates"], arrays["alphas"], arrays["feature_names"],
+                               title="Shashua & Wolf 2004, Fig. 2b: topographical map (rounds 1 and 2)")]
+
+
+@figures_of("ben_dor")
+def ben_dor_figures(result: ExperimentResult) -> list:
+    return [curves_figure({"Q-alpha selection": (g.value, g.accuracy_selected_mean), "all genes": (g.value, g.accuracy_all_mean),
+                           "selection precision": (g.value, g.selection_precision_mean)},
+                          parameter, "accuracy", f"Shashua's talk, Ben-Dor et al.'s model: varying {parameter}",
+                          log_x=parameter != "e", y_range=[0, 1.05])
+            for parameter, g in result.summary.groupby("parameter", sort=False)]

@@ -15,9 +15,10 @@ from ..bundled import load_dataset
 from ..dataset import Dataset
 from ..errors import InputError
 from ..metrics import clustering_accuracy, pairwise_accuracy, projection_curves, selection_curves
+from ..plots import bar_figure, curves_figure, heatmap_table_figure
 from ..qalpha import feature_scaling, q_alpha, sparsity_gap
 from ..validation import zscores
-from . import Claim, ExperimentResult, _Steps, comparison_frame, register, summary_frame
+from . import Claim, ExperimentResult, _Steps, comparison_frame, figures_of, register, series_by, summary_frame
 
 #: The wine row of Shashua & Wolf 2004: raw data, Q-alpha-SI, PCA, CPCA, OPCA.
 PAPER_WINE = {"raw data": 0.7280, "Q-alpha-SI": 0.9635, "PCA": 0.7280, "CPCA": 0.7280, "OPCA": 0.9493}
@@ -536,3 +537,32 @@ def unsupervised_benchmark(*, quick=False, random_state=0, progress=None,
         "unsupervised_benchmark", "Unsupervised selection on real data sets", "beyond the papers",
         ", ".join(names) + " (bundled)", table, summary, comparison, claims, {},
         dict(datasets=names, sizes=sizes, runs=runs, random_state=random_state))
+
+
+# ---------------------------------------------------------------------------- figures
+@figures_of("uci_side")
+def uci_side_figures(result: ExperimentResult) -> list:
+    summary, data = result.summary, result.parameters["data"]
+    return [bar_figure(summary.method, summary.hungarian_mean, summary.hungarian_std,
+                       f"Shashua & Wolf 2004, UCI table: k-means accuracy (Hungarian) on {data}", "accuracy",
+                       paper=PAPER_WINE if data == "wine" else None),
+            bar_figure(summary.method, summary.xing_mean, summary.xing_std, "Xing et al.'s pairwise accuracy", "accuracy")]
+
+
+@figures_of("uci_sensitivity")
+def uci_sensitivity_figures(result: ExperimentResult) -> list:
+    cells = result.summary.assign(cell=result.summary.method + ": " + result.summary.setting)
+    means = cells.pivot(index="cell", columns="dataset", values="hungarian_mean")
+    spreads = cells.pivot(index="cell", columns="dataset", values="hungarian_std")
+    order, columns = list(dict.fromkeys(cells.cell)), list(dict.fromkeys(cells.dataset))
+    return [heatmap_table_figure(order, columns, means.loc[order, columns].to_numpy(), spreads.loc[order, columns].to_numpy(),
+                                 "The UCI protocol's open choices: k-means accuracy (Hungarian), mean ± std over runs",
+                                 "accuracy")]
+
+
+@figures_of("unsupervised_benchmark")
+def unsupervised_benchmark_figures(result: ExperimentResult) -> list:
+    table = result.table
+    return [curves_figure(series_by(table, "method", "K", "accuracy", lambda t, d=dataset: t.dataset == d),
+                          "K (features kept, or dimensions extracted)", "k-means accuracy", dataset, log_x=True)
+            for dataset in table.dataset.unique()]
