@@ -6,7 +6,8 @@ A plain library: nothing here imports Streamlit. Submodules are imported on dema
 """
 
 from .dataset import Dataset
-from .errors import InputError
+from .errors import InputError, Stopped
+from .progress import Progress
 
-__all__ = ["Dataset", "InputError"]
+__all__ = ["Dataset", "InputError", "Progress", "Stopped"]
 __version__ = "0.1.0"

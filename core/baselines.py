@@ -24,7 +24,6 @@ References
 from __future__ import annotations
 
 import time
-import warnings
 from dataclasses import dataclass
 from typing import Callable
 
@@ -33,6 +32,7 @@ from scipy import linalg, special, stats
 
 from .errors import InputError
 from .largedata import class_moments, column_moments, is_large
+from .progress import warn_not_converged
 from .validation import (as_data_matrix, as_labels, check_matrix_shape, check_positive_int, check_real,
                          power_of_two_scale, require_finite, zscores)
 
@@ -82,10 +82,7 @@ class IterativeScores:
 
 def _scores_of(result, name):
     if not result.converged:
-        from sklearn.exceptions import ConvergenceWarning
-
-        warnings.warn(f"{name} did not converge in {result.n_iter} iterations; raise max_iter or loosen tol.",
-                      ConvergenceWarning, stacklevel=3)
+        warn_not_converged(name, result.n_iter, stacklevel=4)
     return result.scores
 
 
@@ -1224,12 +1221,8 @@ class SDRSI(_Projection):
 
         X, side = self._check(X, side)
         d = min(self.n_components, X.shape[1] - 1)
+        # sdr_si warns ConvergenceWarning itself when it does not converge
         self.result_ = sdr_si(X, side, d, gamma=self.gamma, max_iter=self.max_iter, tol=self.tol)
-        if not self.result_.converged and not self.result_.stopped:
-            from sklearn.exceptions import ConvergenceWarning
-
-            warnings.warn(f"SDR-SI did not converge in {self.result_.n_iter} iterations ({self.result_.message}); "
-                          f"raise max_iter or tol.", ConvergenceWarning, stacklevel=2)
         self.components_ = self.result_.feature_directions.T
         return self
 

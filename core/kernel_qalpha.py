@@ -28,7 +28,6 @@ References
 
 from __future__ import annotations
 
-from typing import Callable
 
 import numpy as np
 from scipy import linalg
@@ -37,6 +36,7 @@ from scipy.sparse.linalg import eigsh
 from ._spectral import check_common, orient, result_warnings, side_scaling
 from .errors import InputError
 from .limits import memory_limit_bytes
+from .progress import ProgressCallback, report, warn_not_converged
 from .qalpha import AUTO_DENSE_LIMIT, QAlphaResult, preprocess_features, side_variance
 from .validation import as_data_matrix as _as_data_matrix
 from .validation import check_real as _check_real
@@ -147,7 +147,7 @@ def _cholesky_upper(S):
 
 def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, side=None,
                    lam=0.0, init="uniform", n_init=1, random_state=None, max_iter=500, tol=1e-6,
-                   progress: Callable[[int, float], object] | None = None,
+                   progress: ProgressCallback | None = None,
                    memory_limit: int | None = None) -> QAlphaResult:
     """Kernel Q-alpha: Q-alpha on the kernel matrix of the features ([SW04] Definition 2).
 
@@ -232,7 +232,7 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
             history.append(objective)
             if n_iter > 1 and change <= tol:
                 converged = True
-            if progress is not None and progress(n_iter, objective) is False and not converged:
+            if report(progress, n_iter, max_iter, objective) and not converged:
                 stopped = True
                 break
             if converged:
@@ -249,6 +249,8 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
     full[kept] = alpha
     _require_finite(full, "Kernel Q-alpha's weights")
     notes, converged = result_warnings(full, np.asarray(history), converged)
+    if not converged and not stopped:
+        warn_not_converged("Kernel Q-alpha", n_iter)
     name = kernel if isinstance(kernel, str) else "callable"
     return QAlphaResult(alpha=full, Q=E, objective=float(history[-1]), history=np.asarray(history),
                         n_iter=n_iter, converged=converged, eigenvalue=eigenvalue,

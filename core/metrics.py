@@ -34,6 +34,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from .errors import InputError
+from .progress import ProgressCallback, report_or_stop
 from .validation import zscores
 
 __all__ = ["clustering_accuracy", "pairwise_accuracy", "nmi", "normalized_precision_index",
@@ -230,8 +231,7 @@ def _bootstrap_rankings(X, y, rank_features, n_bootstrap, random_state, progress
     for resample in range(n_bootstrap):
         rows = rng.integers(0, X.shape[0], X.shape[0])
         rankings.append(np.asarray(rank_features(X[rows], None if y is None else np.asarray(y)[rows])))
-        if progress is not None:
-            progress(resample + 1, n_bootstrap)
+        report_or_stop(progress, resample + 1, n_bootstrap)
     return rankings
 
 
@@ -240,13 +240,14 @@ def _mean_pairwise(index, subsets, *args):
 
 
 def stability_curve(X, y, rank_features: Callable, sizes, n_bootstrap: int = 10, random_state=0,
-                    progress: Callable[[int, int], object] | None = None) -> dict:
+                    progress: ProgressCallback | None = None) -> dict:
     """Stability of the top-``k`` sets against ``k``: one ranking per bootstrap resample, then the
     mean pairwise :func:`kuncheva_index` and :func:`jaccard_index` of the top-``k`` sets for each
     ``k`` of ``sizes`` (Kuncheva, 2007; the number of features must stay below ``n_features``).
 
-    Returns ``{"size": [...], "kuncheva": [...], "jaccard": [...]}``; ``progress(done, total)``
-    is called after each resample.
+    Returns ``{"size": [...], "kuncheva": [...], "jaccard": [...]}``; ``progress(report)``
+    (:mod:`core.progress`) is called after each resample; returning False stops the run
+    (:class:`core.errors.Stopped`).
     """
     X = np.asarray(X, dtype=np.float64)
     sizes = [int(k) for k in sizes]
@@ -306,7 +307,8 @@ def projection_curves(X, labels, projections: dict, dims, side=None, n_runs: int
     SDR-SI), which take the non-negative data as given. ``d`` beyond what a method can give (samples - 1 or
     features) is left out, and so is a ``d`` at which the method refuses the data (Isomap's
     geodesic kernel, for one, has only so many positive eigenvalues): ``"skipped"`` lists those
-    as ``(d, message)``. ``progress(done, total)`` is called after every fit. Returns
+    as ``(d, message)``. ``progress(report)`` is called after every fit (returning False
+    stops the run: :class:`core.errors.Stopped`). Returns
     ``{name: {"size": [d, ...], "accuracy": [...], "nmi": [...], "precision": [...],
     "skipped": [...]}}``.
     """
@@ -338,8 +340,7 @@ def projection_curves(X, labels, projections: dict, dims, side=None, n_runs: int
             else:
                 curves["size"].append(d)
                 _append_grouping_scores(curves, model.transform(X if as_given else Z), labels, n_runs, random_state)
-            if progress is not None:
-                progress(done, total)
+            report_or_stop(progress, done, total)
         if usable and not curves["size"]:
             raise InputError(f"{name} could not be fitted at any dimension: {curves['skipped'][0][1]}")
         out[name] = curves

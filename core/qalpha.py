@@ -38,7 +38,6 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
-from typing import Callable
 
 import numpy as np
 from scipy import linalg
@@ -46,6 +45,7 @@ from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
 from ._spectral import LAM_MAX, check_common, orient, result_warnings, side_scaling
 from .errors import InputError
+from .progress import ProgressCallback, report, warn_not_converged
 from .largedata import column_moments, is_large
 from .normalised import DenseFeatures, leading_sample_vectors, normalise_features, preprocess_features
 from .validation import as_data_matrix as _as_data_matrix
@@ -285,6 +285,11 @@ class TopographicMap:
     spectra: np.ndarray
     results: tuple
 
+    @property
+    def stopped(self) -> bool:
+        """The progress callback stopped a round: the rounds after it were not run."""
+        return any(result.stopped for result in self.results)
+
 
 @dataclass(frozen=True, eq=False)
 class PositivityResult:
@@ -453,7 +458,7 @@ def _run(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_
         history.append(problem.objective(alpha, Z))
         if fixed_Q or (n_iter > 1 and change <= tol):
             converged = True
-        if progress is not None and progress(n_iter, history[-1]) is False and not converged:
+        if report(progress, n_iter, max_iter, history[-1]) and not converged:
             stopped = True
         if converged or stopped:
             break
@@ -497,7 +502,7 @@ def _run_simultaneous(problem, Q0, *, max_iter, tol, progress, random_state=None
         # T = A_alpha Q (q x k) and U = (M T)^T (k x n): one pass over the data
         T, U = features.fused((Pt * alpha).T)
         history.append(problem.objective(alpha, T))
-        if progress is not None and progress(n_iter, history[-1]) is False:
+        if report(progress, n_iter, max_iter, history[-1]):
             stopped = True
             break
         image = np.einsum("ln,ln->n", Pt, U)  # G(Q) alpha
@@ -603,7 +608,7 @@ def side_variance(side, kept, scale, n_samples, n_features) -> np.ndarray:
 def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion="sum",
             method="power", init="uniform", n_init=1, random_state=None, max_iter=500,
             tol=1e-6, solver="auto", eig_tol=1e-10, power_steps=1,
-            progress: Callable[[int, float], object] | None = None,
+            progress: ProgressCallback | None = None,
             dtype=np.float64, memory_limit: int | None = None) -> QAlphaResult:
     """Select features by the Q-alpha algorithm: positive, sparse weights from spectral coherence.
 
@@ -677,10 +682,13 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
         Relative tolerance of the Lanczos solver.
     power_steps : int
         Products with G per iteration for ``solver="power"``.
-    progress : callable(iteration, objective), optional
-        Called after every iteration. If it returns ``False`` (exactly), the iteration stops
-        there (and no further start is made): the result has ``stopped=True`` and the weights
-        of the last iteration done, so a user interface can offer a "Stop" that keeps them.
+    progress : callable(report), optional
+        Called after every iteration with a :class:`core.progress.Progress` (``done`` the
+        iteration of this start, ``total`` = ``max_iter``, ``objective``). If it returns ``False``
+        (exactly), the iteration stops there (and no further start is made): the result has
+        ``stopped=True`` and the weights of the last iteration done, so a user interface can
+        offer a "Stop" that keeps them. A run that ends at ``max_iter`` unconverged warns
+        ``ConvergenceWarning`` (besides ``converged=False``).
     dtype : numpy dtype
         Working precision of the normalised dense data (float64 by default; float32 halves
         memory and time on very large data). Sparse and chunked data use float64 products.
@@ -781,10 +789,12 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
     alpha[kept] = best["alpha"]
     _require_finite(alpha, "Q-alpha's weights")
     notes, converged = result_warnings(alpha, best["history"], best["converged"])
+    if not converged and not stopped:
+        warn_not_converged("Q-alpha", best["n_iter"])
     return QAlphaResult(
         alpha=alpha, Q=np.asarray(best["Q"], dtype=np.float64), objective=float(best["history"][-1]),
         history=best["history"].astype(np.float64), n_iter=best["n_iter"],
-        converged=best["converged"], eigenvalue=float(best["eigenvalue"]),
+        converged=converged, eigenvalue=float(best["eigenvalue"]),
         method="supervised" if fixed_Q else ("power-embedded" if method == "power" else "basic"),
         criterion=criterion, solver=solver, k=k, lam=float(lam), constant_features=constant,
         side_diagonal=side_diagonal_full, restart_objectives=np.asarray(restart_objectives),
@@ -822,7 +832,9 @@ def topographic_map(X, k, rounds=2, lam=0.01, *, n_eigenvalues=10, **options) ->
     n_eigenvalues : int
         How many leading eigenvalues of each round's G to keep.
     **options
-        Passed to :func:`q_alpha` (``init``, ``max_iter``, ``tol``, ``random_state``, ...).
+        Passed to :func:`q_alpha` (``init``, ``max_iter``, ``tol``, ``random_state``,
+        ``progress``, ...). A round the progress callback stops is the last: the map holds the
+        rounds done (``TopographicMap.stopped``).
     """
     rounds = _check_positive_int(rounds, "rounds")
     lam = _check_real(lam, "lam (the topographical map needs lam > 0)", low=0.0, high=LAM_MAX, low_open=True)
@@ -866,6 +878,8 @@ def topographic_map(X, k, rounds=2, lam=0.01, *, n_eigenvalues=10, **options) ->
         spectrum = np.full(n_eigenvalues, np.nan)
         spectrum[: values.size] = values[:n_eigenvalues]
         spectra.append(spectrum)
+        if result.stopped:  # the callback asked to stop: no further round
+            break
     directions = np.asarray(directions)
     return TopographicMap(
         alphas=np.asarray([res.alpha for res in results]),

@@ -45,12 +45,12 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from scipy import optimize, special
 
 from .errors import InputError
+from .progress import ProgressCallback, report, warn_not_converged
 from .validation import as_data_matrix, check_positive_int, check_real
 
 __all__ = ["SDRResult", "sdr_si", "conditional_table", "mutual_information"]
@@ -223,7 +223,7 @@ def _initial_directions(main: _Table, side: _Table | None, gamma, d):
 
 
 def sdr_si(X, side=None, n_components: int = 2, gamma: float = 1.0, max_iter: int = 500, tol: float = 1e-5,
-           progress: Callable[[int, float], object] | None = None) -> SDRResult:
+           progress: ProgressCallback | None = None) -> SDRResult:
     """Sufficient dimensionality reduction (``side=None``) or SDR with side information.
 
     Maximises ``I_M(phi; P+) - gamma I_M(phi; P-)`` (Eq. 3 of the module docstring; Globerson,
@@ -244,8 +244,10 @@ def sdr_si(X, side=None, n_components: int = 2, gamma: float = 1.0, max_iter: in
     tol : float
         Outer stopping tolerance: the run stops when an iteration improves ``L`` by less than
         ``tol * I[P+]`` (L-BFGS's ``ftol``) or the gradient falls below ``tol`` times its start.
-    progress : callable(iteration, objective), optional
-        Called after every outer iteration with ``L``; returning ``False`` stops the run.
+    progress : callable(report), optional
+        Called after every outer iteration with a :class:`core.progress.Progress` whose
+        ``objective`` is ``L``; returning ``False`` stops the run. A run that ends unconverged
+        (and was not stopped) warns ``ConvergenceWarning``.
 
     Returns
     -------
@@ -304,7 +306,7 @@ def sdr_si(X, side=None, n_components: int = 2, gamma: float = 1.0, max_iter: in
         if state["at"] is None or not np.array_equal(state["at"], v):
             fun(v)  # L-BFGS-B accepts its last evaluation, so this is rarely needed
         history.append(float(state["objective"]))
-        if progress is not None and progress(len(history), history[-1]) is False:
+        if report(progress, len(history), max_iter, history[-1]):
             stop["asked"] = True
             raise StopIteration
 
@@ -322,11 +324,13 @@ def sdr_si(X, side=None, n_components: int = 2, gamma: float = 1.0, max_iter: in
     else:
         side_psi, irrelevant, side_ok = np.zeros((0, d)), 0.0, True
     relevant = main.information - relevant_kl
+    converged = bool(result.success) and side_ok and state["side_converged"] and not stop["asked"]
+    if not converged and not stop["asked"]:
+        warn_not_converged("SDR-SI", n_iter, f"{message}; raise max_iter or tol")
     return SDRResult(
         feature_directions=phi, main_coordinates=psi, side_coordinates=side_psi,
         relevant_information=float(relevant), irrelevant_information=float(irrelevant),
         main_information=main.information, side_information=side_information,
         objective=float(relevant - gamma * irrelevant), gamma=float(gamma), n_iter=n_iter,
-        converged=bool(result.success) and side_ok and state["side_converged"] and not stop["asked"],
-        stopped=stop["asked"], history=tuple(history),
+        converged=converged, stopped=stop["asked"], history=tuple(history),
         message=message)

@@ -80,9 +80,9 @@ def run(argv=None, out=sys.stderr) -> dict:
         if args.method == "qalpha":
             last = [start]
 
-            def progress(iteration, objective):
+            def progress(report):
                 now = time.perf_counter()
-                say(f"iteration {iteration:4d}  objective {objective:.10g}  {now - last[0]:.2f} s")
+                say(f"iteration {report.done:4d}  objective {report.objective:.10g}  {now - last[0]:.2f} s")
                 last[0] = now
 
             if args.side:

@@ -48,6 +48,7 @@ from scipy.linalg import lapack
 
 from .errors import InputError
 from .limits import memory_limit_bytes
+from .progress import ProgressCallback, report_or_stop
 from .validation import as_data_matrix as _as_matrix
 from .validation import as_labels as _as_labels
 from .validation import power_of_two_scale as _power_of_two_scale
@@ -530,7 +531,7 @@ def _blocked_eliminate(W, v, pick_largest, progress=None, offset=0, total=None, 
                 # guard against round-off making a diagonal of an SPD Schur complement non-positive
                 np.maximum(d[k + 1:], tiny, out=d[k + 1:])
             if progress is not None and (k % report_every == 0 or k == n - 1):
-                progress(offset + k + 1, total or n)
+                report_or_stop(progress, offset + k + 1, total or n)
         end = m + size
         _lower_update(W, panel, end, size, use_blas)
         m = end
@@ -584,7 +585,7 @@ def slda_memory_bytes(n_features: int) -> int:
 
 # ---------------------------------------------------------------------------- two-class SLDA
 def greedy_slda(X=None, y=None, classes=None, direction="both", reg=None,
-                progress: Callable[[int, int], object] | None = None, *, a=None, B=None,
+                progress: ProgressCallback | None = None, *, a=None, B=None,
                 memory_limit: int | None = None) -> SLDAPath:
     """Greedy sparse LDA for two classes: every cardinality from 1 to n at once ([MWA07]).
 
@@ -599,8 +600,9 @@ def greedy_slda(X=None, y=None, classes=None, direction="both", reg=None,
     reg : float or None
         Ridge on the within-class scatter; see :func:`two_class_scatter`. The value used is
         reported in the result.
-    progress : callable(done, total), optional
-        Called about 50 times per pass.
+    progress : callable(report), optional
+        Called about 50 times per pass with a :class:`core.progress.Progress` (steps done of
+        both passes); returning False stops the run (:class:`core.errors.Stopped`).
     a, B : array_like, optional
         The problem itself instead of ``(X, y)``: the difference of the class means and the
         (symmetric, positive semi-definite) within-class scatter, as :func:`exact_slda` takes
@@ -917,8 +919,7 @@ def greedy_pair(A, B, direction="both", progress=None) -> PairPath:
             chosen.append(remaining.pop(best))
             values.append(scores[best])
             done += 1
-            if progress is not None:
-                progress(done, total)
+            report_or_stop(progress, done, total)
         forward_order, forward_objective = np.array(chosen), np.array(values)
     if direction in ("both", "backward"):
         current = list(range(n))
@@ -936,8 +937,7 @@ def greedy_pair(A, B, direction="both", progress=None) -> PairPath:
             removed.append(current.pop(best))
             values.append(scores[best])
             done += 1
-            if progress is not None:
-                progress(done, total)
+            report_or_stop(progress, done, total)
         backward_order = np.array(current + removed[::-1])
         backward_objective = np.array(values[::-1])
     spectrum = linalg.eigh(A, B, eigvals_only=True)  # increasing, as in [MWA07]
@@ -1043,7 +1043,6 @@ def exact_slda(X=None, y=None, *, classes=None, reg=None, a=None, B=None,
                 value = bound(child)
                 if value > best_value[k - 1] + tolerance:
                     heapq.heappush(heap, (-value, child, position))
-        if progress is not None:
-            progress(k, n)
+        report_or_stop(progress, k, n)
     return ExactResult(subsets=tuple(np.array(s) for s in best_subset),
                        objective=np.asarray(best_value), nodes=nodes)

@@ -65,8 +65,8 @@ def stability_of(method, sizes, n_bootstrap, bar):
     def compute():
         return stability_curve(data.X, data.labels, lambda X, y: rank_features(method, X, y, n_clusters=k), sizes,
                                n_bootstrap=n_bootstrap, random_state=0,
-                               progress=lambda done, total: bar.progress(
-                                   done / total, text=f"{method}: resample {done} of {total}"))
+                               progress=lambda report: bar.progress(
+                                   report.fraction, text=f"{method}: resample {report.done} of {report.total}"))
     return ui.memoised(key, compute)
 
 
@@ -92,8 +92,8 @@ def extraction_of(name, bar):
         method = {**EXTRACTIONS, **SIDE_EXTRACTIONS}[name]
         return projection_curves(data.X, data.labels, {name: method}, dims,
                                  side=side.X if name in SIDE_EXTRACTIONS else None,
-                                 progress=lambda done, total: bar.progress(
-                                     done / total, text=f"{name}: {dims[done - 1]} dimensions fitted"))[name]
+                                 progress=lambda report: bar.progress(
+                                     report.fraction, text=f"{name}: {dims[report.done - 1]} dimensions fitted"))[name]
     return ui.memoised(key, compute)
 
 

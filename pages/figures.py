@@ -71,7 +71,7 @@ if st.button("Run", type="primary", key="run_experiment",
     try:
         results[key] = ui.memoised(key, lambda: run_experiment(
             name, quick=quick, random_state=int(seed),
-            progress=lambda fraction, message: bar.progress(min(max(fraction, 0.0), 1.0), text=message),
+            progress=lambda report: bar.progress(report.fraction, text=report.message),
             **options))
     except InputError as error:
         ui.show_error(error)

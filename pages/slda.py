@@ -81,9 +81,10 @@ def cubic_run(name, key, compute, *, n, default_rate, extra_seconds=0.0, rate_fr
             st.session_state[rate_key] = (time.perf_counter() - start) / n**3
         return result
 
-    def status(elapsed, calls, done, total):
-        phase = phases[0] if done <= total // 2 else phases[1]
-        return done / total, f"{what}, {phase}: {done:,} of {total:,} steps, {elapsed:.1f} s of about {estimate:.0f} s"
+    def status(elapsed, calls, report):
+        phase = phases[0] if report.done <= report.total // 2 else phases[1]
+        return report.fraction, (f"{what}, {phase}: {report.done:,} of {report.total:,} steps, {elapsed:.1f} s "
+                                 f"of about {estimate:.0f} s")
 
     result = ui.run_with_progress(key, run, stop=name, status=status, keep=lambda result: True,
                                   text=text.format(estimate=estimate))

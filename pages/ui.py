@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from core import Dataset, InputError
+from core import Dataset, InputError, Stopped
 from core.bundled import list_datasets, load_dataset
 from core.limits import format_bytes
 # the table readers (and pandas with them) are imported with this module, before any page runs
@@ -521,10 +521,11 @@ def is_memoised(key: str) -> bool:
 
 
 def iteration_status(total: int):
-    """Progress text of an iterative solver whose callback is ``(iteration, objective)``: the
-    share of ``total`` iterations, the objective, the time so far and per iteration."""
-    def status(elapsed, calls, iteration, objective):
-        return calls / total, (f"iteration {iteration}, objective {objective:.6g}, {elapsed:.1f} s so far "
+    """Progress text of an iterative solver (``report.done`` its iteration, ``report.objective``):
+    the share of ``total`` iterations over every start, the objective, the time so far and per
+    iteration."""
+    def status(elapsed, calls, report):
+        return calls / total, (f"iteration {report.done}, objective {report.objective:.6g}, {elapsed:.1f} s so far "
                                f"({elapsed / calls:.2g} s per iteration; at most {total})")
     return status
 
@@ -532,29 +533,32 @@ def iteration_status(total: int):
 def run_with_progress(key: str, run, *, stop: str, text: str, status, every: int = 1,
                       keep=lambda result: not result.stopped):
     """``run(progress)`` once per ``key`` (:func:`memoised`) with a progress bar that starts with
-    ``text``. Every ``every``-th call of the ``progress(*args)`` callback handed to ``run`` shows
-    ``status(elapsed, calls, *args) -> (fraction, text)`` (one browser message per call would slow
-    fast runs), and returns False once the page's Stop button (:func:`stop_control` named
-    ``stop``) was pressed; Streamlit also interrupts the run at the bar's next update. Results
-    failing ``keep`` (by default stopped ones) are not kept."""
+    ``text``. Every ``every``-th call of the ``progress(report)`` callback handed to ``run``
+    (:mod:`core.progress`) shows ``status(elapsed, calls, report) -> (fraction, text)`` (one
+    browser message per call would slow fast runs), and returns False once the page's Stop
+    button (:func:`stop_control` named ``stop``) was pressed; Streamlit also interrupts the run
+    at the bar's next update. Results failing ``keep`` (by default stopped ones) are not kept; a
+    run stopped before it had a result (:class:`core.errors.Stopped`) gives None."""
     def compute():
         bar = st.progress(0.0, text=text)
         start = time.perf_counter()
         calls = {"n": 0}
 
-        def progress(*args):
+        def progress(report):
             calls["n"] += 1
             if (calls["n"] - 1) % every == 0:
-                fraction, message = status(time.perf_counter() - start, calls["n"], *args)
+                fraction, message = status(time.perf_counter() - start, calls["n"], report)
                 bar.progress(min(fraction, 1.0), text=message)
             return not st.session_state.get(f"{stop}_stopped", False)
 
         try:
             return run(progress)
+        except Stopped:
+            return None
         finally:
             bar.empty()
 
-    return memoised(key, compute, keep=keep)
+    return memoised(key, compute, keep=lambda result: result is not None and keep(result))
 
 
 def run_q_alpha(main: Dataset, side: Dataset | None, pairs, params: QAlphaParameters) -> QAlphaResult:

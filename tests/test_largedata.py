@@ -171,7 +171,7 @@ def test_sparse_input_is_not_densified_or_copied():
 
 def test_stop_is_honoured_on_chunked_data():
     data = weston_linear(100, random_state=0)
-    result = q_alpha(as_backend(data.X, "dask"), 2, progress=lambda i, f: i < 3)
+    result = q_alpha(as_backend(data.X, "dask"), 2, progress=lambda report: report.done < 3)
     assert result.stopped and result.n_iter == 3 and not result.converged
 
 

@@ -76,7 +76,7 @@ def test_stability_curve_matches_the_single_size_measure_and_drops_past_the_stab
     by_variance = lambda A, y: np.argsort(-A.var(axis=0))  # noqa: E731
     calls = []
     curve = stability_curve(X, None, by_variance, [2, 4, 10], n_bootstrap=8, random_state=3,
-                            progress=lambda done, total: calls.append((done, total)))
+                            progress=lambda report: calls.append((report.done, report.total)))
     single = selection_stability(X, None, by_variance, top_k=10, n_bootstrap=8, random_state=3)
     assert np.isclose(curve["kuncheva"][2], single.kuncheva) and np.isclose(curve["jaccard"][2], single.jaccard)
     assert curve["kuncheva"][1] == 1.0 and curve["kuncheva"][2] < 0.9

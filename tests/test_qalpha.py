@@ -259,7 +259,7 @@ def test_restarts_keep_best_and_are_deterministic():
 
 def test_progress_callback_reports_each_iteration():
     seen = []
-    result = q_alpha(weston_linear(60, random_state=0).X, 2, progress=lambda i, f: seen.append((i, f)))
+    result = q_alpha(weston_linear(60, random_state=0).X, 2, progress=lambda report: seen.append((report.done, report.objective)))
     assert [i for i, _ in seen] == list(range(1, result.n_iter + 1))
     assert np.allclose([f for _, f in seen], result.history)
 
@@ -395,15 +395,15 @@ def test_progress_returning_false_stops_the_run(solver):
     data = weston_linear(200, random_state=1)
     calls = []
 
-    def stop_at_three(iteration, objective):
-        calls.append(iteration)
-        return False if iteration == 3 else None
+    def stop_at_three(report):
+        calls.append(report.done)
+        return False if report.done == 3 else None
 
     result = q_alpha(data.X, 2, solver=solver, n_init=3, random_state=0, progress=stop_at_three)
     assert result.stopped and not result.converged and result.n_iter == 3 and calls == [1, 2, 3]
     assert result.history.size == 3 and result.restart_objectives.size == 1
     assert np.isfinite(result.alpha).all() and np.isclose(np.linalg.norm(result.alpha), 1.0)
-    full = q_alpha(data.X, 2, solver=solver, progress=lambda i, o: True)
+    full = q_alpha(data.X, 2, solver=solver, progress=lambda report: True)
     assert not full.stopped and full.converged
     assert np.allclose(full.alpha, q_alpha(data.X, 2, solver=solver).alpha)
 

@@ -130,7 +130,7 @@ def test_a_progress_callback_sees_every_iteration_and_can_stop_the_run():
     rng = np.random.default_rng(6)
     X, side = rng.random((10, 12)) ** 2, rng.random((6, 12)) ** 2
     seen = []
-    result = sdr_si(X, side, 2, progress=lambda iteration, objective: seen.append((iteration, objective)) or len(seen) < 3)
+    result = sdr_si(X, side, 2, progress=lambda report: seen.append((report.done, report.objective)) or len(seen) < 3)
     assert result.stopped and not result.converged and result.n_iter == 3
     assert [i for i, _ in seen] == [1, 2, 3] and list(result.history) == [o for _, o in seen]
     full = sdr_si(X, side, 2)

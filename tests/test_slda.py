@@ -273,7 +273,7 @@ def test_bad_input():
 def test_progress_is_reported_and_bounded():
     X, y = random_labelled(60, 200, 1)
     calls = []
-    greedy_slda(X, y, progress=lambda done, total: calls.append((done, total)))
+    greedy_slda(X, y, progress=lambda report: calls.append((report.done, report.total)))
     assert calls[-1] == (400, 400) and len(calls) <= 110
     assert all(b[0] >= a[0] for a, b in zip(calls, calls[1:]))
 

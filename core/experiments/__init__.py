@@ -35,12 +35,11 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..progress import ProgressCallback, report_or_stop
 
 __all__ = ["Claim", "Experiment", "ExperimentResult", "EXPERIMENTS", "experiment_figures", "figures_of",
            "load_experiments", "run_experiment", "save_result"]
 
-#: ``progress(fraction, message)``: fraction of the work done in [0, 1] and what is running.
-Progress = Callable[[float, str], object]
 
 
 @dataclass(frozen=True)
@@ -170,7 +169,7 @@ def series_by(table, key, x, y, where=None) -> dict:
 
 
 def run_experiment(name: str, *, quick: bool = False, random_state: int = 0,
-                   progress: Progress | None = None, **options) -> ExperimentResult:
+                   progress: ProgressCallback | None = None, **options) -> ExperimentResult:
     """Run a registered experiment by name (see :data:`EXPERIMENTS`)."""
     load_experiments()
     if name not in EXPERIMENTS:
@@ -219,14 +218,14 @@ def load_experiments() -> None:
 
 
 class _Steps:
-    """Turns "step i of n" into calls of a ``progress(fraction, message)`` callback."""
+    """Turns "step i of n, doing this" into progress reports (:mod:`core.progress`); a callback
+    that returns False stops the experiment (:class:`core.errors.Stopped`)."""
 
-    def __init__(self, progress: Progress | None, total: int):
+    def __init__(self, progress: ProgressCallback | None, total: int):
         self.progress, self.total, self.done = progress, max(int(total), 1), 0
 
     def __call__(self, message: str) -> None:
-        if self.progress is not None:
-            self.progress(min(self.done / self.total, 1.0), message)
+        report_or_stop(self.progress, min(self.done, self.total), self.total, message)
         self.done += 1
 
 

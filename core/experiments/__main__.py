@@ -42,8 +42,8 @@ def main(argv=None) -> int:
     for name in names:
         try:
             result = run_experiment(name, quick=args.quick, random_state=args.seed, **options,
-                                    progress=lambda fraction, message: print(
-                                        f"  [{fraction:4.0%}] {message}", file=sys.stderr))
+                                    progress=lambda report: print(
+                                        f"  [{report.fraction:4.0%}] {report.message}", file=sys.stderr))
         except InputError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2

@@ -1,0 +1,86 @@
+"""One contract for the progress of long computations, and for what they say when they stop.
+
+Every long-running function of the library takes ``progress=None`` or a callable
+``progress(report)``, where ``report`` is a :class:`Progress`; it is called after each step
+(iteration, greedy step, fit). Returning ``False`` asks the computation to stop at once:
+
+* iterative solvers (:func:`core.qalpha.q_alpha`, :func:`core.kernel_qalpha.kernel_q_alpha`,
+  :func:`core.sdr.sdr_si`, :func:`core.qalpha.topographic_map`) return what they have, marked
+  ``stopped=True`` and not converged;
+* computations without a meaningful partial result (greedy sparse LDA/PCA paths, exact search,
+  stability and selection curves, the reproductions) raise :class:`core.errors.Stopped`.
+
+Why one report object rather than positional arguments: the callers are as different as an
+eigen-solver (an objective per iteration) and a greedy pass (steps of a known total), and one
+progress bar serves them all. SciPy's ``callback(intermediate_result)`` is the model (a single
+argument that can grow new fields without breaking callbacks); stopping by a ``False`` return
+rather than by raising ``StopIteration`` keeps a one-line ``lambda`` callback enough.
+
+Iterative solvers that end at ``max_iter`` without meeting their tolerance say so twice: the
+result's ``converged`` is False and a :class:`sklearn.exceptions.ConvergenceWarning` is issued
+(as scikit-learn's estimators do), unless the run was stopped on purpose.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Callable
+
+from .errors import Stopped
+
+__all__ = ["Progress", "ProgressCallback", "report", "report_or_stop", "warn_not_converged"]
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What a long computation reports after each step.
+
+    Attributes
+    ----------
+    done : int
+        Steps done so far (iterations, greedy steps, fits).
+    total : int or None
+        Steps the computation will take at most (None where it is not known).
+    objective : float or None
+        The objective after this step, for iterative solvers.
+    message : str
+        What is running, in words (for experiments with several stages).
+    """
+
+    done: int
+    total: int | None = None
+    objective: float | None = None
+    message: str = ""
+
+    @property
+    def fraction(self) -> float | None:
+        """``done / total`` in [0, 1], or None when the total is not known."""
+        if not self.total:
+            return None
+        return min(max(self.done / self.total, 0.0), 1.0)
+
+
+ProgressCallback = Callable[[Progress], object]
+
+
+def report(progress: ProgressCallback | None, done: int, total: int | None = None,
+           objective: float | None = None, message: str = "") -> bool:
+    """Hand a :class:`Progress` to ``progress``; True when the callback asked to stop."""
+    return progress is not None and progress(Progress(done, total, objective, message)) is False
+
+
+def report_or_stop(progress: ProgressCallback | None, done: int, total: int | None = None,
+                   message: str = "") -> None:
+    """:func:`report` for computations without a partial result: raise :class:`Stopped` when asked."""
+    if report(progress, done, total, message=message):
+        raise Stopped(f"Stopped by the progress callback after {done:,} of {total:,} steps."
+                      if total else f"Stopped by the progress callback after {done:,} steps.")
+
+
+def warn_not_converged(what: str, n_iter: int, advice: str = "raise max_iter or loosen tol", stacklevel: int = 3) -> None:
+    """The :class:`ConvergenceWarning` of an iterative solver that ran out of iterations
+    (``stacklevel`` 3: the line that called the solver that calls this)."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    warnings.warn(f"{what} did not converge in {n_iter} iterations; {advice}.", ConvergenceWarning, stacklevel=stacklevel)
