@@ -442,3 +442,22 @@ def test_parameters_type_runs_q_alpha_and_keys_equal_settings_alike():
             QAlphaParameters(**bad)
     with pytest.raises(InputError, match="needs the labels"):
         supervised.run(data.X)
+
+
+def test_a_run_whose_objective_stopped_being_finite_is_not_reported_converged(monkeypatch):
+    """The solver's own flag is not the last word: a history that stopped being finite makes the
+    result say not converged, with a note and a ConvergenceWarning (q_alpha used to report the
+    solver's converged=True here)."""
+    import core.qalpha as qalpha_module
+    from sklearn.exceptions import ConvergenceWarning
+
+    real_run = qalpha_module._run
+
+    def diverging(*args, **kwargs):
+        run = real_run(*args, **kwargs)
+        return dict(run, history=np.append(run["history"], np.inf), converged=True)
+
+    monkeypatch.setattr(qalpha_module, "_run", diverging)
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        result = q_alpha(weston_linear(60, random_state=0).X, 2)
+    assert not result.converged and any("stopped being finite" in note for note in result.warnings)
