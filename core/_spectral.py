@@ -1,14 +1,8 @@
 """What Q-alpha and kernel Q-alpha share: the checks of their common parameters, the scaling that
 side information puts on the weights, the sign of alpha and what a result says about itself.
 
-Private: :mod:`core.qalpha` and :mod:`core.kernel_qalpha` import it; a user imports those.
-
-References
-----------
-.. [WS03] L. Wolf and A. Shashua, "Feature selection for unsupervised and supervised inference:
-   the emergence of sparsity in a weighted-based approach", ICCV 2003.
-.. [SW04] A. Shashua and L. Wolf, "Kernel feature selection with side data using a spectral
-   approach", ECCV 2004.
+Private: :mod:`core.qalpha` and :mod:`core.kernel_qalpha` import it, and their docstrings hold the
+references ([WS03]: Wolf & Shashua, ICCV 2003; [SW04]: Shashua & Wolf, ECCV 2004).
 """
 
 from __future__ import annotations
@@ -25,18 +19,23 @@ LAM_MAX = 1e12
 INITS = ("uniform", "random")
 
 
-def check_common(n_samples: int, k, *, lam, init: str, n_init, max_iter, what: str = "Q-alpha"):
-    """``(k, lam, n_init, max_iter)`` checked as both algorithms take them: at least 2 samples,
-    ``1 <= k < n_samples`` clusters, ``0 <= lam <= LAM_MAX``, a known ``init``, positive counts."""
+def check_clusters(n_samples: int, k, what: str = "Q-alpha") -> int:
+    """``k`` checked against the data: at least 2 samples and ``1 <= k < n_samples`` clusters."""
     if n_samples < 2:
         raise InputError(f"{what} needs at least 2 samples; got {n_samples}.")
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k < n_samples:
         raise InputError(f"k (the number of clusters) must be an integer with 1 <= k < n_samples "
                          f"= {n_samples}; got {k!r}.")
+    return int(k)
+
+
+def check_settings(*, lam, init: str, n_init, max_iter):
+    """``(lam, n_init, max_iter)`` checked as both algorithms take them, with no data needed:
+    ``0 <= lam <= LAM_MAX``, a known ``init``, positive counts."""
     lam = check_real(lam, "lam", low=0.0, high=LAM_MAX)
     if init not in INITS:
         raise InputError(f"init must be 'uniform' or 'random'; got {init!r}.")
-    return int(k), lam, check_positive_int(n_init, "n_init"), check_positive_int(max_iter, "max_iter")
+    return lam, check_positive_int(n_init, "n_init"), check_positive_int(max_iter, "max_iter")
 
 
 def orient(alpha):

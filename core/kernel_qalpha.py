@@ -33,7 +33,7 @@ import numpy as np
 from scipy import linalg
 from scipy.sparse.linalg import eigsh
 
-from ._spectral import check_common, orient, result_warnings, side_scaling
+from ._spectral import check_clusters, check_settings, orient, result_warnings, side_scaling
 from .errors import InputError
 from .limits import memory_limit_bytes
 from .progress import ProgressCallback, report, warn_not_converged
@@ -180,8 +180,8 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
     """
     X = _as_data_matrix(X)
     n_samples, n_features = X.shape
-    k, lam, n_init, max_iter = check_common(n_samples, k, lam=lam, init=init, n_init=n_init, max_iter=max_iter,
-                                            what="Kernel Q-alpha")
+    k = check_clusters(n_samples, k, what="Kernel Q-alpha")
+    lam, n_init, max_iter = check_settings(lam=lam, init=init, n_init=n_init, max_iter=max_iter)
     kernel, degree, coef0, gamma = _check_kernel(kernel, degree, coef0, gamma)
     limit = memory_limit_bytes() if memory_limit is None else int(memory_limit)
     needed = kernel_memory_bytes(n_features)

@@ -43,7 +43,7 @@ import numpy as np
 from scipy import linalg
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
-from ._spectral import LAM_MAX, check_common, orient, result_warnings, side_scaling
+from ._spectral import LAM_MAX, check_clusters, check_settings, orient, result_warnings, side_scaling
 from .errors import InputError
 from .progress import ProgressCallback, report, warn_not_converged
 from .largedata import column_moments, is_large
@@ -91,6 +91,11 @@ LANCZOS_LIMIT = 50_000
 
 
 # ---------------------------------------------------------------------------- results
+def _check_criterion(criterion) -> None:
+    if criterion not in ("sum", "gap"):
+        raise InputError(f"criterion must be 'sum' or 'gap'; got {criterion!r}.")
+
+
 @dataclass(frozen=True)
 class QAlphaParameters:
     """The settings of a Q-alpha run apart from the data: what the app builds from its widgets,
@@ -119,13 +124,12 @@ class QAlphaParameters:
         if not self.supervised and (self.k is None or isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer))
                                     or self.k < 1):
             raise InputError(f"k (the number of clusters) must be a positive integer; got {self.k!r}.")
-        if self.criterion not in ("sum", "gap"):
-            raise InputError(f"criterion must be 'sum' or 'gap'; got {self.criterion!r}.")
+        _check_criterion(self.criterion)
         if self.random_state is not None and (isinstance(self.random_state, bool)
                                               or not isinstance(self.random_state, (int, np.integer))):
             raise InputError(f"random_state must be an integer or None; got {self.random_state!r}.")
-        _, lam, n_init, max_iter = check_common(2, 1, lam=self.lam, init=self.init, n_init=self.n_init,
-                                                max_iter=self.max_iter)
+        lam, n_init, max_iter = check_settings(lam=self.lam, init=self.init, n_init=self.n_init,
+                                               max_iter=self.max_iter)
         tol = _check_real(self.tol, "tol", low=0.0, low_open=True)
         # plain Python numbers: equal settings give equal keys whatever types the widgets returned
         for name, value in (("k", None if self.k is None else int(self.k)), ("lam", lam), ("n_init", n_init),
@@ -713,8 +717,7 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
     else:
         X = _as_data_matrix(X)
     n_samples, n_features = X.shape
-    if criterion not in ("sum", "gap"):
-        raise InputError(f"criterion must be 'sum' or 'gap'; got {criterion!r}.")
+    _check_criterion(criterion)
     if large and criterion == "gap":
         raise InputError("The gap criterion needs q x q products per feature and runs on dense in-memory data "
                          "only; use criterion='sum' on sparse or chunked data, or pass a dense subset.")
@@ -741,7 +744,8 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
         k = n_classes - 1
     if k is None:
         raise InputError("Give k, the number of clusters, or labels for the supervised mode.")
-    k, lam, n_init, max_iter = check_common(n_samples, k, lam=lam, init=init, n_init=n_init, max_iter=max_iter)
+    k = check_clusters(n_samples, k)
+    lam, n_init, max_iter = check_settings(lam=lam, init=init, n_init=n_init, max_iter=max_iter)
 
     features = normalise_features(X, dtype=dtype, memory_limit=memory_limit)
     kept, scale = features.kept, features.scale

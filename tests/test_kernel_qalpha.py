@@ -129,7 +129,7 @@ def test_side_information_and_callable_kernel():
     (dict(init="spectral"), "init must be 'uniform' or 'random'"),
     (dict(n_init=0), "n_init must be a positive integer"), (dict(max_iter=0), "max_iter must be a positive integer")])
 def test_q_alpha_and_kernel_q_alpha_check_their_common_parameters_alike(bad, message):
-    """One set of checks for the parameters both algorithms take (core._spectral): the same
+    """One set of checks for the parameters both algorithms take (core._spectral: check_clusters, check_settings): the same
     input is refused by both with the same words."""
     import inspect
 
