@@ -58,7 +58,6 @@ class FeatureFamily:
     """
 
     name = ""
-    has_inverse = False
 
     def __init__(self, images: "Dataset"):
         self.images = images
@@ -86,7 +85,6 @@ class PixelFamily(FeatureFamily):
     """The grey values themselves: a feature is a pixel."""
 
     name = "pixels"
-    has_inverse = True
 
     def pixel_map(self, weights) -> np.ndarray:
         return self.images.to_image(np.asarray(weights, dtype=np.float64))
@@ -95,7 +93,9 @@ class PixelFamily(FeatureFamily):
         return np.asarray(selected, dtype=np.intp)
 
     def inverse(self, values) -> np.ndarray:
-        values = np.asarray(values, dtype=np.float64)
+        values = np.atleast_2d(np.asarray(values, dtype=np.float64))
+        if values.shape[1] != self.images.n_features:
+            raise InputError(f"Expected {self.images.n_features} pixel values per image; got {values.shape[1]}.")
         return values.reshape((-1,) + self.images.image_shape)
 
 

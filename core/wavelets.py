@@ -227,7 +227,6 @@ class HaarFamily(FeatureFamily):
     """
 
     name = "haar"
-    has_inverse = True
 
     def __init__(self, images: Dataset, basis: HaarBasis):
         super().__init__(images)

@@ -190,6 +190,8 @@ def test_each_feature_family_answers_for_its_features():
     assert pixels.images is faces and np.array_equal(pixels.pixel_map(weights), weights.reshape(faces.image_shape))
     assert list(pixels.marked_pixels([3, 1])) == [3, 1]
     assert np.array_equal(pixels.inverse(faces.X), faces.images())
+    with pytest.raises(InputError, match="pixel values per image"):
+        pixels.inverse(faces.X[:, :-1])
 
     haar = to_feature_family(faces, "haar", levels=2)
     family = haar.family
