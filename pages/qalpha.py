@@ -1,6 +1,7 @@
 """Q-alpha: run the selection on the current data set, tune k and lambda, look at the weights."""
 
 import json
+from dataclasses import asdict
 
 import numpy as np
 import streamlit as st
@@ -207,7 +208,7 @@ with view:
         "Weights and ranking (CSV)", ui.table_csv(table), file_name=f"{main.name}-qalpha.csv",
         mime="text/csv")
     download[1].download_button(
-        "Parameters (JSON)", json.dumps(dict(json.loads(params.key), **side_choice, data_set=data.name), indent=1),
+        "Parameters (JSON)", json.dumps(dict(asdict(params), **side_choice, data_set=data.name), indent=1),
         file_name=f"{main.name}-qalpha-parameters.json", mime="application/json")
     selected = np.sort(top)
     download[2].download_button(

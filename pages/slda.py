@@ -49,14 +49,14 @@ ui.set_defaults({"slda_first": classes[0] if classes else None,
 
 
 def cubic_run(name, key, compute, *, n, default_rate, extra_seconds=0.0, rate_from=64, what, kept_for,
-              phases, text, ask=None):
+              phases, stages, ask=None):
     """``compute(progress)`` once per ``key``, for the page's runs that cost about ``rate x n^3``
     seconds (the last run's measured rate, ``default_rate`` before any). From :data:`LONG_RUN`
     on, the page says how long it will take before it starts, offers Stop and, with ``ask``
     (a button's label and help), waits for that button (both tabs run on every rerun: a run the
     other tab's user did not ask for must not hold the page); the notice goes once the run is over.
-    A progress bar names the pass (``phases``: the first and second half of the steps). None when
-    it waits for the button.
+    A progress bar says ``stages`` before the first step, then names the pass (``phases``: the
+    first and second half of the steps). None when it waits for the button.
     """
     rate_key = f"{name}_seconds_per_cube"
     per_cube = st.session_state.get(rate_key, default_rate)
@@ -87,7 +87,7 @@ def cubic_run(name, key, compute, *, n, default_rate, extra_seconds=0.0, rate_fr
                                  f"of about {estimate:.0f} s")
 
     result = ui.run_with_progress(key, run, stop=name, status=status, keep=lambda result: True,
-                                  text=text.format(estimate=estimate))
+                                  text=f"{what} on {n:,} features: {stages} (about {estimate:.0f} s in all)")
     notice.empty()
     return result
 
@@ -102,8 +102,7 @@ def run_slda(data, keep, pair, reg):
                                                   progress=progress),
         n=n, default_rate=SECONDS_PER_CUBE, extra_seconds=SECONDS_PER_SCATTER_ENTRY * int(keep.sum()) * n**2,
         rate_from=1024, what="Sparse LDA", kept_for="this pair", phases=("backward pass", "forward pass"),
-        text=f"Sparse LDA on {n:,} features: forming and factorising the scatter, then two passes of {n:,} "
-             "steps (about {estimate:.0f} s in all)")
+        stages=f"forming and factorising the scatter, then two passes of {n:,} steps")
 
 
 def run_spca(data):
@@ -114,7 +113,7 @@ def run_spca(data):
         lambda progress: greedy_spca(data.X, progress=progress), n=n, default_rate=SPCA_SECONDS_PER_CUBE,
         what="Greedy sparse PCA", kept_for="this data set", phases=("forward pass", "backward pass"),
         ask=("Compute sparse PCA", "Forward and backward greedy search for every cardinality (Moghaddam et al. 2007 Sec. 6)."),
-        text=f"Greedy sparse PCA on {n:,} features (about {{estimate:.0f}} s)")
+        stages=f"a forward and a backward pass of {n:,} steps")
 
 
 lda_tab, pca_tab = st.tabs(["Sparse LDA (two classes)", "Sparse PCA"])
