@@ -850,10 +850,10 @@ def adaboost_score(X, y, n_estimators=100, random_state=0):
 _REF_LECTURE = "lecture on feature extraction and selection"
 SCORERS: dict[str, tuple[BaselineInfo, Callable]] = {
     "variance": (BaselineInfo("variance", "filter", False, "O(q n)", _REF_LECTURE), variance_score),
-    "pearson": (BaselineInfo("Pearson correlation", "filter", True, "O(q n)", "Wolf & Shashua ICCV 2003, Sec. 5"), pearson_score),
-    "fisher": (BaselineInfo("Fisher score (FDR)", "filter", True, "O(q n)", "Wolf & Shashua 2003 Sec. 5; " + _REF_LECTURE), fisher_score),
+    "pearson": (BaselineInfo("Pearson correlation", "filter", True, "O(q n)", "Wolf & Shashua, ICCV 2003, Sec. 5"), pearson_score),
+    "fisher": (BaselineInfo("Fisher score (FDR)", "filter", True, "O(q n)", "Wolf & Shashua, ICCV 2003, Sec. 5; " + _REF_LECTURE), fisher_score),
     "mutual_information": (BaselineInfo("mutual information", "filter", True, "O(q log q n)", "Kraskov et al. 2004 via scikit-learn", min_per_class=2), mutual_information_score),
-    "ks": (BaselineInfo("Kolmogorov-Smirnov", "filter", True, "O(q log q n)", "Wolf & Shashua 2003 Sec. 5", min_per_class=2), ks_score),
+    "ks": (BaselineInfo("Kolmogorov-Smirnov", "filter", True, "O(q log q n)", "Wolf & Shashua, ICCV 2003, Sec. 5", min_per_class=2), ks_score),
     "laplacian": (BaselineInfo("Laplacian score", "filter", False, "O(q^2 n)", "He, Cai & Niyogi, NIPS 2005"), laplacian_score),
     "relieff": (BaselineInfo("ReliefF", "filter", True, "O(q^2 n)", "Kononenko, ECML 1994; " + _REF_LECTURE, min_per_class=2), relieff_score),
     "rfe_svm": (BaselineInfo("RFE with a linear SVM", "wrapper", True, "O(log n) SVM fits", "Guyon et al., MLJ 2002", min_per_class=2), rfe_svm_score),
@@ -1012,7 +1012,7 @@ def _leading_directions(C, d):
 class PCAProjection(_Projection):
     """Principal component analysis of the main data."""
 
-    info = BaselineInfo("PCA", "combination", False, "O(q n min(q, n))", "Pearson 1901; Shashua & Wolf 2004 Sec. 6")
+    info = BaselineInfo("PCA", "combination", False, "O(q n min(q, n))", "Pearson 1901; Shashua & Wolf, ECCV 2004, Sec. 6")
 
     def fit(self, X, side=None):
         X, _ = self._check(X, None)
@@ -1026,7 +1026,7 @@ class CPCA(_Projection):
     """Constrained PCA: PCA of the main data after projecting out the side data's principal
     subspace of dimension ``side_components`` (Diamantaras & Kung 1996, as in [SW04] Sec. 6)."""
 
-    info = BaselineInfo("CPCA", "combination", False, "O((q + p) n min(q, n))", "Diamantaras & Kung 1996; Shashua & Wolf 2004 Sec. 6")
+    info = BaselineInfo("CPCA", "combination", False, "O((q + p) n min(q, n))", "Diamantaras & Kung 1996; Shashua & Wolf, ECCV 2004, Sec. 6")
     needs_side = True
 
     def __init__(self, n_components: int = 10, side_components: int = 5):
@@ -1059,7 +1059,7 @@ class OPCA(_Projection):
     ``C_main``) directions are returned.
     """
 
-    info = BaselineInfo("OPCA", "combination", False, "O((q + p)^2 n)", "Diamantaras & Kung 1996; Shashua & Wolf 2004 Sec. 6")
+    info = BaselineInfo("OPCA", "combination", False, "O((q + p)^2 n)", "Diamantaras & Kung 1996; Shashua & Wolf, ECCV 2004, Sec. 6")
     needs_side = True
 
     def __init__(self, n_components: int = 10, reg: float | None = None):
