@@ -907,7 +907,8 @@ def greedy_pair(A, B, direction="both", progress=None) -> PairPath:
     n = A.shape[0]
     identity_B = bool(np.array_equal(B, np.eye(n)))
     nan = np.full(n, np.nan)
-    total = n * (2 if direction == "both" else 1)
+    # the forward pass adds n features, the backward pass removes n - 1 (one is left)
+    total = (n if direction in ("both", "forward") else 0) + (n - 1 if direction in ("both", "backward") else 0)
     done = 0
     forward_order = backward_order = np.zeros(0, dtype=np.intp)
     forward_objective = backward_objective = nan

@@ -82,7 +82,7 @@ def cubic_run(name, key, compute, *, n, default_rate, extra_seconds=0.0, rate_fr
         return result
 
     def status(elapsed, calls, report):
-        phase = phases[0] if report.done <= report.total // 2 else phases[1]
+        phase = phases[0] if 2 * report.done <= report.total + 1 else phases[1]  # totals 2n or 2n - 1
         return report.fraction, (f"{what}, {phase}: {report.done:,} of {report.total:,} steps, {elapsed:.1f} s "
                                  f"of about {estimate:.0f} s")
 
