@@ -13,9 +13,9 @@ from pages import ui
 
 ui.page_start()
 
-# greedy sparse PCA on 2n samples (2 cores): 4.4 s at 256 features, 6.7 s at 320 and 11.3 s at
-# 384; 6.0 s on lung_small (325 genes). Offered while it stays under 10 s (about 8 s at 340);
-# about 2.2e-7 s x n^3 in that range
+# greedy sparse PCA (benchmarks/bench_spca.py Table 2, 2 cores): 4.0 s at 256 features, 7.0 s at
+# 320, 8.1 s at 340 and 12.3 s at 384 on 2n samples; 6.1 s on lung_small (325 genes). Offered
+# while it stays under 10 s; about 2.2e-7 s x n^3 in that range
 SPCA_LIMIT = 340
 SPCA_SECONDS_PER_CUBE = 2.2e-7
 # measured with benchmarks/bench_slda.py (2 cores): the whole path costs about 4.5e-11 s x n^3 at
