@@ -6,7 +6,7 @@ leaves everything else to the pages in ``pages/``. Run with ``streamlit run app.
 
 import streamlit as st
 
-from pages import ui
+from pages.ui import session, settings, sidebar
 
 # a 230 px sidebar (Streamlit's default is 300) leaves an 800 px window room for the pages
 st.set_page_config(page_title="Spectral feature selection", page_icon="α", layout="wide", initial_sidebar_state=230)
@@ -24,10 +24,10 @@ PAGES = {
                  st.Page("pages/figures.py", title="Paper figures", icon=":material/science:")],
 }
 
-# The sidebar draws its own links (ui.sidebar_summary): Streamlit's automatic list would
+# The sidebar draws its own links (sidebar.sidebar_summary): Streamlit's automatic list would
 # otherwise flash the helper modules of pages/ before the first run registers these pages.
-ui.app_run()  # every page checks that its run started here (ui.page_start)
-ui.keep_settings()  # the pages' settings survive leaving them
+session.app_run()  # every page checks that its run started here (session.page_start)
+settings.keep_settings()  # the pages' settings survive leaving them
 navigation = st.navigation(PAGES, position="hidden")
-ui.sidebar_summary(PAGES)
+sidebar.sidebar_summary(PAGES)
 navigation.run()

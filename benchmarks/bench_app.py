@@ -57,7 +57,7 @@ def orl_zip() -> bytes:
     """The ORL faces as a user would upload them: one folder of PNGs per person."""
     from PIL import Image
 
-    from core.bundled import load_dataset
+    from core.data.bundled import load_dataset
 
     faces = load_dataset("ORL")
     buffer = io.BytesIO()

@@ -20,9 +20,9 @@ sys.path.insert(0, str(ROOT))
 def case(name, kernel, max_iter):
     import numpy as np
 
-    from core.bundled import load_dataset
-    from core.kernel_qalpha import kernel_memory_bytes, kernel_q_alpha
-    from core.qalpha import q_alpha
+    from core.data.bundled import load_dataset
+    from core.selection.kernel_qalpha import kernel_memory_bytes, kernel_q_alpha
+    from core.selection.qalpha import q_alpha
 
     data = load_dataset(name)
     k = min(data.classes.size, 10)

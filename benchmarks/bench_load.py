@@ -30,7 +30,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core import bundled  # noqa: E402
+from core.data import bundled  # noqa: E402
 from timing import best_of  # noqa: E402
 
 
@@ -86,7 +86,7 @@ def _high_water_mark() -> int:
 
 def _peak_child(path: str) -> None:
     """Run in a fresh process: the peak resident size that load_table adds to the file's bytes."""
-    from core.loaders import load_table
+    from core.data.loaders import load_table
 
     data = Path(path).read_bytes()
     before = _high_water_mark()
@@ -100,7 +100,7 @@ def _peak_child(path: str) -> None:
 def tables(repeats: int = 3):
     import pandas as pd
 
-    from core.loaders import load_table
+    from core.data.loaders import load_table
 
     print(f"\n{'table':<34} {'MB':>6} {'load_table s':>13} {'reference s':>12} {'ratio':>6}  note")
     wide = expression_csv(100, 20_000)

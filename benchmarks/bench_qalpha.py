@@ -43,7 +43,7 @@ def grouped_data(n_features, n_groups, group_size, shift, fraction, rng, every_g
 
 
 def case_compare(n_features, max_iter):
-    from core.qalpha import q_alpha
+    from core.selection.qalpha import q_alpha
     rng = np.random.default_rng(0)
     X, _ = grouped_data(n_features, 5, 26, 1.5, 0.01, rng)
     out = {}
@@ -60,7 +60,7 @@ def case_compare(n_features, max_iter):
 
 
 def case_large(n_features, max_iter, tol, dtype):
-    from core.qalpha import q_alpha
+    from core.selection.qalpha import q_alpha
     rng = np.random.default_rng(0)
     X, planted = grouped_data(n_features, 2, 50, 1.0, 0.01, rng, every_group=False)
     start = time.perf_counter()

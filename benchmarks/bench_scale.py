@@ -83,7 +83,7 @@ def recovered(alpha):
 
 
 def part_sparse(n_cells, n_genes, density, iterations):
-    from core.qalpha import q_alpha
+    from core.selection.qalpha import q_alpha
 
     rng = np.random.default_rng(0)
     start = time.perf_counter()
@@ -138,8 +138,8 @@ def part_zarr(path, iterations):
     import dask
     import dask.array as da
 
-    from core.largedata import as_chunked_array
-    from core.qalpha import q_alpha
+    from core.matrix.kinds import as_chunked_array
+    from core.selection.qalpha import q_alpha
 
     X = da.from_zarr(str(path))
     start = time.perf_counter()

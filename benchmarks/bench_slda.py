@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scipy import linalg  # noqa: E402
 
-from core.slda import (_greedy_eliminate, _nested_objectives, _path_from_problem, exact_slda,  # noqa: E402
+from core.selection.slda import (_greedy_eliminate, _nested_objectives, _path_from_problem, exact_slda,  # noqa: E402
                        greedy_slda, subset_objective)
 
 

@@ -4,11 +4,11 @@
 
 Table 1: greedy sparse PCA (forward and backward passes for every cardinality) on the
 covariance of 210 random samples, by one eigendecomposition and a secular equation per step
-(core.slda.greedy_spca), against solving every candidate with its own eigendecomposition (the
+(core.selection.slda.greedy_spca), against solving every candidate with its own eigendecomposition (the
 direct greedy search of [MWA07] Sec. 5); largest relative difference of the objectives.
 Table 2: how far the app offers sparse PCA (pages/slda.py SPCA_LIMIT, under 10 s): greedy_spca on
 2n random samples at 256 ... 384 features and on the bundled lung_small (325 genes).
-Table 3: OPCA (core.baselines.OPCA) in the samples' space against the dense generalised
+Table 3: OPCA (core.selection.baselines.OPCA) in the samples' space against the dense generalised
 eigenproblem (C_main, C_side + reg I) of scipy.linalg.eigh, 35 main and 13 side samples (the AR
 protocol's sizes); the cosine of the leading directions in the S inner product.
 """
@@ -23,8 +23,8 @@ from scipy import linalg
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.baselines import OPCA  # noqa: E402
-from core.slda import greedy_spca  # noqa: E402
+from core.selection.baselines import OPCA  # noqa: E402
+from core.selection.slda import greedy_spca  # noqa: E402
 
 
 def direct_greedy_spca(C):
@@ -71,7 +71,7 @@ def main(quick):
         seconds, _ = timed(lambda: greedy_spca(X))
         print(f"{'random, 2n samples':>22} {n:>9} {seconds:>8.2f}")
     if not quick:
-        from core.bundled import load_dataset
+        from core.data.bundled import load_dataset
 
         genes = load_dataset("lung_small")
         seconds, _ = timed(lambda: greedy_spca(genes.X))

@@ -14,9 +14,9 @@ import pywt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.bundled import load_dataset  # noqa: E402
-from core.haarlike import haar_like_features  # noqa: E402
-from core.wavelets import haar_basis  # noqa: E402
+from core.data.bundled import load_dataset  # noqa: E402
+from core.features.haarlike import haar_like_features  # noqa: E402
+from core.features.wavelets import haar_basis  # noqa: E402
 from timing import best_of  # noqa: E402
 
 

@@ -4,8 +4,8 @@ Every long-running function of the library takes ``progress=None`` or a callable
 ``progress(report)``, where ``report`` is a :class:`Progress`; it is called after each step
 (iteration, greedy step, fit). Returning ``False`` asks the computation to stop at once:
 
-* iterative solvers (:func:`core.qalpha.q_alpha`, :func:`core.kernel_qalpha.kernel_q_alpha`,
-  :func:`core.sdr.sdr_si`, :func:`core.qalpha.topographic_map`) return what they have, marked
+* iterative solvers (:func:`core.selection.qalpha.q_alpha`, :func:`core.selection.kernel_qalpha.kernel_q_alpha`,
+  :func:`core.selection.sdr.sdr_si`, :func:`core.selection.qalpha.topographic_map`) return what they have, marked
   ``stopped=True`` and not converged;
 * computations without a meaningful partial result (greedy sparse LDA/PCA paths, exact search,
   stability and selection curves, the reproductions) raise :class:`core.errors.Stopped`.

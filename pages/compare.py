@@ -7,12 +7,12 @@ import numpy as np
 import streamlit as st
 
 from core import InputError
-from core.baselines import PROJECTIONS, SCORERS, rank_features
-from core.metrics import projection_curves, stability_curve
+from core.selection.baselines import PROJECTIONS, SCORERS, rank_features
+from core.evaluation.metrics import projection_curves, stability_curve
 from core.plots import comparison_figure
-from pages import ui
+from pages.ui import datasets, downloads, runs, session, settings, views, widgets
 
-ui.page_start()
+session.page_start()
 
 SLOW = {"forward_wrapper", "backward_wrapper", "mutual_information", "rfe_svm", "l1_logistic", "udfs", "ndfs"}
 #: Feature extraction (combinations of features: the lecture's methods and those of Shashua & Wolf 2004 Sec. 6) placed beside the selections.
@@ -21,7 +21,7 @@ SIDE_EXTRACTIONS = {"CPCA": "cpca", "OPCA": "opca", "SDR-SI": "sdr_si"}
 MEASURES = {"accuracy": "k-means accuracy", "nmi": "NMI", "precision": "normalised precision index",
             "kuncheva": "stability (Kuncheva index)"}
 
-data = ui.current_dataset()
+data = datasets.current_dataset()
 st.title("Compare")
 st.caption("Each method ranks the features; the top k are then judged by how well k-means groups the "
            "samples with them (Hungarian accuracy, NMI) and by the normalised precision index of "
@@ -30,16 +30,16 @@ if data.labels is None or data.classes.size < 2:
     st.info("Comparing selections needs labels: choose or upload a labelled data set.")
     st.stop()
 choices = ["Q-alpha", "Q-alpha (supervised)"] + (["sparse LDA"] if data.classes.size == 2 else []) + list(SCORERS)
-side = ui.current_side_dataset()
+side = datasets.current_side_dataset()
 non_negative = side is not None and data.X.min() >= 0 and side.X.min() >= 0
 extraction_choices = list(EXTRACTIONS) + ([m for m, key in SIDE_EXTRACTIONS.items()
                                            if non_negative or not PROJECTIONS[key].models_counts]
                                           if side is not None else [])
-VIEW = {"cmp_methods": lambda v: [ui.choice_of(choices)(m) for m in v], "cmp_measure": ui.choice_of(MEASURES),
-        "cmp_bootstrap": ui.integer_in(2, 50),
-        "cmp_extract": lambda v: [ui.choice_of(list(EXTRACTIONS) + list(SIDE_EXTRACTIONS))(m) for m in v]}
-ui.restore_view("compare", VIEW)
-ui.set_defaults({"cmp_methods": ["Q-alpha", "fisher", "laplacian", "variance"], "cmp_measure": "accuracy",
+VIEW = {"cmp_methods": lambda v: [views.choice_of(choices)(m) for m in v], "cmp_measure": views.choice_of(MEASURES),
+        "cmp_bootstrap": views.integer_in(2, 50),
+        "cmp_extract": lambda v: [views.choice_of(list(EXTRACTIONS) + list(SIDE_EXTRACTIONS))(m) for m in v]}
+views.restore_view("compare", VIEW)
+settings.set_defaults({"cmp_methods": ["Q-alpha", "fisher", "laplacian", "variance"], "cmp_measure": "accuracy",
                  "cmp_bootstrap": 10, "cmp_extract": []},
                 valid={"cmp_methods": lambda v: all(m in choices for m in v),
                        "cmp_extract": lambda v: all(m in extraction_choices for m in v)})
@@ -54,7 +54,7 @@ k = int(min(max(data.classes.size, 2), data.n_samples - 1))
 
 
 def ranking_of(method):
-    return ui.run_cached("rank_features", dict(data=data.fingerprint, method=method, k=k), method,
+    return runs.run_cached("rank_features", dict(data=data.fingerprint, method=method, k=k), method,
                          data.X, data.labels, n_clusters=k)
 
 
@@ -67,7 +67,7 @@ def stability_of(method, sizes, n_bootstrap, bar):
                                n_bootstrap=n_bootstrap, random_state=0,
                                progress=lambda report: bar.progress(
                                    report.fraction, text=f"{method}: resample {report.done} of {report.total}"))
-    return ui.memoised(key, compute)
+    return runs.memoised(key, compute)
 
 
 extract = st.multiselect(
@@ -94,7 +94,7 @@ def extraction_of(name, bar):
                                  side=side.X if name in SIDE_EXTRACTIONS else None,
                                  progress=lambda report: bar.progress(
                                      report.fraction, text=f"{name}: {dims[report.done - 1]} dimensions fitted"))[name]
-    return ui.memoised(key, compute)
+    return runs.memoised(key, compute)
 
 
 if not methods and not extract:
@@ -106,7 +106,7 @@ try:
         start = time.perf_counter()
         rankings[method] = ranking_of(method)
         seconds[method] = time.perf_counter() - start
-    curves = ui.run_cached("selection_curves", dict(data=data.fingerprint, methods=methods, sizes=sizes),
+    curves = runs.run_cached("selection_curves", dict(data=data.fingerprint, methods=methods, sizes=sizes),
                            data.X, data.labels, rankings, sizes) if methods else {}
     extracted = {}
     if extract:
@@ -120,7 +120,7 @@ try:
         finally:
             bar.empty()
 except InputError as error:
-    ui.show_error(error)
+    widgets.show_error(error)
     st.stop()
 metric = st.radio("Measure", list(MEASURES), horizontal=True, key="cmp_measure", format_func=MEASURES.get,
                   help="accuracy: k-means clusters matched to classes (Hungarian); NMI: normalised mutual "
@@ -138,7 +138,7 @@ if metric == "kuncheva":
             curves[method].update(stability_of(method, [s for s in sizes if s < data.n_features], n_bootstrap, bar))
             seconds[method] += time.perf_counter() - start
     except InputError as error:
-        ui.show_error(error)
+        widgets.show_error(error)
         st.stop()
     finally:
         bar.empty()
@@ -160,7 +160,7 @@ if shown:
                  hide_index=True)
 rows = [(m, size, shown[m][metric][i]) for m in shown for i, size in enumerate(shown[m]["size"])]
 st.download_button(f"Curves, {MEASURES[metric]} (CSV)",
-                   ui.table_csv({"method": [r[0] for r in rows], "features or dimensions": [r[1] for r in rows],
+                   downloads.table_csv({"method": [r[0] for r in rows], "features or dimensions": [r[1] for r in rows],
                                  metric: [float(r[2]) for r in rows]}),
                    file_name=f"{data.name}-compare-{metric}.csv", mime="text/csv", key="cmp_csv")
-ui.share_view(VIEW)
+views.share_view(VIEW)

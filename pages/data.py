@@ -7,16 +7,16 @@ import numpy as np
 import streamlit as st
 
 from core import InputError
-from core.baselines import SCORERS, score_features
-from core.bundled import list_datasets, load_dataset
-from core.features import FEATURE_FAMILIES, to_feature_family
-from core.loaders import COMPRESSED_EXTENSIONS, IMAGE_EXTENSIONS, TABLE_EXTENSIONS, finish, load_images, load_side_data
+from core.selection.baselines import SCORERS, score_features
+from core.data.bundled import list_datasets, load_dataset
+from core.features.families import FEATURE_FAMILIES, to_feature_family
+from core.data.loaders import COMPRESSED_EXTENSIONS, IMAGE_EXTENSIONS, TABLE_EXTENSIONS, finish, load_images, load_side_data
 from core.plots import history_figure, image_grid_figure, sorted_weights_figure
-from core.qalpha import q_alpha
-from core.stores import DATA_FOLDER_VARIABLE, data_folder, dense_subset, list_stores, open_store
-from pages import ui
+from core.selection.qalpha import q_alpha
+from core.data.stores import DATA_FOLDER_VARIABLE, data_folder, dense_subset, list_stores, open_store
+from pages.ui import datasets, downloads, runs, session, widgets
 
-ui.page_start()
+session.page_start()
 
 ORIENTATION_LABELS = {"auto": "Guess", "samples_as_rows": "Samples as rows",
                       "samples_as_columns": "Samples as columns (genes as rows)"}
@@ -56,7 +56,7 @@ def server_tab(folder):
     try:
         stored = _opened(str(path), path.stat().st_mtime)
     except InputError as error:
-        ui.show_error(error)
+        widgets.show_error(error)
         return
     st.markdown(f"**{stored.name}:** {stored.describe()}.")
     columns = list(stored.annotations)
@@ -92,19 +92,19 @@ def server_tab(folder):
             key = json.dumps(dict(pending, modified=path.stat().st_mtime), sort_keys=True)
             try:
                 if pending["method"] == "qalpha":
-                    result = ui.run_with_progress(key, lambda progress: _run_on_store(stored, pending, progress),
+                    result = runs.run_with_progress(key, lambda progress: _run_on_store(stored, pending, progress),
                                                   stop="server", text=f"Q-alpha on {stored.name}",
-                                                  status=ui.iteration_status(pending["max_iter"]))
+                                                  status=runs.iteration_status(pending["max_iter"]))
                 else:
                     with st.spinner(f"{SERVER_METHODS[pending['method']]}: one pass over {stored.name}…"):
-                        result = ui.memoised(key, lambda: _run_on_store(stored, pending, None))
+                        result = runs.memoised(key, lambda: _run_on_store(stored, pending, None))
                 st.session_state["server_result"] = (pending, result, stored.feature_names)
             except InputError as error:
                 st.session_state["server_error"] = error
             st.session_state["server_request"] = None
             st.rerun()  # draw the page again without the Stop button (the result is memoised)
         if "server_error" in st.session_state:
-            ui.show_error(st.session_state.pop("server_error"))
+            widgets.show_error(st.session_state.pop("server_error"))
         if st.session_state.pop("server_stopped", False):
             st.warning("Stopped; nothing of that run was kept.", icon=":material/stop_circle:")
         shown = st.session_state.get("server_result")
@@ -121,7 +121,7 @@ def server_tab(folder):
         if st.button("Load subset", key="load_subset", help="One pass for the variances, then the chosen block is "
                                                             "read; if anything is wrong the current data set stays."):
             with st.spinner("Reading the subset…"):
-                ui.load_upload(lambda: dense_subset(stored, int(n_features), int(n_samples),
+                datasets.load_upload(lambda: dense_subset(stored, int(n_features), int(n_samples),
                                                     label_column=None if subset_labels == "(none)" else subset_labels))
 
 
@@ -130,12 +130,12 @@ def show_server_result(request, result, names):
     stored_name = Path(request["path"]).name
     if request["method"] == "qalpha":
         weights, title = result.alpha, f"Q-alpha weights on {stored_name} (k = {result.k})"
-        cells = ui.row(3)
+        cells = widgets.row(3)
         cells[0].metric("Iterations", result.n_iter, help="Each iteration reads the data once.")
         cells[1].metric("Converged", "yes" if result.converged else "no",
                         help="Whether alpha changed by less than 1e-6 between iterations. If not, the weights are "
                              "those of the last iteration: raise 'Iterations at most' for more.")
-        ui.gap_metric(cells[2], result.gap)
+        widgets.gap_metric(cells[2], result.gap)
         gap = result.gap.n_selected
     else:
         weights, title, gap = result.scores, f"{SERVER_METHODS[request['method']]} on {stored_name}", None
@@ -149,7 +149,7 @@ def show_server_result(request, result, names):
     st.dataframe({"rank": np.arange(1, top.size + 1), "feature": [names[j] for j in top], "weight": weights[top]},
                  hide_index=True, height=240)
     # built when clicked, not on every rerun of the page (a row per feature: 10^4-10^6 of them)
-    st.download_button("Ranking (CSV)", lambda: ui.table_csv({"rank": list(range(1, ranking.size + 1)), "feature":
+    st.download_button("Ranking (CSV)", lambda: downloads.table_csv({"rank": list(range(1, ranking.size + 1)), "feature":
                                                               [names[j] for j in ranking], "weight": weights[ranking]}),
                        file_name=f"{stored_name}.{request['method']}.csv", key="server_download")
 
@@ -183,7 +183,7 @@ def table_options(parsed, filename):
     try:
         arrangement = parsed.arrange(label_column=None if label == "(none)" else label, orientation=orientation)
     except InputError as error:
-        ui.show_error(error)
+        widgets.show_error(error)
         return
     per_feature, per_sample = arrangement.missing_counts
     n_missing = int(per_feature.sum())
@@ -212,7 +212,7 @@ def table_options(parsed, filename):
                                     "missing value with its feature's mean or median (scikit-learn's SimpleImputer).")
     if st.button("Load table", key="load_table", help="Make this table the current data set; if anything is wrong "
                                                       "the current data set stays."):
-        ui.load_upload(lambda: finish(arrangement, missing, name=filename))
+        datasets.load_upload(lambda: finish(arrangement, missing, name=filename))
 
 
 st.title("Data")
@@ -229,14 +229,14 @@ with bundled_tab:
                           help="The data sets bundled with the app (assets/README.md says where each comes from).")
     st.caption(infos[choice].source)
     if st.button("Use this data set", key="use_bundled", help="Make it the current data set of every page."):
-        ui.set_dataset(load_dataset(choice))
+        datasets.set_dataset(load_dataset(choice))
         st.rerun()
 
 with images_tab:
     uploads = st.file_uploader(
         "Image files, or a ZIP with one folder per class",
         type=[e.lstrip(".") for e in IMAGE_EXTENSIONS] + ["zip"], accept_multiple_files=True,
-        key="image_upload", on_change=ui.forget_load_messages,
+        key="image_upload", on_change=datasets.forget_load_messages,
         help="PNG, JPEG, BMP, TIFF (a multi-page stack gives one image per page), GIF, PGM/PPM. Converted to "
              "grey values in [0, 1]; images of another size are resized to the most common size.")
     labels_from = st.radio("Labels from", ["folder", "prefix", "none"], horizontal=True,
@@ -248,7 +248,7 @@ with images_tab:
                          help="Off: images of another size are resized to the most common size (and listed).")
     if st.button("Load images", disabled=not uploads, key="load_images",
                  help="Read the files; if anything is wrong the current data set stays."):
-        ui.load_upload(lambda: load_images(
+        datasets.load_upload(lambda: load_images(
             [(f.name, f.getvalue()) for f in uploads],
             labels_from=None if labels_from == "none" else labels_from,
             prefix_separator=separator or "_", strict_size=strict,
@@ -262,9 +262,9 @@ with table_tab:
         help="CSV/TSV/TXT (also .gz, .bz2, .xz, or one table in a .zip), Parquet, AnnData .h5ad, NPY, NPZ or "
              "MATLAB .mat. Read once; the choices below do not read it again.")
     if upload is not None:
-        parsed = ui.parsed_upload(upload, prefix="table_")
+        parsed = datasets.parsed_upload(upload, prefix="table_")
         if isinstance(parsed, InputError):
-            ui.show_error(parsed)
+            widgets.show_error(parsed)
         else:
             table_options(parsed, upload.name)
 
@@ -272,11 +272,11 @@ if folder:
     with tabs[3]:
         server_tab(folder)
 
-ui.show_load_messages()
+datasets.show_load_messages()
 
 
-data = ui.current_dataset()
-side_data = ui.current_side_dataset()
+data = datasets.current_dataset()
+side_data = datasets.current_side_dataset()
 with st.expander("Side data: a second upload whose structure Q-alpha should ignore", expanded=side_data is not None):
     st.caption("Shashua & Wolf 2004 Sec. 3: features that vary within the side data (e.g. another person's images under "
                "every lighting) are suppressed. Q-alpha offers it as \"uploaded side data\".")
@@ -288,15 +288,15 @@ with st.expander("Side data: a second upload whose structure Q-alpha should igno
     if st.button("Load side data", disabled=not side_uploads, key="load_side",
                  help="Read the side data; if anything is wrong nothing changes."):
         try:
-            ui.set_side_dataset(load_side_data([(f.name, f.getvalue()) for f in side_uploads], like=data))
+            datasets.set_side_dataset(load_side_data([(f.name, f.getvalue()) for f in side_uploads], like=data))
             st.rerun()
         except InputError as error:
-            ui.show_error(error)
+            widgets.show_error(error)
     if side_data is not None:
         st.markdown(f"Side data: **{side_data.name}**, {side_data.n_samples:,} samples x "
                     f"{side_data.n_features:,} features.")
         if st.button("Remove side data", key="clear_side", help="Forget the uploaded side data."):
-            ui.set_side_dataset(None)
+            datasets.set_side_dataset(None)
             st.rerun()
 
 st.subheader(f"Current: {data.name}")
@@ -323,10 +323,10 @@ if data.family is not None:
         options = dict(stride=step, scale_step=step, min_cell=step)
     if st.button("Apply feature family", help="Turn the current images into this feature family."):
         try:
-            ui.set_dataset(to_feature_family(pixels, chosen, **options))
+            datasets.set_dataset(to_feature_family(pixels, chosen, **options))
             st.rerun()
         except InputError as error:
-            ui.show_error(error)
+            widgets.show_error(error)
     images = pixels.images()[:16]
     titles = [str(label) for label in (pixels.labels[:16] if pixels.labels is not None else range(16))]
     st.plotly_chart(image_grid_figure(images, titles=titles, n_cols=8, title="First images"), key="preview")

@@ -5,18 +5,18 @@ import json
 import streamlit as st
 
 from core import InputError
-from core.experiments import EXPERIMENTS, experiment_figures, load_experiments, run_experiment
-from core.experiments.tables import K_RULES, STANDARDISABLE, UCI_RULE, WEIGHTINGS
-from pages import ui
+from experiments import EXPERIMENTS, experiment_figures, load_experiments, run_experiment
+from experiments.tables import K_RULES, STANDARDISABLE, UCI_RULE, WEIGHTINGS
+from pages.ui import datasets, runs, session, widgets
 
-ui.page_start()
+session.page_start()
 
 load_experiments()
 st.title("Paper figures")
 st.caption("Every figure and table of the papers (Wolf & Shashua 2003, Shashua & Wolf 2004, Moghaddam et al. 2007) "
            "that the library reproduces, on the bundled data. "
            "Each run prints the paper's number beside ours and checks the paper's qualitative claims. "
-           "The same runs are available as `python -m core.experiments NAME --out DIR`.")
+           "The same runs are available as `python -m experiments run NAME --out DIR`.")
 
 names = list(EXPERIMENTS)
 controls = st.columns([2.2, 1, 1, 1])
@@ -31,7 +31,7 @@ seed = controls[2].number_input("random_state", 0, 10_000, 0,
                                 help="Seeds every random draw (splits, data, k-means): the same seed gives the same numbers.")
 options = {}
 if name == "uci_side":
-    data = ui.current_dataset()
+    data = datasets.current_dataset()
     usable = data.labels is not None and data.classes.size >= 2 and data.n_features <= 20_000
     on_current = controls[3].toggle(
         "On the current data", value=False, disabled=not usable,
@@ -69,12 +69,12 @@ if st.button("Run", type="primary", key="run_experiment",
              help="Run this reproduction (results are kept for this session)."):
     bar = st.progress(0.0, text=EXPERIMENTS[name].title)
     try:
-        results[key] = ui.memoised(key, lambda: run_experiment(
+        results[key] = runs.memoised(key, lambda: run_experiment(
             name, quick=quick, random_state=int(seed),
             progress=lambda report: bar.progress(report.fraction, text=report.message),
             **options))
     except InputError as error:
-        ui.show_error(error)
+        widgets.show_error(error)
     finally:
         bar.empty()
 
@@ -95,7 +95,7 @@ for index, figure in enumerate(experiment_figures(result)):
     st.plotly_chart(figure, key=f"figure_{name}_{index}")
 with st.expander("Summary table"):
     st.dataframe(result.summary, hide_index=True)
-downloads = ui.row(3)
+downloads = widgets.row(3)
 downloads[0].download_button("All measurements (CSV)", result.table.to_csv(index=False).encode(),
                              file_name=f"{name}.csv", mime="text/csv")
 downloads[1].download_button("Summary (CSV)", result.summary.to_csv(index=False).encode(),

@@ -7,11 +7,11 @@ import streamlit as st
 
 from core import InputError
 from core.plots import band_mass_figure, contrast_stretch, image_grid_figure, weight_overlay_figure
-from pages import ui
+from pages.ui import datasets, downloads, runs, session, settings, views, widgets
 
-ui.page_start()
+session.page_start()
 
-data = ui.current_dataset()
+data = datasets.current_dataset()
 pixels = data.family.images if data.family is not None else None
 st.title("Haar reconstructions")
 st.caption("Q-alpha with side information on Haar wavelet coefficients; the selection is shown by "
@@ -21,15 +21,15 @@ if pixels is None or pixels.labels is None or pixels.classes.size < 3:
     st.info("This page needs a labelled image set with at least three classes (main classes and a "
             "side class), e.g. the AR faces.")
     st.stop()
-classes = ui.class_values(pixels)
+classes = datasets.class_values(pixels)
 LAMBDAS = [0.001, 0.01, 0.1, 1.0]
 is_class = lambda values: all(c in classes for c in values)  # noqa: E731
-VIEW = {"haar_main": lambda v: [ui.choice_of(classes)(c) for c in v],
-        "haar_side": lambda v: [ui.choice_of(classes)(c) for c in v],
-        "haar_levels": ui.integer_in(1, 5), "haar_lam": ui.choice_of(LAMBDAS), "haar_per_class": ui.integer_in(1, 8)}
-ui.restore_view("haar", VIEW)
+VIEW = {"haar_main": lambda v: [views.choice_of(classes)(c) for c in v],
+        "haar_side": lambda v: [views.choice_of(classes)(c) for c in v],
+        "haar_levels": views.integer_in(1, 5), "haar_lam": views.choice_of(LAMBDAS), "haar_per_class": views.integer_in(1, 8)}
+views.restore_view("haar", VIEW)
 n_main = min(5, len(classes) - 1)  # Shashua & Wolf 2004 Sec. 6: five people, and a sixth as side data
-ui.set_defaults({"haar_main": classes[:n_main], "haar_side": classes[n_main:n_main + 1], "haar_levels": 3,
+settings.set_defaults({"haar_main": classes[:n_main], "haar_side": classes[n_main:n_main + 1], "haar_levels": 3,
                  "haar_lam": 0.01, "haar_per_class": 4},
                 valid={"haar_main": is_class, "haar_side": is_class})
 controls = st.columns([2, 2, 1, 1])
@@ -48,19 +48,19 @@ lam = controls[3].select_slider("λ", LAMBDAS, format_func=lambda v: f"{v:g}", k
 try:
     if not main_classes or not side_classes:
         raise InputError("Choose at least one main class and one side class.")
-    haar = ui.run_cached("to_haar", dict(data=pixels.fingerprint, levels=levels), pixels, levels)
+    haar = runs.run_cached("to_haar", dict(data=pixels.fingerprint, levels=levels), pixels, levels)
     main = np.isin(haar.labels, main_classes)
     side = np.isin(haar.labels, side_classes)
-    result = ui.run_cached("q_alpha", dict(data=haar.fingerprint, main=[str(c) for c in main_classes],
+    result = runs.run_cached("q_alpha", dict(data=haar.fingerprint, main=[str(c) for c in main_classes],
                                            side=[str(c) for c in side_classes], lam=lam),
                            haar.X[main], len(main_classes), side=haar.X[side], lam=lam)
 except InputError as error:
-    ui.show_error(error)
+    widgets.show_error(error)
     st.stop()
 basis = haar.family.basis
-cols = ui.row(3)
+cols = widgets.row(3)
 cols[0].metric("Coefficients", f"{basis.n_coefficients:,}")
-ui.gap_metric(cols[1], result.gap)
+widgets.gap_metric(cols[1], result.gap)
 mass = basis.band_mass(result.alpha)
 cols[2].metric(f"Share in the approximation band A{levels}", f"{mass[f'A{levels}']:.1%}",
                help=f"{(basis.orientation == 0).mean():.1%} of the coefficients are approximation coefficients; "
@@ -88,10 +88,10 @@ for label in main_classes:
                     key=f"class_{label}")
 st.plotly_chart(band_mass_figure(mass), key="band_mass")
 ranking = result.ranking
-download = ui.row(2)
+download = widgets.row(2)
 download[0].download_button(
     "Coefficient weights (CSV)",
-    ui.table_csv({"rank": np.arange(1, basis.n_coefficients + 1), "coefficient": np.asarray(haar.feature_names)[ranking],
+    downloads.table_csv({"rank": np.arange(1, basis.n_coefficients + 1), "coefficient": np.asarray(haar.feature_names)[ranking],
                   "alpha": result.alpha[ranking]}),
     file_name=f"{pixels.name}-haar-alpha.csv", mime="text/csv", key="haar_csv")
 download[1].download_button(
@@ -100,4 +100,4 @@ download[1].download_button(
                     side_classes=[str(c) for c in side_classes], levels=levels, lam=lam,
                     band_mass={band: float(share) for band, share in mass.items()}), indent=1),
     file_name=f"{pixels.name}-haar-parameters.json", mime="application/json", key="haar_json")
-ui.share_view(VIEW)
+views.share_view(VIEW)

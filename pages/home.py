@@ -3,10 +3,10 @@
 import numpy as np
 import streamlit as st
 
-from core.bundled import list_datasets, load_dataset
-from pages import ui
+from core.data.bundled import list_datasets, load_dataset
+from pages.ui import session
 
-ui.page_start()
+session.page_start()
 
 st.title("Spectral feature selection")
 st.markdown(
@@ -46,5 +46,5 @@ st.caption("Sources and how to cite each set: assets/README.md in the repository
 st.subheader("Where to go next")
 st.markdown(
     "The current data set is shown in the sidebar (the AR faces to start with). The library "
-    "under this app, `core`, can be used on its own: `from core.qalpha import q_alpha`, "
-    "`from core.bundled import load_dataset` — see the README.")
+    "under this app, `core`, can be used on its own: `from core.selection.qalpha import q_alpha`, "
+    "`from core.data.bundled import load_dataset` — see the README.")

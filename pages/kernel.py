@@ -7,15 +7,15 @@ import numpy as np
 import streamlit as st
 
 from core import InputError
-from core.kernel_qalpha import kernel_memory_bytes, kernel_q_alpha
+from core.selection.kernel_qalpha import kernel_memory_bytes, kernel_q_alpha
 from core.limits import memory_limit_bytes
 from core.plots import history_figure, sorted_weights_figure
-from core.qalpha import QAlphaParameters
-from pages import ui
+from core.selection.qalpha import QAlphaParameters
+from pages.ui import datasets, downloads, runs, session, settings, views, widgets
 
-ui.page_start()
+session.page_start()
 
-data = ui.current_dataset()
+data = datasets.current_dataset()
 st.title("Kernel Q-alpha")
 st.caption("The features are mapped by a kernel and the algorithm runs on their n x n kernel matrix: "
            "the kernel reshapes the pairwise affinities between features (see the library notes on "
@@ -28,10 +28,10 @@ if needed > limit:
     st.stop()
 DEGREES, COEF0S, GAMMAS = range(1, 7), [0.0, 0.1, 0.5, 1.0, 2.0], [0.5, 1.0, 2.0, 5.0, 10.0, 20.0]
 max_k = max(1, min(50, data.n_samples - 1))
-VIEW = {"kq_kernel": ui.choice_of(["rbf", "poly", "linear"]), "kq_k": ui.integer_in(1, max_k),
-        "kq_degree": ui.choice_of(DEGREES), "kq_coef0": ui.choice_of(COEF0S), "kq_gamma": ui.choice_of(GAMMAS)}
-ui.restore_view("kernel", VIEW)
-ui.set_defaults({"kq_kernel": "rbf", "kq_k": int(min(max(data.classes.size, 2), max_k)),
+VIEW = {"kq_kernel": views.choice_of(["rbf", "poly", "linear"]), "kq_k": views.integer_in(1, max_k),
+        "kq_degree": views.choice_of(DEGREES), "kq_coef0": views.choice_of(COEF0S), "kq_gamma": views.choice_of(GAMMAS)}
+views.restore_view("kernel", VIEW)
+settings.set_defaults({"kq_kernel": "rbf", "kq_k": int(min(max(data.classes.size, 2), max_k)),
                  "kq_degree": 2, "kq_coef0": 0.0, "kq_gamma": 5.0}, valid={"kq_k": lambda v: v <= max_k})
 controls = st.columns(4)
 kernel = controls[0].selectbox("Kernel", ["rbf", "poly", "linear"], key="kq_kernel",
@@ -67,44 +67,44 @@ def run_kernel(k, kernel, options):
         rates[data.fingerprint] = (time.perf_counter() - start) / max(result.n_iter, 1)
         return result
 
-    return ui.run_with_progress(key, run, stop="kernel", status=ui.iteration_status(MAX_ITER), every=5,
+    return runs.run_with_progress(key, run, stop="kernel", status=runs.iteration_status(MAX_ITER), every=5,
                                 text=f"Kernel Q-alpha on {data.n_features:,} features: about {rate:.2f} s per "
                                      f"iteration, tens to hundreds of iterations (at most {MAX_ITER}: "
                                      f"{rate * MAX_ITER:.0f} s)")
 
 
-ui.stop_control("kernel")
+runs.stop_control("kernel")
 try:
     result = run_kernel(int(k), kernel, options)
     # the Q-alpha page's default run for this k: the two pages share its result
-    linear = ui.run_q_alpha(data, None, None, QAlphaParameters(k=int(k)))
+    linear = runs.run_q_alpha(data, None, None, QAlphaParameters(k=int(k)))
 except InputError as error:
-    ui.show_error(error)
+    widgets.show_error(error)
     st.stop()
 cosine = float(result.alpha @ linear.alpha / np.linalg.norm(result.alpha) / np.linalg.norm(linear.alpha))
 top = min(20, data.n_features)
 overlap = len(set(result.top(top)) & set(linear.top(top)))
 gap = result.gap
-cols = ui.row(4)
-ui.gap_metric(cols[0], gap)
+cols = widgets.row(4)
+widgets.gap_metric(cols[0], gap)
 cols[1].metric("Iterations", result.n_iter, help="converged" if result.converged else "not converged")
 cols[2].metric("cos(alpha, linear alpha)", f"{cosine:.3f}")
 cols[3].metric(f"Top-{top} overlap with linear", f"{overlap}/{top}")
 st.plotly_chart(sorted_weights_figure(result.alpha, data.feature_names, gap.n_selected, clear_gap=gap.clear),
                 key="kernel_sorted")
-overlay = ui.pixel_view(data, result.alpha, result.top(gap.n_selected))
+overlay = widgets.pixel_view(data, result.alpha, result.top(gap.n_selected))
 if overlay is not None:
     st.plotly_chart(overlay, key="kernel_overlay")
 st.plotly_chart(history_figure(result.history), key="kernel_history")
 ranking = result.ranking
 table = {"rank": np.arange(1, data.n_features + 1), "feature": np.asarray(data.feature_names)[ranking],
          "alpha": result.alpha[ranking], "linear alpha": linear.alpha[ranking]}
-download = ui.row(2)
-download[0].download_button("Weights and ranking (CSV)", ui.table_csv(table),
+download = widgets.row(2)
+download[0].download_button("Weights and ranking (CSV)", downloads.table_csv(table),
                             file_name=f"{data.name}-kernel-qalpha.csv", mime="text/csv", key="kq_csv")
 download[1].download_button(
     "Parameters (JSON)", json.dumps(dict(data_set=data.name, kernel=kernel, k=int(k), **options,
                                          iterations=result.n_iter, converged=bool(result.converged)), indent=1),
     file_name=f"{data.name}-kernel-qalpha-parameters.json", mime="application/json", key="kq_json")
 # only the parameters of the chosen kernel: the others do not shape this view
-ui.share_view(["kq_kernel", "kq_k", *{"poly": ("kq_degree", "kq_coef0"), "rbf": ("kq_gamma",)}.get(kernel, ())])
+views.share_view(["kq_kernel", "kq_k", *{"poly": ("kq_degree", "kq_coef0"), "rbf": ("kq_gamma",)}.get(kernel, ())])

@@ -8,41 +8,41 @@ import streamlit as st
 
 from core import InputError
 from core.plots import history_figure, sorted_weights_figure
-from core.qalpha import QAlphaParameters, pairs_from_labels
-from pages import ui
+from core.selection.qalpha import QAlphaParameters, pairs_from_labels
+from pages.ui import datasets, downloads, runs, session, settings, views, widgets
 
-ui.page_start()
+session.page_start()
 
 LAMBDAS = [0.0, 1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0]
 TOLERANCES = [1e-3, 1e-4, 1e-5, 1e-6, 1e-8]
 
-data = ui.current_dataset()
+data = datasets.current_dataset()
 st.title("Q-alpha")
 st.caption("Wolf & Shashua, ICCV 2003 (Definition 2); side information and pairs: Shashua & Wolf, "
            "ECCV 2004 (Definition 3, Sec. 5). The weights alpha come out positive and sparse "
            "without being asked to.")
 
 has_labels = data.labels is not None and data.classes.size >= 2
-class_values = ui.class_values(data)
+class_values = datasets.class_values(data)
 max_k = max(1, min(50, data.n_samples - 1))
-uploaded_side = ui.current_side_dataset()
+uploaded_side = datasets.current_side_dataset()
 side_options = (["none"] + (["side classes", "pairs"] if has_labels else [])
                 + (["uploaded side data"] if uploaded_side is not None else []))
 VIEW = {
-    "qa_supervised": ui.flag, "qa_k": ui.integer_in(1, max_k), "qa_criterion": ui.choice_of(["sum", "gap"]),
-    "qa_side_mode": ui.choice_of(side_options), "qa_n_pairs": ui.integer_in(1, 500),
-    "qa_side_classes": lambda v: [ui.choice_of(class_values)(c) for c in v],
-    "qa_lambda": ui.choice_of(LAMBDAS), "qa_init": ui.choice_of(["uniform", "random"]),
-    "qa_n_init": ui.integer_in(1, 20), "qa_max_iter": ui.integer_in(10, 5000),
-    "qa_tol": ui.choice_of(TOLERANCES), "qa_seed": ui.integer_in(0, 10_000),
-    "qa_top_k": ui.integer_in(1, data.n_features)}
-ui.restore_view("qalpha", VIEW)
+    "qa_supervised": views.flag, "qa_k": views.integer_in(1, max_k), "qa_criterion": views.choice_of(["sum", "gap"]),
+    "qa_side_mode": views.choice_of(side_options), "qa_n_pairs": views.integer_in(1, 500),
+    "qa_side_classes": lambda v: [views.choice_of(class_values)(c) for c in v],
+    "qa_lambda": views.choice_of(LAMBDAS), "qa_init": views.choice_of(["uniform", "random"]),
+    "qa_n_init": views.integer_in(1, 20), "qa_max_iter": views.integer_in(10, 5000),
+    "qa_tol": views.choice_of(TOLERANCES), "qa_seed": views.integer_in(0, 10_000),
+    "qa_top_k": views.integer_in(1, data.n_features)}
+views.restore_view("qalpha", VIEW)
 if "qa_top_k" in st.query_params and "qa_top_k" in st.session_state:
     st.session_state.setdefault("qa_top_k_set", True)  # a link that names K keeps it
 default_k = int(min(max(data.classes.size, 2) if has_labels else 2, max_k))
 # the defaults of the run are the parameter type's (the Kernel Q-alpha page compares with that run)
 default_run = QAlphaParameters(k=default_k)
-ui.set_defaults({"qa_supervised": default_run.supervised, "qa_k": default_k,
+settings.set_defaults({"qa_supervised": default_run.supervised, "qa_k": default_k,
                  "qa_criterion": default_run.criterion, "qa_side_mode": "none", "qa_n_pairs": 50,
                  "qa_side_classes": class_values[-1:], "qa_lambda": 0.1, "qa_init": default_run.init,
                  "qa_n_init": default_run.n_init, "qa_max_iter": default_run.max_iter, "qa_tol": default_run.tol,
@@ -53,14 +53,14 @@ ui.set_defaults({"qa_supervised": default_run.supervised, "qa_k": default_k,
 # side classes left from another data set: the ones this data set has stay; none left, the default
 kept_classes = [c for c in st.session_state["qa_side_classes"] if c in class_values]
 if kept_classes != st.session_state["qa_side_classes"]:
-    ui.adjust("qa_side_classes", kept_classes or class_values[-1:],
-              f"Side classes: {ui.shown(st.session_state['qa_side_classes'])} are not classes of {data.name}; "
-              f"now {ui.shown(kept_classes or class_values[-1:])}.")
+    settings.adjust("qa_side_classes", kept_classes or class_values[-1:],
+              f"Side classes: {settings.shown(st.session_state['qa_side_classes'])} are not classes of {data.name}; "
+              f"now {settings.shown(kept_classes or class_values[-1:])}.")
 # K (set by the user) beyond this data set's features: all of them; its default comes with the run
-ui.remember("qa_top_k")
+settings.remember("qa_top_k")
 if st.session_state.get("qa_top_k_set") and st.session_state.get("qa_top_k", 1) > data.n_features:
-    ui.adjust("qa_top_k", data.n_features, f"K: more than the {data.n_features:,} features; now all of them.")
-ui.show_settings_notes()
+    settings.adjust("qa_top_k", data.n_features, f"K: more than the {data.n_features:,} features; now all of them.")
+settings.show_settings_notes()
 
 # the controls wrap into as many rows as the window needs, and the pictures below get its width
 controls = st.container(horizontal=True, gap="medium", vertical_alignment="bottom")
@@ -114,7 +114,7 @@ with controls:
                                     "two iterations is at most this.")
         seed = st.number_input("random_state", 0, 10_000, key="qa_seed",
                                help="Seeds the random starts, the pairs and k-means: same seed, same result.")
-    ui.stop_control("qalpha")
+    runs.stop_control("qalpha")
 
 # where the side information comes from decides the data handed to the run, not its parameters
 side_choice = dict(side_mode=side_mode, side_classes=[str(c) for c in side_classes], n_pairs=int(n_pairs))
@@ -133,10 +133,10 @@ try:
     pairs = (pairs_from_labels(main.labels, n_pairs, random_state=int(seed))
              if side_mode == "pairs" else None)
     with view:
-        result = ui.run_q_alpha(main, side, pairs, params)
+        result = runs.run_q_alpha(main, side, pairs, params)
 except InputError as error:
     with view:
-        ui.show_error(error)
+        widgets.show_error(error)
     st.stop()
 
 
@@ -147,12 +147,12 @@ with view:
         st.session_state["qa_top_k"] = gap.n_selected
     top_k = int(st.session_state["qa_top_k"])
     top = result.top(top_k)
-    cols = ui.row(4)
+    cols = widgets.row(4)
     cols[0].metric("Selected (K)", f"{top_k:,}",
                    help=f"of {main.n_features:,} features; "
                         + ("set by you (the K slider)" if st.session_state.get("qa_top_k_set")
                            else "the count above the sparsity gap (move the K slider to choose another)"))
-    ui.gap_metric(cols[1], gap)
+    widgets.gap_metric(cols[1], gap)
     cols[2].metric("Iterations", result.n_iter, help="converged" if result.converged else "not converged")
     cols[3].metric("Objective", f"{result.objective:.4g}",
                    help=f"{np.mean(result.alpha >= -1e-6 * result.alpha.max()):.1%} of the weights are >= 0")
@@ -176,21 +176,21 @@ with view:
                               "downloaded, and used by k-means below. Follows the sparsity gap until you move it.")
     k_row.button("Follow the gap", on_click=lambda: st.session_state.update(qa_top_k_set=False), disabled=not st.session_state.get("qa_top_k_set"),
                         help="Let K follow the sparsity gap's count again.")
-    overlay = ui.pixel_view(main, result.alpha, top)
+    overlay = widgets.pixel_view(main, result.alpha, top)
     if overlay is not None:
         st.plotly_chart(overlay, key="overlay")
     if main.labels is not None and np.unique(main.labels).size >= 2:
         # the selection's score follows K and the parameters; the all-features reference only
         # the data and the seed, so moving the K slider does not cluster every feature again
-        selected = ui.run_cached("selection_curves", dict(data=main.fingerprint, ranking=params.key, side=side_choice, top=top_k),
+        selected = runs.run_cached("selection_curves", dict(data=main.fingerprint, ranking=params.key, side=side_choice, top=top_k),
                                  main.X, main.labels, {"selected": result.ranking}, [top_k],
                                  n_runs=5, random_state=int(seed))["selected"]
-        everything = ui.run_cached("selection_curves", dict(data=main.fingerprint, top="all", seed=int(seed)),
+        everything = runs.run_cached("selection_curves", dict(data=main.fingerprint, top="all", seed=int(seed)),
                                    main.X, main.labels, {"all": np.arange(main.n_features)}, [main.n_features],
                                    n_runs=5, random_state=int(seed))["all"]
         st.markdown("**k-means on the selection** (as many clusters as classes, 5 starts averaged; "
                     "the labels are used only to score)")
-        cols = ui.row(4)
+        cols = widgets.row(4)
         cols[0].metric(f"Accuracy, top {top_k}", f"{selected['accuracy'][0]:.3f}",
                        help="Fraction of samples in the cluster matched to their class (Hungarian matching).")
         cols[1].metric(f"NMI, top {top_k}", f"{selected['nmi'][0]:.3f}", help="Normalised mutual information.")
@@ -202,20 +202,20 @@ with view:
     table = {"rank": np.arange(1, main.n_features + 1), "feature": np.asarray(main.feature_names)[ranking],
              "alpha": result.alpha[ranking]}
     st.dataframe({key: values[:50] for key, values in table.items()}, hide_index=True, height=240)
-    ui.share_view([key for key in VIEW if key != "qa_top_k" or st.session_state.get("qa_top_k_set")])
-    download = ui.row(4 if main.is_image else 3)
+    views.share_view([key for key in VIEW if key != "qa_top_k" or st.session_state.get("qa_top_k_set")])
+    download = widgets.row(4 if main.is_image else 3)
     download[0].download_button(
-        "Weights and ranking (CSV)", ui.table_csv(table), file_name=f"{main.name}-qalpha.csv",
+        "Weights and ranking (CSV)", downloads.table_csv(table), file_name=f"{main.name}-qalpha.csv",
         mime="text/csv")
     download[1].download_button(
         "Parameters (JSON)", json.dumps(dict(asdict(params), **side_choice, data_set=data.name), indent=1),
         file_name=f"{main.name}-qalpha-parameters.json", mime="application/json")
     selected = np.sort(top)
     download[2].download_button(
-        f"Data, {top_k} selected features (CSV)", ui.selected_data_csv(main, selected),
+        f"Data, {top_k} selected features (CSV)", downloads.selected_data_csv(main, selected),
         file_name=f"{main.name}-selected.csv", mime="text/csv")
     if main.is_image:
         mask = np.zeros(main.n_features, dtype=bool)
         mask[selected] = True
-        download[3].download_button("Selection mask (PNG)", ui.mask_png(main.to_image(mask)),
+        download[3].download_button("Selection mask (PNG)", downloads.mask_png(main.to_image(mask)),
                                     file_name=f"{main.name}-mask.png", mime="image/png")

@@ -8,10 +8,10 @@ import streamlit as st
 
 from core import InputError
 from core.plots import image_figure, slda_curves_figure, weight_overlay_figure
-from core.slda import EXACT_LIMIT, greedy_slda, greedy_spca, sparse_eigenvector
-from pages import ui
+from core.selection.slda import EXACT_LIMIT, greedy_slda, greedy_spca, sparse_eigenvector
+from pages.ui import datasets, downloads, runs, session, settings, views, widgets
 
-ui.page_start()
+session.page_start()
 
 # greedy sparse PCA (benchmarks/bench_spca.py Table 2, 2 cores): 4.0 s at 256 features, 7.0 s at
 # 320, 8.1 s at 340 and 12.3 s at 384 on 2n samples; 6.1 s on lung_small (325 genes). Offered
@@ -27,19 +27,19 @@ LONG_RUN = 2.0  # seconds from which the page says how long and offers Stop
 EPSILONS = [1e-6, 1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0]
 METHODS = ["dual", "forward", "backward", "fisher"]
 
-data = ui.current_dataset()
+data = datasets.current_dataset()
 st.title("Sparse LDA / PCA")
 st.caption("Moghaddam, Weiss & Avidan, ICCV 2007: greedy forward, backward and dual-pass search for "
            "every cardinality at once (Schur-complement updates, applied in blocks), Fisher thresholding and the "
            "Eq. 5 bound.")
-classes = ui.class_values(data)
+classes = datasets.class_values(data)
 VIEW = {
-    "slda_first": ui.choice_of(classes), "slda_second": ui.choice_of(classes),
-    "slda_reg_mode": ui.choice_of(["automatic", "fixed"]), "slda_eps": ui.choice_of(EPSILONS),
-    "slda_exact": ui.flag, "slda_log": ui.flag, "slda_k": ui.integer_in(1, data.n_features),
-    "slda_method": ui.choice_of(METHODS), "spca_k": ui.integer_in(1, data.n_features)}
-ui.restore_view("slda", VIEW)
-ui.set_defaults({"slda_first": classes[0] if classes else None,
+    "slda_first": views.choice_of(classes), "slda_second": views.choice_of(classes),
+    "slda_reg_mode": views.choice_of(["automatic", "fixed"]), "slda_eps": views.choice_of(EPSILONS),
+    "slda_exact": views.flag, "slda_log": views.flag, "slda_k": views.integer_in(1, data.n_features),
+    "slda_method": views.choice_of(METHODS), "spca_k": views.integer_in(1, data.n_features)}
+views.restore_view("slda", VIEW)
+settings.set_defaults({"slda_first": classes[0] if classes else None,
                  "slda_second": classes[1] if len(classes) > 1 else None,
                  "slda_reg_mode": "automatic", "slda_eps": 1e-2, "slda_exact": False, "slda_log": False,
                  "slda_k": min(10, data.n_features), "slda_method": "dual",
@@ -62,7 +62,7 @@ def cubic_run(name, key, compute, *, n, default_rate, extra_seconds=0.0, rate_fr
     per_cube = st.session_state.get(rate_key, default_rate)
     estimate = per_cube * n**3 + extra_seconds
     notice = st.empty()
-    if estimate >= LONG_RUN and not ui.is_memoised(key):
+    if estimate >= LONG_RUN and not runs.is_memoised(key):
         with notice.container():
             st.caption(f"{what} on {n:,} features takes about {estimate:.0f} s here (measured: "
                        f"{per_cube:.1e} s x n^3); the result is kept for {kept_for}.")
@@ -72,7 +72,7 @@ def cubic_run(name, key, compute, *, n, default_rate, extra_seconds=0.0, rate_fr
                                  help=help_text):
                     return None
                 st.session_state[f"{name}_stopped"] = False  # pressing the button is starting again
-            ui.stop_control(name)
+            runs.stop_control(name)
 
     def run(progress):
         start = time.perf_counter()
@@ -86,7 +86,7 @@ def cubic_run(name, key, compute, *, n, default_rate, extra_seconds=0.0, rate_fr
         return report.fraction, (f"{what}, {phase}: {report.done:,} of {report.total:,} steps, {elapsed:.1f} s "
                                  f"of about {estimate:.0f} s")
 
-    result = ui.run_with_progress(key, run, stop=name, status=status, keep=lambda result: True,
+    result = runs.run_with_progress(key, run, stop=name, status=status, keep=lambda result: True,
                                   text=f"{what} on {n:,} features: {stages} (about {estimate:.0f} s in all)")
     notice.empty()
     return result
@@ -139,18 +139,18 @@ with lda_tab:
             keep = np.isin(data.labels, [first, second])
             path = run_slda(data, keep, (first, second), reg)
         except InputError as error:
-            ui.show_error(error)
+            widgets.show_error(error)
             path = None
         if path is not None:
             n = data.n_features
-            cols = ui.row(3)
+            cols = widgets.row(3)
             cols[0].metric("lambda_max(A, B), all features", f"{path.lambda_max:.4g}")
             cols[1].metric("Regularisation used", f"{path.reg:.3g}")
             cols[2].metric("Optimal single feature", data.feature_names[path.best_single_feature])
             exact = None
             if n <= EXACT_LIMIT and st.checkbox(f"Exact branch-and-bound ({n} features; exponential cost)",
                                                 key="slda_exact", help="The global optimum for every k (Moghaddam et al. 2007 Sec. 3), pruned by the bounds."):
-                exact = ui.run_cached("exact_slda", dict(data=data.fingerprint, classes=[str(first), str(second)], reg=reg),
+                exact = runs.run_cached("exact_slda", dict(data=data.fingerprint, classes=[str(first), str(second)], reg=reg),
                                       a=path.a, B=path.B).objective
             log_y = st.toggle("Log scale", key="slda_log", help="Draw the objectives on a log axis.")
             st.plotly_chart(slda_curves_figure(path.forward_objective, path.backward_objective,
@@ -189,21 +189,21 @@ with lda_tab:
                               "weight": weights[subset]}, hide_index=True)
             parameters = dict(data_set=data.name, classes=[str(first), str(second)], reg=path.reg, k=k,
                               method=method, selected=[data.feature_names[j] for j in np.sort(subset)])
-            download = ui.row(4 if data.is_image else 3)
+            download = widgets.row(4 if data.is_image else 3)
             download[0].download_button(
-                "Curves against k (CSV)", ui.table_csv({
+                "Curves against k (CSV)", downloads.table_csv({
                     "k": np.arange(1, n + 1), "forward": path.forward_objective, "backward": path.backward_objective,
                     "dual": path.dual_objective, "fisher": path.fisher_objective, "bound": path.bound}),
                 file_name=f"{data.name}-slda-curves.csv", mime="text/csv", key="slda_curves_csv")
             download[1].download_button(
-                f"Data, {k} selected features (CSV)", ui.selected_data_csv(data, subset),
+                f"Data, {k} selected features (CSV)", downloads.selected_data_csv(data, subset),
                 file_name=f"{data.name}-slda-selected.csv", mime="text/csv", key="slda_subset_csv")
             download[2].download_button(
                 "Parameters and weights (JSON)",
                 json.dumps(dict(parameters, weights=[float(weights[j]) for j in np.sort(subset)]), indent=1),
                 file_name=f"{data.name}-slda-parameters.json", mime="application/json", key="slda_json")
             if data.is_image:
-                download[3].download_button("Selection mask (PNG)", ui.mask_png(data.to_image(mask > 0)),
+                download[3].download_button("Selection mask (PNG)", downloads.mask_png(data.to_image(mask > 0)),
                                             file_name=f"{data.name}-slda-mask.png", mime="image/png",
                                             key="slda_mask_png")
 
@@ -229,6 +229,6 @@ with pca_tab:
                                          colorscale="RdBu", showscale=True), key="eigenface")
         st.download_button(
             f"Sparse eigenvector, k = {k} (CSV)",
-            ui.table_csv({"feature": list(data.feature_names), "loading": vector}),
+            downloads.table_csv({"feature": list(data.feature_names), "loading": vector}),
             file_name=f"{data.name}-spca-k{k}.csv", mime="text/csv", key="spca_csv")
-ui.share_view(VIEW)
+views.share_view(VIEW)

@@ -7,11 +7,11 @@ import streamlit as st
 
 from core import InputError
 from core.plots import image_figure, topographic_figure
-from pages import ui
+from pages.ui import datasets, downloads, runs, session, settings, views, widgets
 
-ui.page_start()
+session.page_start()
 
-data = ui.current_dataset()
+data = datasets.current_dataset()
 st.title("Topographical map")
 st.caption("Round r runs Q-alpha with side information D = the squared alphas of the earlier rounds, "
            "so each round surfaces another solution set; each feature gets a coordinate per round "
@@ -23,14 +23,14 @@ st.caption("Round r runs Q-alpha with side information D = the squared alphas of
 # example (which used lambda = 0.1 with n = 20)
 LAMBDAS_TIMES_N = [0.05, 0.2, 0.5, 1.0, 2.0, 5.0, 20.0]
 max_k = max(1, min(20, data.n_samples - 1))
-VIEW = {"topo_rounds": ui.integer_in(2, 5), "topo_k": ui.integer_in(1, max_k), "topo_lam_n": ui.choice_of(LAMBDAS_TIMES_N),
+VIEW = {"topo_rounds": views.integer_in(2, 5), "topo_k": views.integer_in(1, max_k), "topo_lam_n": views.choice_of(LAMBDAS_TIMES_N),
         "topo_pair": lambda v: list(map(int, v))}
-ui.restore_view("topographic", VIEW)
+views.restore_view("topographic", VIEW)
 most_drawn = min(data.n_features, 300)
-ui.set_defaults({"topo_rounds": 2, "topo_k": min(2, max_k), "topo_lam_n": 1.0, "topo_shown": min(40, most_drawn)},
+settings.set_defaults({"topo_rounds": 2, "topo_k": min(2, max_k), "topo_lam_n": 1.0, "topo_shown": min(40, most_drawn)},
                 valid={"topo_k": lambda v: v <= max_k, "topo_shown": lambda v: v <= most_drawn},
                 labels={"topo_k": "k", "topo_shown": "Features drawn"})
-ui.show_settings_notes()
+settings.show_settings_notes()
 controls = st.columns(3)
 rounds = controls[0].slider("Rounds", 2, 5, key="topo_rounds",
                             help="Runs of Q-alpha; each inhibits the features of the earlier ones (Shashua & Wolf 2004 Sec. 4).")
@@ -45,10 +45,10 @@ if data.n_features > 5000:
     st.info(f"The map computes the two leading eigenvectors of an n x n G per round; with "
             f"{data.n_features:,} features this takes a while.")
 try:
-    topo = ui.run_cached("topographic_map", dict(data=data.fingerprint, k=int(k), rounds=rounds, lam=lam),
+    topo = runs.run_cached("topographic_map", dict(data=data.fingerprint, k=int(k), rounds=rounds, lam=lam),
                          data.X, int(k), rounds, lam, solver="power")  # PSD: power steps, same fixed point
 except InputError as error:
-    ui.show_error(error)
+    widgets.show_error(error)
     st.stop()
 pairs = [(i, j) for i in range(rounds) for j in range(i + 1, rounds)]
 # a pair restored from a link (a list) or left from more rounds must name rounds that exist
@@ -76,7 +76,7 @@ if data.is_image:
     top_weight = float(topo.alphas[[first, second]].max())
     difference = topo.alphas[second] - topo.alphas[first]
     limit = max(float(np.abs(difference).max()), 1e-12)
-    columns = ui.row(3, width=300)
+    columns = widgets.row(3, width=300)
     for column, r in zip(columns, pair):
         column.plotly_chart(image_figure(topo.alphas[r], data.image_shape, title=f"alpha, round {r + 1}",
                                          colorscale="Hot", showscale=True, zmin=0, zmax=top_weight),
@@ -88,11 +88,11 @@ if data.is_image:
     st.caption("Same colour scale for both rounds; the difference is red where the later round weighs more.")
 for r in range(rounds):
     table[f"coordinate round {r + 1} (radians)"] = topo.coordinates[r]
-download = ui.row(2)
-download[0].download_button("Alphas and map coordinates of every round (CSV)", ui.table_csv(table),
+download = widgets.row(2)
+download[0].download_button("Alphas and map coordinates of every round (CSV)", downloads.table_csv(table),
                             file_name=f"{data.name}-topographic.csv", mime="text/csv", key="topo_csv")
 download[1].download_button("Parameters (JSON)", json.dumps(dict(data_set=data.name, rounds=rounds, k=int(k),
                                                                  lam=lam, lam_times_n=lam_n), indent=1),
                             file_name=f"{data.name}-topographic-parameters.json", mime="application/json",
                             key="topo_json")
-ui.share_view(VIEW)
+views.share_view(VIEW)

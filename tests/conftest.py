@@ -1,4 +1,5 @@
-"""Shared fixtures: the app served by ``streamlit run`` on localhost, and a headless Chromium."""
+"""Shared fixtures: the app served by ``streamlit run`` on localhost, a headless Chromium, and the
+data backends; how the tests are spread over workers."""
 
 import os
 import shutil
@@ -18,6 +19,17 @@ CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/ch
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--disable-quic"]
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under ``pytest -n 2 --dist loadgroup`` (the README's test command) the browser tests run in
+    one worker, against one app server, and the reproductions in one worker, which then computes
+    each quick experiment once for all the tests that read it; every other test goes to whichever
+    worker is free."""
+    for item in items:
+        room = Path(item.fspath).relative_to(ROOT / "tests").parts[0]
+        if room in ("browser", "experiments"):
+            item.add_marker(pytest.mark.xdist_group(room))
 
 
 def _free_port() -> int:

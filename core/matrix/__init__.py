@@ -1,0 +1,14 @@
+"""Data matrices of three kinds behind one entry: dense arrays, SciPy sparse matrices, Dask arrays.
+
+:func:`data_matrix` validates a matrix once, where it enters a computation, and returns a
+:class:`DataMatrix` that offers the column moments, the normalised features' products and a
+dense copy where an algorithm needs one. Beneath it: :mod:`.kinds` (validation of the sparse and
+chunked containers, row blocks, the Dask scheduler), :mod:`.moments` (one-pass column statistics)
+and :mod:`.normalised` (Q-alpha's normalised features as products).
+"""
+
+from .adapter import KINDS, DataMatrix, data_matrix
+from .kinds import connect_scheduler
+from .moments import ColumnMoments
+
+__all__ = ["KINDS", "ColumnMoments", "DataMatrix", "connect_scheduler", "data_matrix"]

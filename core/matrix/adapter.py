@@ -1,0 +1,158 @@
+"""One entry for the three kinds of data matrix: dense arrays, SciPy sparse matrices, Dask arrays.
+
+:func:`data_matrix` is where data enter a computation. It asks once which kind it was given,
+validates it as that kind (:func:`~core.validation.as_data_matrix`,
+:func:`~core.matrix.kinds.as_sparse_matrix`, :func:`~core.matrix.kinds.as_chunked_array`) and
+returns a :class:`DataMatrix` that offers what the solvers need: the column moments, per-class
+moments, the normalised features of Q-alpha as products ([WS03] Sec. 2), the variance of a set of
+columns in a given unit, and a dense copy where an algorithm needs one (refused, with what to do,
+for the kinds that must not be densified). The solvers never ask which kind they hold.
+
+References
+----------
+.. [WS03] L. Wolf and A. Shashua, "Feature selection for unsupervised and supervised inference:
+   the emergence of sparsity in a weighted-based approach", ICCV 2003.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InputError
+from ..validation import as_data_matrix, power_of_two_scale
+from .kinds import as_chunked_array, as_sparse_matrix, is_chunked, is_sparse
+from .moments import ColumnMoments, class_moments
+from .normalised import ChunkedFeatures, DenseFeatures, SparseFeatures
+
+__all__ = ["DataMatrix", "data_matrix", "KINDS"]
+
+#: The kinds of data matrix, as :attr:`DataMatrix.kind` names them.
+KINDS = ("dense", "sparse", "chunked")
+
+
+class DataMatrix:
+    """A validated samples x features matrix of one of :data:`KINDS`. Build it with :func:`data_matrix`.
+
+    Attributes
+    ----------
+    kind : str
+        ``"dense"`` (a float64 NumPy array), ``"sparse"`` (float64 CSR) or ``"chunked"`` (a Dask
+        array as row blocks within the memory limit).
+    values
+        The validated data: the array, the CSR matrix, or the Dask array (its row chunks merged).
+    what : str
+        The name messages use for these data (``"X"``, ``"side"``).
+    """
+
+    def __init__(self, kind, values, what, *, blocks=None, memory_limit=None):
+        self.kind = kind
+        self.values = values
+        self.what = what
+        self._blocks = blocks
+        self._memory_limit = memory_limit
+        self._moments = None
+
+    def __repr__(self):
+        return f"DataMatrix({self.kind}, {self.shape[0]:,} samples x {self.shape[1]:,} features)"
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return tuple(int(size) for size in self.values.shape)
+
+    @property
+    def streams(self) -> bool:
+        """Whether every product with the data is a pass over them (sparse or chunked): solvers that
+        need few products are then preferred, and dense copies are refused."""
+        return self.kind != "dense"
+
+    def dense(self, refusal: str) -> np.ndarray:
+        """The data as a float64 array; for sparse or chunked data ``InputError(refusal)``, which
+        should say why the computation needs dense data and what to pass instead."""
+        if self.kind != "dense":
+            raise InputError(refusal)
+        return self.values
+
+    def submatrix(self, rows, columns) -> np.ndarray:
+        """The given rows and columns (index arrays) as a dense float64 array: what a caller may
+        densify of data too large to hold whole."""
+        rows, columns = np.asarray(rows), np.asarray(columns)
+        if self.kind == "dense":
+            return self.values[np.ix_(rows, columns)]
+        part = self.values[rows][:, columns]
+        if self.kind == "chunked":
+            part = part.compute()
+        return np.asarray(part.toarray() if hasattr(part, "toarray") else part, dtype=np.float64)
+
+    def unit_scale(self) -> float:
+        """A power of two to divide the data by so that their squares stay finite (1 for most data;
+        sparse and chunked data are refused by their moments' pass instead, which reports where)."""
+        return power_of_two_scale(self.values) if self.kind == "dense" else 1.0
+
+    def rescaled(self, scale: float) -> "DataMatrix":
+        """The data divided by ``scale`` (from :meth:`unit_scale`, so 1 for sparse and chunked data)."""
+        if scale == 1.0:
+            return self
+        return DataMatrix(self.kind, self.values / scale, self.what, blocks=self._blocks,
+                          memory_limit=self._memory_limit)
+
+    def moments(self) -> ColumnMoments:
+        """Per-feature count, extremes, mean and centred sum of squares (one pass; kept)."""
+        if self._moments is None:
+            self._moments = self.class_moments(None)[0]
+        return self._moments
+
+    def class_moments(self, codes, n_classes: int | None = None) -> list[ColumnMoments]:
+        """:class:`~core.matrix.moments.ColumnMoments` of the rows of each class (``codes`` in
+        ``0 .. n_classes - 1``; ``None``: one group of all rows), in one pass."""
+        source = self._blocks.array if self.kind == "chunked" else self.values
+        return class_moments(source, codes, n_classes, what=self.what, memory_limit=self._memory_limit)
+
+    def normalised(self, dtype=np.float64):
+        """The features centred over the samples and scaled to unit norm ([WS03] Sec. 2), as the
+        products of :mod:`core.matrix.normalised`: stored for dense data (in ``dtype``), implicit
+        (a rank-one correction and a diagonal on the raw products) for sparse and chunked data."""
+        if self.kind == "dense":
+            return DenseFeatures(self.values, dtype)
+        if np.dtype(dtype) != np.float64:
+            raise InputError("dtype sets the precision of a dense copy; sparse and chunked data are used as they are, "
+                             "with float64 products. Leave dtype out.")
+        if self.kind == "sparse":
+            return SparseFeatures(self.values, self.moments())
+        return ChunkedFeatures(self._blocks, self.moments())
+
+    def scaled_variance(self, columns, scale) -> np.ndarray:
+        """The variance over the samples of the given columns, each divided by ``scale``
+        (``var(x_j / scale_j)``). On dense data the division comes first, so no square can overflow."""
+        if self.kind == "dense":
+            return (self.values[:, columns] / scale).var(axis=0)
+        return self.moments().variance[columns] / np.asarray(scale, dtype=np.float64) ** 2
+
+
+def data_matrix(X, what: str = "X", *, memory_limit: int | None = None) -> DataMatrix:
+    """``X`` validated as the kind of matrix it is: the one place where the kinds are told apart.
+
+    Parameters
+    ----------
+    X : array-like, scipy.sparse matrix, dask.array.Array or DataMatrix
+        Samples x features. Dense input is converted to float64 and must be finite; a sparse
+        matrix becomes float64 CSR with finite stored values (never densified); a Dask array is
+        checked against ``memory_limit`` (its values are checked as the first pass reads them).
+        A :class:`DataMatrix` is returned as it is.
+    what : str
+        The name messages use (``"X"``, ``"side"``, ``"pairs[0]"``).
+    memory_limit : int, optional
+        Bytes the row blocks of a Dask array may take at once (half the machine's memory by default).
+
+    Raises
+    ------
+    InputError
+        Whatever the kind's validation refuses, with what to do about it.
+    """
+    if isinstance(X, DataMatrix):
+        return X
+    if is_sparse(X):
+        return DataMatrix("sparse", as_sparse_matrix(X, what), what)
+    if is_chunked(X):
+        blocks = as_chunked_array(X, what, memory_limit)
+        return DataMatrix("chunked", blocks.array, what, blocks=blocks, memory_limit=memory_limit)
+    return DataMatrix("dense", as_data_matrix(X, what), what)

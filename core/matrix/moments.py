@@ -1,0 +1,171 @@
+"""Per-feature statistics of a data matrix in one pass: count, extremes, mean, centred sum of squares.
+
+Dense arrays are reduced at once, SciPy sparse matrices in row blocks of about
+:data:`~core.matrix.kinds.SPARSE_BLOCK_ENTRIES` stored values (implicit entries count as zeros),
+Dask arrays one task per row block (:func:`~core.matrix.kinds.as_chunked_array`). The partial
+results combine by Chan et al.'s pairwise update, so no ``sum x^2 - n mean^2`` cancellation occurs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+
+from ..errors import InputError
+from ..validation import SQUARE_SAFE
+from . import kinds
+from .kinds import as_chunked_array, as_sparse_matrix, is_chunked, is_sparse
+
+__all__ = ["ColumnMoments", "column_moments", "class_moments"]
+
+@dataclass(frozen=True, eq=False)
+class ColumnMoments:
+    """Per-feature statistics of one pass: count, extremes, mean and centred sum of squares.
+
+    ``centred`` is ``sum_i (x_ij - mean_j)^2``, combined across blocks by Chan et al.'s pairwise
+    update, so no ``sum x^2 - n mean^2`` cancellation occurs.
+    """
+
+    count: int
+    maximum: np.ndarray
+    minimum: np.ndarray
+    mean: np.ndarray
+    centred: np.ndarray
+
+    @property
+    def variance(self) -> np.ndarray:
+        return self.centred / self.count
+
+    def combine(self, other: "ColumnMoments") -> "ColumnMoments":
+        if self.count == 0:
+            return other
+        if other.count == 0:
+            return self
+        total = self.count + other.count
+        delta = other.mean - self.mean
+        return ColumnMoments(
+            count=total,
+            maximum=np.maximum(self.maximum, other.maximum),
+            minimum=np.minimum(self.minimum, other.minimum),
+            mean=self.mean + delta * (other.count / total),
+            centred=self.centred + other.centred + delta**2 * (self.count * other.count / total),
+        )
+
+
+def _empty_moments(n_features):
+    return ColumnMoments(0, np.full(n_features, -np.inf), np.full(n_features, np.inf), np.zeros(n_features),
+                         np.zeros(n_features))
+
+
+def _block_moments(block) -> ColumnMoments:
+    """Moments of one block of rows (dense array or SciPy sparse matrix)."""
+    rows, n_features = block.shape
+    if rows == 0:
+        return _empty_moments(n_features)
+    if sparse.issparse(block):
+        block = block.tocsr()
+        values = block.data.astype(np.float64, copy=False)
+        columns = block.indices
+        stored = np.bincount(columns, minlength=n_features)
+        mean = np.bincount(columns, weights=values, minlength=n_features) / rows
+        maximum = np.full(n_features, -np.inf)
+        minimum = np.full(n_features, np.inf)
+        np.maximum.at(maximum, columns, values)
+        np.minimum.at(minimum, columns, values)
+        implicit = stored < rows  # columns with entries that are not stored: zeros
+        maximum[implicit] = np.maximum(maximum[implicit], 0.0)
+        minimum[implicit] = np.minimum(minimum[implicit], 0.0)
+        # float even for a block without stored values (bincount of nothing counts in integers)
+        centred = np.bincount(columns, weights=(values - mean[columns]) ** 2, minlength=n_features).astype(np.float64)
+        centred += (rows - stored) * mean**2
+        return ColumnMoments(rows, maximum, minimum, mean, centred)
+    block = np.asarray(block, dtype=np.float64)
+    mean = block.mean(axis=0)
+    deviation = block - mean
+    return ColumnMoments(rows, block.max(axis=0), block.min(axis=0), mean,
+                         np.einsum("ij,ij->j", deviation, deviation))
+
+
+def _block_class_moments(block, codes, n_classes):
+    """Moments of the rows of each class within one block."""
+    if sparse.issparse(block):
+        block = block.tocsr()
+    return [_block_moments(block[codes == c]) for c in range(n_classes)]
+
+
+def _side_by_side(parts):
+    """Moments of column ranges (the same rows) joined into the moments of all the columns."""
+    return ColumnMoments(parts[0].count, *(np.concatenate([getattr(p, name) for p in parts])
+                                           for name in ("maximum", "minimum", "mean", "centred")))
+
+
+def _sparse_row_slices(X):
+    """Row ranges of a CSR matrix holding about :data:`SPARSE_BLOCK_ENTRIES` stored values each."""
+    bounds = np.searchsorted(X.indptr, np.arange(0, X.nnz + 1, kinds.SPARSE_BLOCK_ENTRIES), side="right") - 1
+    bounds = np.unique(np.r_[0, bounds, X.shape[0]])
+    return [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+
+def _check_moments(moments, what):
+    finite = np.isfinite(moments.maximum) & np.isfinite(moments.minimum)
+    if not finite.all():
+        first = int(np.argmin(finite))
+        raise InputError(f"{what} contains NaN or infinite values ({int((~finite).sum()):,} feature(s), the first: "
+                         f"feature {first}); impute or remove them first.")
+    if not np.isfinite(moments.centred).all():
+        raise InputError(f"{what} has values near {np.abs(moments.maximum).max():.3g}, whose squares overflow float64 "
+                         f"(above about {SQUARE_SAFE:.0e}); divide the data by a constant first.")
+    return moments
+
+
+def column_moments(X, what: str = "X", memory_limit: int | None = None) -> ColumnMoments:
+    """Per-feature count, extremes, mean and centred sum of squares in one pass over ``X``.
+
+    ``X`` is a dense array, a SciPy sparse matrix (taken in row blocks; implicit entries count as
+    zeros) or a Dask array (one task per row block). NaN or infinite values are refused.
+    """
+    return class_moments(X, None, what=what, memory_limit=memory_limit)[0]
+
+
+def class_moments(X, codes, n_classes: int | None = None, what: str = "X",
+                  memory_limit: int | None = None) -> list[ColumnMoments]:
+    """:class:`ColumnMoments` of the rows of each class (``codes`` in ``0 .. n_classes - 1``), in one pass.
+
+    With ``codes=None`` the list holds the moments of all rows.
+    """
+    n_groups = 1 if codes is None else int(n_classes)
+
+    def reduce_block(block, block_codes):
+        if block_codes is None:
+            return [_block_moments(block)]
+        return _block_class_moments(block, block_codes, n_groups)
+
+    def reduce_pieces(pieces, block_codes):
+        per_piece = [reduce_block(piece, block_codes) for piece in pieces]
+        return [_side_by_side([moments[g] for moments in per_piece]) for g in range(n_groups)]
+
+    if is_chunked(X):
+        import dask
+
+        blocks = as_chunked_array(X, what, memory_limit)
+        starts = blocks.row_starts
+        tasks = [dask.delayed(reduce_pieces)(pieces, None if codes is None else codes[a:b])
+                 for pieces, a, b in zip(blocks.blocks(), starts[:-1], starts[1:])]
+        parts = dask.compute(*tasks)
+    elif is_sparse(X):
+        X = as_sparse_matrix(X, what)
+        parts = [reduce_block(X[rows], None if codes is None else codes[rows]) for rows in _sparse_row_slices(X)]
+    else:
+        X = np.asarray(X, dtype=np.float64)
+        parts = [reduce_block(X, codes)]
+    n_features = X.shape[1]
+    totals = [_empty_moments(n_features) for _ in range(n_groups)]
+    for part in parts:
+        totals = [total.combine(piece) for total, piece in zip(totals, part)]
+    overall = totals[0]
+    for piece in totals[1:]:
+        overall = overall.combine(piece)
+    _check_moments(overall, what)
+    return totals

@@ -1,0 +1,336 @@
+"""Sufficient dimensionality reduction, alone and with side information (SDR, SDR-SI).
+
+SDR (Globerson & Tishby, JMLR 2003) treats a non-negative samples x features table as a joint
+distribution ``P(i, j)`` of a sample ``i`` and a feature ``j`` (for images: a picture as a
+distribution of intensity over its pixels). It looks for ``d`` functions of the features,
+``phi_j`` in ``R^d``, whose expectations under each sample's distribution over the features,
+``<phi>_i = sum_j P(j | i) phi_j``, keep as much information about the samples as possible. That
+information is the mutual information of the maximum-entropy distribution that agrees with
+``P`` on both marginals and on every measurement ``<phi>_i``, which has the log-bilinear form
+
+    p~(j | i) = exp(psi_i . phi_j + b_j) / Z_i                                   (1)
+
+and, by the Pythagorean property of that projection,
+
+    I_M(phi; P) = I[P] - min_{psi, b} KL[P || p~].                               (2)
+
+SDR with irrelevance statistics (Globerson, Chechik & Tishby, UAI 2003; "SDR-SI" in Shashua &
+Wolf, ECCV 2004, Sec. 6, who compare against it on the AR faces) shares ``phi`` between a main
+table ``P+`` and a side table ``P-`` over the same features and maximises
+
+    L(phi) = I_M(phi; P+) - gamma I_M(phi; P-),                                  (3)
+
+keeping the structure of the main data that the side data do not have. A sample is represented by
+its measurement ``<phi>_i`` (:meth:`SDRResult.transform`): a linear combination of its features
+normalised to sum one.
+
+How it is solved here: the inner minimum of (2) is convex in ``(psi, b)`` for fixed ``phi``;
+(3) is minimised as ``KL[P+ || p~+] - gamma min KL[P- || p~-]`` jointly over ``(phi, psi+, b+)``
+by L-BFGS, with the side minimum solved to a tight tolerance (warm-started) at every evaluation,
+so that its gradient in ``phi`` is ``G-^T psi-`` at the side optimum (the envelope theorem). The
+sample weights ``P(i)`` are kept as given by the data (the row sums), which removes the row
+normalisers of the joint model. ``phi`` starts from the maximiser of (3) in the limit of weak
+dependence (a correspondence analysis of the main table against the side table), so the result
+is deterministic and, on data as weakly dependent as images, the start is close to the end.
+
+References
+----------
+.. A. Globerson and N. Tishby, "Sufficient dimensionality reduction", JMLR 3:1307-1331, 2003.
+.. A. Globerson, G. Chechik and N. Tishby, "Sufficient dimensionality reduction with irrelevance
+   statistics", UAI 2003.
+.. A. Shashua and L. Wolf, "Kernel feature selection with side data using a spectral approach",
+   ECCV 2004 (compares against SDR-SI on AR faces).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize, special
+
+from ..errors import InputError
+from ..progress import ProgressCallback, report, warn_not_converged
+from ..validation import as_data_matrix, check_positive_int, check_real
+
+__all__ = ["SDRResult", "sdr_si", "conditional_table", "mutual_information"]
+
+#: The side minimum's gradient tolerance, relative to the size of its starting gradient: the
+#: envelope gradient in ``phi`` is only as accurate as that minimum.
+INNER_GTOL = 1e-11
+#: A side minimum that stops short of INNER_GTOL (the line search meets rounding) still counts
+#: as solved when its gradient is this small relative to the independent model's.
+INNER_ACCEPT = 1e-5
+INNER_MAX_ITER = 2000
+
+
+def conditional_table(X, what: str = "X"):
+    """``(P(i), P(j | i))`` of a non-negative samples x features table: the row weights (summing
+    to one) and each row divided by its sum. Refuses negative entries and rows that sum to zero."""
+    X = as_data_matrix(X, what)
+    if X.min(initial=0.0) < 0:
+        i, j = np.unravel_index(int(np.argmin(X)), X.shape)
+        raise InputError(
+            f"SDR models {what} as co-occurrence counts or intensities and needs non-negative values; "
+            f"{what} has {X[i, j]:.4g} at sample {i}, feature {j}. Shift or rescale the features first "
+            f"(for example subtract each feature's minimum over the training data).")
+    totals = X.sum(axis=1)
+    if np.any(totals <= 0):
+        raise InputError(f"Sample {int(np.flatnonzero(totals <= 0)[0])} of {what} is all zeros: it has no "
+                         f"distribution over the features. Remove it.")
+    return totals / totals.sum(), X / totals[:, None]
+
+
+def mutual_information(weights, conditional) -> float:
+    """``I[P]`` in nats of the joint ``P(i, j) = weights_i conditional_ij``."""
+    marginal = weights @ conditional
+    ratio = np.divide(conditional, marginal, out=np.ones_like(conditional), where=conditional > 0)
+    return float(weights @ special.xlogy(conditional, ratio).sum(axis=1))
+
+
+def _fit_terms(phi, psi, b, weights, conditional, entropy_term):
+    """``KL[P || p~]`` of model (1) and its gradients in ``(phi, psi, b)``."""
+    logits = psi @ phi.T + b
+    logits -= logits.max(axis=1, keepdims=True)
+    model = np.exp(logits)
+    totals = model.sum(axis=1, keepdims=True)
+    model /= totals
+    logits -= np.log(totals)  # now log p~(j | i)
+    kl = float(entropy_term - weights @ np.einsum("ij,ij->i", conditional, logits))
+    G = weights[:, None] * (model - conditional)
+    return kl, G.T @ psi, G @ phi, G.sum(axis=0)
+
+
+class _Table:
+    """One table's constants: row weights, conditional rows, ``sum P log P(j|i)`` and ``I[P]``."""
+
+    def __init__(self, X, what):
+        self.weights, self.conditional = conditional_table(X, what)
+        self.entropy_term = float(self.weights @ special.xlogy(self.conditional, self.conditional).sum(axis=1))
+        self.marginal = self.weights @ self.conditional  # P(j)
+        self.information = mutual_information(self.weights, self.conditional)
+        self.n_rows = self.conditional.shape[0]
+        # L-BFGS works in variables scaled by the curvature's diagonal (P(i) for psi_i, P(j) for
+        # b_j and phi_j): image pixels each carry ~1/n of the mass and would otherwise crawl
+        self.row_scale = 1.0 / np.sqrt(self.weights)
+        self.column_scale = 1.0 / np.sqrt(np.maximum(self.marginal, 1e-12 / self.conditional.shape[1]))
+
+    def start(self, d):
+        """``psi = 0`` and ``b = log P(j)``: the independent model, ``p~(j | i) = P(j)``."""
+        return np.zeros((self.n_rows, d)), np.log(np.maximum(self.marginal, 1e-300))
+
+
+def _maximum_entropy_fit(phi, table: _Table, psi=None, b=None):
+    """The convex inner problem of (2): ``min over (psi, b)`` of ``KL[P || p~]`` for fixed ``phi``.
+    Returns ``(kl, psi, b, converged)``."""
+    d = phi.shape[1]
+    scaling = np.concatenate([np.repeat(table.row_scale, d), table.column_scale])
+
+    def fun(u):
+        v = u * scaling
+        kl, _, g_psi, g_b = _fit_terms(phi, v[: table.n_rows * d].reshape(table.n_rows, d), v[table.n_rows * d:],
+                                       table.weights, table.conditional, table.entropy_term)
+        return kl, np.concatenate([g_psi.ravel(), g_b]) * scaling
+
+    cold = np.concatenate([part.ravel() for part in table.start(d)]) / scaling
+    # tolerances relative to the gradient of the independent model, whatever the start
+    gtol = INNER_GTOL * max(float(np.abs(fun(cold)[1]).max()), 1e-300)
+    u0 = cold if psi is None else np.concatenate([psi.ravel(), b]) / scaling
+    result = optimize.minimize(fun, u0, jac=True, method="L-BFGS-B",
+                               options=dict(maxiter=INNER_MAX_ITER, gtol=gtol, ftol=1e-14, maxcor=20))
+    v = result.x * scaling
+    converged = bool(result.success or np.abs(result.jac).max() <= INNER_ACCEPT / INNER_GTOL * gtol)
+    return float(result.fun), v[: table.n_rows * d].reshape(table.n_rows, d), v[table.n_rows * d:], converged
+
+
+@dataclass(frozen=True, eq=False)
+class SDRResult:
+    """Outcome of :func:`sdr_si`.
+
+    Attributes
+    ----------
+    feature_directions : ndarray, shape (n_features, d)
+        ``phi``: the functions of the features whose expectations represent a sample.
+    main_coordinates, side_coordinates : ndarray
+        ``psi+`` (main samples x d) and ``psi-`` (side samples x d, empty without side data) of
+        the maximum-entropy models (1).
+    relevant_information, irrelevant_information : float
+        ``I_M(phi; P+)`` and ``I_M(phi; P-)`` in nats (2); ``irrelevant_information`` is 0
+        without side data.
+    main_information, side_information : float
+        ``I[P+]`` and ``I[P-]``, the most either could be.
+    objective : float
+        ``L = relevant_information - gamma irrelevant_information`` (3).
+    gamma : float
+    n_iter : int
+        Outer L-BFGS iterations.
+    converged : bool
+        The outer iteration met its tolerance (and every side minimum met its own).
+    stopped : bool
+        The ``progress`` callback asked to stop (by returning ``False``).
+    history : tuple of float
+        ``L`` after every outer iteration.
+    message : str
+        The optimiser's message.
+    """
+
+    feature_directions: np.ndarray
+    main_coordinates: np.ndarray
+    side_coordinates: np.ndarray
+    relevant_information: float
+    irrelevant_information: float
+    main_information: float
+    side_information: float
+    objective: float
+    gamma: float
+    n_iter: int
+    converged: bool
+    stopped: bool
+    history: tuple
+    message: str
+
+    def transform(self, X) -> np.ndarray:
+        """Each sample's measurement ``<phi>_i = sum_j P(j | i) phi_j`` (samples x d)."""
+        X = as_data_matrix(X)
+        if X.shape[1] != self.feature_directions.shape[0]:
+            raise InputError(f"X has {X.shape[1]} features; the reduction was fitted on "
+                             f"{self.feature_directions.shape[0]}.")
+        return conditional_table(X)[1] @ self.feature_directions
+
+
+def _initial_directions(main: _Table, side: _Table | None, gamma, d):
+    """The maximiser of (3) in the limit of weak dependence, where ``I_M`` is half the chi-square
+    of the table projected on ``phi`` (correspondence analysis, and its side-data analogue): the
+    leading eigenvectors of ``D^-1/2 (A+ - gamma A-) D^-1/2`` with ``A = R^T diag(P(i)) R``, ``R``
+    the conditional rows minus the feature marginal and ``D`` the main feature marginal. The
+    product is low rank, so the eigenproblem is of the samples' size."""
+    root = np.sqrt(np.maximum(main.marginal, 1e-300))
+
+    def whitened_rows(table):
+        centred = table.conditional - table.marginal
+        return np.sqrt(table.weights)[:, None] * centred / root
+
+    blocks, signs = [whitened_rows(main)], [np.ones(main.n_rows)]
+    if side is not None and gamma > 0:
+        blocks.append(whitened_rows(side))
+        signs.append(np.full(side.n_rows, -gamma))
+    basis, triangle = np.linalg.qr(np.vstack(blocks).T)
+    values, vectors = np.linalg.eigh(triangle @ (np.concatenate(signs)[:, None] * triangle.T))
+    leading = basis @ vectors[:, ::-1][:, :d]
+    directions = np.zeros((main.conditional.shape[1], d))
+    directions[:, : leading.shape[1]] = leading / root[:, None]  # phi^T D phi = I
+    return directions
+
+
+def sdr_si(X, side=None, n_components: int = 2, gamma: float = 1.0, max_iter: int = 500, tol: float = 1e-5,
+           progress: ProgressCallback | None = None) -> SDRResult:
+    """Sufficient dimensionality reduction (``side=None``) or SDR with side information.
+
+    Maximises ``I_M(phi; P+) - gamma I_M(phi; P-)`` (Eq. 3 of the module docstring; Globerson,
+    Chechik & Tishby, UAI 2003), with ``P+`` the main table ``X`` and ``P-`` the side table.
+
+    Parameters
+    ----------
+    X : array_like, shape (n_samples, n_features)
+        Non-negative main data (counts, intensities); every sample needs a positive sum.
+    side : array_like, shape (n_side, n_features), optional
+        Non-negative side data over the same features, whose structure is to be left out.
+    n_components : int
+        ``d``, the number of functions ``phi`` (at most ``n_features - 1``).
+    gamma : float
+        Weight of the side information, ``>= 0`` (0: plain SDR of the main data).
+    max_iter : int
+        Most outer L-BFGS iterations.
+    tol : float
+        Outer stopping tolerance: the run stops when an iteration improves ``L`` by less than
+        ``tol * I[P+]`` (L-BFGS's ``ftol``) or the gradient falls below ``tol`` times its start.
+    progress : callable(report), optional
+        Called after every outer iteration with a :class:`core.progress.Progress` whose
+        ``objective`` is ``L``; returning ``False`` stops the run. A run that ends unconverged
+        (and was not stopped) warns ``ConvergenceWarning``.
+
+    Returns
+    -------
+    SDRResult
+    """
+    main = _Table(X, "X")
+    side_table = _Table(side, "side") if side is not None else None
+    n = main.conditional.shape[1]
+    if side_table is not None and side_table.conditional.shape[1] != n:
+        raise InputError(f"The side data have {side_table.conditional.shape[1]} features; X has {n}.")
+    d = check_positive_int(n_components, "n_components")
+    if d >= n:
+        raise InputError(f"n_components must be below the number of features ({n}); got {d}.")
+    gamma = check_real(gamma, "gamma", low=0.0)
+    max_iter = check_positive_int(max_iter, "max_iter")
+    tol = check_real(tol, "tol", low=0.0, low_open=True)
+    if side_table is None:
+        gamma = 0.0
+    side_information = side_table.information if side_table is not None else 0.0
+
+    phi0 = _initial_directions(main, side_table, gamma, d)
+    psi0, b0 = main.start(d)
+    q = main.n_rows
+    # the side's last minimum (a warm start), whether every side minimum was solved, and the
+    # objective L at the last evaluated point (read by the iteration callback)
+    state = {"side": None, "side_converged": True, "objective": None, "at": None}
+
+    scaling = np.concatenate([np.repeat(main.column_scale, d), np.repeat(main.row_scale, d), main.column_scale])
+
+    def unpack(u):
+        v = u * scaling
+        return v[: n * d].reshape(n, d), v[n * d: n * d + q * d].reshape(q, d), v[n * d + q * d:]
+
+    def side_term(phi):
+        if side_table is None or gamma == 0.0:
+            return 0.0, np.zeros_like(phi)
+        warm = state["side"] or (None, None)
+        kl, psi, b, ok = _maximum_entropy_fit(phi, side_table, *warm)
+        state["side"], state["side_converged"] = (psi, b), state["side_converged"] and ok
+        return kl, _fit_terms(phi, psi, b, side_table.weights, side_table.conditional, side_table.entropy_term)[1]
+
+    def fun(v):
+        phi, psi, b = unpack(v)
+        kl, g_phi, g_psi, g_b = _fit_terms(phi, psi, b, main.weights, main.conditional, main.entropy_term)
+        side_kl, side_g_phi = side_term(phi)
+        value = kl - gamma * side_kl
+        state["at"] = v.copy()
+        state["objective"] = (main.information - kl) - gamma * (side_information - side_kl)
+        return value, np.concatenate([(g_phi - gamma * side_g_phi).ravel(), g_psi.ravel(), g_b]) * scaling
+
+    v0 = np.concatenate([phi0.ravel(), psi0.ravel(), b0]) / scaling
+    gtol = tol * max(float(np.abs(fun(v0)[1]).max()), 1e-300)
+    history, stop = [], {"asked": False}
+
+    def after_iteration(v):
+        if state["at"] is None or not np.array_equal(state["at"], v):
+            fun(v)  # L-BFGS-B accepts its last evaluation, so this is rarely needed
+        history.append(float(state["objective"]))
+        if report(progress, len(history), max_iter, history[-1]):
+            stop["asked"] = True
+            raise StopIteration
+
+    # SciPy ends the run when the callback raises StopIteration and returns the last iterate
+    result = optimize.minimize(fun, v0, jac=True, method="L-BFGS-B", callback=after_iteration,
+                               options=dict(maxiter=max_iter, ftol=tol * main.information, gtol=gtol, maxcor=20))
+    v, n_iter = result.x, len(history)
+    message = "stopped by the progress callback" if stop["asked"] else str(result.message)
+    phi, psi, b = unpack(v)
+    # the main coordinates are L-BFGS's; refit them exactly so I_M is the maximum-entropy value of (2)
+    relevant_kl, psi, _, _ = _maximum_entropy_fit(phi, main, psi, b)
+    if side_table is not None:
+        side_kl, side_psi, _, side_ok = _maximum_entropy_fit(phi, side_table, *(state["side"] or (None, None)))
+        irrelevant = side_table.information - side_kl
+    else:
+        side_psi, irrelevant, side_ok = np.zeros((0, d)), 0.0, True
+    relevant = main.information - relevant_kl
+    converged = bool(result.success) and side_ok and state["side_converged"] and not stop["asked"]
+    if not converged and not stop["asked"]:
+        warn_not_converged("SDR-SI", n_iter, f"{message}; raise max_iter or tol")
+    return SDRResult(
+        feature_directions=phi, main_coordinates=psi, side_coordinates=side_psi,
+        relevant_information=float(relevant), irrelevant_information=float(irrelevant),
+        main_information=main.information, side_information=side_information,
+        objective=float(relevant - gamma * irrelevant), gamma=float(gamma), n_iter=n_iter,
+        converged=converged, stopped=stop["asked"], history=tuple(history),
+        message=message)

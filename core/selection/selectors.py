@@ -1,0 +1,185 @@
+"""scikit-learn selectors wrapping the library's feature-selection functions.
+
+Each selector follows scikit-learn's ``SelectorMixin`` contract (``fit``, ``transform``,
+``get_support``, ``inverse_transform``) so that it can sit in a ``Pipeline`` and be tuned with
+``GridSearchCV``. The heavy lifting stays in the functions they wrap.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (check_consistent_length, check_is_fitted, column_or_1d,
+                                      validate_data)
+
+from ..errors import InputError
+from .qalpha import q_alpha, sparsity_gap
+from .slda import greedy_pair, greedy_slda, scatter_matrices
+
+__all__ = ["QAlphaSelector", "GreedySLDASelector"]
+
+
+def _selection_size(wanted, n_features: int, accepted: str) -> int:
+    """A count (capped at ``n_features``) or a fraction in (0, 1] as a number of features."""
+    if isinstance(wanted, (float, np.floating)) and 0 < wanted <= 1:
+        return max(1, int(round(wanted * n_features)))
+    if isinstance(wanted, (int, np.integer)) and not isinstance(wanted, bool) and wanted >= 1:
+        return min(int(wanted), n_features)
+    raise InputError(f"n_features_to_select must be {accepted}; got {wanted!r}.")
+
+
+class QAlphaSelector(SelectorMixin, BaseEstimator):
+    """Q-alpha feature selection as a scikit-learn selector (wraps :func:`core.selection.qalpha.q_alpha`).
+
+    Parameters
+    ----------
+    n_clusters : int
+        ``k``, the number of clusters whose coherence the weights maximise. Ignored (taken as
+        ``c - 1``) when ``supervised=True``.
+    n_features_to_select : int, float in (0, 1], or "auto"
+        How many of the largest weights to keep: a count, a fraction of the features, or
+        ``"auto"`` for the count above the sparsity gap (:func:`core.selection.qalpha.sparsity_gap`).
+    supervised : bool
+        Use ``y`` in ``fit`` (the supervised mode of :func:`core.selection.qalpha.q_alpha`); otherwise
+        ``y`` is ignored.
+    lam : float
+        Weight of the side information given to ``fit`` (``side=`` or ``pairs=``).
+    criterion, method, init, n_init, max_iter, tol, solver, random_state
+        As in :func:`core.selection.qalpha.q_alpha`.
+
+    Attributes
+    ----------
+    alpha_ : ndarray, shape (n_features,)
+        The feature weights.
+    ranking_ : ndarray, shape (n_features,)
+        Rank of each feature (1 = largest weight), as in scikit-learn's ``RFE``.
+    result_ : QAlphaResult
+        The full result (history, convergence, ...).
+    n_features_in_ : int
+    """
+
+    def __init__(self, n_clusters=2, n_features_to_select="auto", *, supervised=False, lam=0.0,
+                 criterion="sum", method="power", init="uniform", n_init=1, max_iter=500,
+                 tol=1e-6, solver="auto", random_state=None):
+        self.n_clusters = n_clusters
+        self.n_features_to_select = n_features_to_select
+        self.supervised = supervised
+        self.lam = lam
+        self.criterion = criterion
+        self.method = method
+        self.init = init
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.solver = solver
+        self.random_state = random_state
+
+    def fit(self, X, y=None, *, side=None, pairs=None):
+        """Compute the weights on ``X`` (and ``y`` when supervised; side data or pairs optional)."""
+        X = validate_data(self, X, ensure_min_samples=2, dtype=np.float64)
+        if self.supervised:
+            if y is None:
+                raise InputError("supervised=True needs the labels y in fit(X, y).")
+            y = column_or_1d(y, warn=True)
+            check_consistent_length(X, y)
+            check_classification_targets(y)
+            labels, k = y, None
+        else:
+            labels, k = None, self.n_clusters
+            if isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k >= X.shape[0]:
+                k = X.shape[0] - 1  # fewer samples than clusters: use as many as the data allow
+        constant = np.ptp(X, axis=0) == 0
+        if constant.all():
+            # Nothing varies: every feature weighs the same (zero); keep the contract of fit.
+            self.result_ = None
+            self.alpha_ = np.zeros(X.shape[1])
+            self.n_iter_ = 0
+        else:
+            self.result_ = q_alpha(
+                X, k, labels=labels, side=side, pairs=pairs, lam=self.lam,
+                criterion=self.criterion, method=self.method, init=self.init,
+                n_init=self.n_init, max_iter=self.max_iter, tol=self.tol, solver=self.solver,
+                random_state=self.random_state)
+            self.alpha_ = self.result_.alpha
+            self.n_iter_ = self.result_.n_iter
+        order = np.argsort(-self.alpha_, kind="stable")
+        self.ranking_ = np.empty(X.shape[1], dtype=np.intp)
+        self.ranking_[order] = np.arange(1, X.shape[1] + 1)
+        self.n_selected_ = self._count(X.shape[1])
+        return self
+
+    def _count(self, n_features):
+        if isinstance(self.n_features_to_select, str) and self.n_features_to_select == "auto":
+            return sparsity_gap(self.alpha_) if np.any(self.alpha_) else n_features
+        return _selection_size(self.n_features_to_select, n_features, "an int, a fraction or 'auto'")
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "ranking_")
+        return self.ranking_ <= self.n_selected_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = False
+        tags.input_tags.allow_nan = False
+        return tags
+
+
+class GreedySLDASelector(SelectorMixin, BaseEstimator):
+    """Greedy sparse LDA as a scikit-learn selector (wraps :func:`core.selection.slda.greedy_slda`).
+
+    Two classes use the fast rank-1 path (every cardinality at once); more classes use
+    :func:`core.selection.slda.greedy_pair` on the between/within-class scatter pair, which solves a
+    generalised eigenproblem per candidate and suits up to a few hundred features.
+
+    Parameters
+    ----------
+    n_features_to_select : int or float in (0, 1]
+        Cardinality of the subset (a count or a fraction of the features).
+    direction : {"both", "forward", "backward"}
+        Greedy pass; "both" keeps the better of the two for the chosen cardinality.
+    classes : pair of labels, optional
+        With more than two classes in ``y``, restrict to these two (fast path).
+    reg : float or None
+        Ridge on the within-class scatter (automatic when it is singular).
+
+    Attributes
+    ----------
+    path_ : SLDAPath or PairPath
+    ranking_ : ndarray
+        Position of each feature in the order of the pass used (1 = chosen first).
+    objective_ : float
+        The class separability ``lambda_max(A_s, B_s)`` of the selected subset.
+    """
+
+    def __init__(self, n_features_to_select=10, *, direction="both", classes=None, reg=None):
+        self.n_features_to_select = n_features_to_select
+        self.direction = direction
+        self.classes = classes
+        self.reg = reg
+
+    def fit(self, X, y):
+        X, y = validate_data(self, X, y, ensure_min_samples=2, dtype=np.float64)
+        check_classification_targets(y)
+        n_features = X.shape[1]
+        k = _selection_size(self.n_features_to_select, n_features, "a positive int or a fraction in (0, 1]")
+        labels = np.unique(y)
+        if self.classes is not None or labels.size == 2:
+            self.path_ = greedy_slda(X, y, classes=self.classes, direction=self.direction, reg=self.reg)
+        else:
+            A, B, _ = scatter_matrices(X, y, reg=self.reg)
+            self.path_ = greedy_pair(A, B, direction=self.direction)
+        forward = self.path_.forward_objective[k - 1]
+        backward = self.path_.backward_objective[k - 1]
+        use_forward = self.direction == "forward" or (self.direction == "both" and forward >= backward)
+        order = self.path_.forward_order if use_forward else self.path_.backward_order
+        self.objective_ = float(forward if use_forward else backward)
+        self.ranking_ = np.empty(n_features, dtype=np.intp)
+        self.ranking_[order] = np.arange(1, n_features + 1)
+        self.n_selected_ = k
+        return self
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "ranking_")
+        return self.ranking_ <= self.n_selected_

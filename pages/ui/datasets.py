@@ -1,0 +1,179 @@
+"""The data sets of a session: the current one, the uploaded ones kept to switch back to, the
+side data, and uploads parsed once."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from dataclasses import replace
+
+import numpy as np
+import streamlit as st
+
+from core import Dataset, InputError
+from core.data.bundled import list_datasets, load_dataset
+# the table readers (and pandas with them) are imported with this module, before any page runs
+from core.data.loaders import read_table
+from core.limits import format_bytes
+
+DEFAULT_DATASET = "warpAR10P"
+
+
+def bundled_names() -> list[str]:
+    """Names of the bundled data sets (the manifest's order, images first)."""
+    return [info.name for info in list_datasets()]
+
+
+def class_values(data: Dataset) -> list:
+    """The data set's classes as plain Python values (what widgets show and links carry)."""
+    return [c.item() if hasattr(c, "item") else c for c in data.classes]
+
+
+_KEY = "dataset"
+_LIBRARY = "session_datasets"
+#: Uploaded and derived data sets a session keeps to switch back to; beyond this the oldest go.
+SESSION_DATA_BYTES = 1 << 30
+
+
+def dataset_bytes(data: Dataset) -> int:
+    """Memory a data set holds: its matrix and the arrays and data sets in its meta (the
+    images behind a feature family)."""
+    total = data.X.nbytes + (0 if data.labels is None else np.asarray(data.labels).nbytes)
+    for value in data.meta.values():
+        if isinstance(value, Dataset):
+            total += dataset_bytes(value)
+        elif isinstance(value, np.ndarray):
+            total += value.nbytes
+    return total
+
+
+def current_dataset() -> Dataset:
+    """The data set every page works on: the bundled set named in the URL (``?data=Yale``) on
+    the first visit, else the AR faces, until the user picks another."""
+    if _KEY not in st.session_state:
+        wanted = st.query_params.get("data")
+        names = bundled_names()
+        st.session_state[_KEY] = load_dataset(wanted if wanted in names else DEFAULT_DATASET)
+        if wanted is not None and wanted not in names:
+            st.session_state["load_messages"] = [
+                ("info", f"The link names a data set ({wanted!r}) that is not bundled; showing "
+                         f"{DEFAULT_DATASET} instead.")]
+    return st.session_state[_KEY]
+
+
+def session_datasets() -> OrderedDict:
+    """The uploaded and derived data sets of this session, oldest first (name -> Dataset)."""
+    return st.session_state.setdefault(_LIBRARY, OrderedDict())
+
+
+def set_dataset(dataset: Dataset) -> None:
+    """Make ``dataset`` current. One that is not bundled joins the session's list (under a name
+    no other set of the list or the bundle uses), and the oldest others leave the list while it
+    holds more than :data:`SESSION_DATA_BYTES`; the sidebar says so once."""
+    notes = st.session_state.setdefault("_dataset_notes", [])
+    is_bundled = dataset.name in bundled_names() and dataset is load_dataset(dataset.name)
+    if not is_bundled:
+        library = session_datasets()
+        same = [name for name, kept in library.items() if kept is dataset
+                or (kept.kind == dataset.kind and kept.fingerprint == dataset.fingerprint)]
+        if same:  # the same data again: bring it forward rather than keep two copies
+            dataset = library.pop(same[0])
+        else:
+            taken = set(library) | set(bundled_names())
+            name, copy = dataset.name, 2
+            while name in taken:
+                name, copy = f"{dataset.name} ({copy})", copy + 1
+            if name != dataset.name:
+                dataset = replace(dataset, name=name)
+        library[dataset.name] = dataset
+        held = sum(dataset_bytes(d) for d in library.values())
+        while held > SESSION_DATA_BYTES and len(library) > 1:
+            oldest, dropped = library.popitem(last=False)
+            held -= dataset_bytes(dropped)
+            notes.append(f"{oldest} ({format_bytes(dataset_bytes(dropped))}) left this session's list of data "
+                         f"sets, which keeps at most {format_bytes(SESSION_DATA_BYTES)} of uploads; upload it "
+                         "again to use it.")
+    st.session_state[_KEY] = dataset
+
+
+_SIDE_KEY = "side_dataset"
+
+
+def current_side_dataset() -> Dataset | None:
+    """The side data uploaded on the Data page, when it describes the current data's features.
+
+    Side data for another number of features are kept (switching back brings them back) but
+    not offered.
+    """
+    side = st.session_state.get(_SIDE_KEY)
+    if side is None or side.n_features != current_dataset().n_features:
+        return None
+    return side
+
+
+def set_side_dataset(side: Dataset | None) -> None:
+    st.session_state[_SIDE_KEY] = side
+
+
+def load_upload(loader) -> bool:
+    """Run a loader; on success make its result current, on failure keep the current data.
+
+    The outcome is kept in the session and shown by :func:`show_load_messages`, so it survives
+    the rerun that refreshes the sidebar.
+    """
+    try:
+        dataset = loader()
+    except InputError as error:
+        st.session_state["load_messages"] = [("error", f"Nothing was loaded: {error}")]
+        return False
+    set_dataset(dataset)
+    dataset = current_dataset()
+    summary = dataset.summary()
+    report = dataset.meta.get("load_report", [])
+    st.session_state["load_messages"] = (
+        [("success", f"Loaded {dataset.name}: {summary['samples']:,} samples x "
+                     f"{summary['features']:,} features.")]
+        + ([("info", "**How it was read**\n\n" + "\n".join(f"- {note}" for note in report))] if report else []))
+    st.rerun()
+    return True
+
+
+def parsed_upload(upload, prefix: str = "table_"):
+    """The upload parsed once (:func:`core.data.loaders.read_table`): kept in the session, keyed on a
+    digest of its bytes and the parse options (the widgets ``{prefix}header`` and
+    ``{prefix}x_key``), so that choosing the orientation, the labels or what to do with missing
+    values never parses again. One upload is kept (the newest); a failure is kept as its
+    :class:`InputError`. A new file resets the ``{prefix}*`` choices made for the previous one."""
+    digests = st.session_state.setdefault("_upload_digests", {})
+    if upload.file_id not in digests:
+        digests.clear()  # one upload at a time
+        digests[upload.file_id] = hashlib.sha256(upload.getvalue()).hexdigest()
+        forget_load_messages()
+        for key in [k for k in st.session_state if k.startswith(prefix) and k != f"{prefix}upload"]:
+            del st.session_state[key]
+    header, x_key = st.session_state.get(f"{prefix}header"), st.session_state.get(f"{prefix}x_key")
+    request = (digests[upload.file_id], upload.name, header, x_key)
+    slot = st.session_state.get("_parsed_table")
+    if slot is None or request not in slot["answers"]:
+        st.session_state.pop("_parsed_table", None)  # release the previous parse first
+        try:
+            with st.spinner(f"Reading {upload.name}…"):
+                parsed = read_table(upload.name, upload.getvalue(), header=header, x_key=x_key)
+        except InputError as error:
+            parsed = error
+        answers = {request}
+        if not isinstance(parsed, InputError):  # asking for what was detected is the same parse
+            answers.add((request[0], request[1], parsed.header, parsed.x_key))
+        slot = {"answers": answers, "parsed": parsed}
+        st.session_state["_parsed_table"] = slot
+    return slot["parsed"]
+
+
+def forget_load_messages() -> None:
+    """A new file was chosen: what was said about the previous one no longer applies."""
+    st.session_state.pop("load_messages", None)
+
+
+def show_load_messages() -> None:
+    for kind, message in st.session_state.get("load_messages", []):
+        getattr(st, kind)(message)

@@ -1,0 +1,53 @@
+"""The sidebar every page shares: the page links, the data-set picker, the data summary."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core.limits import format_bytes
+
+from .datasets import SESSION_DATA_BYTES, bundled_names, current_dataset, session_datasets, set_dataset
+from core.data.bundled import load_dataset
+from .session import track_session
+
+
+def _pick_dataset() -> None:
+    name = st.session_state.get("dataset_choice")
+    if name:
+        set_dataset(session_datasets().get(name) or load_dataset(name))
+
+
+def sidebar_summary(pages: dict | None = None) -> None:
+    """The sidebar: links to the pages (by section), the bundled-set picker, the data summary."""
+    track_session()
+    data = current_dataset()
+    with st.sidebar:
+        for section, entries in (pages or {}).items():
+            if section:
+                st.caption(section)
+            for entry in entries:
+                st.page_link(entry)
+        if pages:
+            st.divider()
+        library = session_datasets()
+        names = list(reversed(library)) + bundled_names()
+        # keep the picker in step with data chosen elsewhere (the Data page); the widget is not
+        # drawn yet in this run, so its state may be set
+        st.session_state["dataset_choice"] = data.name if data.name in names else None
+        if data.name in bundled_names():  # the link names the data set (pages add their own parameters)
+            st.query_params["data"] = data.name
+        st.selectbox("Data set", names, placeholder="(choose a data set)", key="dataset_choice",
+                     on_change=_pick_dataset,
+                     format_func=lambda name: f"{name} · this session" if name in library else name,
+                     help="The bundled data sets, and the ones loaded in this session (newest first; up to "
+                          f"{format_bytes(SESSION_DATA_BYTES)} of them are kept), to switch between without "
+                          "uploading again.")
+        for note in st.session_state.pop("_dataset_notes", []):
+            st.info(note, icon=":material/info:")
+        summary = data.summary()
+        rows = [f"**{data.name}**", f"{summary['samples']:,} samples x {summary['features']:,} features"]
+        if summary["image shape"]:
+            rows.append(f"images of {summary['image shape']} pixels")
+        if summary["classes"]:
+            rows.append(f"{summary['classes']} classes")
+        st.markdown("  \n".join(rows))

@@ -1,0 +1,70 @@
+"""Views a link reproduces: the widgets' values in the URL, restored on the first visit."""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from .datasets import bundled_names, current_dataset
+
+
+def restore_view(page: str, parsers: dict) -> None:
+    """Once per page and session: copy the link's query parameters into the widgets' state.
+
+    ``parsers`` maps a widget key to a function of the decoded JSON value that returns the
+    widget's value or raises ``ValueError``/``TypeError``/``KeyError`` when it is not one the
+    widget accepts; such parameters are ignored with a note (never a traceback).
+    """
+    flag = f"_view_restored_{page}"
+    if st.session_state.get(flag):
+        return
+    st.session_state[flag] = True
+    ignored = []
+    for key, parse in parsers.items():
+        if key not in st.query_params:
+            continue
+        try:
+            st.session_state[key] = parse(json.loads(st.query_params[key]))
+        except (ValueError, TypeError, KeyError):
+            ignored.append(key)
+    if ignored:
+        st.info(f"The link's value(s) for {', '.join(ignored)} are not valid here and were ignored.")
+
+
+def share_view(keys) -> None:
+    """Write the widgets' current values (and the bundled data set) into the URL, so that the
+    address reproduces this view when copied. ``keys``: the widget keys, e.g. the parsers given
+    to :func:`restore_view`, so that what is restored and what is shared are one list."""
+    values = {key: json.dumps(st.session_state[key], default=str) for key in keys if key in st.session_state}
+    data = current_dataset()
+    if data.name in bundled_names():
+        values["data"] = data.name
+    st.query_params.from_dict(values)
+
+
+def choice_of(options):
+    """A parser for :func:`restore_view`: the value must be one of ``options``."""
+    allowed = list(options)
+
+    def parse(value):
+        if value not in allowed:
+            raise ValueError(value)
+        return value
+    return parse
+
+
+def integer_in(low, high):
+    """A parser for :func:`restore_view`: an integer in ``[low, high]``."""
+    def parse(value):
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ValueError(value)
+        return value
+    return parse
+
+
+def flag(value):
+    """A parser for :func:`restore_view`: a boolean."""
+    if not isinstance(value, bool):
+        raise TypeError(value)
+    return value

@@ -1,0 +1,217 @@
+"""The Data page under AppTest (uploads themselves are exercised in the browser test)."""
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "data.py")
+
+
+def test_data_page_bundled_and_feature_family():
+    app = AppTest.from_file(PAGE, default_timeout=60).run()
+    assert not app.exception and not app.error
+    assert app.session_state["dataset"].name == "warpAR10P"
+    app.selectbox(key="data_page_bundled").set_value("colon").run()
+    app.button(key="use_bundled").click().run()
+    assert app.session_state["dataset"].name == "colon"
+    assert not app.exception
+    assert "Per-feature statistics" in " ".join(m.value for m in app.markdown)
+
+
+def test_switching_to_haar_coefficients_and_back():
+    app = AppTest.from_file(PAGE, default_timeout=60).run()
+    family = next(r for r in app.radio if r.label == "Features of the images")
+    family.set_value("haar").run()
+    next(b for b in app.button if b.label == "Apply feature family").click().run()
+    data = app.session_state["dataset"]
+    assert data.kind == "haar" and data.n_features == 2410
+    family = next(r for r in app.radio if r.label == "Features of the images")
+    family.set_value("pixels").run()
+    next(b for b in app.button if b.label == "Apply feature family").click().run()
+    assert app.session_state["dataset"].is_image and not app.exception
+
+
+# ---------------------------------------------------------------------------- table uploads
+def genes_by_samples_gz():
+    """20 genes x 8 samples with a class row and two missing values, gzip-compressed."""
+    rng = np.random.default_rng(3)
+    values = np.round(rng.normal(size=(20, 8)), 4)
+    lines = ["gene_id," + ",".join(f"S{j}" for j in range(8)),
+             "class," + ",".join("sick" if j % 2 else "well" for j in range(8))]
+    for i in range(20):
+        cells = ["" if (i, j) in {(3, 1), (7, 5)} else str(values[i, j]) for j in range(8)]
+        lines.append(f"ENSG{i:011d}," + ",".join(cells))
+    return gzip.compress(("\n".join(lines) + "\n").encode()), values
+
+
+def table_tab(app):
+    return next(u for u in app.file_uploader if u.label.startswith("A table"))
+
+
+def test_table_upload_is_parsed_once_and_loads_with_median_imputation(monkeypatch):
+    from pages.ui import datasets
+
+    calls = []
+    real = datasets.read_table
+    monkeypatch.setattr(datasets, "read_table", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    data, values = genes_by_samples_gz()
+    app = AppTest.from_file(PAGE, default_timeout=60).run()
+    table_tab(app).set_value(("expr.csv.gz", data, "application/gzip"))
+    app.run()
+    assert not app.exception and not app.error
+    assert app.radio(key="table_orientation").value == "auto"
+    assert any("row(s) 'class' hold text" in c.value and "8 samples (columns)" in c.value for c in app.caption)
+    assert app.selectbox(key="table_label").value == "class"
+    assert "2 in 2 features and 2 samples" in " ".join(m.value for m in app.markdown)
+    app.radio(key="table_missing").set_value("median").run()
+    app.radio(key="table_orientation").set_value("samples_as_columns").run()
+    app.button(key="load_table").click().run()
+    assert calls == ["expr.csv.gz"]  # one parse for every choice above
+    loaded = app.session_state["dataset"]
+    expected = values.T.copy()
+    for i, j in [(1, 3), (5, 7)]:
+        expected[i, j] = np.median(np.delete(values[j], i))
+    assert loaded.X.shape == (8, 20) and np.allclose(loaded.X, expected)
+    assert list(loaded.labels) == ["well", "sick"] * 4
+    assert "Imputed 2 values in 2 features with the column median." in " ".join(m.value for m in app.info)
+
+
+def test_bad_table_upload_keeps_the_current_data():
+    app = AppTest.from_file(PAGE, default_timeout=60).run()
+    table_tab(app).set_value(("broken.csv.gz", b"not gzip at all", "application/gzip"))
+    app.run()
+    assert not app.exception
+    assert "is not a gzip file" in app.error[0].value
+    assert app.session_state["dataset"].name == "warpAR10P"
+    # missing values with the refusal chosen: the load fails with the message, the data stay
+    data, _ = genes_by_samples_gz()
+    table_tab(app).set_value(("expr.csv.gz", data, "application/gzip"))
+    app.run()
+    assert not app.error
+    app.radio(key="table_missing").set_value("drop_features").run()
+    app.selectbox(key="table_label").set_value("(none)").run()
+    app.button(key="load_table").click().run()
+    loaded = app.session_state["dataset"]
+    assert loaded.n_features == 18 and loaded.labels is None
+
+
+def test_h5ad_upload_offers_its_obs_columns_as_labels(tmp_path):
+    import anndata
+    import pandas as pd
+    import scipy.sparse as sp
+
+    counts = sp.random(12, 30, density=0.3, format="csr", random_state=0)
+    obs = pd.DataFrame({"n_genes": np.arange(12.0), "cell_type": pd.Categorical(["T", "B", "NK"] * 4)},
+                       index=[f"cell{i}" for i in range(12)])
+    path = tmp_path / "cells.h5ad"
+    anndata.AnnData(X=counts, obs=obs, var=pd.DataFrame(index=[f"g{j}" for j in range(30)])).write_h5ad(path)
+    app = AppTest.from_file(PAGE, default_timeout=60).run()
+    table_tab(app).set_value(("cells.h5ad", path.read_bytes(), "application/octet-stream"))
+    app.run()
+    assert not app.exception and not app.error
+    labels = app.selectbox(key="table_label")
+    assert labels.options == ["(none)", "n_genes", "cell_type"] and labels.value == "cell_type"
+    app.button(key="load_table").click().run()
+    loaded = app.session_state["dataset"]
+    assert loaded.X.shape == (12, 30) and np.allclose(loaded.X, counts.toarray())
+    assert list(loaded.labels) == ["T", "B", "NK"] * 4 and loaded.feature_names[0] == "g0"
+
+
+# ---------------------------------------------------------------------------- the server's data folder
+def server_folder(tmp_path):
+    """A data folder with a sparse AnnData set (planted markers in two groups) and a Zarr array."""
+    import anndata
+    import pandas as pd
+    import zarr
+    from scipy import sparse
+
+    rng = np.random.default_rng(0)
+    X = rng.poisson(0.3, (400, 80)).astype(float)
+    groups = rng.integers(0, 2, 400)
+    X[groups == 0, :5] += rng.poisson(4, ((groups == 0).sum(), 5))
+    X[groups == 1, 5:10] += rng.poisson(4, ((groups == 1).sum(), 5))
+    adata = anndata.AnnData(sparse.csr_matrix(X), obs=pd.DataFrame({"cell_type": np.where(groups, "B", "A")},
+                                                                     index=[f"cell{i}" for i in range(400)]))
+    adata.var_names = [f"gene{j}" for j in range(80)]
+    adata.write_h5ad(tmp_path / "cells.h5ad")
+    zarr.create_array(str(tmp_path / "noise.zarr"), data=rng.standard_normal((50, 30)), chunks=(16, 30))
+    return X, groups
+
+
+def test_server_data_folder_runs_on_the_whole_set_and_loads_a_subset(tmp_path, monkeypatch):
+    from core.selection.qalpha import q_alpha
+    from core.data.stores import DATA_FOLDER_VARIABLE
+
+    X, groups = server_folder(tmp_path)
+    monkeypatch.setenv(DATA_FOLDER_VARIABLE, str(tmp_path))
+    app = AppTest.from_file(PAGE, default_timeout=120).run()
+    assert [t.label for t in app.tabs][-1] == "Server data"
+    store = app.selectbox(key="server_store")
+    assert store.options == ["cells.h5ad", "noise.zarr"]
+    assert "400 samples x 80 features, sparse" in " ".join(m.value for m in app.markdown)
+    # Q-alpha on the whole (sparse, lazily read) set: the result stays while the user goes on
+    app.number_input(key="server_k").set_value(2).run()
+    app.button(key="server_run").click().run()
+    assert not app.exception and not app.error
+    request, result, names = app.session_state["server_result"]
+    assert request["method"] == "qalpha" and result.k == 2
+    expected = q_alpha(X, 2, solver="power", random_state=0, max_iter=300, tol=1e-6)
+    assert np.allclose(result.alpha, expected.alpha, atol=1e-8)
+    assert names[:2] == ("gene0", "gene1")
+    assert any(c.label == "Ranking (CSV)" for c in app.get("download_button"))
+    app.selectbox(key="server_method").set_value("fisher").run()
+    app.selectbox(key="server_labels").set_value("cell_type").run()
+    app.button(key="server_run").click().run()
+    _, scores, _ = app.session_state["server_result"]
+    assert set(scores.ranking[:10]) == set(range(10))
+    # a dense subset for the other pages; what was loaded before stays until it succeeds
+    app.number_input(key="subset_features").set_value(20).run()
+    app.number_input(key="subset_samples").set_value(300).run()
+    app.selectbox(key="subset_labels").set_value("cell_type").run()
+    app.button(key="load_subset").click().run()
+    data = app.session_state["dataset"]
+    assert data.X.shape == (300, 20) and set(data.labels) == {"A", "B"}
+    assert set(range(10)) <= set(data.meta["subset_columns"].tolist())
+    assert not app.exception
+
+
+def test_server_data_folder_is_off_by_default(monkeypatch):
+    from core.data.stores import DATA_FOLDER_VARIABLE
+
+    monkeypatch.delenv(DATA_FOLDER_VARIABLE, raising=False)
+    app = AppTest.from_file(PAGE, default_timeout=60).run()
+    assert "Server data" not in [t.label for t in app.tabs]
+
+
+def test_server_set_without_labels_says_so_and_keeps_the_current_data(tmp_path, monkeypatch):
+    from core.data.stores import DATA_FOLDER_VARIABLE
+
+    server_folder(tmp_path)
+    monkeypatch.setenv(DATA_FOLDER_VARIABLE, str(tmp_path))
+    app = AppTest.from_file(PAGE, default_timeout=120).run()
+    before = app.session_state["dataset"].name
+    app.selectbox(key="server_store").set_value(tmp_path / "noise.zarr").run()
+    assert "50 samples x 30 features, dense float64" in " ".join(m.value for m in app.markdown)
+    app.selectbox(key="server_method").set_value("fisher").run()
+    assert any("no per-sample columns" in i.value for i in app.info)
+    assert app.session_state["dataset"].name == before and not app.exception
+
+
+def test_server_run_error_is_shown_and_keeps_the_last_result(tmp_path, monkeypatch):
+    from core.data.stores import DATA_FOLDER_VARIABLE
+
+    server_folder(tmp_path)
+    monkeypatch.setenv(DATA_FOLDER_VARIABLE, str(tmp_path))
+    app = AppTest.from_file(PAGE, default_timeout=120).run()
+    app.selectbox(key="server_method").set_value("variance").run()
+    app.button(key="server_run").click().run()
+    kept = app.session_state["server_result"]
+    # k above the number of samples: the message, no traceback, the earlier ranking stays
+    app.selectbox(key="server_method").set_value("qalpha").run()
+    app.selectbox(key="server_store").set_value(tmp_path / "noise.zarr").run()
+    app.number_input(key="server_k").set_value(50).run()
+    app.button(key="server_run").click().run()
+    assert any("1 <= k < n_samples = 50" in e.value for e in app.error) and not app.exception
+    assert app.session_state["server_result"] is kept

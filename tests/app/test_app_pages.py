@@ -1,0 +1,404 @@
+"""Every page renders without an exception on an image set, a gene table and a synthetic set."""
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.data.bundled import load_dataset
+from core.data.generators import topographic_data, weston_linear
+
+PAGES = ["home", "data", "qalpha", "kernel", "topographic", "haar", "slda", "compare", "figures"]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def datasets():
+    faces = load_dataset("warpAR10P")
+    small_faces = faces.subset_samples(faces.labels <= 7)  # 7 people: quicker, still 3+ classes
+    genes = load_dataset("colon")
+    return {"faces": small_faces, "genes": genes.subset_features(range(400)),
+            "synthetic": weston_linear(150, random_state=0)}
+
+
+def chart_titles(app) -> list[str]:
+    return [json.loads(chart.proto.spec)["layout"].get("title", {}).get("text", "") for chart in app.get("plotly_chart")]
+
+
+#: What each page must show on each kind of data: its title, metric labels, the leading words of
+#: its figures' titles (in order), notices, and whether a table is drawn. An image set gets the
+#: pictures; a table gets what fits a table; pages that need images say so.
+_SELECTION_METRICS = ["Selected (K)", "Sparsity gap", "Iterations", "Objective"]
+_KERNEL_METRICS = ["Sparsity gap", "Iterations", "cos(alpha, linear alpha)", "Top-20 overlap with linear"]
+_SLDA_METRICS = ["lambda_max(A, B), all features", "Regularisation used", "Optimal single feature"]
+_TOPOGRAPHIC = "Topographical map: the 40 features weighing most in round 1 or 2"
+_SPCA_TOO_LARGE = "Greedy sparse PCA solves an eigenproblem per candidate: it is offered up to"
+_NEEDS_IMAGES = "This page needs a labelled image set with at least three classes"
+MUST_SHOW = {
+    ("home", "*"): dict(title="Spectral feature selection", table=True),
+    ("data", "faces"): dict(title="Data", charts=["First images"]),
+    ("data", "*"): dict(title="Data", table=True),
+    ("qalpha", "faces"): dict(title="Q-alpha", metrics=_SELECTION_METRICS, table=True,
+                              charts=["Sorted weights (alpha)", "alpha over the mean image", "Objective per iteration"]),
+    ("qalpha", "*"): dict(title="Q-alpha", metrics=_SELECTION_METRICS, table=True,
+                          charts=["Sorted weights (alpha)", "Objective per iteration"]),
+    ("kernel", "faces"): dict(title="Kernel Q-alpha", metrics=_KERNEL_METRICS,
+                              charts=["Sorted weights (alpha)", "alpha over the mean image", "Objective per iteration"]),
+    ("kernel", "*"): dict(title="Kernel Q-alpha", metrics=_KERNEL_METRICS,
+                          charts=["Sorted weights (alpha)", "Objective per iteration"]),
+    ("topographic", "faces"): dict(title="Topographical map", table=True,
+                                   charts=[_TOPOGRAPHIC, "alpha, round 1", "alpha, round 2", "round 2 − round 1"]),
+    ("topographic", "*"): dict(title="Topographical map", table=True, charts=[_TOPOGRAPHIC]),
+    ("haar", "faces"): dict(title="Haar reconstructions",
+                            metrics=["Coefficients", "Sparsity gap", "Share in the approximation band A3"],
+                            charts=["", "Where alpha's weight lies", "class 1: originals (top), rebuilt (bottom)"]),
+    ("haar", "*"): dict(title="Haar reconstructions", info=[_NEEDS_IMAGES]),
+    ("slda", "faces"): dict(title="Sparse LDA / PCA", metrics=_SLDA_METRICS, info=[_SPCA_TOO_LARGE],
+                            charts=["Sparse LDA: class separability", "class 1 mean, 10 selected",
+                                    "class 2 mean, 10 selected"]),
+    ("slda", "genes"): dict(title="Sparse LDA / PCA", metrics=_SLDA_METRICS, info=[_SPCA_TOO_LARGE], table=True,
+                            charts=["Sparse LDA: class separability"]),
+    ("slda", "synthetic"): dict(title="Sparse LDA / PCA", metrics=_SLDA_METRICS, table=True,
+                                charts=["Sparse LDA: class separability", "Sparse PCA: variance of the leading"]),
+    ("compare", "*"): dict(title="Compare", table=True, charts=["k-means accuracy"]),
+    ("figures", "*"): dict(title="Paper figures", info=["Press **Run** to reproduce this figure"]),
+}
+
+
+@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("name", ["faces", "genes", "synthetic"])
+def test_page_renders(page, name):
+    """Each page on an image set, a gene table and a synthetic set shows what it must (MUST_SHOW)."""
+    app = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=300)
+    app.session_state["dataset"] = datasets()[name]
+    app.run()
+    assert not app.exception, [e.value for e in app.exception]
+    assert not app.error, [e.value for e in app.error]
+    expected = MUST_SHOW.get((page, name), MUST_SHOW.get((page, "*")))
+    assert [title.value for title in app.title] == [expected["title"]]
+    labels = [metric.label for metric in app.metric]
+    assert labels[:len(expected.get("metrics", []))] == expected.get("metrics", []), labels
+    titles = chart_titles(app)
+    assert len(titles) >= len(expected.get("charts", [])), titles
+    assert all(title.startswith(start) for title, start in zip(titles, expected.get("charts", []))), titles
+    notices = [notice.value for notice in app.info]
+    assert all(any(notice.startswith(start) for notice in notices) for start in expected.get("info", [])), notices
+    assert bool(len(app.dataframe)) == expected.get("table", False)
+
+
+def test_whole_app_navigates_to_every_page():
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).run()
+    assert not app.exception
+    for page in PAGES[1:]:
+        app.switch_page(f"pages/{page}.py").run()
+        assert not app.exception, (page, [e.value for e in app.exception])
+
+
+def test_topographic_page_on_the_paper_data():
+    app = AppTest.from_file(str(ROOT / "pages" / "topographic.py"), default_timeout=300)
+    app.session_state["dataset"] = topographic_data(random_state=0)
+    app.run()
+    assert not app.exception
+    table = app.dataframe[0].value
+    assert set(table["feature"][:9]) == {"1", "2", "3", "A", "B", "C", "1A", "2B", "3C"}
+
+
+def test_slda_page_k_slider_moves_the_selection():
+    app = AppTest.from_file(str(ROOT / "pages" / "slda.py"), default_timeout=300)
+    app.session_state["dataset"] = load_dataset("digits").subset_samples(
+        load_dataset("digits").labels < 6)
+    app.run()
+    app.selectbox[0].set_value(3).run()
+    app.selectbox[1].set_value(5).run()
+    assert not app.exception and not app.error
+    app.slider(key="slda_k").set_value(5).run()
+    text = " ".join(m.value for m in app.markdown)
+    assert "Separability of the 5 features" in text
+
+
+def test_compare_page_ranks_weston_methods():
+    app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
+    app.session_state["dataset"] = weston_linear(200, random_state=0)
+    app.run()
+    table = app.dataframe[0].value
+    best = dict(zip(table["method"], table["best k-means accuracy"]))
+    assert best["fisher"] > 0.8 and best["fisher"] > best["variance"]
+    app.radio(key="cmp_measure").set_value("precision").run()
+    assert not app.exception
+    assert len(app.get("download_button")) == 1
+
+
+def test_compare_page_places_the_new_selectors_beside_q_alpha():
+    app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
+    app.session_state["dataset"] = weston_linear(120, random_state=0)
+    methods = ["Q-alpha", "spec", "mcfs", "udfs", "ndfs", "mrmr", "surf", "multisurf"]
+    app.session_state["cmp_methods"] = methods
+    app.run()
+    assert not app.exception and not app.error
+    table = app.dataframe[0].value
+    best = dict(zip(table["method"], table["best k-means accuracy"]))
+    assert set(best) == set(methods) and all(0 <= value <= 1 for value in best.values())
+    assert min(best["mrmr"], best["surf"], best["multisurf"]) > 0.8  # supervised: Weston's planted features
+    labels = app.multiselect(key="cmp_methods").options
+    assert "UDFS (slow)" in labels and "SPEC" in labels and "mRMR" in labels
+
+
+def test_compare_page_stability_against_k():
+    """Fisher's ranking of Weston's linear data keeps its few strong features on every resample;
+    the variance of standardised-like noise features does not."""
+    app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
+    app.session_state["dataset"] = weston_linear(200, random_state=0)
+    app.session_state["cmp_methods"] = ["fisher", "variance"]
+    app.run()
+    app.radio(key="cmp_measure").set_value("kuncheva").run()
+    app.slider(key="cmp_bootstrap").set_value(5).run()
+    assert not app.exception and not app.error
+    table = app.dataframe[0].value
+    best = dict(zip(table["method"], table["best stability (Kuncheva index)"]))
+    assert best["fisher"] > 0.8 and best["fisher"] > best["variance"]
+    assert all(-1.0 <= value <= 1.0 for value in best.values())
+    assert json.loads(app.query_params["cmp_measure"]) == "kuncheva"
+
+
+def test_slda_view_is_shared_by_url_and_offers_downloads():
+    digits = load_dataset("digits")
+    app = AppTest.from_file(str(ROOT / "pages" / "slda.py"), default_timeout=300)
+    app.session_state["dataset"] = digits
+    app.run()
+    app.selectbox(key="slda_first").set_value(3).run()
+    app.selectbox(key="slda_second").set_value(5).run()
+    app.slider(key="slda_k").set_value(7).run()
+    app.radio(key="slda_method").set_value("forward").run()
+    assert not app.exception and not app.error
+    labels = [b.proto.label for b in app.get("download_button")]
+    assert any("7 selected features" in label for label in labels) and any("mask" in label for label in labels)
+    link = dict(app.query_params)
+    copy = AppTest.from_file(str(ROOT / "pages" / "slda.py"), default_timeout=300)
+    for key, value in link.items():
+        copy.query_params[key] = value
+    copy.run()
+    assert not copy.exception and not copy.error
+    assert copy.session_state["dataset"].name == "digits"
+    assert (copy.selectbox(key="slda_first").value, copy.selectbox(key="slda_second").value) == (3, 5)
+    assert copy.slider(key="slda_k").value == 7 and copy.radio(key="slda_method").value == "forward"
+    assert "Separability of the 7 features" in " ".join(m.value for m in copy.markdown)
+
+
+WIDGET_KINDS = ["slider", "select_slider", "selectbox", "number_input", "toggle", "radio", "multiselect",
+                "checkbox", "text_input", "button"]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_widget_has_a_help_tooltip(page):
+    app = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=300)
+    app.session_state["dataset"] = datasets()["faces"]
+    app.run()
+    assert not app.exception
+    missing = [(kind, getattr(widget, "label", "?")) for kind in WIDGET_KINDS
+               for widget in getattr(app, kind) if not (getattr(widget, "help", None) or "").strip()]
+    assert not missing, missing
+
+
+SHARED_CHANGE = {"qalpha": ("number_input", "qa_k", 4), "kernel": ("selectbox", "kq_kernel", "poly"),
+                 "topographic": ("slider", "topo_rounds", 3), "haar": ("slider", "haar_levels", 2),
+                 "slda": ("slider", "slda_k", 6), "compare": ("radio", "cmp_measure", "nmi")}
+
+
+@pytest.mark.parametrize("page", list(SHARED_CHANGE))
+def test_a_changed_view_survives_its_link(page):
+    """Change a widget, open the page's address in a fresh session: the same view, every link
+    value accepted."""
+    kind, key, value = SHARED_CHANGE[page]
+    app = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=300)
+    app.session_state["dataset"] = load_dataset("digits")
+    app.run()
+    getattr(app, kind)(key=key).set_value(value).run()
+    assert not app.exception and not app.error
+    link = dict(app.query_params)
+    assert json.loads(link[key]) == value and link["data"] == "digits"
+    copy = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=300)
+    for name, text in link.items():
+        copy.query_params[name] = text
+    copy.run()
+    assert not copy.exception and not copy.error
+    assert not any("not valid here" in note.value for note in copy.info), [n.value for n in copy.info]
+    assert getattr(copy, kind)(key=key).value == value
+    assert dict(copy.query_params) == link
+
+
+@pytest.mark.parametrize("page", ["qalpha", "kernel"])
+def test_more_classes_than_the_k_widget_allows(page):
+    """60 classes: the default k (one per class) is capped at the widget's maximum of 50."""
+    import numpy as np
+
+    from core.data.dataset import Dataset
+
+    rng = np.random.default_rng(0)
+    data = Dataset(rng.normal(size=(120, 8)), labels=np.repeat(np.arange(60), 2), name="sixty classes")
+    app = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=300)
+    app.session_state["dataset"] = data
+    app.run()
+    assert not app.exception, [e.value for e in app.exception]
+    assert app.number_input(key={"qalpha": "qa_k", "kernel": "kq_k"}[page]).value == 50
+
+
+@pytest.mark.parametrize("page", list(SHARED_CHANGE))
+def test_settings_survive_leaving_the_page_and_coming_back(page):
+    """Through the app: change a widget, go to the Data page, come back: the value is kept
+    (Streamlit drops the state of widgets a run does not draw; app.py keeps them)."""
+    kind, key, value = SHARED_CHANGE[page]
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    app.session_state["dataset"] = load_dataset("digits")
+    app.run()
+    app.switch_page(f"pages/{page}.py").run()
+    getattr(app, kind)(key=key).set_value(value).run()
+    assert not app.exception and not app.error
+    app.switch_page("pages/data.py").run()
+    app.switch_page(f"pages/{page}.py").run()
+    assert not app.exception
+    assert getattr(app, kind)(key=key).value == value
+
+
+def test_kernel_page_draws_alpha_on_the_image_and_stops():
+    app = AppTest.from_file(str(ROOT / "pages" / "kernel.py"), default_timeout=300)
+    app.session_state["dataset"] = load_dataset("Yale")
+    app.run()
+    assert not app.exception and not app.error
+    titles = [json.loads(chart.proto.spec)["layout"]["title"]["text"] for chart in app.get("plotly_chart")]
+    assert any(title.startswith("alpha over the mean image, top ") for title in titles)
+    app.button(key="kernel_stop").click().run()
+    assert any("Stopped" in warning.value for warning in app.warning) and not app.get("plotly_chart")
+    app.button(key="kernel_resume").click().run()
+    assert not app.exception and app.get("plotly_chart")
+
+
+def _session_list_script():
+    import numpy as np
+    import streamlit as st
+
+    from core import Dataset
+    from pages.ui import datasets, sidebar
+
+    for name, seed in st.session_state.pop("to_load", []):
+        datasets.set_dataset(Dataset(np.random.default_rng(seed).normal(size=(100, 100)), name=name))
+    sidebar.sidebar_summary()
+
+
+def test_session_list_keeps_uploads_up_to_its_cap_and_says_what_left(monkeypatch):
+    from pages.ui import datasets
+
+    monkeypatch.setattr(datasets, "SESSION_DATA_BYTES", 200_000)  # two 100 x 100 sets (80 kB each)
+    app = AppTest.from_function(_session_list_script, default_timeout=60)
+    app.session_state["to_load"] = [("A", 0), ("B", 1), ("C", 2)]
+    app.run()
+    assert not app.exception
+    assert list(app.session_state["session_datasets"]) == ["B", "C"]
+    assert any(note.value.startswith("A (78.1 kB) left this session's list") for note in app.sidebar.info)
+    app.session_state["to_load"] = [("B", 1), ("B", 3)]  # B again (the same data), then another "B"
+    app.run()
+    assert list(app.session_state["session_datasets"]) == ["B", "B (2)"]  # C left for the new one
+    assert app.session_state["dataset"].name == "B (2)"
+    picker = app.sidebar.selectbox(key="dataset_choice")
+    assert picker.options[:2] == ["B (2) · this session", "B · this session"] and "wine" in picker.options
+    picker.set_value("B").run()
+    assert app.session_state["dataset"].name == "B" and list(app.session_state["session_datasets"]) == ["B (2)", "B"]
+    app.sidebar.selectbox(key="dataset_choice").set_value("wine").run()
+    assert app.session_state["dataset"] is load_dataset("wine")
+    assert list(app.session_state["session_datasets"]) == ["B (2)", "B"]  # bundled sets do not join the list
+
+
+def test_slda_page_runs_full_resolution_image_pairs_and_says_how_long_first():
+    """64 x 64 images (4,096 pixels): the page runs the blocked path, records its rate for the next
+    estimate and shows the selection; the estimate and Stop it drew before the run (seen during
+    the run by the browser test) are gone once the run is over; a second visit reuses the result."""
+    import numpy as np
+    from core.data.dataset import Dataset
+
+    rng = np.random.default_rng(0)
+    labels = np.repeat([0, 1], 20)
+    images = rng.normal(100.0, 10.0, (40, 64, 64))
+    images[labels == 1, 20:30, 30:40] += 15.0  # class 1 is brighter in one patch
+    app = AppTest.from_file(str(ROOT / "pages" / "slda.py"), default_timeout=300)
+    app.session_state["dataset"] = Dataset(images.reshape(40, -1), labels=labels, image_shape=(64, 64),
+                                           name="64 x 64 pair")
+    app.run()
+    assert not app.exception and not app.error
+    assert app.session_state["slda_seconds_per_cube"] > 0  # the run's own rate, for the next estimate
+    # the estimate and Stop are gone with the run that ended
+    assert "takes about" not in " ".join(c.value for c in app.caption)
+    assert not any(b.label == "Stop" for b in app.button)
+    app.slider(key="slda_k").set_value(20).run()
+    assert "Separability of the 20 features" in " ".join(m.value for m in app.markdown)
+    assert not app.exception
+    # the result is kept: no estimate and no Stop for a run that will not happen
+    assert "takes about" not in " ".join(c.value for c in app.caption)
+    assert not any(b.label == "Stop" for b in app.button)
+
+
+def test_spca_tab_runs_small_sets_at_once_and_larger_ones_on_request():
+    """Digits (64 pixels) run at once: curves, the sparse eigenface and its variance. A run the
+    measured rate says will be long waits for its button (the LDA tab does not wait for it),
+    says how long first, then runs with Stop, records its own rate and keeps its result."""
+    import numpy as np
+
+    from core.data.dataset import Dataset
+
+    app = AppTest.from_file(str(ROOT / "pages" / "slda.py"), default_timeout=300)
+    app.session_state["dataset"] = load_dataset("digits")
+    app.run()
+    assert not app.exception and not app.error
+    titles = [json.loads(chart.proto.spec)["layout"]["title"]["text"] for chart in app.get("plotly_chart")]
+    assert titles[-2:] == ["Sparse PCA: variance of the leading sparse eigenvector", "Sparse eigenface, k = 32"]
+    assert any(m.value.startswith("Variance of the k = 32 sparse eigenvector") for m in app.markdown)
+    assert not any(b.label.startswith("Compute sparse PCA") for b in app.button)
+
+    rng = np.random.default_rng(1)
+    table = Dataset(rng.standard_normal((60, 40)) @ rng.standard_normal((40, 100)), name="100 genes")
+    app = AppTest.from_file(str(ROOT / "pages" / "slda.py"), default_timeout=300)
+    app.session_state["dataset"] = table
+    app.session_state["spca_seconds_per_cube"] = 1e-5  # as if this machine were slow: about 10 s
+    app.run()
+    assert not app.exception
+    assert any("Greedy sparse PCA on 100 features takes about 10 s" in c.value for c in app.caption)
+    assert not any(m.value.startswith("Variance of the k =") for m in app.markdown)  # nothing ran yet
+    app.button(key="spca_run").click().run()
+    assert not app.exception and not app.error
+    assert any(m.value.startswith("Variance of the k = 50 sparse eigenvector") for m in app.markdown)
+    assert app.session_state["spca_seconds_per_cube"] < 1e-5  # the run's own rate
+    # the notice, the button and Stop go with the run that ends (and stay gone: the result is kept)
+    for rerun in (False, True):
+        if rerun:
+            app.run()
+        assert not any("takes about" in c.value for c in app.caption)
+        assert not any(b.label.startswith("Compute sparse PCA") or b.label == "Stop" for b in app.button)
+
+
+def test_compare_page_places_feature_extraction_beside_the_selections():
+    """PCA, LLE and Isomap need no side data; with side data loaded (here wine's third cultivar)
+    CPCA, OPCA and SDR-SI are offered too. Each is drawn dashed against its number of dimensions
+    and listed in the table; without side data the side methods are not offered, and the page
+    says how to get them."""
+    wine = load_dataset("wine")
+    main, side = wine.split_by_class([wine.classes[2]])
+    app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
+    app.session_state["dataset"] = main
+    app.run()
+    assert app.multiselect(key="cmp_extract").options == ["PCA", "kernel PCA", "LPP", "LLE", "Isomap"]
+    assert any("need side data" in c.value for c in app.caption)
+    app.session_state["side_dataset"] = side
+    app.run()
+    assert app.multiselect(key="cmp_extract").options[-3:] == ["CPCA", "OPCA", "SDR-SI"]
+    app.multiselect(key="cmp_methods").set_value(["Q-alpha"])
+    app.multiselect(key="cmp_extract").set_value(["PCA", "LLE", "Isomap", "OPCA", "SDR-SI"]).run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    table = app.dataframe[0].value
+    best = dict(zip(table["method"], table["best k-means accuracy"]))
+    assert set(best) == {"Q-alpha", "PCA (extracted)", "LLE (extracted)", "Isomap (extracted)",
+                         "OPCA (extracted)", "SDR-SI (extracted)"}
+    assert all(0.5 <= value <= 1 for value in best.values())  # two cultivars: chance is 0.5
+    figure = json.loads(app.get("plotly_chart")[0].proto.spec)
+    dashed = {trace["name"]: trace["x"] for trace in figure["data"] if trace.get("line", {}).get("dash") == "dash"}
+    assert set(dashed) == {m for m in best if m.endswith("(extracted)")}
+    assert dashed["PCA (extracted)"] == [1, 2, 3, 5, 10]  # dimensions up to the 13 features
+    app.radio(key="cmp_measure").set_value("kuncheva").run()
+    assert any("not drawn" in c.value for c in app.caption) and not app.exception

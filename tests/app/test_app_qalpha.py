@@ -1,0 +1,262 @@
+"""The Q-alpha page under AppTest: renders on images, genes and synthetic data; sliders act."""
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.data.bundled import load_dataset
+from core.data.generators import weston_linear
+
+PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "qalpha.py")
+
+
+def run_page(dataset=None):
+    app = AppTest.from_file(PAGE, default_timeout=120)
+    if dataset is not None:
+        app.session_state["dataset"] = dataset
+    return app.run()
+
+
+def plotly_values(encoded):
+    """Plotly serialises arrays as typed base64 blocks ({"dtype", "bdata"}) or plain lists."""
+    if isinstance(encoded, dict):
+        return np.frombuffer(base64.b64decode(encoded["bdata"]), dtype=encoded["dtype"])
+    return np.asarray(encoded, dtype=float)
+
+
+def sorted_alpha(app):
+    spec = json.loads(app.get("plotly_chart")[0].proto.spec)
+    return plotly_values(spec["data"][0]["y"]).astype(float)
+
+
+@pytest.mark.parametrize("dataset", [None, load_dataset("colon"), weston_linear(120, random_state=0)],
+                         ids=["AR faces", "colon genes", "Weston synthetic"])
+def test_renders_without_exception(dataset):
+    app = run_page(dataset)
+    assert not app.exception and not app.error
+    assert [m.label for m in app.metric][:2] == ["Selected (K)", "Sparsity gap"]
+    assert sorted_alpha(app).size > 0
+
+
+def test_weston_selection_shows_the_relevant_features_first():
+    app = run_page(weston_linear(200, random_state=0))
+    top = app.dataframe[0].value["feature"].tolist()[:3]
+    assert set(top) == {"relevant 1", "relevant 2", "relevant 3"}
+
+
+def test_moving_lambda_changes_alpha():
+    app = run_page(load_dataset("wine"))
+    side_radio = next(r for r in app.radio if r.label == "Side information")
+    side_radio.set_value("side classes").run()
+    assert not app.exception and not app.error
+    lam = next(s for s in app.select_slider if s.label.startswith("λ"))
+    lam.set_value(0.01).run()
+    small = sorted_alpha(app)
+    lam.set_value(10.0).run()
+    large = sorted_alpha(app)
+    assert not app.exception
+    assert np.abs(small - large).max() > 1e-3
+
+
+def test_empty_side_selection_is_a_message_not_a_traceback():
+    app = run_page(load_dataset("wine"))
+    next(r for r in app.radio if r.label == "Side information").set_value("side classes").run()
+    app.multiselect[0].set_value([]).run()
+    assert not app.exception
+    assert "Choose at least one side class" in app.error[0].value
+
+
+def test_supervised_mode():
+    app = run_page(weston_linear(200, random_state=1))
+    app.toggle[0].set_value(True).run()
+    assert not app.exception and not app.error
+    top = app.dataframe[0].value["feature"].tolist()[:3]
+    assert set(top) == {"relevant 1", "relevant 2", "relevant 3"}
+
+
+@pytest.mark.parametrize("family, options", [("haar", dict(levels=3)),
+                                             ("haarlike", dict(stride=4, scale_step=4, min_cell=4))])
+def test_feature_families_draw_back_on_the_image(family, options):
+    from core.features.families import to_feature_family
+    app = run_page(to_feature_family(load_dataset("warpAR10P"), family, **options))
+    assert not app.exception and not app.error
+    titles = [json.loads(chart.proto.spec)["layout"]["title"]["text"] for chart in app.get("plotly_chart")]
+    # sorted alpha, the top features' weights drawn back on the images (the family's pixel map), history
+    assert len(titles) == 3 and titles[1].startswith("alpha of the top") and titles[1].endswith("in pixel space")
+    overlay = json.loads(app.get("plotly_chart")[1].proto.spec)["data"]
+    assert len(overlay) >= 2 and overlay[-1]["type"] == "heatmap"  # the mean image and the weights over it
+
+
+def test_downloads_offered():
+    app = run_page()
+    labels = [b.label for b in app.get("download_button")]
+    assert "Weights and ranking (CSV)" in labels and "Selection mask (PNG)" in labels
+    assert any(label.startswith("Data, ") for label in labels)
+
+
+def test_mask_png_round_trip():
+    import io
+
+    from PIL import Image
+
+    from pages.ui.downloads import mask_png
+    mask = np.zeros((4, 3), dtype=bool)
+    mask[1, 2] = True
+    image = np.asarray(Image.open(io.BytesIO(mask_png(mask))))
+    assert image.shape == (4, 3) and image[1, 2] == 255 and image.sum() == 255
+
+
+def test_view_is_written_to_and_restored_from_the_url():
+    app = run_page(load_dataset("wine"))
+    app.number_input(key="qa_k").set_value(3).run()
+    app.radio(key="qa_side_mode").set_value("side classes").run()
+    assert not app.exception and not app.error
+    link = dict(app.query_params)
+    assert json.loads(link["qa_k"]) == 3 and json.loads(link["qa_side_mode"]) == "side classes"
+    # a fresh session opened with that link shows the same view, data set included
+    copy = AppTest.from_file(PAGE, default_timeout=120)
+    for key, value in link.items():
+        copy.query_params[key] = value
+    copy.run()
+    assert not copy.exception and not copy.error
+    assert copy.number_input(key="qa_k").value == 3
+    assert copy.radio(key="qa_side_mode").value == "side classes"
+    assert "wine" in " ".join(m.value for m in copy.sidebar.markdown) or copy.session_state["dataset"].name == "wine"
+
+
+def test_invalid_link_values_are_ignored_with_a_note():
+    app = AppTest.from_file(PAGE, default_timeout=120)
+    app.query_params["data"] = "no-such-set"
+    app.query_params["qa_k"] = "9999"
+    app.query_params["qa_criterion"] = '"median"'
+    app.query_params["qa_seed"] = "not json"
+    app.run()
+    assert not app.exception and not app.error
+    notes = " ".join(i.value for i in app.info)
+    assert "qa_k" in notes and "qa_criterion" in notes and "qa_seed" in notes
+    assert app.session_state["dataset"].name == "warpAR10P"
+    assert app.number_input(key="qa_k").value <= 50
+
+
+def test_stop_keeps_the_page_from_computing_until_resume():
+    app = AppTest.from_file(PAGE, default_timeout=120)
+    app.session_state["dataset"] = weston_linear(120, random_state=0)
+    app.session_state["qalpha_stopped"] = True
+    app.run()
+    assert not app.exception
+    assert any("Stopped" in w.value for w in app.warning)
+    assert not app.get("plotly_chart")  # nothing was computed
+    app.button(key="qalpha_resume").click().run()
+    assert not app.exception and app.get("plotly_chart")
+    app.button(key="qalpha_stop").click().run()
+    assert any("Stopped" in w.value for w in app.warning)
+
+
+def test_kmeans_scores_the_selection_on_labelled_data():
+    app = run_page(weston_linear(200, random_state=0))
+    labels = [m.label for m in app.metric]
+    assert any(label.startswith("Accuracy, top") for label in labels) and "Accuracy, all features" in labels
+    app.slider(key="qa_top_k").set_value(3).run()
+    top3 = next(m for m in app.metric if m.label == "Accuracy, top 3")
+    everything = next(m for m in app.metric if m.label == "Accuracy, all features")
+    assert float(top3.value) > float(everything.value)  # Weston: the 3 relevant features cluster far better
+
+
+def test_uploaded_side_data_is_offered_only_for_matching_features():
+    faces = load_dataset("warpAR10P")
+    main = faces.subset_samples(faces.labels <= 5)
+    other = faces.subset_samples(faces.labels == 6)
+    app = AppTest.from_file(PAGE, default_timeout=120)
+    app.session_state["dataset"] = main
+    app.session_state["side_dataset"] = other
+    app.run()
+    assert "uploaded side data" in app.radio(key="qa_side_mode").options
+    plain = sorted_alpha(app)
+    app.radio(key="qa_side_mode").set_value("uploaded side data").run()
+    assert not app.exception and not app.error
+    assert not np.allclose(sorted_alpha(app), plain)  # the side data changed the weights
+    app.session_state["dataset"] = load_dataset("Yale")  # 1,024 features: the side set does not fit
+    app.run()
+    assert "uploaded side data" not in app.radio(key="qa_side_mode").options
+    assert app.session_state["side_dataset"] is not None  # kept for when the faces come back
+
+
+def shown_selection(app):
+    """What the page says is selected: the count, the overlay's title, the marked pixels, K."""
+    count = int(app.metric[0].value.replace(",", ""))
+    overlay = json.loads(app.get("plotly_chart")[1].proto.spec)
+    title = int(overlay["layout"]["title"]["text"].split("top ")[1].split()[0])
+    marked = next(trace for trace in overlay["data"] if trace.get("name") == "selected")
+    return count, title, plotly_values(marked["x"]).size, app.slider(key="qa_top_k").value
+
+
+def test_count_title_and_marked_pixels_agree_through_lambda_and_k_moves():
+    app = run_page()
+    app.radio(key="qa_side_mode").set_value("side classes").run()
+    gap_counts = []
+    for lam in (0.01, 1.0, 0.001):
+        app.select_slider(key="qa_lambda").set_value(lam).run()
+        count, title, marked, k = shown_selection(app)
+        assert count == title == marked == k  # K follows the gap, which moves with lambda
+        gap_counts.append(k)
+    assert len(set(gap_counts)) > 1
+    app.slider(key="qa_top_k").set_value(25).run()
+    for lam in (0.1, 3.0):
+        app.select_slider(key="qa_lambda").set_value(lam).run()
+        assert shown_selection(app) == (25, 25, 25, 25)  # set by the user: it stays
+    assert "set by you" in app.metric[0].help
+    follow = next(b for b in app.button if b.label == "Follow the gap")
+    follow.click().run()
+    count, title, marked, k = shown_selection(app)
+    assert count == title == marked == k == app.session_state["qa_top_k"] != 25
+
+
+def test_no_clear_gap_on_smooth_weights_and_a_gap_on_planted_features():
+    faces = run_page()
+    assert faces.metric[1].value == "none"
+    assert any("No clear sparsity gap" in c.value for c in faces.caption)
+    spec = json.loads(faces.get("plotly_chart")[0].proto.spec)
+    assert "no clear gap" in spec["layout"]["title"]["text"]
+    assert all(shape["type"] == "rect" for shape in spec["layout"]["shapes"])  # the top-K band, no cut
+    planted = run_page(weston_linear(200, random_state=0))
+    assert planted.metric[1].value == "3" and planted.metric[0].value == "3"
+    spec = json.loads(planted.get("plotly_chart")[0].proto.spec)
+    assert any(shape["type"] == "line" for shape in spec["layout"]["shapes"])
+
+
+def test_settings_that_do_not_apply_to_a_new_data_set_fall_back_with_a_note():
+    app = run_page()
+    app.number_input(key="qa_k").set_value(40).run()
+    app.radio(key="qa_side_mode").set_value("side classes").run()
+    app.multiselect(key="qa_side_classes").set_value([7, 8]).run()
+    assert not app.error
+    wine = load_dataset("wine")  # 3 classes, none of them 7 or 8
+    app.session_state["dataset"] = wine
+    app.run()
+    assert not app.exception and not app.error
+    notes = " ".join(i.value for i in app.info)
+    last = wine.classes[-1].item()
+    assert "Side classes: 7, 8" in notes and f"now {last}" in notes
+    assert app.multiselect(key="qa_side_classes").value == [last]
+    assert app.radio(key="qa_side_mode").value == "side classes" and app.get("plotly_chart")
+    app.session_state["dataset"] = weston_linear(20, random_state=0)  # 20 samples: k at most 19
+    app.run()
+    assert not app.exception and not app.error
+    assert "k: 40 does not apply" in " ".join(i.value for i in app.info)
+    assert app.number_input(key="qa_k").value == 2
+    app.run()
+    assert not app.info  # said once
+
+
+def test_a_k_set_by_the_user_beyond_a_new_data_sets_features_falls_back_with_a_note():
+    app = run_page()
+    app.slider(key="qa_top_k").set_value(500).run()
+    app.session_state["dataset"] = load_dataset("wine")  # 13 features
+    app.run()
+    assert not app.exception and not app.error
+    assert "K: more than the 13 features; now all of them." in " ".join(i.value for i in app.info)
+    assert app.slider(key="qa_top_k").value == 13 and app.metric[0].value == "13"

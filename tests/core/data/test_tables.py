@@ -1,0 +1,321 @@
+"""Users' own tables: formats, orientation, labels, missing values and the messages for bad input.
+
+Every file is built in memory; expected values come from independent computations (NumPy on the
+matrix that was written, ``np.nanmedian``) rather than from the loader itself.
+"""
+
+import bz2
+import gzip
+import io
+import lzma
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from PIL import Image
+
+from core import InputError
+from core.data import tables
+from core.limits import LoadLimits
+from core.data.loaders import load_images, load_table, read_table
+
+RNG = np.random.default_rng(7)
+GENES = [f"ENSG{j:011d}" for j in range(40)]
+SAMPLES = [f"patient_{i}" for i in range(9)]
+MATRIX = np.round(RNG.normal(size=(9, 40)), 5)
+CLASSES = ["tumour" if i % 3 else "normal" for i in range(9)]
+
+
+def csv_bytes(matrix=MATRIX, *, genes_as_rows=False, labels=CLASSES, sep=","):
+    """The matrix as a user's CSV: samples x genes with a label column, or genes x samples with
+    a label row; NaN written as an empty cell."""
+    cell = lambda v: "" if np.isnan(v) else repr(float(v))
+    lines = []
+    if genes_as_rows:
+        lines.append(sep.join(["gene"] + SAMPLES))
+        if labels is not None:
+            lines.append(sep.join(["class"] + list(labels)))
+        lines += [sep.join([gene] + [cell(v) for v in matrix[:, j]]) for j, gene in enumerate(GENES)]
+    else:
+        lines.append(sep.join(["sample"] + (["class"] if labels is not None else []) + GENES))
+        lines += [sep.join([s] + ([labels[i]] if labels is not None else []) + [cell(v) for v in matrix[i]])
+                  for i, s in enumerate(SAMPLES)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def zip_of(entries):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def h5ad_bytes(X, obs, var_names=GENES):
+    import tempfile
+    from pathlib import Path
+
+    import anndata
+
+    with tempfile.TemporaryDirectory() as folder:  # AnnData writes to a path only
+        path = Path(folder) / "data.h5ad"
+        anndata.AnnData(X=X, obs=obs, var=pd.DataFrame(index=var_names)).write_h5ad(path)
+        return path.read_bytes()
+
+
+# ---------------------------------------------------------------------------- orientation
+def test_genes_as_rows_and_samples_as_rows_give_the_same_data():
+    as_rows = load_table("rows.csv", csv_bytes(), label_column="class")
+    as_columns = load_table("cols.csv", csv_bytes(genes_as_rows=True), label_column="class")
+    assert np.array_equal(as_rows.X, MATRIX) and np.array_equal(as_columns.X, MATRIX)
+    assert as_rows.feature_names == as_columns.feature_names == tuple(GENES)
+    assert as_rows.sample_names == as_columns.sample_names == tuple(SAMPLES)
+    assert list(as_rows.labels) == list(as_columns.labels) == CLASSES
+    assert as_columns.meta["table"]["orientation"] == "samples_as_columns"
+    assert any("row(s) 'class' hold text across the numeric columns" in note and
+               "read as 9 samples (columns) of 40 features" in note for note in as_columns.meta["load_report"])
+    # without a label row, the gene-like IDs and the shape decide
+    guess = read_table("cols.csv", csv_bytes(genes_as_rows=True, labels=None)).guess_orientation()
+    assert guess[0] == "samples_as_columns" and "gene-like row IDs ('ENSG00000000000'" in guess[1]
+
+
+def test_orientation_guess_and_explicit_choice():
+    parsed = read_table("cols.csv", csv_bytes(genes_as_rows=True))
+    assert parsed.guess_orientation()[0] == "samples_as_columns"
+    assert parsed.label_choices() == ["class"] and parsed.suggested_label() == "class"
+    # a UCI-like table (no IDs, a class column) stays samples as rows
+    uci = read_table("uci.csv", b"a,b,label\n1,2,x\n3,4,y\n5,6,x\n7,8,y\n9,1,x\n2,2,y\n")
+    assert uci.guess_orientation()[0] == "samples_as_rows" and uci.suggested_label() == "label"
+    # explicit choice overrides the guess
+    forced = load_table("rows.csv", csv_bytes(labels=None), orientation="samples_as_columns")
+    assert forced.X.shape == (40, 9) and np.array_equal(forced.X, MATRIX.T)
+    with pytest.raises(InputError, match="orientation must be one of auto, samples_as_rows, samples_as_columns"):
+        load_table("rows.csv", csv_bytes(), orientation="sideways")
+
+
+def test_a_label_row_of_a_features_x_samples_table_may_be_numeric_or_absent():
+    table = csv_bytes(genes_as_rows=True, labels=[str(i % 2) for i in range(9)])
+    data = load_table("cols.csv", table, orientation="samples_as_columns", label_column="class")
+    assert list(data.labels) == [i % 2 for i in range(9)] and data.labels.dtype == np.int64
+    data = load_table("cols.csv", csv_bytes(genes_as_rows=True, labels=None))
+    assert data.labels is None and np.array_equal(data.X, MATRIX)
+
+
+# ---------------------------------------------------------------------------- formats
+@pytest.mark.parametrize("name, pack", [
+    ("t.csv.gz", gzip.compress), ("t.csv.bz2", bz2.compress), ("t.csv.xz", lzma.compress),
+    ("t.zip", lambda data: zip_of({"folder/t.csv": data, "__MACOSX/._t.csv": b"junk"})),
+    ("t.tsv", None)])
+def test_compressed_zipped_and_tab_separated_tables(name, pack):
+    data = csv_bytes(sep="\t") if name.endswith(".tsv") else csv_bytes()
+    data = pack(data) if pack else data
+    loaded = load_table(name, data, label_column="class")
+    assert np.array_equal(loaded.X, MATRIX) and list(loaded.labels) == CLASSES
+
+
+def test_gzip_detected_by_its_bytes_without_the_extension():
+    loaded = load_table("t.csv", gzip.compress(csv_bytes()), label_column="class")
+    assert np.array_equal(loaded.X, MATRIX)
+
+
+def test_parquet_with_index_and_label_column():
+    frame = pd.DataFrame(MATRIX, columns=GENES, index=pd.Index(SAMPLES, name="sample"))
+    frame.insert(0, "class", CLASSES)
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer)
+    parsed = read_table("t.parquet", buffer.getvalue())
+    assert parsed.suggested_label() == "class"
+    loaded = load_table("t.parquet", buffer.getvalue(), label_column="class")
+    assert np.array_equal(loaded.X, MATRIX) and loaded.sample_names == tuple(SAMPLES)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_h5ad_dense_or_sparse_with_obs_labels(sparse):
+    X = MATRIX.copy()
+    X[X < 0] = 0
+    obs = pd.DataFrame({"cell_type": pd.Categorical(CLASSES), "n_counts": X.sum(axis=1)}, index=SAMPLES)
+    data = h5ad_bytes(sp.csr_matrix(X) if sparse else X, obs)
+    parsed = read_table("cells.h5ad", data)
+    assert parsed.label_choices() == ["cell_type", "n_counts"] and parsed.suggested_label() == "cell_type"
+    loaded = load_table("cells.h5ad", data, label_column="cell_type")
+    assert np.array_equal(loaded.X, X) and list(loaded.labels) == CLASSES
+    assert loaded.feature_names == tuple(GENES) and loaded.sample_names == tuple(SAMPLES)
+
+
+def test_npy_npz_mat_keep_working_and_complex_is_refused():
+    buffer = io.BytesIO()
+    np.savez(buffer, X=MATRIX, y=np.arange(9) % 2)
+    loaded = load_table("t.npz", buffer.getvalue())
+    assert np.array_equal(loaded.X, MATRIX) and list(loaded.labels) == list(np.arange(9) % 2)
+    buffer = io.BytesIO()
+    np.save(buffer, MATRIX + 1j)
+    with pytest.raises(InputError, match="complex numbers; feature selection needs real values"):
+        load_table("t.npy", buffer.getvalue())
+
+
+def test_wide_reader_agrees_with_pandas_reader(monkeypatch):
+    """The line-by-line reader of very wide tables and pandas' reader give the same table,
+    with missing cells, a text cell and a label column."""
+    matrix = MATRIX.copy()
+    matrix[2, 5] = np.nan
+    data = csv_bytes(matrix).replace(b"patient_4,tumour", b"patient_4,NA", 1)
+    assert b"patient_4,NA" in data
+    results = []
+    for wide in (10**9, 1):
+        monkeypatch.setattr(tables, "WIDE_COLUMNS", wide)
+        monkeypatch.setattr(tables, "WIDE_RATIO", 0 if wide == 1 else tables.WIDE_RATIO)
+        parsed = read_table("t.csv", data)
+        results.append(load_table("t.csv", data, label_column="class", missing="drop_samples"))
+        assert parsed.label_choices()[:2] == ["sample", "class"]
+    pandas_read, wide_read = results
+    assert np.array_equal(pandas_read.X, wide_read.X) and list(pandas_read.labels) == list(wide_read.labels)
+    assert pandas_read.sample_names == wide_read.sample_names and len(pandas_read.labels) == 7
+
+
+# ---------------------------------------------------------------------------- missing values
+def with_holes():
+    matrix = MATRIX.copy()
+    matrix[1, 3] = matrix[4, 3] = matrix[6, 10] = np.nan
+    return matrix
+
+
+@pytest.mark.parametrize("policy", ["mean", "median"])
+def test_imputation_matches_the_column_statistic(policy):
+    matrix = with_holes()
+    loaded = load_table("t.csv", csv_bytes(matrix), label_column="class", missing=policy)
+    expected = matrix.copy()
+    statistic = np.nanmean if policy == "mean" else np.nanmedian
+    for j in (3, 10):
+        expected[np.isnan(matrix[:, j]), j] = statistic(matrix[:, j])
+    assert np.allclose(loaded.X, expected)
+    assert f"Imputed 3 values in 2 features with the column {policy}." in loaded.meta["load_report"]
+    assert loaded.meta["table"]["missing_values"] == 3 and loaded.meta["table"]["imputed"] == 3
+
+
+def test_drop_samples_and_drop_features():
+    matrix = with_holes()
+    rows = load_table("t.csv", csv_bytes(matrix), label_column="class", missing="drop_samples")
+    assert np.array_equal(rows.X, np.delete(matrix, [1, 4, 6], axis=0))
+    assert rows.sample_names == tuple(np.delete(SAMPLES, [1, 4, 6]))
+    columns = load_table("t.csv", csv_bytes(matrix), label_column="class", missing="drop_features")
+    assert np.array_equal(columns.X, np.delete(matrix, [3, 10], axis=1))
+    assert "Dropped 2 features with missing values (3 missing values in 2 features and 3 samples)." in \
+        columns.meta["load_report"]
+
+
+def test_a_feature_with_no_value_is_dropped_by_imputation():
+    matrix = MATRIX.copy()
+    matrix[:, 7] = np.nan
+    loaded = load_table("t.csv", csv_bytes(matrix), label_column="class", missing="median")
+    assert loaded.n_features == 39 and GENES[7] not in loaded.feature_names
+    assert "Dropped 1 feature with no value at all." in loaded.meta["load_report"]
+
+
+# ---------------------------------------------------------------------------- bad input, each with its message
+def test_gz_that_is_not_gzip():
+    with pytest.raises(InputError, match="t.csv.gz is not a gzip file .*rename it without .gz"):
+        load_table("t.csv.gz", csv_bytes())
+
+
+def test_truncated_gzip():
+    packed = gzip.compress(csv_bytes())
+    with pytest.raises(InputError, match="not a complete gzip file"):
+        load_table("t.csv.gz", packed[: len(packed) // 2])
+
+
+def test_zip_with_two_tables():
+    with pytest.raises(InputError, match="holds 2 tables \\('a.csv', 'b.csv'\\); a ZIP must hold exactly one"):
+        load_table("t.zip", zip_of({"a.csv": csv_bytes(), "b.csv": csv_bytes()}))
+
+
+def test_h5ad_with_nan_labels():
+    labels = pd.Categorical(["a", None, "b", "a", None, "b", "a", "b", "a"])
+    data = h5ad_bytes(MATRIX, pd.DataFrame({"cell_type": labels}, index=SAMPLES))
+    with pytest.raises(InputError, match="2 samples have no label \\(the first: sample 2\\)"):
+        load_table("c.h5ad", data, label_column="cell_type")
+    kept = load_table("c.h5ad", data, label_column="cell_type", missing="drop_samples")
+    assert kept.n_samples == 7 and "Dropped 2 samples without a label." in kept.meta["load_report"]
+
+
+def test_parquet_with_nested_columns():
+    frame = pd.DataFrame({"a": [1.0, 2.0], "b": [3.0, 4.0], "tags": [[1, 2], [3]]})
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer)
+    with pytest.raises(InputError, match="column\\(s\\) 'tags' are nested"):
+        load_table("t.parquet", buffer.getvalue())
+
+
+def test_missing_values_in_the_label_column():
+    labels = list(CLASSES)
+    labels[2] = ""
+    with pytest.raises(InputError, match="1 sample have no label|1 sample has no label|1 sample.*no label"):
+        load_table("t.csv", csv_bytes(labels=labels), label_column="class")
+
+
+def test_every_feature_missing_something_and_drop_features():
+    matrix = MATRIX.copy()
+    matrix[np.arange(40) % 9, np.arange(40)] = np.nan
+    with pytest.raises(InputError, match="every feature but 0 has missing values .*leaves nothing to select from"):
+        load_table("t.csv", csv_bytes(matrix), label_column="class", missing="drop_features")
+
+
+def test_genes_as_rows_with_duplicate_sample_names():
+    table = csv_bytes(genes_as_rows=True).replace(b"patient_3", b"patient_2", 1)
+    with pytest.raises(InputError, match="the header repeats the sample name\\(s\\) 'patient_2'"):
+        load_table("t.csv", table, orientation="samples_as_columns")
+
+
+def test_boolean_text_and_complex_text_columns():
+    with pytest.raises(InputError, match="column 'flag' holds true/false text.*Encode it as 0/1"):
+        load_table("t.csv", b"a,b,flag\n1,2,TRUE\n3,4,FALSE\n5,6,TRUE\n")
+    with pytest.raises(InputError, match="column 'z' holds complex numbers"):
+        load_table("t.csv", b"a,b,z\n1,2,1+2j\n3,4,3-1j\n5,6,0+1j\n")
+
+
+def test_dates_are_not_measurements():
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": [3.0, 4.0, 5.0],
+                          "when": pd.to_datetime(["2024-01-01", "2024-02-01", "2024-03-01"])})
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer)
+    with pytest.raises(InputError, match="column 'when' holds dates or times"):
+        load_table("t.parquet", buffer.getvalue())
+    kept = load_table("t.parquet", buffer.getvalue(), label_column="when")
+    assert kept.n_features == 2 and len(set(kept.labels)) == 3
+
+
+def test_labels_that_are_not_classes():
+    with pytest.raises(InputError, match="not whole numbers \\(e.g. 0.5\\)"):
+        load_table("t.csv", b"a,b,y\n1,2,0.5\n3,4,1\n5,6,2\n", label_column="y")
+    with pytest.raises(InputError, match="beyond the 64-bit range"):
+        load_table("t.csv", b"a,b,y\n1,2,1e19\n3,4,1\n5,6,2\n", label_column="y")
+
+
+def test_budget_refuses_a_compression_bomb_before_inflating_it():
+    bomb = gzip.compress(b"0," * (8 << 20))  # 16 MB of text in a few kB
+    assert len(bomb) < 100_000
+    with pytest.raises(InputError, match="per-upload budget of 1.0 MB \\(LoadLimits.max_decoded_bytes\\)"):
+        load_table("bomb.csv.gz", bomb, limits=LoadLimits(max_decoded_bytes=1 << 20))
+
+
+def test_unsupported_and_empty():
+    with pytest.raises(InputError, match="unsupported file type .xlsx"):
+        load_table("t.xlsx", b"abc")
+    with pytest.raises(InputError, match="holds an empty table"):
+        load_table("t.csv.gz", gzip.compress(b""))
+
+
+# ---------------------------------------------------------------------------- TIFF stacks
+def test_multi_page_tiff_stack_loads_one_image_per_page():
+    pages = [Image.fromarray(((np.arange(24).reshape(6, 4) * (k + 1)) % 256).astype(np.uint8)) for k in range(5)]
+    buffer = io.BytesIO()
+    pages[0].save(buffer, format="TIFF", save_all=True, append_images=pages[1:])
+    archive = zip_of({"alice/stack.tif": buffer.getvalue(), "bob/stack.tif": buffer.getvalue()})
+    data = load_images([("stacks.zip", archive)])
+    assert data.n_samples == 10 and data.image_shape == (6, 4)
+    assert sorted(set(data.labels)) == ["alice", "bob"] and list(data.labels).count("alice") == 5
+    assert data.sample_names[0] == "alice/stack.tif#1"
+    assert np.allclose(data.X[2], np.asarray(pages[2], dtype=float).ravel() / 255)
+    with pytest.raises(InputError, match="above the limit of 20 pixels"):
+        load_images([("s.tif", buffer.getvalue())], limits=LoadLimits(max_image_pixels=20))

@@ -1,0 +1,143 @@
+"""Metrics against hand-computed cases."""
+
+import numpy as np
+import pytest
+
+from core.errors import InputError
+from core.evaluation.metrics import (accuracy_curve, clustering_accuracy, jaccard_index, kuncheva_index, nmi,
+                          normalized_precision_index, pairwise_accuracy, selection_stability,
+                          stability_curve, test_information)
+
+
+def test_permuted_labelling_scores_one():
+    truth = np.array([0, 0, 1, 1, 2, 2, 2])
+    found = np.array([5, 5, 9, 9, 7, 7, 7])  # same partition, other names
+    assert clustering_accuracy(truth, found) == 1.0
+    assert pairwise_accuracy(truth, found) == 1.0 and pairwise_accuracy(truth, found, balanced=False) == 1.0
+    assert np.isclose(nmi(truth, found), 1.0)
+
+
+def test_hand_computed_values():
+    truth = np.array([0, 0, 0, 1, 1, 1])
+    found = np.array([0, 0, 1, 1, 1, 1])
+    assert np.isclose(clustering_accuracy(truth, found), 5 / 6)
+    # pairs: 15 in all; same-class pairs 6 (3 + 3), of which together: (0,1) and the 3 in class 1 -> 4
+    # different-class pairs 9, of which apart: samples 0,1 vs 3,4,5 -> 6
+    assert np.isclose(pairwise_accuracy(truth, found), 0.5 * 4 / 6 + 0.5 * 6 / 9)
+    assert np.isclose(pairwise_accuracy(truth, found, balanced=False), (4 + 6) / 15)
+    assert np.isclose(clustering_accuracy([0, 1, 0, 1], [0, 0, 0, 0]), 0.5)
+
+
+def test_precision_index_pure_and_random():
+    rng = np.random.default_rng(0)
+    labels = np.repeat(np.arange(4), 30)
+    pure = np.eye(4)[labels] * 10 + rng.normal(0, 0.1, (120, 4))
+    assert np.isclose(normalized_precision_index(pure, labels, range(1, 11)), 1.0)
+    noise = rng.standard_normal((120, 5))
+    scores = [normalized_precision_index(rng.standard_normal((120, 5)), labels) for _ in range(10)]
+    assert abs(np.mean(scores)) < 0.05
+    # tiny example by hand: points on a line, labels a a b b; 1-NN of each shares its label
+    X = np.array([[0.0], [1.0], [10.0], [11.0]])
+    chance = (2 * 1 + 2 * 1) / (4 * 3)
+    assert np.isclose(normalized_precision_index(X, ["a", "a", "b", "b"], [1]), (1 - chance) / (1 - chance))
+    assert np.isclose(normalized_precision_index(X, ["a", "a", "b", "b"], [2]), (0.5 - chance) / (1 - chance))
+
+
+def test_test_information_in_bits():
+    y = np.array([0, 1, 0, 1])
+    perfect = np.array([[1, 0], [0, 1], [1, 0], [0, 1]], dtype=float)
+    assert np.isclose(test_information(y, perfect, [0, 1]), 1.0)
+    chance = np.full((4, 2), 0.5)
+    assert np.isclose(test_information(y, chance, [0, 1]), 0.0)
+    assert test_information(y, perfect[::-1][[1, 0, 3, 2]][::-1], [0, 1]) <= 1.0
+
+
+def test_stability_indices():
+    assert kuncheva_index([1, 2, 3], [1, 2, 3], 10) == 1.0
+    assert np.isclose(kuncheva_index([1, 2], [3, 4], 10), (0 - 4) / (2 * 8))
+    assert jaccard_index([1, 2, 3], [2, 3, 4]) == 0.5
+    rng = np.random.default_rng(0)
+    random = [kuncheva_index(rng.choice(100, 10, replace=False), rng.choice(100, 10, replace=False), 100)
+              for _ in range(400)]
+    assert abs(np.mean(random)) < 0.03
+    X = rng.standard_normal((80, 20))
+    X[:, :3] *= 5  # three features of much larger variance: a variance ranking is stable
+    result = selection_stability(X, None, lambda A, y: np.argsort(-A.var(axis=0)), top_k=3,
+                                 n_bootstrap=10, random_state=0)
+    assert result.kuncheva == 1.0 and np.array_equal(np.flatnonzero(result.frequency == 1), [0, 1, 2])
+    with pytest.raises(InputError, match="top_k"):
+        selection_stability(X, None, lambda A, y: np.arange(20), top_k=0)
+
+
+def test_stability_curve_matches_the_single_size_measure_and_drops_past_the_stable_block():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((60, 30))
+    X[:, :4] *= np.array([8.0, 6.0, 5.0, 4.0])  # a stable top 4; the rest ranked by noise
+    by_variance = lambda A, y: np.argsort(-A.var(axis=0))  # noqa: E731
+    calls = []
+    curve = stability_curve(X, None, by_variance, [2, 4, 10], n_bootstrap=8, random_state=3,
+                            progress=lambda report: calls.append((report.done, report.total)))
+    single = selection_stability(X, None, by_variance, top_k=10, n_bootstrap=8, random_state=3)
+    assert np.isclose(curve["kuncheva"][2], single.kuncheva) and np.isclose(curve["jaccard"][2], single.jaccard)
+    assert curve["kuncheva"][1] == 1.0 and curve["kuncheva"][2] < 0.9
+    assert calls[-1] == (8, 8) and len(calls) == 8
+    with pytest.raises(InputError, match="size"):
+        stability_curve(X, None, by_variance, [30])
+
+
+def test_accuracy_curve_improves_with_relevant_features():
+    from core.data.generators import weston_linear
+    data = weston_linear(300, random_state=0)
+    curve = accuracy_curve(data.X[:200], data.labels[:200], data.X[200:], data.labels[200:],
+                           ranking=np.r_[0:6, 6:202], sizes=[1, 6, 202])
+    assert curve.error[1] < 0.1 and curve.error[1] < curve.error[2]
+    assert curve.information[1] > 0.5 >= curve.information[0] - 0.5
+
+
+def test_selection_curves_reward_the_relevant_features():
+    from core.evaluation.metrics import selection_curves
+    from core.data.generators import weston_linear
+    data = weston_linear(200, random_state=0)
+    curves = selection_curves(data.X, data.labels,
+                              {"relevant first": np.arange(202), "noise first": np.arange(202)[::-1]},
+                              sizes=[3, 6], n_runs=3)
+    assert curves["relevant first"]["size"] == [3, 6]
+    for metric in ("accuracy", "nmi", "precision"):
+        assert curves["relevant first"][metric][0] > curves["noise first"][metric][0]
+    assert curves["relevant first"]["accuracy"][0] > 0.8
+
+
+def test_zscores_match_scipy_and_use_the_reference_statistics():
+    from scipy import stats
+
+    from core.validation import zscores
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(3.0, 2.0, size=(30, 4))
+    expected = stats.zscore(X, axis=0)
+    X[:, 2] = 7.0  # constant: centred, not divided by zero
+    expected[:, 2] = 0.0
+    assert np.allclose(zscores(X), expected)
+    other = rng.normal(size=(5, 4))
+    spread = X.std(axis=0)
+    spread[2] = 1.0
+    assert np.allclose(zscores(other, reference=X), (other - X.mean(axis=0)) / spread)
+
+
+def test_projection_curves_score_extracted_features_as_selection_curves_score_selected_ones():
+    """PCA with every component is a rotation of the standardised data: it groups the samples
+    exactly as all the features do (distances are kept), so both curves agree there."""
+    from core.evaluation.metrics import projection_curves, selection_curves
+
+    rng = np.random.default_rng(0)
+    labels = np.repeat([0, 1, 2], 20)
+    X = rng.standard_normal((60, 6)) + labels[:, None] * [2, 0, 0, 1, 0, 0]
+    extracted = projection_curves(X, labels, {"PCA": "pca"}, [1, 2, 6, 10], n_runs=3)["PCA"]
+    selected = selection_curves(X, labels, {"all": np.arange(6)}, [6], n_runs=3)["all"]
+    assert extracted["size"] == [1, 2, 6]  # no more dimensions than features
+    assert extracted["precision"][-1] == pytest.approx(selected["precision"][0], abs=1e-12)
+    assert extracted["accuracy"][-1] == pytest.approx(selected["accuracy"][0], abs=1e-12)
+    with pytest.raises(InputError, match="CPCA needs side data"):
+        projection_curves(X, labels, {"CPCA": "cpca"}, [2])
+    with pytest.raises(InputError, match="Unknown projection 'ica'"):
+        projection_curves(X, labels, {"ICA": "ica"}, [2])

@@ -1,0 +1,403 @@
+"""Sparse, chunked (Dask) and distributed data: the same results as the dense path, bounded
+passes, and clear messages for what cannot work."""
+
+import json
+import socket
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from scipy import linalg, sparse
+
+from conftest import ROOT, as_backend
+from core.matrix import normalised
+from core.selection.baselines import score_features
+from core.errors import InputError
+from core.matrix import data_matrix
+from core.matrix.kinds import as_chunked_array, connect_scheduler
+from core.matrix.moments import class_moments, column_moments
+from core.matrix.normalised import leading_sample_vectors, preprocess_features
+from core.selection.qalpha import q_alpha
+from core.data.stores import open_store
+from core.data.generators import weston_linear
+
+da = pytest.importorskip("dask.array")
+
+
+def sparse_counts(n_samples=300, n_features=120, density=0.08, random_state=0):
+    """Count-like sparse data with planted groups: two groups of samples that express their own
+    marker features (0-5 and 6-11) at higher rates."""
+    rng = np.random.default_rng(random_state)
+    X = sparse.random(n_samples, n_features, density=density, random_state=rng,
+                      data_rvs=lambda size: rng.poisson(3, size) + 1.0).toarray()
+    groups = rng.integers(0, 2, n_samples)
+    for group, markers in ((0, range(0, 6)), (1, range(6, 12))):
+        rows = np.flatnonzero(groups == group)
+        X[np.ix_(rows, list(markers))] += rng.poisson(6, (rows.size, 6))
+    X[:, n_features // 2] = 0.0  # a feature that is never expressed
+    return X, groups
+
+
+# ------------------------------------------------------------------ statistics
+@pytest.mark.parametrize("name", ["numpy", "sparse", "dask", "dask-sparse"])
+def test_column_moments_equal_numpy(name):
+    X, groups = sparse_counts()
+    X[:, 3] -= 100.0  # negative values and a large offset: no cancellation
+    moments = column_moments(as_backend(X, name))
+    assert moments.count == X.shape[0]
+    assert np.array_equal(moments.maximum, X.max(axis=0)) and np.array_equal(moments.minimum, X.min(axis=0))
+    assert np.allclose(moments.mean, X.mean(axis=0), rtol=1e-13, atol=1e-13)
+    assert np.allclose(moments.centred, ((X - X.mean(axis=0)) ** 2).sum(axis=0), rtol=1e-12, atol=1e-10)
+    per_class = class_moments(as_backend(X, name), groups, 2)
+    for c in range(2):
+        assert per_class[c].count == (groups == c).sum()
+        assert np.allclose(per_class[c].variance, X[groups == c].var(axis=0), rtol=1e-12, atol=1e-12)
+
+
+def test_repeated_sparse_entries_count_as_their_sum():
+    X = sparse.csr_matrix((np.array([2.0, 3.0, -1.0, 4.0]), np.array([0, 0, 1, 1]), np.array([0, 2, 4])), shape=(2, 2))
+    assert not X.has_canonical_format
+    moments = column_moments(X)
+    assert np.array_equal(moments.maximum, [5.0, 3.0]) and np.array_equal(moments.minimum, [0.0, 0.0])
+    assert X.nnz == 4  # the caller's matrix is not changed
+
+
+def test_sparse_moments_with_empty_rows():
+    """Rows without stored values (a cell with no counts) make a row block without entries: its
+    moments were integer and the pass failed when the first row was empty."""
+    X = np.zeros((6, 4))
+    X[2:, :] = np.arange(16.0).reshape(4, 4) + 1
+    moments = column_moments(sparse.csr_matrix(X))
+    assert np.allclose(moments.centred, ((X - X.mean(axis=0)) ** 2).sum(axis=0))
+    assert np.allclose(data_matrix(sparse.csr_matrix(X)).moments().variance, X.var(axis=0))
+
+
+def test_block_slices_cover_the_block(monkeypatch):
+    import core.matrix.kinds as largedata
+
+    X, _ = sparse_counts(300, 120)
+    monkeypatch.setattr(largedata, "SLICE_BYTES", 8 * 120 * 7)  # slices of 7 rows
+    features = data_matrix(da.from_array(X, chunks=(100, 50))).normalised()
+    reference = data_matrix(X).normalised()
+    W = np.random.default_rng(0).standard_normal((features.n_kept, 2))
+    for mine, theirs in zip(features.fused(W), reference.fused(W)):
+        assert np.allclose(mine, theirs, atol=1e-12)
+
+
+def test_sparse_moments_use_row_blocks(monkeypatch):
+    import core.matrix.kinds as largedata
+
+    X, _ = sparse_counts()
+    monkeypatch.setattr(largedata, "SPARSE_BLOCK_ENTRIES", 97)  # many blocks, some rows split oddly
+    moments = column_moments(sparse.csr_matrix(X))
+    assert np.allclose(moments.centred, ((X - X.mean(axis=0)) ** 2).sum(axis=0), rtol=1e-12, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", ["sparse", "dask", "dask-sparse"])
+def test_implicit_products_equal_the_normalised_matrix(name):
+    X, _ = sparse_counts()
+    Mt, kept, mean, scale = preprocess_features(X)
+    features = data_matrix(as_backend(X, name)).normalised()
+    assert np.array_equal(features.kept, kept) and X.shape[1] // 2 not in features.kept
+    assert np.allclose(features.mean, mean) and np.allclose(features.scale, scale)
+    rng = np.random.default_rng(1)
+    W, T0 = rng.standard_normal((kept.size, 3)), rng.standard_normal((X.shape[0], 2))
+    T, U = features.fused(W)
+    assert np.allclose(T, Mt @ W, atol=1e-12) and np.allclose(U, T.T @ Mt, atol=1e-12)
+    assert np.allclose(features.times(W), Mt @ W, atol=1e-12)
+    assert np.allclose(features.transposed_times(T0), T0.T @ Mt, atol=1e-12)
+    weights = rng.random(kept.size)
+    assert np.allclose(features.weighted_gram(weights), Mt @ np.diag(weights) @ Mt.T, atol=1e-12)
+    assert np.allclose(features.gram(), Mt.T @ Mt, atol=1e-12)
+    assert np.allclose(features.rows([4, 0, 9]), Mt[[4, 0, 9]], atol=1e-12)
+
+
+@pytest.mark.parametrize("signs", ["positive", "mixed"])
+def test_subspace_iteration_beyond_the_gram_limit(monkeypatch, signs):
+    """Above GRAM_LIMIT samples the leading eigenvectors of Mt diag(w) Mt^T come from products."""
+    X, _ = sparse_counts(400, 60)
+    features = data_matrix(sparse.csr_matrix(X)).normalised()
+    weights = np.random.default_rng(2).random(features.n_kept) + (0.0 if signs == "positive" else -0.3)
+    Mt, _, _, _ = preprocess_features(X)
+    values, vectors = linalg.eigh(Mt @ np.diag(weights) @ Mt.T)
+    reference = vectors[:, np.argsort(-np.abs(values))[:3]]
+    monkeypatch.setattr(normalised, "GRAM_LIMIT", 100)
+    found = leading_sample_vectors(features, weights, 3, random_state=0)
+    # the same subspace: singular values of the overlap are 1
+    assert np.allclose(linalg.svdvals(reference.T @ found), 1.0, atol=1e-6)
+
+
+# ------------------------------------------------------------------ Q-alpha: the same results
+@pytest.mark.parametrize("solver", ["power", "lanczos", "dense"])
+def test_q_alpha_equals_numpy_path(backend, solver):
+    data = weston_linear(150, random_state=4)
+    reference = q_alpha(data.X, 2, solver=solver)
+    result = q_alpha(backend(data.X), 2, solver=solver)
+    assert result.n_iter == reference.n_iter and result.converged == reference.converged
+    assert np.allclose(result.alpha, reference.alpha, atol=1e-8)
+    assert np.allclose(result.history, reference.history, rtol=1e-8)
+    assert np.allclose(np.abs(result.Q.T @ reference.Q), np.eye(2), atol=1e-8)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_q_alpha_side_data_pairs_and_labels_equal_numpy_path(backend):
+    """Each kind of side information gives the NumPy path's iterates. Side data and labels run the
+    solver large data get (power steps); pairs make the operator indefinite, so Lanczos, whose
+    every product is a pass over chunked data: its first 30 iterations are compared (the whole
+    run took 49 s of the suite's time on Dask, for the same check)."""
+    X, groups = sparse_counts(240, 80, random_state=3)
+    side, _ = sparse_counts(90, 80, random_state=5)
+    pairs = np.array([[0, 1], [2, 5], [7, 30], [11, 12]])
+    runs = [dict(side=side, lam=0.5, solver="power"), dict(pairs=pairs, lam=0.1, solver="lanczos", max_iter=30),
+            dict(labels=groups, k=None, solver="power")]
+    for options in runs:
+        reference = q_alpha(X, options.pop("k", 2), **options)
+        if "side" in options:
+            options["side"] = backend(side)  # the side data may be large too
+        result = q_alpha(backend(X), reference.k if "labels" not in options else None, **options)
+        assert result.n_iter == reference.n_iter and result.converged == reference.converged, options.keys()
+        assert np.allclose(result.alpha, reference.alpha, atol=1e-8), options.keys()
+        assert np.allclose(result.history, reference.history, rtol=1e-8)
+
+
+def test_auto_solver_is_one_pass_per_iteration_on_large_data():
+    data = weston_linear(100, random_state=0)
+    assert q_alpha(data.X, 2).solver == "lanczos"
+    for name in ("sparse", "dask"):
+        assert q_alpha(as_backend(data.X, name), 2).solver == "power"
+
+
+def test_sparse_input_is_not_densified_or_copied():
+    """The statistics and a fused pass over a 2,000 x 5,000 CSR matrix (80 MB as dense float64,
+    1.2 MB stored) allocate a small fraction of the dense matrix, and the matrix is not copied."""
+    import tracemalloc
+
+    matrix = sparse.random(2_000, 5_000, density=0.01, format="csr", random_state=0)
+    W = np.random.default_rng(0).standard_normal((5_000, 3))
+    tracemalloc.start()
+    try:
+        features = data_matrix(matrix).normalised()
+        T, U = features.fused(W[:features.n_kept])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert features.X is matrix  # float64 CSR is used as it is
+    assert T.shape == (2_000, 3) and U.shape == (3, features.n_kept)
+    assert peak < 8 * 2_000 * 5_000 / 10
+
+
+def test_stop_is_honoured_on_chunked_data():
+    data = weston_linear(100, random_state=0)
+    result = q_alpha(as_backend(data.X, "dask"), 2, progress=lambda report: report.done < 3)
+    assert result.stopped and result.n_iter == 3 and not result.converged
+
+
+# ------------------------------------------------------------------ one-pass filters
+@pytest.mark.parametrize("method", ["variance", "fisher", "pearson"])
+def test_one_pass_scores_equal_numpy(backend, method):
+    X, groups = sparse_counts()
+    y = None if method == "variance" else np.where(groups == 1, "b", "a")
+    dense = score_features(method, X, y)
+    large = score_features(method, backend(X), y)
+    assert np.allclose(large.scores, dense.scores, rtol=1e-10, atol=1e-12)
+    assert set(large.ranking[:6]) == set(dense.ranking[:6])
+
+
+def test_one_pass_scores_find_marker_genes():
+    X, groups = sparse_counts(600, 200)
+    for method in ("fisher", "pearson"):
+        scores = score_features(method, as_backend(X, "dask-sparse"), groups)
+        assert set(scores.ranking[:12]) == set(range(12))
+
+
+def test_filters_that_need_dense_data_say_so():
+    X, groups = sparse_counts()
+    with pytest.raises(InputError, match="needs the data as a dense in-memory array.*variance, pearson, fisher"):
+        score_features("relieff", sparse.csr_matrix(X), groups)
+
+
+# ------------------------------------------------------------------ distributed
+def test_q_alpha_on_a_local_cluster_of_two_processes():
+    from distributed import Client, LocalCluster, get_task_stream
+
+    data = weston_linear(120, random_state=2)
+    reference = q_alpha(data.X, 2, solver="power")
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        assert len(client.scheduler_info()["workers"]) == 2
+        with get_task_stream(client) as stream:
+            result = q_alpha(as_backend(data.X, "dask-sparse"), 2, solver="power")
+    assert np.allclose(result.alpha, reference.alpha, atol=1e-8)
+    assert result.n_iter == reference.n_iter
+    # the passes ran as tasks on both worker processes
+    names = [task["key"] if isinstance(task["key"], str) else task["key"][0] for task in stream.data]
+    products = [task for task, name in zip(stream.data, names) if name.startswith("_block_products")]
+    assert len(products) >= result.n_iter and len({task["worker"] for task in products}) == 2
+
+
+def test_unreachable_scheduler_fails_within_ten_seconds():
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    start = time.perf_counter()
+    with pytest.raises(InputError, match=f"Could not reach a Dask scheduler at tcp://127.0.0.1:{port}"):
+        connect_scheduler(f"tcp://127.0.0.1:{port}", timeout=3)
+    assert time.perf_counter() - start < 10
+
+
+# ------------------------------------------------------------------ bad input
+def test_sparse_matrix_with_explicit_nan_is_refused():
+    X, _ = sparse_counts()
+    matrix = sparse.csr_matrix(X)
+    matrix.data[17] = np.nan
+    row = int(np.searchsorted(matrix.indptr, 17, side="right") - 1)
+    with pytest.raises(InputError, match=rf"sparse matrix with 1 NaN or infinite stored value\(s\) \(the first at "
+                                         rf"sample {row}, feature {matrix.indices[17]}\)"):
+        q_alpha(matrix, 2)
+    with pytest.raises(InputError, match="NaN or infinite"):
+        score_features("variance", matrix)
+
+
+def test_chunked_nan_is_refused():
+    X, _ = sparse_counts()
+    X[5, 7] = np.nan
+    with pytest.raises(InputError, match=r"NaN or infinite values \(1 feature\(s\), the first: feature 7\)"):
+        q_alpha(as_backend(X, "dask"), 2)
+
+
+def test_chunks_beyond_the_memory_limit_are_refused():
+    X = da.zeros((10_000, 2_000), chunks=(5_000, 500))
+    with pytest.raises(InputError, match=r"row chunks of up to 5,000 samples.*more than the memory limit of 50.0 MB.*"
+                                         r"Rechunk along the samples to at most 1,638 rows"):
+        as_chunked_array(X, memory_limit=50 << 20, workers=1)
+    with pytest.raises(InputError, match="more than the memory limit"):
+        q_alpha(X, 2, memory_limit=50 << 20)
+    blocks = as_chunked_array(X, memory_limit=1 << 30, workers=1)
+    # whole rows per block, its stored column chunks side by side (not copied into one)
+    assert len(blocks.blocks()) == 2 and [len(row) for row in blocks.blocks()] == [4, 4]
+    small = as_chunked_array(da.zeros((10_000, 100), chunks=(100, 50)), memory_limit=1 << 30, workers=1)
+    assert small.array.chunks[0] == (10_000,)  # tiny row chunks merged into one task
+
+
+def test_sparse_chunks_are_not_held_to_the_dense_memory_limit():
+    """A pass never densifies sparse chunks: 200 x 20,000 CSR chunks (32 MB as dense float64) pass
+    a 10 MB limit that the same chunks as dense arrays do not."""
+    matrix = sparse.random(400, 20_000, density=0.001, format="csr", random_state=0)
+    chunked = da.from_array(matrix, chunks=(200, -1), asarray=False)
+    blocks = as_chunked_array(chunked, memory_limit=10 << 20, workers=1)
+    assert blocks.array.chunks == chunked.chunks
+    with pytest.raises(InputError, match="more than the memory limit"):
+        as_chunked_array(da.from_array(matrix.toarray(), chunks=(200, -1)), memory_limit=10 << 20, workers=1)
+    moments = column_moments(chunked, memory_limit=10 << 20)
+    assert np.allclose(moments.mean, np.asarray(matrix.mean(axis=0)).ravel())
+
+
+def test_gap_criterion_and_float32_copies_need_dense_data():
+    matrix = sparse.csr_matrix(weston_linear(50, random_state=0).X)
+    with pytest.raises(InputError, match="gap criterion.*dense in-memory data only"):
+        q_alpha(matrix, 2, criterion="gap")
+    with pytest.raises(InputError, match="Leave dtype out"):
+        q_alpha(matrix, 2, dtype=np.float32)
+
+
+# ------------------------------------------------------------------ stores and the command line
+def test_dense_subset_takes_the_top_variance_features_within_the_budget(tmp_path):
+    from core.limits import LoadLimits
+    from core.data.stores import dense_subset
+
+    X, _ = sparse_counts(200, 60)
+    np.save(tmp_path / "cells.npy", X)
+    stored = open_store(tmp_path / "cells.npy")
+    subset = dense_subset(stored, 10, 150, random_state=1)
+    expected = np.sort(np.argsort(-X.var(axis=0), kind="stable")[:10])
+    assert np.array_equal(subset.meta["subset_columns"], expected)
+    rows = subset.meta["subset_rows"]
+    assert rows.size == 150 and np.all(np.diff(rows) > 0)
+    assert np.array_equal(subset.X, X[np.ix_(rows, expected)])
+    with pytest.raises(InputError, match=r"A subset of 150 samples x 10 features would need 11.7 kB.*per-upload budget"):
+        dense_subset(stored, 10, 150, limits=LoadLimits(max_decoded_bytes=10_000))
+
+
+def test_missing_zarr_path_is_refused(tmp_path):
+    with pytest.raises(InputError, match=r"does not exist\. Give the path of an \.h5ad file, a \.zarr folder"):
+        open_store(tmp_path / "cells.zarr")
+
+
+def test_stores_open_lazily_and_agree(tmp_path):
+    import anndata
+    import pandas as pd
+    import zarr
+
+    X, groups = sparse_counts(200, 60)
+    reference = q_alpha(X, 2, solver="power")
+    adata = anndata.AnnData(sparse.csr_matrix(X), obs=pd.DataFrame({"group": [f"g{g}" for g in groups]},
+                                                                    index=[f"cell{i}" for i in range(len(groups))]))
+    adata.var_names = [f"gene{j}" for j in range(60)]
+    adata.write_h5ad(tmp_path / "cells.h5ad")
+    zarr.create_array(str(tmp_path / "cells.zarr"), data=X.astype(np.float32), chunks=(64, 20))
+    np.save(tmp_path / "cells.npy", X)
+    for name in ("cells.h5ad", "cells.zarr", "cells.npy"):
+        stored = open_store(tmp_path / name)
+        try:
+            assert stored.shape == X.shape and hasattr(stored.X, "dask")
+            expected = X.astype(np.float32) if name.endswith("zarr") else X
+            result = q_alpha(stored.X, 2, solver="power")
+            assert np.allclose(result.alpha, q_alpha(expected, 2, solver="power").alpha, atol=1e-8), name
+        finally:
+            stored.close()
+    stored = open_store(tmp_path / "cells.h5ad")
+    assert stored.is_sparse and stored.stored_values == sparse.csr_matrix(X).nnz
+    assert stored.feature_names[:2] == ("gene0", "gene1") and list(stored.labels("group")[:3]) == [
+        f"g{g}" for g in groups[:3]]
+    stored.close()
+    assert np.allclose(reference.alpha, q_alpha(X, 2, solver="power").alpha)
+
+
+def test_command_line_writes_ranking_and_parameters(tmp_path):
+    import anndata
+    import pandas as pd
+
+    X, groups = sparse_counts(200, 60)
+    adata = anndata.AnnData(sparse.csr_matrix(X), obs=pd.DataFrame({"group": [f"g{g}" for g in groups]},
+                                                                    index=[f"cell{i}" for i in range(len(groups))]))
+    adata.write_h5ad(tmp_path / "cells.h5ad")
+    output = tmp_path / "weights.csv"
+    done = subprocess.run([sys.executable, "-m", "core", "qalpha", str(tmp_path / "cells.h5ad"), "--k", "2",
+                           "--output", str(output)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "iteration    1  objective" in done.stderr and "converged after" in done.stderr
+    ranking = pd.read_csv(output)
+    record = json.loads(output.with_suffix(".json").read_text())
+    expected = q_alpha(X, 2, solver="power", random_state=0)
+    assert record["n_iter"] == expected.n_iter and record["converged"] and record["k"] == 2
+    assert np.allclose(ranking.sort_values("feature").weight, expected.alpha, atol=1e-8)
+    assert list(ranking.feature[:5]) == list(expected.ranking[:5])
+    # a CSV table (read whole) with its label column
+    table = pd.DataFrame(X, columns=[f"g{j}" for j in range(X.shape[1])]).assign(group=groups)
+    table.to_csv(tmp_path / "cells.csv", index=False)
+    done = subprocess.run([sys.executable, "-m", "core", "pearson", str(tmp_path / "cells.csv"), "--labels",
+                           "group", "--output", str(tmp_path / "pearson.csv"), "--quiet"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    ranked = pd.read_csv(tmp_path / "pearson.csv")
+    assert set(ranked.feature[:12]) == set(range(12)) and ranked.name[0].startswith("g")
+    done = subprocess.run([sys.executable, "-m", "core", "fisher", str(tmp_path / "cells.h5ad"), "--labels",
+                           "group", "--output", str(tmp_path / "fisher.csv")], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert set(pd.read_csv(tmp_path / "fisher.csv").feature[:12]) == set(range(12))
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["qalpha", "missing.zarr", "--k", "2"], "missing.zarr does not exist"),
+    (["variance", "cells.npy", "--memory-limit", "lots"], "Memory sizes look like 3GB"),
+    (["fisher", "cells.npy", "--labels", "group"], "has no per-sample column 'group'"),
+    (["variance", "cells.npy", "--scheduler", "tcp://127.0.0.1:9"], "Could not reach a Dask scheduler"),
+])
+def test_command_line_bad_input(tmp_path, arguments, message):
+    np.save(tmp_path / "cells.npy", sparse_counts(50, 20)[0])
+    done = subprocess.run([sys.executable, "-m", "core", *arguments], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr

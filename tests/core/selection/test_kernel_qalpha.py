@@ -1,0 +1,142 @@
+"""Kernel Q-alpha: Definition 2 of 000 checked against linear Q-alpha and against its own formulas."""
+
+import numpy as np
+import pytest
+
+from core.data.bundled import load_dataset
+from core.errors import InputError
+from core.selection.kernel_qalpha import kernel_matrix, kernel_memory_bytes, kernel_q_alpha
+from core.selection.qalpha import preprocess_features, q_alpha
+from core.data.generators import weston_linear
+
+
+def cosine(a, b):
+    return float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_linear_kernel_reproduces_q_alpha_on_weston(seed):
+    data = weston_linear(200, random_state=seed)
+    assert cosine(kernel_q_alpha(data.X, 2).alpha, q_alpha(data.X, 2).alpha) >= 0.999
+
+
+def test_linear_kernel_reproduces_q_alpha_on_faces():
+    faces = load_dataset("warpAR10P")
+    pixels = faces.images()[:, ::2, ::2].reshape(faces.n_samples, -1)  # 600 pixels, 30 x 20
+    assert cosine(kernel_q_alpha(pixels, 5).alpha, q_alpha(pixels, 5).alpha) >= 0.999
+
+
+def test_definition_2_quantities():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((25, 8))
+    result = kernel_q_alpha(X, 2, "poly", degree=3, coef0=0.5, max_iter=3, tol=1e-14)
+    Mt, _, _, _ = preprocess_features(X)
+    V = kernel_matrix(Mt, "poly", 3, 0.5)
+    M = Mt.T
+    assert np.allclose(V, (M @ M.T + 0.5) ** 3)
+    E = result.Q
+    assert np.allclose(E.T @ V @ E, np.eye(2), atol=1e-8)  # Q = Phi^T E is orthonormal
+    # G_ij = k(m_i, m_j) v_i^T E E^T v_j, by loops
+    G = np.array([[V[i, j] * (V[:, i] @ E @ E.T @ V[:, j]) for j in range(8)] for i in range(8)])
+    assert np.allclose(G, V * (V @ E @ E.T @ V))
+
+
+def test_positive_and_sparse_on_weston_with_poly_and_rbf():
+    for seed in range(3):
+        data = weston_linear(200, random_state=seed)
+        for kernel, options in (("poly", dict(degree=2)), ("poly", dict(degree=3)), ("rbf", dict(gamma=5.0))):
+            result = kernel_q_alpha(data.X, 2, kernel, **options)
+            alpha = result.alpha
+            assert result.converged
+            assert alpha.min() >= -1e-6 * alpha.max()
+            assert set(result.top(2)) <= {0, 1, 2} and result.n_selected <= 6
+            ordered = np.sort(alpha)[::-1]
+            assert ordered[1] > 50 * ordered[6]  # a sharp break after the relevant features
+
+
+def test_what_the_kernel_adds_few_strong_over_many_weak():
+    """Linear Q-alpha prefers 40 weakly coupled features (correlation 0.3) to 3 strongly coupled
+    ones (0.9); the RBF kernel reshapes the affinities and picks the strong group."""
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        weak = 0.7 * rng.standard_normal(300)[:, None] + rng.standard_normal((300, 40))
+        strong = 0.95 * rng.standard_normal(300)[:, None] + 0.3 * rng.standard_normal((300, 3))
+        X = np.hstack([weak, strong, rng.standard_normal((300, 20))])
+        linear = kernel_q_alpha(X, 1).alpha
+        rbf = kernel_q_alpha(X, 1, "rbf", gamma=5.0).alpha
+        assert (linear[:40] ** 2).sum() > 0.9
+        assert (rbf[40:43] ** 2).sum() > 0.9
+
+
+def test_exactly_decorrelated_features_no_dot_product_kernel_can_single_out_a_group():
+    """[SW04] Sec. 2: with M M^T diagonal, linear Q-alpha's G is diagonal and one feature is chosen.
+    Here x1, x2 and x1*x2 (a third-order dependence) plus 16 other Walsh functions of a full 2^7
+    factorial design: every feature is exactly orthogonal to every other. Dot-product and RBF
+    kernels then give V = a I + b 1 1^T, which treats all features alike: kernel Q-alpha returns
+    equal weights, and the relevant triple is not found. (Documented in core.selection.kernel_qalpha.)"""
+    levels = np.array(np.meshgrid(*[[-1.0, 1.0]] * 7, indexing="ij")).reshape(7, -1).T  # 128 x 7
+    relevant = [levels[:, 0], levels[:, 1], levels[:, 0] * levels[:, 1]]
+    others = [np.prod(levels[:, list(subset)], axis=1)
+              for subset in [(i,) for i in range(2, 7)] + [(i, j, l) for i in range(2, 7)
+                                                          for j in range(i + 1, 7) for l in range(j + 1, 7)]
+              + [(2, 3, 4, 5, 6)]]
+    X = np.column_stack(relevant + others)
+    assert X.shape == (128, 19)
+    assert np.allclose(X.T @ X, 128 * np.eye(19))  # decorrelated
+    linear = q_alpha(X, 1).alpha
+    assert np.sum(linear > 1e-6) == 1  # G diagonal: a single feature
+    for kernel, options in (("poly", dict(degree=3, coef0=1.0)), ("rbf", dict(gamma=5.0))):
+        alpha = kernel_q_alpha(X, 1, kernel, **options).alpha
+        assert np.allclose(alpha, alpha.mean(), rtol=1e-6)
+
+
+def test_memory_guard_and_bad_input():
+    X = np.random.default_rng(0).standard_normal((20, 30))
+    with pytest.raises(InputError, match="needs about .* GB .* more than the limit"):
+        kernel_q_alpha(X, 2, memory_limit=kernel_memory_bytes(30) - 1)
+    with pytest.raises(InputError, match="degree must be an integer of at least 1"):
+        kernel_q_alpha(X, 2, "poly", degree=0)
+    with pytest.raises(InputError, match="gamma must be greater than 0"):
+        kernel_q_alpha(X, 2, "rbf", gamma=0.0)
+    with pytest.raises(InputError, match="not symmetric"):
+        kernel_q_alpha(X, 2, lambda A, B: np.triu(A @ B.T) + 1.0)
+    with pytest.raises(InputError, match="must return a 30 x 30 matrix"):
+        kernel_q_alpha(X, 2, lambda A, B: np.ones((3, 3)))
+    with pytest.raises(InputError, match="kernel must be one of"):
+        kernel_q_alpha(X, 2, "sigmoid")
+    with pytest.raises(InputError, match="1 <= k < n_samples"):
+        kernel_q_alpha(X, 20)
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(InputError, match="NaN or infinite"):
+        kernel_q_alpha(bad, 2)
+
+
+def test_side_information_and_callable_kernel():
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((40, 12))
+    side = rng.standard_normal((15, 12))
+    linear_si = kernel_q_alpha(X, 2, side=side, lam=0.1)
+    assert cosine(linear_si.alpha, q_alpha(X, 2, side=side, lam=0.1).alpha) >= 0.999
+    custom = kernel_q_alpha(X, 2, lambda A, B: (A @ B.T) ** 2)
+    assert cosine(custom.alpha, kernel_q_alpha(X, 2, "poly", degree=2, coef0=0.0).alpha) >= 0.999999
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(k=0), "k \\(the number of clusters\\) must be an integer with 1 <= k < n_samples = 30"),
+    (dict(k=30), "k \\(the number of clusters\\) must be an integer with 1 <= k < n_samples = 30"),
+    (dict(lam=-1.0), "lam"), (dict(lam=1e13), "lam"),
+    (dict(init="spectral"), "init must be 'uniform' or 'random'"),
+    (dict(n_init=0), "n_init must be a positive integer"), (dict(max_iter=0), "max_iter must be a positive integer")])
+def test_q_alpha_and_kernel_q_alpha_check_their_common_parameters_alike(bad, message):
+    """One set of checks for the parameters both algorithms take (core.selection._spectral: check_clusters, check_settings): the same
+    input is refused by both with the same words."""
+    import inspect
+
+    X = np.random.default_rng(0).standard_normal((30, 12))
+    parameters = dict(k=2, lam=0.0, init="uniform", n_init=1, max_iter=50) | bad
+    for algorithm in (q_alpha, kernel_q_alpha):
+        with pytest.raises(InputError, match=message):
+            algorithm(X, parameters["k"],
+                      **{name: value for name, value in parameters.items() if name != "k"})
+    assert "_side_diagonal" not in inspect.signature(q_alpha).parameters  # topographic_map's own affair

@@ -1,0 +1,165 @@
+"""SDR and SDR-SI (Globerson & Tishby 2003; Globerson, Chechik & Tishby 2003) against their own
+defining equations: the maximum-entropy fit reproduces the measurements and the marginals, the
+Pythagorean identity gives the information in the measurements, an exact log-bilinear table is
+recovered, the result is a local maximum of (3), and side data turn the reduction away from the
+structure they share with the main data."""
+
+import numpy as np
+import pytest
+from scipy import special
+
+from core import InputError
+from core.selection.baselines import make_projection
+from core.selection.sdr import _maximum_entropy_fit, _Table, conditional_table, mutual_information, sdr_si
+
+
+def _model(phi, psi, b):
+    return special.softmax(psi @ phi.T + b, axis=1)
+
+
+def _information_in_measurements(phi, X):
+    table = _Table(X, "X")
+    return table.information - _maximum_entropy_fit(phi, table)[0]
+
+
+def test_the__maximum_entropy_fit_matches_the_measurements_and_the_marginals():
+    rng = np.random.default_rng(0)
+    X = rng.random((12, 30)) ** 3
+    phi = rng.standard_normal((30, 3))
+    table = _Table(X, "X")
+    kl, psi, b, converged = _maximum_entropy_fit(phi, table)
+    assert converged
+    weights, conditional = conditional_table(X)
+    fitted = _model(phi, psi, b)
+    # the constraints of the maximum-entropy problem: every sample's measurement <phi>, and P(j)
+    assert np.allclose(fitted @ phi, conditional @ phi, atol=1e-7)
+    assert np.allclose(weights @ fitted, weights @ conditional, atol=1e-9)
+    # Pythagoras: I[P] - I[p~] = KL[P || p~] for the I-projection
+    assert mutual_information(weights, conditional) - mutual_information(weights, fitted) == pytest.approx(kl, abs=1e-9)
+    direct = float(weights @ special.xlogy(conditional, conditional / fitted).sum(axis=1))
+    assert kl == pytest.approx(direct, abs=1e-12)
+
+
+def test_an_exact_log_bilinear_table_is_recovered_in_its_dimension_and_not_below():
+    rng = np.random.default_rng(1)
+    phi, psi, b = rng.standard_normal((25, 2)), rng.standard_normal((40, 2)), rng.standard_normal(25)
+    X = _model(phi, psi, b) * rng.uniform(1, 5, size=(40, 1))  # row totals are the sample weights
+    exact = sdr_si(X, n_components=2, tol=1e-10, max_iter=2000)
+    assert exact.converged
+    assert exact.relevant_information == pytest.approx(exact.main_information, rel=1e-6)
+    assert _information_in_measurements(phi, X) == pytest.approx(exact.main_information, rel=1e-6)
+    one = sdr_si(X, n_components=1, tol=1e-10, max_iter=2000)
+    assert one.relevant_information < 0.99 * exact.main_information
+
+
+def test_the_information_in_the_measurements_grows_with_d_and_never_exceeds_the_table():
+    rng = np.random.default_rng(2)
+    X = rng.random((20, 15)) ** 4
+    values = [sdr_si(X, n_components=d, tol=1e-9).relevant_information for d in (1, 2, 4)]
+    assert 0 < values[0] <= values[1] + 1e-9 <= values[2] + 2e-9
+    assert values[2] <= _Table(X, "X").information + 1e-12
+
+
+def test_sdr_si_ends_at_a_local_maximum_of_its_objective_and_the_objective_ignores_the_gauge():
+    rng = np.random.default_rng(3)
+    X, side = rng.random((15, 20)) ** 3, rng.random((8, 20)) ** 3
+    result = sdr_si(X, side, n_components=2, gamma=0.7, tol=1e-10, max_iter=3000)
+    assert result.converged and not result.stopped
+    assert np.all(np.diff(result.history) > -1e-9)  # L-BFGS on -L: L never falls
+
+    def objective(phi):
+        return _information_in_measurements(phi, X) - 0.7 * _information_in_measurements(phi, side)
+
+    phi = result.feature_directions
+    at_end = objective(phi)
+    assert at_end == pytest.approx(result.objective, abs=1e-8)
+    assert result.relevant_information - 0.7 * result.irrelevant_information == pytest.approx(result.objective)
+    scale = np.abs(phi).max()
+    for _ in range(6):
+        assert objective(phi + 1e-3 * scale * rng.standard_normal(phi.shape)) <= at_end + 1e-9
+    # (1) depends on phi only through its span: phi M with M invertible gives the same information
+    assert objective(phi @ np.array([[2.0, 1.0], [0.5, -1.0]])) == pytest.approx(at_end, abs=1e-8)
+
+
+def _faces_with_lighting(n, rng, with_identity=True):
+    """40 'pixels': identity moves mass between pixels 0-9 and 10-19 (weakly), lighting between
+    20-29 and 30-39 (strongly); side samples have lighting only."""
+    identity = rng.choice([-1.0, 1.0], n) if with_identity else np.zeros(n)
+    lighting = rng.standard_normal(n)
+    X = np.ones((n, 40))
+    X[:, 0:10] *= np.exp(0.3 * identity)[:, None]
+    X[:, 10:20] *= np.exp(-0.3 * identity)[:, None]
+    X[:, 20:30] *= np.exp(0.8 * lighting)[:, None]
+    X[:, 30:40] *= np.exp(-0.8 * lighting)[:, None]
+    return X * np.exp(0.05 * rng.standard_normal(X.shape)), identity, lighting
+
+
+def test_side_data_turn_the_reduction_from_the_shared_structure_to_the_relevant_one():
+    rng = np.random.default_rng(4)
+    X, identity, lighting = _faces_with_lighting(80, rng)
+    side, _, _ = _faces_with_lighting(40, rng, with_identity=False)
+    test, test_identity, test_lighting = _faces_with_lighting(60, rng)
+
+    def correlations(result):
+        coordinate = result.transform(test)[:, 0]
+        return abs(np.corrcoef(coordinate, test_identity)[0, 1]), abs(np.corrcoef(coordinate, test_lighting)[0, 1])
+
+    plain = sdr_si(X, n_components=1)
+    with_side = sdr_si(X, side, n_components=1, gamma=2.0)
+    assert plain.converged and with_side.converged
+    plain_identity, plain_lighting = correlations(plain)
+    side_identity, side_lighting = correlations(with_side)
+    assert plain_lighting > 0.9 and plain_identity < 0.3  # SDR keeps the strongest structure
+    assert side_identity > 0.95 and side_lighting < 0.25  # SDR-SI the structure the side data lack
+    assert with_side.irrelevant_information < 0.01 * plain.relevant_information
+    # gamma trades the two informations: the side's falls as its weight grows
+    irrelevant = [sdr_si(X, side, n_components=1, gamma=g).irrelevant_information for g in (0.25, 0.5, 1.0, 2.0, 4.0)]
+    assert np.all(np.diff(irrelevant) < 0)
+
+
+def test_gamma_zero_is_plain_sdr_and_the_run_is_deterministic():
+    rng = np.random.default_rng(5)
+    X, side = rng.random((10, 12)), rng.random((6, 12))
+    plain = sdr_si(X, n_components=2)
+    again = sdr_si(X, side, n_components=2, gamma=0.0)
+    assert np.array_equal(plain.feature_directions, again.feature_directions)
+    assert np.array_equal(sdr_si(X, side, 2).feature_directions, sdr_si(X, side, 2).feature_directions)
+
+
+def test_a_progress_callback_sees_every_iteration_and_can_stop_the_run():
+    rng = np.random.default_rng(6)
+    X, side = rng.random((10, 12)) ** 2, rng.random((6, 12)) ** 2
+    seen = []
+    result = sdr_si(X, side, 2, progress=lambda report: seen.append((report.done, report.objective)) or len(seen) < 3)
+    assert result.stopped and not result.converged and result.n_iter == 3
+    assert [i for i, _ in seen] == [1, 2, 3] and list(result.history) == [o for _, o in seen]
+    full = sdr_si(X, side, 2)
+    assert full.n_iter > 3 and full.history[:3] == result.history
+
+
+def test_the_projection_reports_what_it_fitted_and_warns_when_it_did_not_converge():
+    from sklearn.exceptions import ConvergenceWarning
+
+    rng = np.random.default_rng(7)
+    X, side = rng.random((20, 30)) ** 3, rng.random((8, 30)) ** 3
+    model = make_projection("sdr_si", 3, gamma=0.5).fit(X, side=side)
+    assert model.transform(X).shape == (20, 3) and model.result_.converged
+    assert np.allclose(model.transform(X[:4]), conditional_table(X[:4])[1] @ model.result_.feature_directions)
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        make_projection("sdr_si", 3, max_iter=2).fit(X, side=side)
+
+
+@pytest.mark.parametrize("bad, message", [
+    (lambda X, S: sdr_si(np.where(np.arange(12) == 4, -1.0, X), S), "non-negative values; X has -1 at sample 0, feature 4"),
+    (lambda X, S: sdr_si(np.vstack([X, np.zeros(12)]), S), "Sample 10 of X is all zeros"),
+    (lambda X, S: sdr_si(X, S[:, :5]), "side data have 5 features; X has 12"),
+    (lambda X, S: sdr_si(X, S, n_components=12), "below the number of features"),
+    (lambda X, S: sdr_si(X, S, gamma=-1.0), "gamma"),
+    (lambda X, S: make_projection("sdr_si", 2).fit(X), "needs side data"),
+    (lambda X, S: make_projection("sdr_si", 2).transform(X), "Call fit"),
+])
+def test_bad_input_is_refused_with_what_to_do(bad, message):
+    rng = np.random.default_rng(8)
+    X, S = rng.random((10, 12)) + 0.01, rng.random((5, 12)) + 0.01
+    with pytest.raises(InputError, match=message):
+        bad(X, S)
