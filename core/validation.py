@@ -16,7 +16,7 @@ import numpy as np
 
 from .errors import InputError
 
-__all__ = ["as_data_matrix", "as_labels", "check_matrix_shape", "check_real_dtype", "check_positive_int", "check_real", "power_of_two_scale",
+__all__ = ["as_dense_array", "as_labels", "check_matrix_shape", "check_real_dtype", "check_positive_int", "check_real", "power_of_two_scale",
            "require_finite", "zscores", "SQUARE_SAFE"]
 
 #: Largest magnitude whose squares, summed over a million terms, stay finite in float64.
@@ -49,14 +49,13 @@ def check_matrix_shape(shape, what: str = "X") -> None:
         raise InputError(f"{what} is empty (shape {tuple(shape)}).")
 
 
-def as_data_matrix(X, what: str = "X") -> np.ndarray:
-    """``X`` as a finite 2-D float64 array (samples x features).
+def as_dense_array(X, what: str = "X") -> np.ndarray:
+    """``X``, array-like, as a finite 2-D float64 array (samples x features): the validation of the
+    dense kind of :func:`core.matrix.data_matrix` (which tells sparse and chunked data apart first).
 
-    Refused: sparse matrices (this takes dense data), what :func:`check_real_dtype` refuses (an
-    object array of numbers is accepted), NaN and infinities, anything not 2-D or empty.
+    Refused: what :func:`check_real_dtype` refuses (an object array of numbers is accepted), NaN and
+    infinities, anything not 2-D or empty.
     """
-    if hasattr(X, "toarray"):
-        raise InputError(f"{what} is a sparse matrix; this function needs a dense array (X.toarray()).")
     values = np.asarray(X)
     if values.dtype != object:
         check_real_dtype(values.dtype, what)

@@ -10,6 +10,16 @@ import time
 import urllib.request
 from pathlib import Path
 
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # Two workers on two cores: one BLAS thread each (and in the app servers and examples they
+    # start), or OpenBLAS's threads of the two workers spin against each other: with each worker's
+    # BLAS on both cores the suite was a third done after 6.5 min; with one thread each it took 5.7.
+    for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[variable] = "1"
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1)
+
 import numpy as np
 import pytest
 

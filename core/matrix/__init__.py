@@ -7,8 +7,8 @@ chunked containers, row blocks, the Dask scheduler), :mod:`.moments` (one-pass c
 and :mod:`.normalised` (Q-alpha's normalised features as products).
 """
 
-from .adapter import KINDS, DataMatrix, data_matrix
+from .adapter import KINDS, DataMatrix, data_matrix, dense_matrix
 from .kinds import connect_scheduler
 from .moments import ColumnMoments
 
-__all__ = ["KINDS", "ColumnMoments", "DataMatrix", "connect_scheduler", "data_matrix"]
+__all__ = ["KINDS", "ColumnMoments", "DataMatrix", "connect_scheduler", "data_matrix", "dense_matrix"]

@@ -1,7 +1,7 @@
 """One entry for the three kinds of data matrix: dense arrays, SciPy sparse matrices, Dask arrays.
 
 :func:`data_matrix` is where data enter a computation. It asks once which kind it was given,
-validates it as that kind (:func:`~core.validation.as_data_matrix`,
+validates it as that kind (:func:`~core.validation.as_dense_array`,
 :func:`~core.matrix.kinds.as_sparse_matrix`, :func:`~core.matrix.kinds.as_chunked_array`) and
 returns a :class:`DataMatrix` that offers what the solvers need: the column moments, per-class
 moments, the normalised features of Q-alpha as products ([WS03] Sec. 2), the variance of a set of
@@ -19,12 +19,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from ..validation import as_data_matrix, power_of_two_scale
+from ..validation import as_dense_array, power_of_two_scale
 from .kinds import as_chunked_array, as_sparse_matrix, is_chunked, is_sparse
 from .moments import ColumnMoments, class_moments
 from .normalised import ChunkedFeatures, DenseFeatures, SparseFeatures
 
-__all__ = ["DataMatrix", "data_matrix", "KINDS"]
+__all__ = ["DataMatrix", "data_matrix", "dense_matrix", "KINDS"]
 
 #: The kinds of data matrix, as :attr:`DataMatrix.kind` names them.
 KINDS = ("dense", "sparse", "chunked")
@@ -65,12 +65,18 @@ class DataMatrix:
         need few products are then preferred, and dense copies are refused."""
         return self.kind != "dense"
 
-    def dense(self, refusal: str) -> np.ndarray:
+    def dense(self, refusal: str | None = None) -> np.ndarray:
         """The data as a float64 array; for sparse or chunked data ``InputError(refusal)``, which
-        should say why the computation needs dense data and what to pass instead."""
-        if self.kind != "dense":
-            raise InputError(refusal)
-        return self.values
+        should say why the computation needs dense data and what to pass instead (by default: that
+        this function needs a dense array, and how to make one)."""
+        if self.kind == "dense":
+            return self.values
+        if refusal is None:
+            refusal = (f"{self.what} is a sparse matrix; this function needs a dense array ({self.what}.toarray())."
+                       if self.kind == "sparse" else
+                       f"{self.what} is a Dask array; this function needs the data in memory as a dense array "
+                       f"({self.what}.compute(), or a subset of it).")
+        raise InputError(refusal)
 
     def submatrix(self, rows, columns) -> np.ndarray:
         """The given rows and columns (index arrays) as a dense float64 array: what a caller may
@@ -155,4 +161,11 @@ def data_matrix(X, what: str = "X", *, memory_limit: int | None = None) -> DataM
     if is_chunked(X):
         blocks = as_chunked_array(X, what, memory_limit)
         return DataMatrix("chunked", blocks.array, what, blocks=blocks, memory_limit=memory_limit)
-    return DataMatrix("dense", as_data_matrix(X, what), what)
+    return DataMatrix("dense", as_dense_array(X, what), what)
+
+
+def dense_matrix(X, what: str = "X") -> np.ndarray:
+    """``X`` as a finite float64 array, for the computations that need every value in memory
+    (sparse LDA, SDR-SI, kernel Q-alpha, most baselines); sparse matrices and Dask arrays are
+    refused with how to make a dense array of them."""
+    return data_matrix(X, what).dense()

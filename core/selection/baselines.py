@@ -31,9 +31,9 @@ import numpy as np
 from scipy import linalg, special, stats
 
 from ..errors import InputError
-from ..matrix import data_matrix
+from ..matrix import data_matrix, dense_matrix
 from ..progress import warn_not_converged
-from ..validation import (as_data_matrix, as_labels, check_positive_int, check_real,
+from ..validation import (as_labels, check_positive_int, check_real,
                          require_finite, zscores)
 
 __all__ = ["BaselineInfo", "FeatureScores", "IterativeScores", "SCORERS", "CLUSTERING_SCORERS", "PROJECTIONS",
@@ -108,7 +108,7 @@ def _ranked_scores(order, n_features):
 
 def _check_iterative(X, n_clusters, n_neighbors, max_iter, tol):
     """The checks shared by :func:`udfs` and :func:`ndfs`, which users may call directly."""
-    X = as_data_matrix(X)
+    X = dense_matrix(X)
     if X.shape[0] < 3:
         raise InputError("These selectors need at least 3 samples.")
     return (X, check_positive_int(n_clusters, "n_clusters"), check_positive_int(n_neighbors, "n_neighbors"),
@@ -980,13 +980,13 @@ class _Projection:
         self.n_components = int(n_components)
 
     def _check(self, X, side):
-        X = as_data_matrix(X)
+        X = dense_matrix(X)
         if X.shape[0] < 2:
             raise InputError("fit needs a samples x features matrix with at least two samples.")
         if self.needs_side:
             if side is None:
                 raise InputError(f"{self.info.name} needs side data: fit(X, side=...).")
-            side = as_data_matrix(side, "side")
+            side = dense_matrix(side, "side")
             if side.shape[1] != X.shape[1] or side.shape[0] < 2:
                 raise InputError(f"The side data must have at least 2 samples and {X.shape[1]} features.")
         return X, side
@@ -994,7 +994,7 @@ class _Projection:
     def transform(self, X):
         if not hasattr(self, "components_"):
             raise InputError("Call fit before transform.")
-        return (as_data_matrix(X) - self.mean_) @ self.components_.T
+        return (dense_matrix(X) - self.mean_) @ self.components_.T
 
     def fit_transform(self, X, side=None):
         return self.fit(X, side).transform(X)
@@ -1166,7 +1166,7 @@ class _ManifoldEmbedding(_Projection):
     def transform(self, X):
         if not hasattr(self, "model_"):
             raise InputError("Call fit before transform.")
-        return self.model_.transform(as_data_matrix(X))
+        return self.model_.transform(dense_matrix(X))
 
 
 class LLEProjection(_ManifoldEmbedding):

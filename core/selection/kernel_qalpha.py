@@ -35,10 +35,10 @@ from scipy.sparse.linalg import eigsh
 
 from ._spectral import check_clusters, check_settings, orient, result_warnings, side_scaling
 from ..errors import InputError
+from ..matrix import dense_matrix
 from ..limits import memory_limit_bytes
 from ..progress import ProgressCallback, report, warn_not_converged
 from .qalpha import AUTO_DENSE_LIMIT, QAlphaResult, preprocess_features, side_variance
-from ..validation import as_data_matrix as _as_data_matrix
 from ..validation import check_real as _check_real
 from ..validation import require_finite as _require_finite
 
@@ -178,7 +178,7 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
         ``Q`` holds ``E`` (``n_kept x k``, the representation of Q in the span of the mapped
         features) since Q itself lives in the kernel's feature space; ``solver`` is "kernel".
     """
-    X = _as_data_matrix(X)
+    X = dense_matrix(X)
     n_samples, n_features = X.shape
     k = check_clusters(n_samples, k, what="Kernel Q-alpha")
     lam, n_init, max_iter = check_settings(lam=lam, init=init, n_init=n_init, max_iter=max_iter)

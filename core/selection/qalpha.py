@@ -46,9 +46,8 @@ from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 from ._spectral import LAM_MAX, check_clusters, check_settings, orient, result_warnings, side_scaling
 from ..errors import InputError
 from ..progress import ProgressCallback, report, warn_not_converged
-from ..matrix import data_matrix
+from ..matrix import data_matrix, dense_matrix
 from ..matrix.normalised import DenseFeatures, leading_sample_vectors, preprocess_features
-from ..validation import as_data_matrix as _as_data_matrix
 from ..validation import as_labels as _as_labels
 from ..validation import check_positive_int as _check_positive_int
 from ..validation import check_real as _check_real
@@ -568,8 +567,8 @@ def _pair_factor(pairs, shape, features):
     n_samples, n_features = shape
     kept, mean, scale = features.kept, features.mean, features.scale
     if isinstance(pairs, tuple) and len(pairs) == 2 and np.ndim(pairs[0]) == 2:
-        first = _as_data_matrix(pairs[0], "pairs[0]")
-        second = _as_data_matrix(pairs[1], "pairs[1]")
+        first = dense_matrix(pairs[0], "pairs[0]")
+        second = dense_matrix(pairs[1], "pairs[1]")
         if first.shape != second.shape or first.shape[1] != n_features:
             raise InputError(f"The two arrays of pairs must both be (n_pairs x {n_features}); "
                              f"got {first.shape} and {second.shape}.")
@@ -833,7 +832,7 @@ def topographic_map(X, k, rounds=2, lam=0.01, *, n_eigenvalues=10, **options) ->
         if reserved in options:
             raise InputError(f"topographic_map does not take {reserved!r}: each round's side "
                              "information is made from the earlier rounds.")
-    X = _as_data_matrix(X)
+    X = dense_matrix(X)
     n_features = X.shape[1]
     accumulated = np.zeros(n_features)
     results, directions, spectra = [], [], []

@@ -50,8 +50,9 @@ import numpy as np
 from scipy import optimize, special
 
 from ..errors import InputError
+from ..matrix import dense_matrix
 from ..progress import ProgressCallback, report, warn_not_converged
-from ..validation import as_data_matrix, check_positive_int, check_real
+from ..validation import check_positive_int, check_real
 
 __all__ = ["SDRResult", "sdr_si", "conditional_table", "mutual_information"]
 
@@ -67,7 +68,7 @@ INNER_MAX_ITER = 2000
 def conditional_table(X, what: str = "X"):
     """``(P(i), P(j | i))`` of a non-negative samples x features table: the row weights (summing
     to one) and each row divided by its sum. Refuses negative entries and rows that sum to zero."""
-    X = as_data_matrix(X, what)
+    X = dense_matrix(X, what)
     if X.min(initial=0.0) < 0:
         i, j = np.unravel_index(int(np.argmin(X)), X.shape)
         raise InputError(
@@ -191,7 +192,7 @@ class SDRResult:
 
     def transform(self, X) -> np.ndarray:
         """Each sample's measurement ``<phi>_i = sum_j P(j | i) phi_j`` (samples x d)."""
-        X = as_data_matrix(X)
+        X = dense_matrix(X)
         if X.shape[1] != self.feature_directions.shape[0]:
             raise InputError(f"X has {X.shape[1]} features; the reduction was fitted on "
                              f"{self.feature_directions.shape[0]}.")

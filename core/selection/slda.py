@@ -47,9 +47,9 @@ from scipy import linalg
 from scipy.linalg import lapack
 
 from ..errors import InputError
+from ..matrix import dense_matrix
 from ..limits import memory_limit_bytes
 from ..progress import ProgressCallback, report_or_stop
-from ..validation import as_data_matrix as _as_matrix
 from ..validation import as_labels as _as_labels
 from ..validation import power_of_two_scale as _power_of_two_scale
 from ..validation import require_finite as _require_finite
@@ -279,7 +279,7 @@ def two_class_scatter(X, y, classes=None, reg=None):
 
 def _class_pair_problem(X, y, classes):
     """``a``, the within-class scatter ``B`` (no ridge) and the pair of classes."""
-    X = _unit_free(_as_matrix(X))
+    X = _unit_free(dense_matrix(X))
     y = _as_labels(y, X.shape[0], "y")
     present = np.unique(y)
     if classes is None:
@@ -772,7 +772,7 @@ def scatter_matrices(X, y, reg=None):
     ``reg`` as in :func:`two_class_scatter` (ridge on ``B``; automatic when ``B`` is singular).
     Returns ``A, B, reg``.
     """
-    X = _unit_free(_as_matrix(X))
+    X = _unit_free(dense_matrix(X))
     y = _as_labels(y, X.shape[0], "y")
     classes = np.unique(y)
     if classes.size < 2:
@@ -962,7 +962,7 @@ def greedy_spca(X, direction="both", progress=None) -> SPCAPath:
     X : array_like, shape (n_samples, n_features)
         Data; ``C`` is its covariance (features centred, divided by ``n_samples - 1``).
     """
-    X = _as_matrix(X)
+    X = dense_matrix(X)
     if X.shape[0] < 2:
         raise InputError("Sparse PCA needs at least 2 samples.")
     if _power_of_two_scale(X) != 1.0:

@@ -50,5 +50,7 @@ def test_readme_stays_short_and_links_the_guides(tmp_path):
     assert len(readme.splitlines()) <= 150
     for link in re.findall(r"\]\((docs/[^)#]+)", readme):
         assert (ROOT / link).exists(), link
+    command = "pip install -r requirements.txt && python -m pytest -n 2 --dist loadgroup"
+    assert command in readme and command in (ROOT / ".ci" / "run").read_text()  # CI runs the README's command
     for guide in ("library.md", "data.md", "scale.md", "benchmarks.md", "reproductions.md", "testing.md"):
         assert f"docs/{guide}" in readme, guide
