@@ -13,6 +13,14 @@ Table 2: q = 100 samples in two groups of 50, 1 % of the features shifted by 1.0
 group, the rest N(0, 1); k = 3; the default solver (power steps above 50,000 features).
 Reported: time, iterations, converged flag, peak memory of the process (data included), and
 the fraction of the planted features that rank in the top 1 %.
+
+Table 3: the lambda path (``q_alpha_path``, 13 values from 1e-4 to 100, each warm-started from the
+one before) against solving each lambda cold with ``q_alpha``, in the same process: wine (classes
+2 and 3 main, class 1 side, z-scores, k = 2), the AR faces (people 1-5 main, person 6 side, 2,400
+pixels, k = 5) and a 20,000-gene table (100 samples, two groups, 20 side samples that share half
+the planted genes, k = 2). Reported: both totals and their ratio, the iterations of each, the
+largest difference of the weights, the time of a lambda between grid points (warm from the
+nearest) against its cold solve. ``--tables 3`` runs this table alone.
 """
 
 from __future__ import annotations
@@ -73,6 +81,54 @@ def case_large(n_features, max_iter, tol, dtype):
                 peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 
+def path_cases(quick):
+    """(name, main, side, k) of Table 3."""
+    from core import load_dataset
+
+    wine = load_dataset("wine")
+    X = (wine.X - wine.X.mean(axis=0)) / wine.X.std(axis=0)
+    cases = [("wine", X[wine.labels != 1], X[wine.labels == 1], 2)]
+    faces = load_dataset("warpAR10P")
+    cases.append(("AR faces", faces.X[faces.labels <= 5], faces.X[faces.labels == 6], 5))
+    if not quick:
+        rng = np.random.default_rng(0)
+        genes = rng.standard_normal((120, 20_000))
+        planted = rng.choice(20_000, 200, replace=False)
+        genes[50:100, planted] += 1.0
+        genes[100:, planted[:100]] += 1.0  # the side samples share half of the planted genes
+        cases.append(("20k genes", genes[:100], genes[100:], 2))
+    return cases
+
+
+def table_path(quick):
+    from core import q_alpha, q_alpha_path
+    from core.selection.lambda_path import DEFAULT_LAMS
+
+    print(f"\nTable 3: the lambda path ({DEFAULT_LAMS.size} values, 1e-4 to 100, warm-started) vs each lambda solved cold")
+    print(f"{'data':>10} {'features':>9} {'path s':>7} {'cold s':>7} {'ratio':>6} {'iters path/cold':>16} "
+          f"{'max |d alpha|':>13} {'between: warm s / cold s':>25}")
+    for name, main, side, k in path_cases(quick):
+        q_alpha(main, k, side=side, lam=1.0, max_iter=5)  # warm-up: imports, BLAS threads
+        start = time.perf_counter()
+        path = q_alpha_path(main, k, side=side)
+        path_seconds = time.perf_counter() - start
+        start = time.perf_counter()
+        cold = [q_alpha(main, k, side=side, lam=lam) for lam in path.lams]
+        cold_seconds = time.perf_counter() - start
+        difference = max(float(np.abs(a.alpha - c.alpha).max()) for a, c in zip(path.results, cold))
+        between = float(np.sqrt(path.lams[6] * path.lams[7]))
+        start = time.perf_counter()
+        path.at(between)
+        warm_between = time.perf_counter() - start
+        start = time.perf_counter()
+        q_alpha(main, k, side=side, lam=between)
+        cold_between = time.perf_counter() - start
+        iterations = f"{path.n_iter.sum()}/{sum(c.n_iter for c in cold)}"
+        print(f"{name:>10} {main.shape[1]:>9,} {path_seconds:>7.2f} {cold_seconds:>7.2f} "
+              f"{cold_seconds / path_seconds:>5.1f}x {iterations:>16} {difference:>13.1e} "
+              f"{warm_between:>12.3f} / {cold_between:.3f}")
+
+
 def run_in_child(kind, **kwargs):
     code = (f"import json, sys; sys.path.insert(0, {str(ROOT / 'benchmarks')!r}); "
             f"import bench_qalpha as b; print(json.dumps(b.case_{kind}(**{kwargs!r})))")
@@ -88,10 +144,21 @@ def main():
     parser.add_argument("--max-iter", type=int, default=300, help="iterations cap, table 2")
     parser.add_argument("--tol", type=float, default=1e-3, help="alpha-change tolerance, table 2")
     parser.add_argument("--dtype", default="float64", choices=["float64", "float32"])
+    parser.add_argument("--tables", default="1,2,3", help="which tables to run, e.g. 3")
     args = parser.parse_args()
+    tables = {int(part) for part in args.tables.split(",")}
     compare_sizes = [2000, 5000] if args.quick else [2000, 5000, 20000]
     large_sizes = [100_000] if args.quick else [100_000, 1_000_000]
 
+    if 1 in tables:
+        table_compare(compare_sizes, args)
+    if 2 in tables:
+        table_large(large_sizes, args)
+    if 3 in tables:
+        table_path(args.quick)
+
+
+def table_compare(compare_sizes, args):
     print("Table 1: explicit G vs matrix-free (q = 130, k = 5, same start, "
           f"{args.compare_iter} iterations)")
     print(f"{'n':>8} {'explicit s':>11} {'free s':>9} {'ratio':>8} {'cos(alpha)':>11} {'peak MB':>9}")
@@ -100,6 +167,8 @@ def main():
         print(f"{row['n']:>8} {row['explicit_s']:>11.2f} {row['free_s']:>9.3f} "
               f"{row['explicit_s'] / row['free_s']:>7.1f}x {row['cosine']:>11.6f} {row['peak_mb']:>9.0f}")
 
+
+def table_large(large_sizes, args):
     print(f"\nTable 2: matrix-free alone (q = 100, two groups, 1 % planted, k = 3, tol = {args.tol}, "
           f"max_iter = {args.max_iter}, {args.dtype})")
     print(f"{'n':>9} {'solver':>7} {'seconds':>8} {'iters':>6} {'conv':>5} {'s/iter':>7} "

@@ -34,6 +34,7 @@ __all__ = [
     "slda_curves_figure",
     "band_mass_figure",
     "comparison_figure",
+    "lambda_path_figure",
 ]
 
 _LAYOUT = dict(template="plotly_white", margin=dict(l=50, r=20, t=50, b=45))
@@ -98,6 +99,45 @@ def history_figure(history, title: str = "Objective per iteration") -> go.Figure
     # at most 8 significant digits: a converged objective otherwise gets 18-digit tick labels
     fig.update_layout(title=title, xaxis_title="iteration", yaxis_title="objective", yaxis_tickformat=".8~g",
                       **_LAYOUT)
+    return fig
+
+
+def lambda_path_figure(lams, weights, feature_names: Sequence[str] | None = None, current: float | None = None,
+                       gap_strength=None, n_top: int = 10, title: str = "Weights along λ") -> go.Figure:
+    """The λ path as a lasso path is drawn: the weight of each of the ``n_top`` features that weigh
+    most anywhere on the path against λ (log axis), the current λ marked; below it, how clearly the
+    sorted weights break at each λ (the sparsity gap's share of explained variance, [SW04] Def. 3).
+
+    ``weights`` is (n_lams, n_features), one row per entry of ``lams``.
+    """
+    from plotly.subplots import make_subplots
+
+    lams = np.asarray(lams, dtype=np.float64).ravel()
+    weights = np.asarray(weights, dtype=np.float64)
+    if weights.ndim != 2 or weights.shape[0] != lams.size:
+        raise InputError(f"weights must have one row per lambda ({lams.size}); got shape {weights.shape}.")
+    names = list(feature_names) if feature_names is not None else [f"feature {j}" for j in range(weights.shape[1])]
+    top = np.argsort(-np.abs(weights).max(axis=0), kind="stable")[:n_top]
+    rows = 2 if gap_strength is not None else 1
+    fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, vertical_spacing=0.08,
+                        row_heights=[0.72, 0.28][:rows])
+    for j in top:
+        fig.add_trace(go.Scatter(x=lams, y=weights[:, j], mode="lines+markers", marker=dict(size=4), name=str(names[j]),
+                                 hovertemplate=f"{names[j]}<br>λ %{{x:.3g}}<br>alpha %{{y:.4g}}<extra></extra>"),
+                      row=1, col=1)
+    if gap_strength is not None:
+        fig.add_trace(go.Scatter(x=lams, y=np.asarray(gap_strength, dtype=np.float64), mode="lines+markers",
+                                 marker=dict(size=4), line=dict(color="black"), name="sparsity gap", showlegend=False,
+                                 hovertemplate="λ %{x:.3g}<br>the gap explains %{y:.0%} of the weights' variance"
+                                               "<extra></extra>"),
+                      row=2, col=1)
+        fig.update_yaxes(title_text="gap strength", range=[0, 1], tickformat=".0%", row=2, col=1)
+    if current is not None and current > 0:
+        fig.add_vline(x=current, line=dict(color="grey", dash="dash"))
+    fig.update_xaxes(type="log", title_text="λ (log scale)", row=rows, col=1)
+    fig.update_xaxes(type="log", row=1, col=1)
+    fig.update_yaxes(title_text="alpha", row=1, col=1)
+    fig.update_layout(title=title, legend=dict(title=f"top {len(top)} features"), height=460, **_LAYOUT)
     return fig
 
 

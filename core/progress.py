@@ -6,7 +6,8 @@ Every long-running function of the library takes ``progress=None`` or a callable
 
 * iterative solvers (:func:`core.selection.qalpha.q_alpha`, :func:`core.selection.kernel_qalpha.kernel_q_alpha`,
   :func:`core.selection.sdr.sdr_si`, :func:`core.selection.qalpha.topographic_map`) return what they have, marked
-  ``stopped=True`` and not converged;
+  ``stopped=True`` and not converged; :func:`core.selection.lambda_path.q_alpha_path` returns the
+  lambda values it has solved, ``stopped=True``;
 * computations without a meaningful partial result (greedy sparse LDA/PCA paths, exact search,
   stability and selection curves, the reproductions) raise :class:`core.errors.Stopped`.
 

@@ -7,7 +7,7 @@ import numpy as np
 import streamlit as st
 
 from core import InputError
-from core.plots import history_figure, sorted_weights_figure
+from core.plots import history_figure, lambda_path_figure, sorted_weights_figure
 from core.selection.qalpha import QAlphaParameters, pairs_from_labels
 from pages.ui import datasets, downloads, runs, session, settings, views, widgets
 
@@ -15,6 +15,8 @@ session.page_start()
 
 LAMBDAS = [0.0, 1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0]
 TOLERANCES = [1e-3, 1e-4, 1e-5, 1e-6, 1e-8]
+#: The λ path is solved at the slider's positive values, so that every step of the slider is a lookup.
+PATH_LAMBDAS = [value for value in LAMBDAS if value > 0]
 
 data = datasets.current_dataset()
 st.title("Q-alpha")
@@ -132,8 +134,15 @@ try:
         main, side = data, None
     pairs = (pairs_from_labels(main.labels, n_pairs, random_state=int(seed))
              if side_mode == "pairs" else None)
+    # once the λ path of these settings is computed, a λ on it is a lookup (the same fixed point a
+    # cold run reaches: tests/core/selection/test_lambda_path.py)
+    path_possible = side_mode != "none" and params.n_init == 1
+    path_ready = path_possible and runs.has_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS)
     with view:
-        result = runs.run_q_alpha(main, side, pairs, params)
+        if path_ready and params.lam > 0:
+            result = runs.run_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS).at(params.lam)
+        else:
+            result = runs.run_q_alpha(main, side, pairs, params)
 except InputError as error:
     with view:
         widgets.show_error(error)
@@ -169,6 +178,24 @@ with view:
     st.plotly_chart(sorted_weights_figure(result.alpha, main.feature_names, gap.n_selected, log_y=log_y,
                                           clear_gap=gap.clear, top_k=top_k),
                     key="sorted_alpha")
+    if side_mode != "none":
+        with st.expander("λ path: the weights at every λ", expanded=path_ready):
+            if not path_possible:
+                st.caption("The λ path runs one start per λ: set Starts (under Iteration) to 1 to compute it.")
+            elif path_ready or st.button(
+                    f"Compute the λ path ({len(PATH_LAMBDAS)} values of λ)", key="qa_path_run",
+                    help="Solves Q-alpha once at every positive value of the λ slider, each from the answer at the "
+                         "next larger λ (as glmnet computes a lasso path); afterwards a move of the λ slider "
+                         "shows its result at once."):
+                path = runs.run_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS)
+                if path is not None:
+                    st.plotly_chart(lambda_path_figure(path.lams, path.weights, main.feature_names, current=params.lam,
+                                                       gap_strength=path.gap_strength), key="lambda_path")
+                    st.caption(f"{path.lams.size} values of λ solved in {path.seconds:.1f} s ({int(path.n_iter.sum()):,} "
+                               "iterations, each λ started from its neighbour's answer). The dashed line is the "
+                               "slider's λ; λ = 0 is not on the log axis and is solved on its own.")
+            else:
+                st.caption("Solve every λ of the slider once, and each later move of λ is a lookup.")
     k_row = st.container(horizontal=True, vertical_alignment="bottom")
     k_row.slider("K — top features to show and to cluster with", 1, main.n_features, key="qa_top_k",
                          on_change=lambda: st.session_state.update(qa_top_k_set=True),

@@ -435,15 +435,14 @@ def _class_subspace(labels, q):
 
 # ---------------------------------------------------------------------------- the iteration
 def _run(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_steps, progress,
-         random_state=None):
+         random_state=None, alpha0=None):
     if solver == "power" and method == "power" and not fixed_Q and power_steps == 1:
         return _run_simultaneous(problem, Q0, max_iter=max_iter, tol=tol, progress=progress,
-                                 random_state=random_state)
+                                 random_state=random_state, alpha0=alpha0)
     features = problem.features
     Q = Q0
     Pt = features.transposed_times(Q)  # k x n, rows p_l = M q_l
-    beta = np.full(problem.n, 1.0 / np.sqrt(problem.n), dtype=features.dtype)
-    alpha = problem.to_alpha(beta)
+    beta, alpha = _start_weights(problem, alpha0)
     history = []
     converged = stopped = False
     eigenvalue = np.nan
@@ -481,7 +480,7 @@ def _run(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_
 _P_REFRESH = 10
 
 
-def _run_simultaneous(problem, Q0, *, max_iter, tol, progress, random_state=None):
+def _run_simultaneous(problem, Q0, *, max_iter, tol, progress, random_state=None, alpha0=None):
     """Power-embedded Q-alpha with one power step on alpha, two passes over the data per iteration.
 
     Alpha and Q are updated from the same iterate: with ``T = M^T (alpha o P) = A_alpha Q`` and
@@ -494,8 +493,7 @@ def _run_simultaneous(problem, Q0, *, max_iter, tol, progress, random_state=None
     features = problem.features
     Q = Q0
     Pt = features.transposed_times(Q)
-    beta = np.full(problem.n, 1.0 / np.sqrt(problem.n), dtype=features.dtype)
-    alpha = problem.to_alpha(beta)
+    beta, alpha = _start_weights(problem, alpha0)
     history = []
     converged = stopped = False
     eigenvalue = np.nan
@@ -530,6 +528,16 @@ def _run_simultaneous(problem, Q0, *, max_iter, tol, progress, random_state=None
             break
     return dict(alpha=alpha, Q=Q, history=np.asarray(history), n_iter=n_iter,
                 converged=converged, eigenvalue=eigenvalue, stopped=stopped)
+
+
+def _start_weights(problem, alpha0=None):
+    """The first iterate of the weights, in the operator's variable (``beta``) and as ``alpha``:
+    every ``beta`` equal, or a warm start from ``alpha0`` (the weights at a neighbouring lambda)."""
+    if alpha0 is None or not np.all(np.isfinite(alpha0)) or not np.any(alpha0):
+        beta = np.full(problem.n, 1.0 / np.sqrt(problem.n), dtype=problem.features.dtype)
+    else:
+        beta = problem.to_beta(np.asarray(alpha0, dtype=problem.features.dtype))
+    return beta, problem.to_alpha(beta)
 
 
 def _initial_Q(problem, k, init, rng):
@@ -704,6 +712,36 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
         number of features, vanishing side variances with ``lam = 0``, pairs out of range, or
         when every feature is constant.
     """
+    lam, n_init, max_iter = check_settings(lam=lam, init=init, n_init=n_init, max_iter=max_iter)
+    prepared = _prepare(X, k, labels=labels, side=side, pairs=pairs, lam=lam, criterion=criterion, method=method,
+                        max_iter=max_iter, tol=tol, solver=solver, eig_tol=eig_tol, power_steps=power_steps,
+                        dtype=dtype, memory_limit=memory_limit)
+    return _solve(prepared, lam, init=init, n_init=n_init, random_state=random_state, progress=progress)
+
+
+@dataclass(eq=False)
+class _Prepared:
+    """What a Q-alpha run needs that does not depend on ``lam``: the normalised features, the side
+    variances ``D`` or the pairs' factor, the checked settings. Built once for a λ path."""
+
+    features: object
+    n_features: int
+    constant: np.ndarray
+    criterion: str
+    method: str
+    fixed_Q: bool
+    labels: object
+    k: int
+    side_diagonal: np.ndarray | None  # D of the kept features
+    side_diagonal_full: np.ndarray | None
+    pair_factor: np.ndarray | None
+    settings: dict  # max_iter, tol, solver, eig_tol, power_steps
+    dtype: object
+
+
+def _prepare(X, k, *, labels, side, pairs, lam, criterion, method, max_iter, tol, solver, eig_tol, power_steps,
+             dtype, memory_limit) -> _Prepared:
+    """The checks of :func:`q_alpha` and everything of a run that ``lam`` does not change."""
     data = data_matrix(X, memory_limit=memory_limit)
     n_samples, n_features = data.shape
     _check_criterion(criterion)
@@ -731,7 +769,6 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
     if k is None:
         raise InputError("Give k, the number of clusters, or labels for the supervised mode.")
     k = check_clusters(n_samples, k)
-    lam, n_init, max_iter = check_settings(lam=lam, init=init, n_init=n_init, max_iter=max_iter)
 
     features = data.normalised(dtype)
     kept, scale = features.kept, features.scale
@@ -741,53 +778,71 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
                          "select. Check that the right columns were loaded; subtract a common offset first.")
     constant = np.setdiff1d(np.arange(n_features), kept)
 
-    side_scale = side_diagonal_full = None
+    diagonal = side_diagonal_full = None
     if side is not None:
         if isinstance(side, _SideVariances):
             diagonal = side.diagonal[kept]
         else:
             diagonal = side_variance(side, kept, scale, n_samples, n_features)
-        side_scale = side_scaling(diagonal, lam).astype(dtype)
+        side_scaling(diagonal, lam)  # refuses vanishing side variances with lam = 0
         side_diagonal_full = np.zeros(n_features)
         side_diagonal_full[kept] = diagonal
 
     pair_factor = None
     if pairs is not None:
         pair_factor = _pair_factor(pairs, data.shape, features)
+    return _Prepared(features=features, n_features=n_features, constant=constant, criterion=criterion,
+                     method=method, fixed_Q=fixed_Q, labels=labels, k=k, side_diagonal=diagonal,
+                     side_diagonal_full=side_diagonal_full, pair_factor=pair_factor, dtype=dtype,
+                     settings=dict(max_iter=max_iter, tol=tol, solver=solver, eig_tol=eig_tol, power_steps=power_steps))
 
-    problem = _Problem(features, criterion, side_scale=side_scale, pair_factor=pair_factor, lam=lam)
-    solver = _resolve_solver(solver, kept.size, problem.is_psd, features.reads_data_per_product)
+
+def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progress=None, warm=None) -> QAlphaResult:
+    """Q-alpha at ``lam`` on prepared data. ``warm``, a result at a neighbouring ``lam``, is the
+    first start (its ``Q`` and ``alpha``) instead of ``init``."""
+    features, dtype, settings = prepared.features, prepared.dtype, prepared.settings
+    kept = features.kept
+    side_scale = None
+    if prepared.side_diagonal is not None:
+        side_scale = side_scaling(prepared.side_diagonal, lam).astype(dtype)
+    problem = _Problem(features, prepared.criterion, side_scale=side_scale, pair_factor=prepared.pair_factor, lam=lam)
+    solver = _resolve_solver(settings["solver"], kept.size, problem.is_psd, features.reads_data_per_product)
     rng = np.random.default_rng(random_state)
+    n_samples = features.n_samples
 
     best, restart_objectives, stopped = None, [], False
     for start in range(n_init):
-        if fixed_Q:
-            Q0 = _class_subspace(labels, n_samples)
+        alpha0 = None
+        if prepared.fixed_Q:
+            Q0 = _class_subspace(prepared.labels, n_samples)
+        elif start == 0 and warm is not None:
+            Q0, alpha0 = warm.Q, warm.alpha[kept]
         else:
-            Q0 = _initial_Q(problem, k, init if start == 0 else "random", rng)
-        run = _run(problem, Q0.astype(dtype), method=method, fixed_Q=fixed_Q, max_iter=max_iter,
-                   tol=tol, solver=solver, eig_tol=eig_tol, power_steps=power_steps,
-                   progress=progress, random_state=rng)
+            Q0 = _initial_Q(problem, prepared.k, init if start == 0 else "random", rng)
+        run = _run(problem, Q0.astype(dtype), method=prepared.method, fixed_Q=prepared.fixed_Q,
+                   max_iter=settings["max_iter"], tol=settings["tol"], solver=solver, eig_tol=settings["eig_tol"],
+                   power_steps=settings["power_steps"], progress=progress, random_state=rng, alpha0=alpha0)
         restart_objectives.append(run["history"][-1])
         if best is None or run["history"][-1] > best["history"][-1]:
             best = run
         stopped = run["stopped"]
-        if fixed_Q or stopped:
+        if prepared.fixed_Q or stopped:
             break
 
-    alpha = np.zeros(n_features)
+    alpha = np.zeros(prepared.n_features)
     alpha[kept] = best["alpha"]
     _require_finite(alpha, "Q-alpha's weights")
     notes, converged = result_warnings(alpha, best["history"], best["converged"])
     if not converged and not stopped:
         warn_not_converged("Q-alpha", best["n_iter"])
+    method = prepared.method
     return QAlphaResult(
         alpha=alpha, Q=np.asarray(best["Q"], dtype=np.float64), objective=float(best["history"][-1]),
         history=best["history"].astype(np.float64), n_iter=best["n_iter"],
         converged=converged, eigenvalue=float(best["eigenvalue"]),
-        method="supervised" if fixed_Q else ("power-embedded" if method == "power" else "basic"),
-        criterion=criterion, solver=solver, k=k, lam=float(lam), constant_features=constant,
-        side_diagonal=side_diagonal_full, restart_objectives=np.asarray(restart_objectives),
+        method="supervised" if prepared.fixed_Q else ("power-embedded" if method == "power" else "basic"),
+        criterion=prepared.criterion, solver=solver, k=prepared.k, lam=float(lam), constant_features=prepared.constant,
+        side_diagonal=prepared.side_diagonal_full, restart_objectives=np.asarray(restart_objectives),
         stopped=bool(stopped), warnings=notes,
     )
 

@@ -12,6 +12,7 @@ import numpy as np
 import streamlit as st
 
 from core import Dataset, Stopped
+from core.selection.lambda_path import QAlphaPath, q_alpha_path
 from core.selection.qalpha import QAlphaParameters, QAlphaResult
 
 
@@ -145,3 +146,34 @@ def run_q_alpha(main: Dataset, side: Dataset | None, pairs, params: QAlphaParame
         # operator allows power steps (sum criterion, no pairs: positive semi-definite)
         solver="power" if params.criterion == "sum" and pairs is None else "auto"),
         stop="qalpha", text="Q-alpha", status=iteration_status(params.max_iter * params.n_init), every=5)
+
+
+def _path_key(main: Dataset, side: Dataset | None, pairs, params: QAlphaParameters, lams) -> str:
+    settings = {name: value for name, value in json.loads(params.key).items() if name != "lam"}
+    return json.dumps(dict(
+        path=True, main=main.fingerprint, side=side.fingerprint if side is not None else None,
+        pairs=None if pairs is None else np.asarray(pairs).tolist(), params=settings,
+        lams=[float(lam) for lam in lams]), sort_keys=True)
+
+
+def has_q_alpha_path(main: Dataset, side: Dataset | None, pairs, params: QAlphaParameters, lams) -> bool:
+    """Whether the λ path of these data and settings is computed (then a λ step is a lookup)."""
+    return is_memoised(_path_key(main, side, pairs, params, lams))
+
+
+def run_q_alpha_path(main: Dataset, side: Dataset | None, pairs, params: QAlphaParameters, lams) -> QAlphaPath | None:
+    """Q-alpha with ``params`` at every λ of ``lams`` (:func:`core.selection.lambda_path.q_alpha_path`),
+    with a progress bar per λ and Stop, kept per (data, side, pairs, settings but λ). None when
+    stopped (a stopped path is not kept)."""
+    def status(elapsed, calls, report):
+        return report.fraction, (f"λ path: {report.done} of {report.total} values ({report.message}), "
+                                 f"{elapsed:.1f} s so far")
+
+    return run_with_progress(
+        _path_key(main, side, pairs, params, lams),
+        lambda progress: q_alpha_path(
+            main.X, params.k, labels=main.labels if params.supervised else None,
+            side=None if side is None else side.X, pairs=pairs, lams=lams, criterion=params.criterion,
+            init=params.init, random_state=params.random_state, max_iter=params.max_iter, tol=params.tol,
+            solver="power" if params.criterion == "sum" and pairs is None else "auto", progress=progress),
+        stop="qalpha", text="λ path", status=status, keep=lambda path: not path.stopped)

@@ -260,3 +260,39 @@ def test_a_k_set_by_the_user_beyond_a_new_data_sets_features_falls_back_with_a_n
     assert not app.exception and not app.error
     assert "K: more than the 13 features; now all of them." in " ".join(i.value for i in app.info)
     assert app.slider(key="qa_top_k").value == 13 and app.metric[0].value == "13"
+
+
+def test_lambda_path_is_computed_on_request_and_then_looked_up():
+    """Side classes on wine: the λ path waits for its button; once computed, the page draws it,
+    and a λ step shows the path's result, equal to the run the page made before at that λ."""
+    from pages.ui import runs
+
+    app = run_page(load_dataset("wine"))
+    next(r for r in app.radio if r.label == "Side information").set_value("side classes").run()
+    lam = next(s for s in app.select_slider if s.label.startswith("λ"))
+    lam.set_value(0.3).run()
+    cold = sorted_alpha(app)
+    assert not has_path_figure(app)
+    button = next(b for b in app.button if b.label.startswith("Compute the λ path"))
+    calls = []
+    real = runs.q_alpha_path
+    runs.q_alpha_path = lambda *a, **k: calls.append(k["lams"]) or real(*a, **k)
+    try:
+        button.click().run()
+        assert not app.exception and not app.error and len(calls) == 1
+        assert has_path_figure(app) == 11  # the weights of 10 features and the gap's strength
+        lam.set_value(1.0).run()
+        lam.set_value(0.3).run()
+        assert len(calls) == 1  # the path was not computed again: the steps were lookups
+    finally:
+        runs.q_alpha_path = real
+    assert has_path_figure(app) and np.allclose(sorted_alpha(app), cold, atol=1e-4)
+
+
+def has_path_figure(app):
+    """The number of traces of the λ-path figure (a log λ axis under the weights), 0 if absent."""
+    for chart in app.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        if spec["layout"].get("xaxis2", {}).get("type") == "log":
+            return len(spec["data"])
+    return 0

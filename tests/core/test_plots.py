@@ -122,3 +122,21 @@ def test_heatmap_table_writes_each_cell_and_leaves_missing_ones_empty():
     assert [list(row) for row in figure.data[0].text] == [["0.500 ± 0.010", ""], ["1.000 ± 0.100", "0.250 ± 0.002"]]
     assert list(figure.data[0].y) == ["a", "b"] and figure.layout.yaxis.autorange == "reversed"
     assert [list(row) for row in heatmap_table_figure(["a"], ["x"], [[0.125]]).data[0].text] == [["0.125"]]
+
+
+def test_lambda_path_figure_draws_the_top_features_against_log_lambda():
+    from core.plots import lambda_path_figure
+
+    lams = np.geomspace(1e-3, 10, 5)
+    weights = np.zeros((5, 30))
+    weights[:, 7] = np.linspace(0.1, 0.9, 5)  # grows with lambda
+    weights[:, 3] = np.linspace(0.8, 0.1, 5)  # shrinks
+    weights[:, 12] = 0.05
+    names = [f"g{j}" for j in range(30)]
+    figure = lambda_path_figure(lams, weights, names, current=0.1, gap_strength=np.linspace(0, 1, 5), n_top=2)
+    assert [trace.name for trace in figure.data] == ["g7", "g3", "sparsity gap"]  # largest peak first
+    assert np.allclose(figure.data[0].x, lams) and np.allclose(figure.data[1].y, weights[:, 3])
+    assert figure.layout.xaxis.type == "log" and figure.layout.xaxis2.type == "log"
+    assert figure.layout.shapes[0].x0 == 0.1  # the current lambda
+    with pytest.raises(InputError, match="one row per lambda"):
+        lambda_path_figure(lams, weights[:4])

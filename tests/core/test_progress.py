@@ -14,6 +14,7 @@ from experiments import run_experiment
 from core.selection.kernel_qalpha import kernel_q_alpha
 from core.evaluation.metrics import projection_curves, stability_curve
 from core.selection.baselines import rank_features
+from core.selection.lambda_path import q_alpha_path
 from core.selection.qalpha import q_alpha, topographic_map
 from core.selection.sdr import sdr_si
 from core.selection.slda import exact_slda, greedy_slda, greedy_spca
@@ -110,6 +111,22 @@ def test_a_callback_that_never_stops_changes_nothing(name):
         assert reports[-1].done == reports[-1].total - (name == "run_experiment")
     if name == "topographic_map":  # every round ran
         assert len({report.objective for report in reports if report.done == 1}) == 2
+
+
+def test_the_lambda_path_stops_between_points_and_keeps_those_done():
+    """The path reports after each lambda; a stop keeps the points done (the largest lambdas,
+    solved first), and a callback that never stops changes nothing."""
+    main, side = data().X[:40], data().X[40:]
+    callback = StopAtSecond()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        path = q_alpha_path(main, 2, side=side, lams=[0.01, 0.1, 1.0], progress=callback)
+    assert path.stopped and list(path.lams) == [0.1, 1.0] and len(path.results) == 2
+    assert [report.done for report in callback.reports] == [1, 2] and callback.reports[0].total == 3
+    assert callback.reports[-1].objective == pytest.approx(path.results[0].objective)
+    whole = q_alpha_path(main, 2, side=side, lams=[0.01, 0.1, 1.0], progress=lambda report: None)
+    assert not whole.stopped
+    assert np.array_equal(whole.weights, q_alpha_path(main, 2, side=side, lams=[0.01, 0.1, 1.0]).weights)
 
 
 @pytest.mark.parametrize("run", [
