@@ -834,7 +834,7 @@ def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progre
     _require_finite(alpha, "Q-alpha's weights")
     notes, converged = result_warnings(alpha, best["history"], best["converged"])
     if not converged and not stopped:
-        warn_not_converged("Q-alpha", best["n_iter"])
+        warn_not_converged("Q-alpha", best["n_iter"], stacklevel=4)  # the caller of q_alpha, q_alpha_path or at
     method = prepared.method
     return QAlphaResult(
         alpha=alpha, Q=np.asarray(best["Q"], dtype=np.float64), objective=float(best["history"][-1]),
