@@ -21,8 +21,9 @@ PATH_LAMBDAS = [value for value in LAMBDAS if value > 0]
 data = datasets.current_dataset()
 st.title("Q-alpha")
 st.caption("Wolf & Shashua, ICCV 2003 (Definition 2); side information and pairs: Shashua & Wolf, "
-           "ECCV 2004 (Definition 3, Sec. 5). The weights alpha come out positive and sparse "
-           "without being asked to.")
+           "ECCV 2004 (Definition 3, Sec. 5). Unsupervised, the weights alpha come out positive and sparse "
+           "without being asked to (with probability close to 1 once there are more than about 20 features, "
+           "Wolf & Shashua 2003 Fig. 1a); with side information, pairs or labels nothing keeps them positive.")
 
 has_labels = data.labels is not None and data.classes.size >= 2
 class_values = datasets.class_values(data)
@@ -165,6 +166,14 @@ with view:
     cols[2].metric("Iterations", result.n_iter, help="converged" if result.converged else "not converged")
     cols[3].metric("Objective", f"{result.objective:.4g}",
                    help=f"{np.mean(result.alpha >= -1e-6 * result.alpha.max()):.1%} of the weights are >= 0")
+    negative = int(np.sum(result.alpha < -1e-6 * np.abs(result.alpha).max()))
+    if negative:
+        meaning = ("it draws the pairs that must stay apart together" if side_mode == "pairs" else
+                   "its own similarities between the samples work against the structure the other features build")
+        st.info(f"{negative:,} of {main.n_features:,} weights ({negative / main.n_features:.1%}) are negative. A "
+                f"negative alpha_i subtracts feature i's part m_i m_iᵀ from the affinity A_alpha: {meaning}. "
+                "Positivity is a property of unsupervised Q-alpha, not a constraint; negative weights rank last "
+                "and are never among the K selected unless K reaches them.", icon=":material/info:")
     if result.stopped:
         st.warning(f"Stopped at iteration {result.n_iter}: these are the weights of that iteration.")
     elif not result.converged:

@@ -9,25 +9,32 @@ import numpy as np
 from core import Dataset
 
 
+def frame_csv(frame) -> bytes:
+    """A pandas DataFrame as UTF-8 CSV bytes, written by pandas: names with commas, quotes or
+    line breaks are quoted, and floats are written with every digit, so ``pandas.read_csv`` reads
+    back the same names and values."""
+    return frame.to_csv(index=False).encode("utf-8")
+
+
 def table_csv(columns: dict) -> bytes:
     """A dict of equal-length columns as CSV bytes (for download buttons)."""
-    names = list(columns)
-    buffer = io.StringIO()
-    buffer.write(",".join(names) + "\n")
-    for row in zip(*(columns[n] for n in names)):
-        buffer.write(",".join(f"{v:.10g}" if isinstance(v, (float, np.floating)) else f'"{v}"'
-                              for v in row) + "\n")
-    return buffer.getvalue().encode()
+    import pandas as pd
+
+    return frame_csv(pd.DataFrame({name: np.asarray(values) for name, values in columns.items()}))
 
 
 def selected_data_csv(data: Dataset, selected) -> bytes:
     """The samples of ``data`` restricted to the features ``selected`` (with names and labels) as
-    CSV bytes: the subset a user takes to another tool."""
-    columns = {"sample": list(data.sample_names)}
+    CSV bytes: the subset a user takes to another tool. A feature may be called ``sample`` or
+    ``label`` too: the columns are kept side by side, never merged."""
+    import pandas as pd
+
+    selected = np.sort(np.asarray(selected, dtype=np.int64))
+    frame = pd.DataFrame(data.X[:, selected], columns=[data.feature_names[j] for j in selected])
     if data.labels is not None:
-        columns["label"] = list(data.labels)
-    columns.update({data.feature_names[j]: data.X[:, j] for j in np.sort(np.asarray(selected))})
-    return table_csv(columns)
+        frame.insert(0, "label", np.asarray(data.labels), allow_duplicates=True)
+    frame.insert(0, "sample", list(data.sample_names), allow_duplicates=True)
+    return frame_csv(frame)
 
 
 def mask_png(mask) -> bytes:
