@@ -87,18 +87,17 @@ def server_tab(folder):
             st.session_state.update(server_request=request, server_stopped=False)
         pending = st.session_state.get("server_request")
         if pending is not None:
-            st.button("Stop", key="server_stop", help="Interrupt the run (nothing of it is kept).",
-                      on_click=lambda: st.session_state.update(server_request=None, server_stopped=True))
             key = json.dumps(dict(pending, modified=path.stat().st_mtime), sort_keys=True)
             try:
-                if pending["method"] == "qalpha":
+                if pending["method"] == "qalpha":  # with a Stop beside its progress bar while it runs
                     result = runs.run_with_progress(key, lambda progress: _run_on_store(stored, pending, progress),
-                                                  stop="server", text=f"Q-alpha on {stored.name}",
-                                                  status=runs.iteration_status(pending["max_iter"]))
+                                                    stop="server", last=False, text=f"Q-alpha on {stored.name}",
+                                                    status=runs.iteration_status(pending["max_iter"]))
                 else:
                     with st.spinner(f"{SERVER_METHODS[pending['method']]}: one pass over {stored.name}…"):
                         result = runs.memoised(key, lambda: _run_on_store(stored, pending, None))
-                st.session_state["server_result"] = (pending, result, stored.feature_names)
+                if result is not None:  # None: stopped
+                    st.session_state["server_result"] = (pending, result, stored.feature_names)
             except InputError as error:
                 st.session_state["server_error"] = error
             st.session_state["server_request"] = None

@@ -76,20 +76,26 @@ def run_kernel(k, kernel, options):
 runs.stop_control("kernel")
 try:
     result = run_kernel(int(k), kernel, options)
-    # the Q-alpha page's default run for this k: the two pages share its result
-    linear = runs.run_q_alpha(data, None, None, QAlphaParameters(k=int(k)))
+    if result is None:  # stopped before a first result (the note above says so)
+        st.stop()
+    # the Q-alpha page's default run for the result's k (after a Stop, the shown result may be of
+    # other settings): the two pages share its result; not started again after a Stop
+    linear = runs.run_q_alpha(data, None, None, QAlphaParameters(k=int(result.k)), stop="kernel", last=False)
 except InputError as error:
     widgets.show_error(error)
     st.stop()
-cosine = float(result.alpha @ linear.alpha / np.linalg.norm(result.alpha) / np.linalg.norm(linear.alpha))
 top = min(20, data.n_features)
-overlap = len(set(result.top(top)) & set(linear.top(top)))
+if linear is not None:
+    cosine = f"{float(result.alpha @ linear.alpha / np.linalg.norm(result.alpha) / np.linalg.norm(linear.alpha)):.3f}"
+    overlap = f"{len(set(result.top(top)) & set(linear.top(top)))}/{top}"
+else:
+    cosine = overlap = "—"
 gap = result.gap
 cols = widgets.row(4)
 widgets.gap_metric(cols[0], gap)
 cols[1].metric("Iterations", result.n_iter, help="converged" if result.converged else "not converged")
-cols[2].metric("cos(alpha, linear alpha)", f"{cosine:.3f}")
-cols[3].metric(f"Top-{top} overlap with linear", f"{overlap}/{top}")
+cols[2].metric("cos(alpha, linear alpha)", cosine)
+cols[3].metric(f"Top-{top} overlap with linear", overlap)
 st.plotly_chart(sorted_weights_figure(result.alpha, data.feature_names, gap.n_selected, clear_gap=gap.clear),
                 key="kernel_sorted")
 overlay = widgets.pixel_view(data, result.alpha, result.top(gap.n_selected))
@@ -98,7 +104,9 @@ if overlay is not None:
 st.plotly_chart(history_figure(result.history), key="kernel_history")
 ranking = result.ranking
 table = {"rank": np.arange(1, data.n_features + 1), "feature": np.asarray(data.feature_names)[ranking],
-         "alpha": result.alpha[ranking], "linear alpha": linear.alpha[ranking]}
+         "alpha": result.alpha[ranking]}
+if linear is not None:
+    table["linear alpha"] = linear.alpha[ranking]
 download = widgets.row(2)
 download[0].download_button("Weights and ranking (CSV)", downloads.table_csv(table),
                             file_name=f"{data.name}-kernel-qalpha.csv", mime="text/csv", key="kq_csv")

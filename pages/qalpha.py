@@ -148,6 +148,8 @@ except InputError as error:
     with view:
         widgets.show_error(error)
     st.stop()
+if result is None:  # stopped before a first result (the note above says so)
+    st.stop()
 
 
 with view:

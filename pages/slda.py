@@ -72,7 +72,6 @@ def cubic_run(name, key, compute, *, n, default_rate, extra_seconds=0.0, rate_fr
                                  help=help_text):
                     return None
                 st.session_state[f"{name}_stopped"] = False  # pressing the button is starting again
-            runs.stop_control(name)
 
     def run(progress):
         start = time.perf_counter()
@@ -87,8 +86,10 @@ def cubic_run(name, key, compute, *, n, default_rate, extra_seconds=0.0, rate_fr
                                  f"of about {estimate:.0f} s")
 
     result = runs.run_with_progress(key, run, stop=name, status=status, keep=lambda result: True,
-                                  text=f"{what} on {n:,} features: {stages} (about {estimate:.0f} s in all)")
+                                    text=f"{what} on {n:,} features: {stages} (about {estimate:.0f} s in all)")
     notice.empty()
+    if runs.is_stopped(name) and not runs.is_memoised(key):
+        runs.stop_control(name)  # what Stop left: the last result of this data set, and Resume
     return result
 
 

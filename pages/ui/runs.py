@@ -3,6 +3,7 @@ bar fed by the library's progress callback, and a Stop button."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import time
@@ -12,26 +13,35 @@ import numpy as np
 import streamlit as st
 
 from core import Dataset, Stopped
+
+from .datasets import current_dataset
 from core.selection.lambda_path import QAlphaPath, q_alpha_path
 from core.selection.qalpha import QAlphaParameters, QAlphaResult
 
 
 def stop_control(name: str) -> None:
-    """A Stop button for a page's long computation, and the stopped state it leaves.
+    """The stopped state of a page's long computation: a note and a Resume button, drawn only
+    after a Stop (there is no Stop while nothing runs: :func:`run_with_progress` draws it beside
+    its progress bar, for as long as the work runs).
 
-    Clicking Stop while a run is in progress makes Streamlit start a new script run, which
-    interrupts the computation at its next progress report; the flag set here then keeps the
-    page from starting it again until the user presses Resume (what was loaded stays).
+    Clicking Stop makes Streamlit start a new script run, which interrupts the computation at its
+    next progress report; the flag set then keeps the page from starting it again, and the page
+    shows its last complete result, until the user presses Resume.
     """
     flag_key = f"{name}_stopped"
     if st.session_state.get(flag_key):
-        st.warning("Stopped. The weights of an unfinished run are not kept; press Resume to run again.",
-                   icon=":material/stop_circle:")
+        kept = st.session_state.get(f"{name}_last")
+        shown = kept is not None and kept[0] == current_dataset().fingerprint
+        st.warning("Stopped. " + ("The result below is the last complete one; it may belong to other settings than "
+                                  "those above. " if shown else "Nothing was computed yet. ")
+                   + "Press Resume to compute the current settings.", icon=":material/stop_circle:")
         st.button("Resume", key=f"{name}_resume", on_click=lambda: st.session_state.update({flag_key: False}),
                   help="Start the computation again with the current parameters.")
-        st.stop()
-    st.button("Stop", key=f"{name}_stop", on_click=lambda: st.session_state.update({flag_key: True}),
-              help="Interrupt a long computation; press Resume to start it again.")
+
+
+def is_stopped(name: str) -> bool:
+    """Whether the Stop of ``name`` was pressed and Resume not yet."""
+    return bool(st.session_state.get(f"{name}_stopped"))
 
 
 def _runners():
@@ -103,16 +113,37 @@ def iteration_status(total: int):
 
 
 def run_with_progress(key: str, run, *, stop: str, text: str, status, every: int = 1,
-                      keep=lambda result: not result.stopped):
+                      keep=lambda result: not result.stopped, last: bool = True):
     """``run(progress)`` once per ``key`` (:func:`memoised`) with a progress bar that starts with
-    ``text``. Every ``every``-th call of the ``progress(report)`` callback handed to ``run``
-    (:mod:`core.progress`) shows ``status(elapsed, calls, report) -> (fraction, text)`` (one
-    browser message per call would slow fast runs), and returns False once the page's Stop
-    button (:func:`stop_control` named ``stop``) was pressed; Streamlit also interrupts the run
-    at the bar's next update. Results failing ``keep`` (by default stopped ones) are not kept; a
-    run stopped before it had a result (:class:`core.errors.Stopped`) gives None."""
+    ``text`` and a Stop button beside it while the work runs. Every ``every``-th call of the
+    ``progress(report)`` callback handed to ``run`` (:mod:`core.progress`) shows
+    ``status(elapsed, calls, report) -> (fraction, text)`` (one browser message per call would slow
+    fast runs), and returns False once Stop was pressed; Streamlit also interrupts the run at the
+    bar's next update. Results failing ``keep`` (by default stopped ones) are not kept.
+
+    After a Stop (until Resume, :func:`stop_control`) nothing new is started: a result kept for
+    ``key`` is returned, else the last complete result of ``stop`` (None if there is none, and
+    always None with ``last=False``: for runs that are not the page's main result, such as a
+    comparison). A run stopped before it had a result (:class:`core.errors.Stopped`) gives the
+    same."""
+    flag_key, last_key = f"{stop}_stopped", f"{stop}_last"
+    data_set = current_dataset().fingerprint  # a last result is shown only with the data it came from
+
+    def fallback():
+        kept = st.session_state.get(last_key) if last else None
+        return kept[1] if kept is not None and kept[0] == data_set else None
+
+    if st.session_state.get(flag_key) and not is_memoised(key):
+        return fallback()
+
     def compute():
-        bar = st.progress(0.0, text=text)
+        slot = st.empty()
+        with slot.container():
+            bar = st.progress(0.0, text=text)
+            # keyed by the run: a page may run two computations under one Stop (a comparison)
+            st.button("Stop", key=f"{stop}_stop_{hashlib.sha1(key.encode()).hexdigest()[:12]}",
+                      on_click=lambda: st.session_state.update({flag_key: True}),
+                      help="Interrupt this computation; the last complete result stays on the page.")
         start = time.perf_counter()
         calls = {"n": 0}
 
@@ -121,21 +152,29 @@ def run_with_progress(key: str, run, *, stop: str, text: str, status, every: int
             if (calls["n"] - 1) % every == 0:
                 fraction, message = status(time.perf_counter() - start, calls["n"], report)
                 bar.progress(min(fraction, 1.0), text=message)
-            return not st.session_state.get(f"{stop}_stopped", False)
+            return not st.session_state.get(flag_key, False)
 
         try:
             return run(progress)
         except Stopped:
             return None
         finally:
-            bar.empty()
+            slot.empty()
 
-    return memoised(key, compute, keep=lambda result: result is not None and keep(result))
+    result = memoised(key, compute, keep=lambda result: result is not None and keep(result))
+    if result is None:
+        return fallback()
+    if last and keep(result):
+        st.session_state[last_key] = (data_set, result)
+    return result
 
 
-def run_q_alpha(main: Dataset, side: Dataset | None, pairs, params: QAlphaParameters) -> QAlphaResult:
+def run_q_alpha(main: Dataset, side: Dataset | None, pairs, params: QAlphaParameters, *, stop: str = "qalpha",
+                last: bool = True) -> QAlphaResult | None:
     """Q-alpha with ``params`` on ``main`` with a progress bar and Stop, cached on (data, side,
-    pairs, parameters): pages that mean the same run share its result."""
+    pairs, parameters): pages that mean the same run share its result. ``stop`` and ``last`` as
+    for :func:`run_with_progress` (a page that compares with this run passes its own ``stop`` and
+    ``last=False``); None after a Stop with nothing to show."""
     key = json.dumps(dict(
         main=main.fingerprint, side=side.fingerprint if side is not None else None,
         pairs=None if pairs is None else np.asarray(pairs).tolist(), params=params.key), sort_keys=True)
@@ -145,7 +184,7 @@ def run_q_alpha(main: Dataset, side: Dataset | None, pairs, params: QAlphaParame
         # up to 100 features, Lanczos beyond) at 20-600 features and 72 or 500 samples, where the
         # operator allows power steps (sum criterion, no pairs: positive semi-definite)
         solver="power" if params.criterion == "sum" and pairs is None else "auto"),
-        stop="qalpha", text="Q-alpha", status=iteration_status(params.max_iter * params.n_init), every=5)
+        stop=stop, last=last, text="Q-alpha", status=iteration_status(params.max_iter * params.n_init), every=5)
 
 
 def _path_key(main: Dataset, side: Dataset | None, pairs, params: QAlphaParameters, lams) -> str:
@@ -176,4 +215,4 @@ def run_q_alpha_path(main: Dataset, side: Dataset | None, pairs, params: QAlphaP
             side=None if side is None else side.X, pairs=pairs, lams=lams, criterion=params.criterion,
             init=params.init, random_state=params.random_state, max_iter=params.max_iter, tol=params.tol,
             solver="power" if params.criterion == "sum" and pairs is None else "auto", progress=progress),
-        stop="qalpha", text="λ path", status=status, keep=lambda path: not path.stopped)
+        stop="qalpha", last=False, text="λ path", status=status, keep=lambda path: not path.stopped)

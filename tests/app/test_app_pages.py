@@ -260,16 +260,22 @@ def test_settings_survive_leaving_the_page_and_coming_back(page):
 
 
 def test_kernel_page_draws_alpha_on_the_image_and_stops():
+    """No Stop while nothing runs; after a Stop (the flag its button sets mid-run) new settings start
+    nothing and the last complete result stays on the page with a note, until Resume."""
     app = AppTest.from_file(str(ROOT / "pages" / "kernel.py"), default_timeout=300)
     app.session_state["dataset"] = load_dataset("Yale")
     app.run()
     assert not app.exception and not app.error
     titles = [json.loads(chart.proto.spec)["layout"]["title"]["text"] for chart in app.get("plotly_chart")]
     assert any(title.startswith("alpha over the mean image, top ") for title in titles)
-    app.button(key="kernel_stop").click().run()
-    assert any("Stopped" in warning.value for warning in app.warning) and not app.get("plotly_chart")
+    assert not any(button.label == "Stop" for button in app.button)  # idle: nothing to stop
+    shown = [metric.value for metric in app.metric]
+    app.session_state["kernel_stopped"] = True
+    app.number_input(key="kq_k").set_value(app.number_input(key="kq_k").value + 1).run()
+    assert any("Stopped" in warning.value and "last complete" in warning.value for warning in app.warning)
+    assert app.get("plotly_chart") and [metric.value for metric in app.metric] == shown  # the last result
     app.button(key="kernel_resume").click().run()
-    assert not app.exception and app.get("plotly_chart")
+    assert not app.exception and app.get("plotly_chart") and not any("Stopped" in w.value for w in app.warning)
 
 
 def _session_list_script():

@@ -144,16 +144,21 @@ def test_invalid_link_values_are_ignored_with_a_note():
 
 def test_stop_keeps_the_page_from_computing_until_resume():
     app = AppTest.from_file(PAGE, default_timeout=120)
-    app.session_state["dataset"] = weston_linear(120, random_state=0)
-    app.session_state["qalpha_stopped"] = True
+    # data no other test runs: the runs' results are kept per process, and a kept one would be shown
+    app.session_state["dataset"] = weston_linear(120, random_state=17)
+    app.session_state["qalpha_stopped"] = True  # as Stop leaves it when pressed during the first run
     app.run()
     assert not app.exception
-    assert any("Stopped" in w.value for w in app.warning)
+    assert any("Stopped" in w.value and "Nothing was computed yet" in w.value for w in app.warning)
     assert not app.get("plotly_chart")  # nothing was computed
     app.button(key="qalpha_resume").click().run()
     assert not app.exception and app.get("plotly_chart")
-    app.button(key="qalpha_stop").click().run()
-    assert any("Stopped" in w.value for w in app.warning)
+    assert not any(b.label == "Stop" for b in app.button)  # no Stop while nothing runs
+    before = sorted_alpha(app)
+    app.session_state["qalpha_stopped"] = True  # a Stop during the next run
+    app.number_input(key="qa_k").set_value(3).run()
+    assert any("Stopped" in w.value and "last complete" in w.value for w in app.warning)
+    assert np.array_equal(sorted_alpha(app), before)  # the last complete result stays
 
 
 def test_kmeans_scores_the_selection_on_labelled_data():

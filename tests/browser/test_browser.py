@@ -538,3 +538,27 @@ def test_server_data_whole_set_run_then_a_subset_for_the_other_pages(page, serve
     page.get_by_role("link", name="Q-alpha", exact=True).click()
     page.get_by_text("Selected (K)").first.wait_for(timeout=120_000)
     assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_stop_only_while_work_runs_and_it_keeps_the_last_result(page, app_url):
+    """Kernel Q-alpha on the AR faces (2,400 features: seconds per run). While the page is idle
+    there is no Stop to press (a Stop pressed while idle used to wipe the result); Stop pressed
+    during the run for a new k leaves the previous result on the page and says so."""
+    wait_for_app(page, f"{app_url}/kernel")
+    metrics = page.locator("[data-testid='stMetric']")
+    metrics.filter(has_text="Iterations").wait_for(timeout=300_000)
+    settle(page)
+    assert page.get_by_role("button", name="Stop").count() == 0
+    before = metrics.all_inner_texts()
+    k = page.get_by_role("spinbutton", name="k — number of clusters")
+    k.fill(str(int(k.input_value()) + 3))
+    k.press("Enter")
+    stop = page.get_by_role("button", name="Stop")
+    stop.wait_for(timeout=60_000)
+    stop.click()
+    page.get_by_text("Stopped. The result below is the last complete one").wait_for(timeout=60_000)
+    settle(page)
+    assert metrics.all_inner_texts() == before  # the previous result, untouched
+    assert page.get_by_role("button", name="Stop").count() == 0 and page.get_by_role("button", name="Resume").count() == 1
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.screenshot(path=str(ARTEFACTS / "kernel-stopped.png"), full_page=True)
