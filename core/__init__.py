@@ -14,7 +14,8 @@ depending only on those listed before it:
 - ``core.features``: feature families (Haar wavelets, Haar-like features) built from images.
 - ``core.selection``: Q-alpha and its kernel, side-information and topographic forms; greedy sparse
   LDA/PCA; SDR-SI; the baselines; scikit-learn selectors.
-- ``core.evaluation``: clustering and classification measures, stability, selection curves.
+- ``core.evaluation``: clustering and classification measures, stability, selection curves,
+  per-class statistics of features (markers).
 - ``core.plots``: Plotly figures from arrays.
 - ``core.cli``: ``python -m core``, selection from the command line for data too big for a browser.
 """
@@ -60,7 +61,7 @@ _PUBLIC = {
     "clustering_accuracy": "core.evaluation.metrics", "pairwise_accuracy": "core.evaluation.metrics",
     "nmi": "core.evaluation.metrics", "selection_stability": "core.evaluation.metrics",
     "kuncheva_index": "core.evaluation.metrics", "jaccard_index": "core.evaluation.metrics",
-    "accuracy_curve": "core.evaluation.metrics",
+    "accuracy_curve": "core.evaluation.metrics", "class_markers": "core.evaluation.markers",
 }
 
 __all__ = sorted(["Dataset", "InputError", "Progress", "Stopped", *_PUBLIC])

@@ -35,6 +35,7 @@ __all__ = [
     "band_mass_figure",
     "comparison_figure",
     "lambda_path_figure",
+    "dotplot_figure",
 ]
 
 _LAYOUT = dict(template="plotly_white", margin=dict(l=50, r=20, t=50, b=45))
@@ -138,6 +139,32 @@ def lambda_path_figure(lams, weights, feature_names: Sequence[str] | None = None
     fig.update_xaxes(type="log", row=1, col=1)
     fig.update_yaxes(title_text="alpha", row=1, col=1)
     fig.update_layout(title=title, legend=dict(title=f"top {len(top)} features"), height=460, **_LAYOUT)
+    return fig
+
+
+def dotplot_figure(classes, feature_names: Sequence[str], colour, size=None, *, colour_title: str = "score",
+                   size_title: str = "fraction non-zero", title: str = "Selected features by class") -> go.Figure:
+    """A dot plot, features across and classes down (as scanpy's ``dotplot``): each dot coloured by
+    ``colour[c, j]`` (a diverging scale centred on 0) and sized by ``size[c, j]`` in [0, 1] (all
+    equal without ``size``). The hover gives both numbers by name."""
+    colour = np.asarray(colour, dtype=np.float64)
+    classes = [str(c) for c in classes]
+    names = [str(n) for n in feature_names]
+    if colour.shape != (len(classes), len(names)):
+        raise InputError(f"colour must be (classes x features) = ({len(classes)}, {len(names)}); got {colour.shape}.")
+    size = np.ones_like(colour) if size is None else np.clip(np.asarray(size, dtype=np.float64), 0.0, 1.0)
+    rows, cols = np.meshgrid(np.arange(len(classes)), np.arange(len(names)), indexing="ij")
+    limit = float(np.abs(colour).max()) or 1.0
+    fig = go.Figure(go.Scatter(
+        x=[names[j] for j in cols.ravel()], y=[classes[c] for c in rows.ravel()], mode="markers",
+        marker=dict(size=4 + 18 * np.sqrt(size.ravel()), color=colour.ravel(), colorscale="RdBu_r", cmin=-limit,
+                    cmax=limit, colorbar=dict(title=dict(text=colour_title)), line=dict(width=0.5, color="grey")),
+        customdata=np.stack([colour.ravel(), size.ravel()], axis=1),
+        hovertemplate=(f"%{{x}} in %{{y}}<br>{colour_title} %{{customdata[0]:.3g}}<br>{size_title} "
+                       "%{customdata[1]:.0%}<extra></extra>")))
+    fig.update_layout(title=title, xaxis=dict(title="feature", tickangle=-45, type="category"),
+                      yaxis=dict(title="class", type="category", autorange="reversed"),
+                      height=max(260, 60 + 34 * len(classes)), **_LAYOUT)
     return fig
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import streamlit as st
 
 from core import InputError
-from core.plots import history_figure, lambda_path_figure, sorted_weights_figure
+from core.plots import dotplot_figure, history_figure, lambda_path_figure, sorted_weights_figure
 from core.selection.qalpha import QAlphaParameters, pairs_from_labels
 from pages.ui import datasets, downloads, runs, session, settings, views, widgets
 
@@ -17,6 +17,8 @@ LAMBDAS = [0.0, 1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30
 TOLERANCES = [1e-3, 1e-4, 1e-5, 1e-6, 1e-8]
 #: The λ path is solved at the slider's positive values, so that every step of the slider is a lookup.
 PATH_LAMBDAS = [value for value in LAMBDAS if value > 0]
+#: The per-class view shows at most this many of the selected features (a dot plot stays legible).
+MARKER_LIMIT = 30
 
 data = datasets.current_dataset()
 st.title("Q-alpha")
@@ -235,6 +237,35 @@ with view:
         cols[2].metric("Accuracy, all features", f"{everything['accuracy'][0]:.3f}",
                        help="The same k-means on every feature, for reference.")
         cols[3].metric("NMI, all features", f"{everything['nmi'][0]:.3f}")
+        with st.expander(f"Per class: which class each of the {min(top_k, MARKER_LIMIT)} first selected features marks"):
+            shown = top[:MARKER_LIMIT]
+            non_negative = bool(main.X.min() >= 0)
+            test = st.radio("Test", ["t-test", "wilcoxon"], horizontal=True, key="qa_marker_test",
+                            help="Each class against the other samples, per feature: Welch's t-test, or the Wilcoxon "
+                                 "rank-sum test; p-values corrected over these features (Benjamini-Hochberg). The "
+                                 "statistics of scanpy's rank_genes_groups (equal to 1e-6, tested).")
+            log1p = st.checkbox("Values are log1p of counts", key="qa_marker_log1p",
+                                help="Then fold changes compare expm1 of the mean logs, as scanpy does; otherwise "
+                                     "the means themselves (which needs non-negative values).")
+            markers = runs.run_cached("class_markers", dict(data=main.fingerprint, features=shown.tolist(), test=test,
+                                                            log1p=bool(log1p or not non_negative)),
+                                      main.X, main.labels, features=shown, feature_names=main.feature_names,
+                                      method=test, log1p=bool(log1p or not non_negative))
+            st.plotly_chart(dotplot_figure(markers.classes, markers.feature_names, markers.score,
+                                           markers.fraction if non_negative else None,
+                                           colour_title="Welch t" if test == "t-test" else "rank-sum z",
+                                           title="Selected features by class: the test's score (colour)"
+                                                 + (", the share of samples with a non-zero value (size)"
+                                                    if non_negative else "")),
+                            key="markers_dotplot")
+            marker_table = markers.table()
+            if not (non_negative or log1p):
+                marker_table = marker_table.drop(columns=["log2_fold_change", "fraction", "fraction_rest"])
+                st.caption("These data have negative values: fold changes and the share of non-zero values do "
+                           "not apply (tick log1p only if the values are log1p of counts).")
+            st.dataframe(marker_table, hide_index=True, height=260)
+            st.download_button("Per-class statistics (CSV)", downloads.frame_csv(marker_table),
+                               file_name=f"{main.name}-per-class.csv", mime="text/csv", key="qa_markers_csv")
     st.plotly_chart(history_figure(result.history), key="history")
     ranking = result.ranking
     table = {"rank": np.arange(1, main.n_features + 1), "feature": np.asarray(main.feature_names)[ranking],

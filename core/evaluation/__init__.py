@@ -1,2 +1,7 @@
-"""How good a selection is: clustering and classification measures, stability across resamples,
-accuracy and grouping curves over the number of features (:mod:`.metrics`)."""
+"""How good a selection is, and what it says about each class.
+
+- :mod:`.metrics`: clustering and classification measures, stability across resamples, accuracy
+  and grouping curves over the number of features.
+- :mod:`.markers`: per-class statistics of features (means, fraction non-zero, log2 fold change,
+  Welch's t or Wilcoxon tests with Benjamini-Hochberg correction), as scanpy's rank_genes_groups.
+"""

@@ -47,6 +47,7 @@ def is_stopped(name: str) -> bool:
 def _runners():
     from core.selection.baselines import rank_features, score_features
     from core.selection.kernel_qalpha import kernel_q_alpha
+    from core.evaluation.markers import class_markers
     from core.evaluation.metrics import selection_curves
     from core.selection.qalpha import q_alpha, topographic_map
     from core.selection.slda import exact_slda, greedy_slda, greedy_spca
@@ -55,7 +56,7 @@ def _runners():
     return {"greedy_slda": greedy_slda, "exact_slda": exact_slda, "greedy_spca": greedy_spca,
             "topographic_map": topographic_map, "kernel_q_alpha": kernel_q_alpha, "to_haar": to_haar,
             "q_alpha": q_alpha, "score_features": score_features, "selection_curves": selection_curves,
-            "rank_features": rank_features}
+            "rank_features": rank_features, "class_markers": class_markers}
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

@@ -85,8 +85,10 @@ def test_feature_families_draw_back_on_the_image(family, options):
     app = run_page(to_feature_family(load_dataset("warpAR10P"), family, **options))
     assert not app.exception and not app.error
     titles = [json.loads(chart.proto.spec)["layout"]["title"]["text"] for chart in app.get("plotly_chart")]
-    # sorted alpha, the top features' weights drawn back on the images (the family's pixel map), history
-    assert len(titles) == 3 and titles[1].startswith("alpha of the top") and titles[1].endswith("in pixel space")
+    # sorted alpha, the top features' weights drawn back on the images (the family's pixel map), the
+    # per-class dot plot (the faces are labelled), history
+    assert len(titles) == 4 and titles[1].startswith("alpha of the top") and titles[1].endswith("in pixel space")
+    assert titles[2].startswith("Selected features by class") and titles[3] == "Objective per iteration"
     overlay = json.loads(app.get("plotly_chart")[1].proto.spec)["data"]
     assert len(overlay) >= 2 and overlay[-1]["type"] == "heatmap"  # the mean image and the weights over it
 
@@ -324,3 +326,37 @@ def test_negative_weights_are_counted_and_explained(side_mode):
     else:
         assert not notes
     assert "with side information, pairs or labels nothing keeps them positive" in app.caption[0].value
+
+
+def test_per_class_view_of_the_selected_features():
+    """Wine (3 cultivars, non-negative): the dot plot has a row per class and a dot per selected
+    feature, and the table holds what class_markers computes for the same features."""
+    import io
+
+    import pandas as pd
+
+    from core.evaluation.markers import class_markers
+
+    wine = load_dataset("wine")
+    app = run_page(wine)
+    assert not app.exception and not app.error
+    dotplot = next(json.loads(c.proto.spec) for c in app.get("plotly_chart")
+                   if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("Selected features by class"))
+    shown = app.dataframe[0].value["feature"].tolist()[:int(app.session_state["qa_top_k"])][:30]
+    assert set(dotplot["data"][0]["x"]) == set(shown) and len(set(dotplot["data"][0]["y"])) == 3
+    table = next(frame.value for frame in app.dataframe if "p_adjusted" in frame.value.columns)
+    features = [wine.feature_names.index(name) for name in shown]
+    direct = class_markers(wine.X, wine.labels, features=features, feature_names=wine.feature_names).table()
+    assert np.allclose(table["score"].to_numpy(), direct["score"].to_numpy())
+    assert list(table.columns) == list(direct.columns)
+    app.radio(key="qa_marker_test").set_value("wilcoxon").run()
+    table = next(frame.value for frame in app.dataframe if "p_adjusted" in frame.value.columns)
+    wilcoxon = class_markers(wine.X, wine.labels, features=features, method="wilcoxon").table()
+    assert np.allclose(table["p_adjusted"].to_numpy(), wilcoxon["p_adjusted"].to_numpy())
+
+
+def test_per_class_view_on_data_with_negative_values_leaves_out_fold_changes():
+    app = run_page(weston_linear(120, random_state=0))
+    table = next(frame.value for frame in app.dataframe if "p_adjusted" in frame.value.columns)
+    assert "log2_fold_change" not in table.columns and "fraction" not in table.columns
+    assert any("fold changes and the share of non-zero values do not apply" in c.value for c in app.caption)

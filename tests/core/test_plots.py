@@ -140,3 +140,17 @@ def test_lambda_path_figure_draws_the_top_features_against_log_lambda():
     assert figure.layout.shapes[0].x0 == 0.1  # the current lambda
     with pytest.raises(InputError, match="one row per lambda"):
         lambda_path_figure(lams, weights[:4])
+
+
+def test_dotplot_places_a_dot_per_class_and_feature():
+    from core.plots import dotplot_figure
+
+    score = np.array([[3.0, -1.0, 0.0], [-2.0, 4.0, 0.5]])
+    size = np.array([[1.0, 0.25, 0.0], [0.5, 1.0, 0.0]])
+    figure = dotplot_figure(["B", "T"], ["g1", "g2", "g3"], score, size)
+    dots = figure.data[0]
+    assert list(dots.x) == ["g1", "g2", "g3"] * 2 and list(dots.y) == ["B"] * 3 + ["T"] * 3
+    assert np.allclose(dots.marker.color, score.ravel()) and dots.marker.cmin == -4.0 and dots.marker.cmax == 4.0
+    assert dots.marker.size[0] > dots.marker.size[1] > dots.marker.size[2]  # sized by the share
+    with pytest.raises(InputError, match="classes x features"):
+        dotplot_figure(["B"], ["g1", "g2", "g3"], score)

@@ -1,0 +1,77 @@
+"""Per-class statistics of features equal scanpy's rank_genes_groups (stored reference), and the
+Benjamini-Hochberg correction equals its definition."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core import InputError
+from core.evaluation.markers import benjamini_hochberg, class_markers
+
+REFERENCE = Path(__file__).with_name("data") / "scanpy_rank_genes_groups.npz"
+
+
+@pytest.fixture(scope="module")
+def reference():
+    with np.load(REFERENCE) as stored:
+        return {key: stored[key] for key in stored.files}
+
+
+@pytest.mark.parametrize("method", ["t-test", "wilcoxon", "wilcoxon_ties"])
+@pytest.mark.parametrize("features", ["all", "subset"])
+def test_equals_scanpy_rank_genes_groups(reference, method, features):
+    X, labels = reference["X"], reference["labels"]
+    chosen = None if features == "all" else reference["subset"]
+    markers = class_markers(X, labels, features=chosen, method=method.split("_")[0],
+                            tie_correct=method.endswith("ties"))
+    assert markers.classes.tolist() == ["B", "NK", "T"]
+    expected = {field: reference[f"{method}/{features}/{field}"]
+                for field in ("scores", "pvals", "pvals_adj", "logfoldchanges", "pts", "pts_rest")}
+    assert np.allclose(markers.score, expected["scores"], rtol=1e-6, atol=1e-6)
+    assert np.allclose(markers.p_value, expected["pvals"], rtol=1e-6, atol=1e-12)
+    assert np.allclose(markers.p_adjusted, expected["pvals_adj"], rtol=1e-6, atol=1e-12)
+    # scanpy keeps the fold changes in float32
+    assert np.allclose(markers.log2_fold_change, expected["logfoldchanges"], rtol=1e-6, atol=1e-5)
+    assert np.array_equal(markers.fraction, expected["pts"]) and np.array_equal(markers.fraction_rest, expected["pts_rest"])
+
+
+def test_planted_markers_mark_their_class(reference):
+    markers = class_markers(reference["X"], reference["labels"])
+    # genes 0-4 raised in B, 5-9 in NK, 10-14 in T
+    assert markers.marked_class()[:15].tolist() == [0] * 5 + [1] * 5 + [2] * 5
+    table = markers.table()
+    top = table.groupby("class").head(5)
+    assert table.shape == (3 * 30, 11) and [sorted(top["index"][top["class"] == c]) for c in ("B", "NK", "T")] == \
+        [list(range(5 * k, 5 * k + 5)) for k in range(3)]
+    own = [markers.p_adjusted[k, 5 * k:5 * k + 5] for k in range(3)]  # each class's own markers
+    assert max(p.max() for p in own) < 1e-6
+
+
+def test_benjamini_hochberg_by_its_definition():
+    rng = np.random.default_rng(0)
+    p = rng.uniform(size=40) ** 3
+    adjusted = benjamini_hochberg(p)
+    n = p.size
+    # adjusted p_(i) = min over j >= i of p_(j) n / j, capped at 1
+    ordered = np.sort(p)
+    direct = np.array([min(1.0, min(ordered[j] * n / (j + 1) for j in range(i, n))) for i in range(n)])
+    assert np.allclose(np.sort(adjusted), direct)
+    assert np.all(adjusted >= p) and benjamini_hochberg([np.nan, 0.01])[0] == 1.0
+
+
+def test_plain_fold_changes_and_bad_input():
+    X = np.array([[0.0, 1.0], [0.0, 3.0], [2.0, 1.0], [4.0, 1.0]])
+    markers = class_markers(X, [0, 0, 1, 1], log1p=False)
+    assert markers.log2_fold_change[1, 0] == pytest.approx(np.log2((3.0 + 1e-9) / 1e-9))
+    assert markers.log2_fold_change[0, 1] == pytest.approx(np.log2(2.0))
+    with pytest.raises(InputError, match="at least two classes"):
+        class_markers(X, [0, 0, 0, 0])
+    with pytest.raises(InputError, match="has one sample"):
+        class_markers(X, [0, 0, 0, 1])
+    with pytest.raises(InputError, match="method must be one of"):
+        class_markers(X, [0, 0, 1, 1], method="logreg")
+    with pytest.raises(InputError, match="non-negative"):
+        class_markers(-X, [0, 0, 1, 1], log1p=False)
+    with pytest.raises(InputError, match="column indices"):
+        class_markers(X, [0, 0, 1, 1], features=[2])
