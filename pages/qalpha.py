@@ -192,7 +192,7 @@ with view:
                                           clear_gap=gap.clear, top_k=top_k),
                     key="sorted_alpha")
     if side_mode != "none":
-        with st.expander("λ path: the weights at every λ", expanded=path_ready):
+        with st.expander("λ path: the weights at every λ", expanded=True):
             if not path_possible:
                 st.caption("The λ path runs one start per λ: set Starts (under Iteration) to 1 to compute it.")
             elif path_ready or st.button(
