@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import InputError
 from ..validation import as_dense_array, power_of_two_scale
 from .kinds import as_chunked_array, as_sparse_matrix, is_chunked, is_sparse
-from .moments import ColumnMoments, class_moments
+from .moments import ColumnMoments, moments_of
 from .normalised import ChunkedFeatures, DenseFeatures, SparseFeatures
 
 __all__ = ["DataMatrix", "data_matrix", "dense_matrix", "KINDS"]
@@ -44,12 +44,11 @@ class DataMatrix:
         The name messages use for these data (``"X"``, ``"side"``).
     """
 
-    def __init__(self, kind, values, what, *, blocks=None, memory_limit=None):
+    def __init__(self, kind, values, what, *, blocks=None):
         self.kind = kind
         self.values = values
         self.what = what
-        self._blocks = blocks
-        self._memory_limit = memory_limit
+        self._blocks = blocks  # the chunked kind's RowBlocks (values is their array)
         self._moments = None
 
     def __repr__(self):
@@ -58,12 +57,6 @@ class DataMatrix:
     @property
     def shape(self) -> tuple[int, int]:
         return tuple(int(size) for size in self.values.shape)
-
-    @property
-    def streams(self) -> bool:
-        """Whether every product with the data is a pass over them (sparse or chunked): solvers that
-        need few products are then preferred, and dense copies are refused."""
-        return self.kind != "dense"
 
     def dense(self, refusal: str | None = None) -> np.ndarray:
         """The data as a float64 array; for sparse or chunked data ``InputError(refusal)``, which
@@ -98,8 +91,7 @@ class DataMatrix:
         """The data divided by ``scale`` (from :meth:`unit_scale`, so 1 for sparse and chunked data)."""
         if scale == 1.0:
             return self
-        return DataMatrix(self.kind, self.values / scale, self.what, blocks=self._blocks,
-                          memory_limit=self._memory_limit)
+        return DataMatrix(self.kind, self.values / scale, self.what, blocks=self._blocks)
 
     def moments(self) -> ColumnMoments:
         """Per-feature count, extremes, mean and centred sum of squares (one pass; kept)."""
@@ -110,8 +102,9 @@ class DataMatrix:
     def class_moments(self, codes, n_classes: int | None = None) -> list[ColumnMoments]:
         """:class:`~core.matrix.moments.ColumnMoments` of the rows of each class (``codes`` in
         ``0 .. n_classes - 1``; ``None``: one group of all rows), in one pass."""
-        source = self._blocks.array if self.kind == "chunked" else self.values
-        return class_moments(source, codes, n_classes, what=self.what, memory_limit=self._memory_limit)
+        # validated once, in data_matrix: the pass reads the data as they are
+        return moments_of(self.kind, self._blocks if self.kind == "chunked" else self.values, codes, n_classes,
+                          self.what)
 
     def normalised(self, dtype=np.float64):
         """The features centred over the samples and scaled to unit norm ([WS03] Sec. 2), as the
@@ -160,7 +153,7 @@ def data_matrix(X, what: str = "X", *, memory_limit: int | None = None) -> DataM
         return DataMatrix("sparse", as_sparse_matrix(X, what), what)
     if is_chunked(X):
         blocks = as_chunked_array(X, what, memory_limit)
-        return DataMatrix("chunked", blocks.array, what, blocks=blocks, memory_limit=memory_limit)
+        return DataMatrix("chunked", blocks.array, what, blocks=blocks)
     return DataMatrix("dense", as_dense_array(X, what), what)
 
 

@@ -133,8 +133,20 @@ def class_moments(X, codes, n_classes: int | None = None, what: str = "X",
                   memory_limit: int | None = None) -> list[ColumnMoments]:
     """:class:`ColumnMoments` of the rows of each class (``codes`` in ``0 .. n_classes - 1``), in one pass.
 
-    With ``codes=None`` the list holds the moments of all rows.
+    With ``codes=None`` the list holds the moments of all rows. ``X`` is validated as its kind
+    first; :meth:`core.matrix.DataMatrix.class_moments` passes data it has validated already.
     """
+    if is_chunked(X):
+        return moments_of("chunked", as_chunked_array(X, what, memory_limit), codes, n_classes, what)
+    if is_sparse(X):
+        return moments_of("sparse", as_sparse_matrix(X, what), codes, n_classes, what)
+    return moments_of("dense", np.asarray(X, dtype=np.float64), codes, n_classes, what)
+
+
+def moments_of(kind: str, source, codes, n_classes: int | None, what: str) -> list[ColumnMoments]:
+    """The pass of :func:`class_moments` over validated data of one kind: a float64 array
+    (``"dense"``), a float64 CSR matrix (``"sparse"``) or :class:`~core.matrix.kinds.RowBlocks`
+    (``"chunked"``)."""
     n_groups = 1 if codes is None else int(n_classes)
 
     def reduce_block(block, block_codes):
@@ -146,21 +158,21 @@ def class_moments(X, codes, n_classes: int | None = None, what: str = "X",
         per_piece = [reduce_block(piece, block_codes) for piece in pieces]
         return [_side_by_side([moments[g] for moments in per_piece]) for g in range(n_groups)]
 
-    if is_chunked(X):
+    if kind == "chunked":
         import dask
 
-        blocks = as_chunked_array(X, what, memory_limit)
-        starts = blocks.row_starts
+        starts = source.row_starts
         tasks = [dask.delayed(reduce_pieces)(pieces, None if codes is None else codes[a:b])
-                 for pieces, a, b in zip(blocks.blocks(), starts[:-1], starts[1:])]
+                 for pieces, a, b in zip(source.blocks(), starts[:-1], starts[1:])]
         parts = dask.compute(*tasks)
-    elif is_sparse(X):
-        X = as_sparse_matrix(X, what)
-        parts = [reduce_block(X[rows], None if codes is None else codes[rows]) for rows in _sparse_row_slices(X)]
+        n_features = source.array.shape[1]
+    elif kind == "sparse":
+        parts = [reduce_block(source[rows], None if codes is None else codes[rows])
+                 for rows in _sparse_row_slices(source)]
+        n_features = source.shape[1]
     else:
-        X = np.asarray(X, dtype=np.float64)
-        parts = [reduce_block(X, codes)]
-    n_features = X.shape[1]
+        parts = [reduce_block(source, codes)]
+        n_features = source.shape[1]
     totals = [_empty_moments(n_features) for _ in range(n_groups)]
     for part in parts:
         totals = [total.combine(piece) for total, piece in zip(totals, part)]
