@@ -27,14 +27,17 @@ import numpy as np
 
 from ..errors import InputError
 from ..progress import ProgressCallback, report
+from ..validation import check_real
 from ._spectral import LAM_MAX, check_settings
 from .qalpha import QAlphaResult, _prepare, _solve
 
 __all__ = ["QAlphaPath", "q_alpha_path", "DEFAULT_LAMS"]
 
-#: The default grid: half-decade steps from 1e-4 to 100 (13 values), the range over which the
-#: bundled sets' weights move from side-suppressed to unsupervised (the side variances ``D`` of
-#: standardised features are of order 1).
+#: The default grid: half-decade steps from 1e-4 to 100 (13 values). Measured with the last class
+#: as side data on wine, the AR faces, GLIOMA and lung_small: the side variances ``D`` have medians
+#: 0.4-0.9 (5-95% between 0.09 and 1.7), so 1e-4 lies far below them and 100 far above; at 100
+#: the weights are within 0.008 of unsupervised Q-alpha's, and they differ from those at 1e-4 by
+#: 0.41-1.39 (Euclidean distance of unit vectors).
 DEFAULT_LAMS = np.geomspace(1e-4, 1e2, 13)
 #: Relative distance (in lambda) within which a requested lambda is a grid point.
 GRID_RTOL = 1e-9
@@ -105,8 +108,6 @@ class QAlphaPath:
 
 
 def _check_lam(lam) -> float:
-    from ..validation import check_real
-
     return check_real(lam, "lam", low=0.0, high=LAM_MAX, low_open=True)
 
 
@@ -155,7 +156,7 @@ def q_alpha_path(X, k=None, *, side=None, pairs=None, labels=None, lams=None, cr
         _check_lam(value)
     check_settings(lam=float(grid[0]), init=init, n_init=1, max_iter=max_iter)
     start = time.perf_counter()
-    prepared = _prepare(X, k, labels=labels, side=side, pairs=pairs, lam=float(grid[0]), criterion=criterion,
+    prepared = _prepare(X, k, labels=labels, side=side, pairs=pairs, criterion=criterion,
                         method=method, max_iter=max_iter, tol=tol, solver=solver, eig_tol=eig_tol,
                         power_steps=power_steps, dtype=dtype, memory_limit=memory_limit)
     options = dict(init=init, random_state=random_state)

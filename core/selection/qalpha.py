@@ -713,7 +713,7 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
         when every feature is constant.
     """
     lam, n_init, max_iter = check_settings(lam=lam, init=init, n_init=n_init, max_iter=max_iter)
-    prepared = _prepare(X, k, labels=labels, side=side, pairs=pairs, lam=lam, criterion=criterion, method=method,
+    prepared = _prepare(X, k, labels=labels, side=side, pairs=pairs, criterion=criterion, method=method,
                         max_iter=max_iter, tol=tol, solver=solver, eig_tol=eig_tol, power_steps=power_steps,
                         dtype=dtype, memory_limit=memory_limit)
     return _solve(prepared, lam, init=init, n_init=n_init, random_state=random_state, progress=progress)
@@ -739,7 +739,7 @@ class _Prepared:
     dtype: object
 
 
-def _prepare(X, k, *, labels, side, pairs, lam, criterion, method, max_iter, tol, solver, eig_tol, power_steps,
+def _prepare(X, k, *, labels, side, pairs, criterion, method, max_iter, tol, solver, eig_tol, power_steps,
              dtype, memory_limit) -> _Prepared:
     """The checks of :func:`q_alpha` and everything of a run that ``lam`` does not change."""
     data = data_matrix(X, memory_limit=memory_limit)
@@ -784,7 +784,6 @@ def _prepare(X, k, *, labels, side, pairs, lam, criterion, method, max_iter, tol
             diagonal = side.diagonal[kept]
         else:
             diagonal = side_variance(side, kept, scale, n_samples, n_features)
-        side_scaling(diagonal, lam)  # refuses vanishing side variances with lam = 0
         side_diagonal_full = np.zeros(n_features)
         side_diagonal_full[kept] = diagonal
 
