@@ -18,6 +18,7 @@ from scipy import stats
 
 from ..errors import InputError
 from ..matrix import dense_matrix
+from ..matrix.moments import column_moments
 from ..validation import as_labels
 
 __all__ = ["ClassMarkers", "class_markers", "benjamini_hochberg", "MARKER_TESTS"]
@@ -87,24 +88,15 @@ class ClassMarkers:
 
 
 def benjamini_hochberg(p_values) -> np.ndarray:
-    """Benjamini-Hochberg adjusted p-values (step-up, monotone, at most 1); NaN counts as 1."""
-    p = np.where(np.isnan(np.asarray(p_values, dtype=np.float64)), 1.0, np.asarray(p_values, dtype=np.float64))
-    order = np.argsort(p, kind="stable")
-    n = p.size
-    scaled = p[order] * n / np.arange(1, n + 1)
-    adjusted = np.minimum(np.minimum.accumulate(scaled[::-1])[::-1], 1.0)
-    out = np.empty(n)
-    out[order] = adjusted
-    return out
+    """Benjamini-Hochberg adjusted p-values (SciPy's ``false_discovery_control``); NaN counts as 1."""
+    p_values = np.asarray(p_values, dtype=np.float64)
+    return stats.false_discovery_control(np.where(np.isnan(p_values), 1.0, p_values), method="bh")
 
 
 def _mean_var(X):
-    """Means and unbiased variances of the columns (as scanpy's ``_get_mean_var``: E[x^2] - E[x]^2)."""
-    mean = X.mean(axis=0)
-    var = (X * X).mean(axis=0) - mean**2
-    if X.shape[0] > 1:
-        var *= X.shape[0] / (X.shape[0] - 1)
-    return mean, var
+    """Means and unbiased variances of the columns, from the library's one-pass moments."""
+    moments = column_moments(X)
+    return moments.mean, moments.centred / max(X.shape[0] - 1, 1)
 
 
 def class_markers(X, labels, *, features=None, feature_names=None, method: str = "t-test", log1p: bool = True,
