@@ -2,6 +2,7 @@
 
 import json
 import time
+from functools import partial
 
 import numpy as np
 import streamlit as st
@@ -197,7 +198,7 @@ with lda_tab:
                     "dual": path.dual_objective, "fisher": path.fisher_objective, "bound": path.bound}),
                 file_name=f"{data.name}-slda-curves.csv", mime="text/csv", key="slda_curves_csv")
             download[1].download_button(
-                f"Data, {k} selected features (CSV)", downloads.selected_data_csv(data, subset),
+                f"Data, {k} selected features (CSV)", partial(downloads.selected_data_csv, data, subset),  # on click
                 file_name=f"{data.name}-slda-selected.csv", mime="text/csv", key="slda_subset_csv")
             download[2].download_button(
                 "Parameters and weights (JSON)",

@@ -8,6 +8,7 @@ import json
 import threading
 import time
 from collections import OrderedDict
+from dataclasses import asdict
 
 import numpy as np
 import streamlit as st
@@ -189,7 +190,7 @@ def run_q_alpha(main: Dataset, side: Dataset | None, pairs, params: QAlphaParame
 
 
 def _path_key(main: Dataset, side: Dataset | None, pairs, params: QAlphaParameters, lams) -> str:
-    settings = {name: value for name, value in json.loads(params.key).items() if name != "lam"}
+    settings = {name: value for name, value in asdict(params).items() if name != "lam"}
     return json.dumps(dict(
         path=True, main=main.fingerprint, side=side.fingerprint if side is not None else None,
         pairs=None if pairs is None else np.asarray(pairs).tolist(), params=settings,

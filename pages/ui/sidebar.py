@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core.data.bundled import load_dataset
 from core.limits import format_bytes
 
 from .datasets import SESSION_DATA_BYTES, bundled_names, current_dataset, session_datasets, set_dataset
-from core.data.bundled import load_dataset
 from .session import track_session
 
 
