@@ -269,7 +269,7 @@ def test_a_k_set_by_the_user_beyond_a_new_data_sets_features_falls_back_with_a_n
     assert app.slider(key="qa_top_k").value == 13 and app.metric[0].value == "13"
 
 
-def test_lambda_path_is_computed_on_request_and_then_looked_up():
+def test_lambda_path_is_computed_on_request_and_then_looked_up(monkeypatch):
     """Side classes on wine: the λ path waits for its button; once computed, the page draws it,
     and a λ step shows the path's result, equal to the run the page made before at that λ."""
     from pages.ui import runs
@@ -283,16 +283,13 @@ def test_lambda_path_is_computed_on_request_and_then_looked_up():
     button = next(b for b in app.button if b.label.startswith("Compute the λ path"))
     calls = []
     real = runs.q_alpha_path
-    runs.q_alpha_path = lambda *a, **k: calls.append(k["lams"]) or real(*a, **k)
-    try:
-        button.click().run()
-        assert not app.exception and not app.error and len(calls) == 1
-        assert has_path_figure(app) == 11  # the weights of 10 features and the gap's strength
-        lam.set_value(1.0).run()
-        lam.set_value(0.3).run()
-        assert len(calls) == 1  # the path was not computed again: the steps were lookups
-    finally:
-        runs.q_alpha_path = real
+    monkeypatch.setattr(runs, "q_alpha_path", lambda *a, **k: calls.append(k["lams"]) or real(*a, **k))
+    button.click().run()
+    assert not app.exception and not app.error and len(calls) == 1
+    assert has_path_figure(app) == 11  # the weights of 10 features and the gap's strength
+    lam.set_value(1.0).run()
+    lam.set_value(0.3).run()
+    assert len(calls) == 1  # the path was not computed again: the steps were lookups
     assert has_path_figure(app) and np.allclose(sorted_alpha(app), cold, atol=1e-4)
 
 
