@@ -36,13 +36,20 @@ __all__ = [
     "comparison_figure",
     "lambda_path_figure",
     "dotplot_figure",
+    "selection_outline",
 ]
 
-_LAYOUT = dict(template="plotly_white", margin=dict(l=50, r=20, t=50, b=45))
+# No named template: Streamlit draws every figure in its own theme, and building a figure with
+# "plotly_white" deep-copied that template each time (12 ms of a 14 ms figure, in every rerun)
+_LAYOUT = dict(margin=dict(l=50, r=20, t=50, b=45))
 
 
 #: Number of points above which scatter plots switch from SVG to WebGL.
 WEBGL_ABOVE = 5000
+#: Number of points above which a curve is drawn as a line without a marker per point: in SVG
+#: each marker is an element of the page, and redrawing 2,400 of them took 0.35 s of a slider
+#: step in Chromium (benchmarks/bench_app.py); the hover still names every point.
+MARKERS_UP_TO = 300
 
 
 def sorted_weights_figure(alpha, feature_names: Sequence[str] | None = None,
@@ -63,18 +70,19 @@ def sorted_weights_figure(alpha, feature_names: Sequence[str] | None = None,
     values = alpha[order]
     names = np.asarray(feature_names if feature_names is not None
                        else [f"feature {j}" for j in range(alpha.size)], dtype=object)[order]
-    rank = np.arange(1, alpha.size + 1)
     if log_y:
         shown = values > 0
         if (~shown).any():
             title = f"{title} — {int((~shown).sum())} non-positive weight(s) not shown on log axis"
-        rank, values, names = rank[shown], values[shown], names[shown]
+        values, names = values[shown], names[shown]
     # SVG draws a few thousand points faster than WebGL where the browser has no GPU (the
     # benchmark's headless Chromium: 1.1 s vs 1.6 s per slider change on AR faces); beyond
     # that, WebGL keeps 100,000-feature tables responsive
     trace = go.Scatter if alpha.size <= WEBGL_ABOVE else go.Scattergl
+    # ranks 1, 2, ... (the shown weights are always a prefix of the sorted ones) as x0 and dx
     fig = go.Figure(trace(
-        x=rank, y=values, mode="markers+lines", marker=dict(size=4), line=dict(width=1),
+        x0=1, dx=1, y=values, mode="markers+lines" if values.size <= MARKERS_UP_TO else "lines",
+        marker=dict(size=4), line=dict(width=1),
         customdata=names, name="alpha",
         hovertemplate="rank %{x}<br>%{customdata}<br>alpha = %{y:.4g}<extra></extra>"))
     if top_k is not None and 0 < top_k <= alpha.size:
@@ -111,35 +119,35 @@ def lambda_path_figure(lams, weights, feature_names: Sequence[str] | None = None
 
     ``weights`` is (n_lams, n_features), one row per entry of ``lams``.
     """
-    from plotly.subplots import make_subplots
-
     lams = np.asarray(lams, dtype=np.float64).ravel()
     weights = np.asarray(weights, dtype=np.float64)
     if weights.ndim != 2 or weights.shape[0] != lams.size:
         raise InputError(f"weights must have one row per lambda ({lams.size}); got shape {weights.shape}.")
     names = list(feature_names) if feature_names is not None else [f"feature {j}" for j in range(weights.shape[1])]
     top = np.argsort(-np.abs(weights).max(axis=0), kind="stable")[:n_top]
-    rows = 2 if gap_strength is not None else 1
-    fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, vertical_spacing=0.08,
-                        row_heights=[0.72, 0.28][:rows])
-    for j in top:
-        fig.add_trace(go.Scatter(x=lams, y=weights[:, j], mode="lines+markers", marker=dict(size=4), name=str(names[j]),
-                                 hovertemplate=f"{names[j]}<br>λ %{{x:.3g}}<br>alpha %{{y:.4g}}<extra></extra>"),
-                      row=1, col=1)
-    if gap_strength is not None:
-        fig.add_trace(go.Scatter(x=lams, y=np.asarray(gap_strength, dtype=np.float64), mode="lines+markers",
+    # two panels on one shared log axis, laid out by hand: make_subplots took 50 ms of each
+    # rerun, and the figure is redrawn at every step of λ
+    traces = [go.Scatter(x=lams, y=weights[:, j], mode="lines+markers", marker=dict(size=4), name=str(names[j]),
+                         hovertemplate=f"{names[j]}<br>λ %{{x:.3g}}<br>alpha %{{y:.4g}}<extra></extra>")
+              for j in top]
+    below = gap_strength is not None
+    layout = dict(xaxis=dict(type="log", title_text=None if below else "λ (log scale)", anchor="y"),
+                  yaxis=dict(title_text="alpha", domain=[0.36, 1.0] if below else [0.0, 1.0]))
+    if below:
+        traces.append(go.Scatter(x=lams, y=np.asarray(gap_strength, dtype=np.float64), mode="lines+markers",
                                  marker=dict(size=4), line=dict(color="black"), name="sparsity gap", showlegend=False,
+                                 xaxis="x2", yaxis="y2",
                                  hovertemplate="λ %{x:.3g}<br>the gap explains %{y:.0%} of the weights' variance"
-                                               "<extra></extra>"),
-                      row=2, col=1)
-        fig.update_yaxes(title_text="gap strength", range=[0, 1], tickformat=".0%", row=2, col=1)
+                                               "<extra></extra>"))
+        layout.update(xaxis2=dict(type="log", title_text="λ (log scale)", matches="x", anchor="y2"),
+                      yaxis2=dict(title_text="gap strength", range=[0, 1], tickformat=".0%", domain=[0.0, 0.28]))
+        layout["xaxis"].update(showticklabels=False)
     if current is not None and current > 0:
-        fig.add_vline(x=current, line=dict(color="grey", dash="dash"))
-    fig.update_xaxes(type="log", title_text="λ (log scale)", row=rows, col=1)
-    fig.update_xaxes(type="log", row=1, col=1)
-    fig.update_yaxes(title_text="alpha", row=1, col=1)
-    fig.update_layout(title=title, legend=dict(title=f"top {len(top)} features"), height=460, **_LAYOUT)
-    return fig
+        layout["shapes"] = [dict(type="line", x0=current, x1=current, xref=axis, y0=0, y1=1, yref=f"{y} domain",
+                                 line=dict(color="grey", dash="dash"))
+                            for axis, y in (("x", "y"), ("x2", "y2"))[:2 if below else 1]]
+    return go.Figure(traces, layout=dict(title=title, legend=dict(title=f"top {len(top)} features"), height=460,
+                                         **layout, **_LAYOUT))
 
 
 def dotplot_figure(classes, feature_names: Sequence[str], colour, size=None, *, colour_title: str = "score",
@@ -213,15 +221,45 @@ def weight_overlay_figure(background, weights, image_shape=None, selected=None,
     if log_scale:
         top = max(float(weights.max()), np.finfo(np.float64).tiny)
         shown, bar = np.log10(np.clip(weights, top * 10.0 ** -decades, None)), "log10 alpha"
-    fig.add_trace(go.Heatmap(z=shown, customdata=weights, colorscale="Hot", reversescale=True, opacity=opacity,
-                             showscale=True, colorbar=dict(title=bar), name="alpha",
-                             hovertemplate="row %{y}, column %{x}<br>alpha %{customdata:.4g}<extra></extra>"))
+    marked = np.zeros(background.shape, dtype=bool)
     if selected is not None and len(selected):
-        rows, cols = np.unravel_index(np.asarray(selected, dtype=np.intp), background.shape)
-        fig.add_trace(go.Scatter(x=cols, y=rows, mode="markers", name="selected",
-                                 marker=dict(symbol="square-open", size=7, color="deepskyblue"),
-                                 hovertemplate="selected: row %{y}, column %{x}<extra></extra>"))
+        marked.flat[np.asarray(selected, dtype=np.intp)] = True
+    hover = "row %{y}, column %{x}<br>alpha " + ("%{customdata:.4g}" if log_scale else "%{z:.4g}")
+    # the hover says which pixels are selected; an empty string for the others keeps the figure
+    # small (it is sent at every step of K)
+    fig.add_trace(go.Heatmap(z=shown, customdata=weights if log_scale else None, colorscale="Hot", reversescale=True,
+                             opacity=opacity, showscale=True, colorbar=dict(title=bar), name="alpha",
+                             text=np.where(marked, "selected", "") if selected is not None else None,
+                             hovertemplate=hover + ("<br>%{text}" if selected is not None else "") + "<extra></extra>"))
+    if marked.any():
+        # the selection's outline as one path (a marker per pixel made the page redraw hundreds
+        # of elements at every step of K)
+        x, y = selection_outline(marked)
+        fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name="selected", line=dict(color="deepskyblue", width=1.5),
+                                 hoverinfo="skip"))
     return fig
+
+
+def selection_outline(mask) -> tuple[np.ndarray, np.ndarray]:
+    """The boundary of the ``True`` cells of a 2-D ``mask`` as line segments in the heat map's
+    coordinates (cell ``(r, c)`` spans ``c ± 0.5``, ``r ± 0.5``): ``(x, y)`` with a NaN after each
+    segment, for one Scatter trace. A side is drawn where a marked cell meets an unmarked one or
+    the border."""
+    mask = np.asarray(mask, dtype=bool)
+    padded = np.pad(mask, 1)
+    inner = padded[1:-1, 1:-1]
+    segments = []
+    # (neighbour offset, the side's two ends relative to the cell's centre)
+    for (dr, dc), ends in (((-1, 0), ((-0.5, -0.5), (-0.5, 0.5))), ((1, 0), ((0.5, -0.5), (0.5, 0.5))),
+                           ((0, -1), ((-0.5, -0.5), (0.5, -0.5))), ((0, 1), ((-0.5, 0.5), (0.5, 0.5)))):
+        neighbour = padded[1 + dr:padded.shape[0] - 1 + dr, 1 + dc:padded.shape[1] - 1 + dc]
+        rows, cols = np.nonzero(inner & ~neighbour)
+        (r0, c0), (r1, c1) = ends
+        segments.append(np.column_stack([cols + c0, rows + r0, cols + c1, rows + r1]))
+    ends = np.concatenate(segments) if segments else np.empty((0, 4))
+    x = np.column_stack([ends[:, 0], ends[:, 2], np.full(len(ends), np.nan)]).ravel()
+    y = np.column_stack([ends[:, 1], ends[:, 3], np.full(len(ends), np.nan)]).ravel()
+    return x, y
 
 
 def contrast_stretch(images, low: float = 1.0, high: float = 99.0) -> np.ndarray:

@@ -155,7 +155,12 @@ if result is None:  # stopped before a first result (the note above says so)
     st.stop()
 
 
-with view:
+@st.fragment
+def selection_view(result, main, params, side_mode: str, side_choice: dict, seed: int) -> None:
+    """Everything that follows K (the count, the shading of the sorted weights, the marked pixels,
+    k-means on the selection, the per-class view, the selection's downloads). A fragment: a step
+    of the K slider reruns only this part, not the page above and below it (the λ path, the
+    history, the table), which do not depend on K."""
     gap = result.gap
     # one selection on the whole page: K features, the sparsity gap's count unless the user set K
     if not st.session_state.get("qa_top_k_set"):
@@ -182,7 +187,7 @@ with view:
     if result.stopped:
         st.warning(f"Stopped at iteration {result.n_iter}: these are the weights of that iteration.")
     elif not result.converged:
-        st.warning(f"Not converged after {result.n_iter} iterations (tolerance {tol:g}); raise the "
+        st.warning(f"Not converged after {result.n_iter} iterations (tolerance {params.tol:g}); raise the "
                    "maximum or loosen the tolerance.")
     if not gap.clear:
         st.caption(f"No clear sparsity gap: the sorted weights fall smoothly (the best split, after rank "
@@ -192,31 +197,13 @@ with view:
     st.plotly_chart(sorted_weights_figure(result.alpha, main.feature_names, gap.n_selected, log_y=log_y,
                                           clear_gap=gap.clear, top_k=top_k),
                     key="sorted_alpha")
-    if side_mode != "none":
-        with st.expander("λ path: the weights at every λ", expanded=True):
-            if not path_possible:
-                st.caption("The λ path runs one start per λ: set Starts (under Iteration) to 1 to compute it.")
-            elif path_ready or st.button(
-                    f"Compute the λ path ({len(PATH_LAMBDAS)} values of λ)", key="qa_path_run",
-                    help="Solves Q-alpha once at every positive value of the λ slider, each from the answer at the "
-                         "next larger λ (as glmnet computes a lasso path); afterwards a move of the λ slider "
-                         "shows its result at once."):
-                path = runs.run_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS)
-                if path is not None:
-                    st.plotly_chart(lambda_path_figure(path.lams, path.weights, main.feature_names, current=params.lam,
-                                                       gap_strength=path.gap_strength), key="lambda_path")
-                    st.caption(f"{path.lams.size} values of λ solved in {path.seconds:.1f} s ({int(path.n_iter.sum()):,} "
-                               "iterations, each λ started from its neighbour's answer). The dashed line is the "
-                               "slider's λ; λ = 0 is not on the log axis and is solved on its own.")
-            else:
-                st.caption("Solve every λ of the slider once, and each later move of λ is a lookup.")
     k_row = st.container(horizontal=True, vertical_alignment="bottom")
     k_row.slider("K — top features to show and to cluster with", 1, main.n_features, key="qa_top_k",
-                         on_change=lambda: st.session_state.update(qa_top_k_set=True),
-                         help="The K features with the largest alpha: counted above, marked on the image, "
-                              "downloaded, and used by k-means below. Follows the sparsity gap until you move it.")
-    k_row.button("Follow the gap", on_click=lambda: st.session_state.update(qa_top_k_set=False), disabled=not st.session_state.get("qa_top_k_set"),
-                        help="Let K follow the sparsity gap's count again.")
+                 on_change=lambda: st.session_state.update(qa_top_k_set=True),
+                 help="The K features with the largest alpha: counted above, marked on the image, "
+                      "downloaded, and used by k-means below. Follows the sparsity gap until you move it.")
+    k_row.button("Follow the gap", on_click=lambda: st.session_state.update(qa_top_k_set=False),
+                 disabled=not st.session_state.get("qa_top_k_set"), help="Let K follow the sparsity gap's count again.")
     overlay = widgets.pixel_view(main, result.alpha, top)
     if overlay is not None:
         st.plotly_chart(overlay, key="overlay")
@@ -225,10 +212,10 @@ with view:
         # the data and the seed, so moving the K slider does not cluster every feature again
         selected = runs.run_cached("selection_curves", dict(data=main.fingerprint, ranking=params.key, side=side_choice, top=top_k),
                                  main.X, main.labels, {"selected": result.ranking}, [top_k],
-                                 n_runs=5, random_state=int(seed))["selected"]
-        everything = runs.run_cached("selection_curves", dict(data=main.fingerprint, top="all", seed=int(seed)),
+                                 n_runs=5, random_state=seed)["selected"]
+        everything = runs.run_cached("selection_curves", dict(data=main.fingerprint, top="all", seed=seed),
                                    main.X, main.labels, {"all": np.arange(main.n_features)}, [main.n_features],
-                                   n_runs=5, random_state=int(seed))["all"]
+                                   n_runs=5, random_state=seed)["all"]
         st.markdown("**k-means on the selection** (as many clusters as classes, 5 starts averaged; "
                     "the labels are used only to score)")
         cols = widgets.row(4)
@@ -238,59 +225,87 @@ with view:
         cols[2].metric("Accuracy, all features", f"{everything['accuracy'][0]:.3f}",
                        help="The same k-means on every feature, for reference.")
         cols[3].metric("NMI, all features", f"{everything['nmi'][0]:.3f}")
-        with st.expander(f"Per class: which class each of the {min(top_k, MARKER_LIMIT)} first selected features marks"):
-            shown = top[:MARKER_LIMIT]
-            non_negative = bool(main.X.min() >= 0)
-            test = st.radio("Test", ["t-test", "wilcoxon"], horizontal=True, key="qa_marker_test",
-                            help="Each class against the other samples, per feature: Welch's t-test, or the Wilcoxon "
-                                 "rank-sum test; p-values corrected over these features (Benjamini-Hochberg). The "
-                                 "statistics of scanpy's rank_genes_groups (equal to 1e-6, tested).")
-            log1p = st.checkbox("Values are log1p of counts", key="qa_marker_log1p",
-                                help="Then fold changes compare expm1 of the mean logs, as scanpy does; otherwise "
-                                     "the means themselves (which needs non-negative values).")
-            # fold changes of data as given need non-negative values; on other data the library is
-            # asked for log1p's and those columns are left out below
-            as_log1p = bool(log1p or not non_negative)
-            markers = runs.run_cached("class_markers", dict(data=main.fingerprint, features=shown.tolist(), test=test,
-                                                            log1p=as_log1p),
-                                      main.X, main.labels, features=shown, feature_names=main.feature_names,
-                                      method=test, log1p=as_log1p)
-            st.plotly_chart(dotplot_figure(markers.classes, markers.feature_names, markers.score,
-                                           markers.fraction if non_negative else None,
-                                           colour_title="Welch t" if test == "t-test" else "rank-sum z",
-                                           title="Selected features by class: the test's score (colour)"
-                                                 + (", the share of samples with a non-zero value (size)"
-                                                    if non_negative else "")),
-                            key="markers_dotplot")
-            marker_table = markers.table()
-            if not (non_negative or log1p):
-                marker_table = marker_table.drop(columns=["log2_fold_change", "fraction", "fraction_rest"])
-                st.caption("These data have negative values: fold changes and the share of non-zero values do "
-                           "not apply (tick log1p only if the values are log1p of counts).")
-            st.dataframe(marker_table, hide_index=True, height=260)
-            st.download_button("Per-class statistics (CSV)", downloads.frame_csv(marker_table),
-                               file_name=f"{main.name}-per-class.csv", mime="text/csv", key="qa_markers_csv")
-    st.plotly_chart(history_figure(result.history), key="history")
-    ranking = result.ranking
-    table = {"rank": np.arange(1, main.n_features + 1), "feature": np.asarray(main.feature_names)[ranking],
-             "alpha": result.alpha[ranking]}
-    st.dataframe({key: values[:50] for key, values in table.items()}, hide_index=True, height=240)
-    views.share_view([key for key in VIEW if key != "qa_top_k" or st.session_state.get("qa_top_k_set")])
-    download = widgets.row(4 if main.is_image else 3)
-    download[0].download_button(
-        "Weights and ranking (CSV)", downloads.table_csv(table), file_name=f"{main.name}-qalpha.csv",
-        mime="text/csv")
-    download[1].download_button(
-        "Parameters (JSON)", json.dumps(dict(asdict(params), **side_choice, data_set=data.name), indent=1),
-        file_name=f"{main.name}-qalpha-parameters.json", mime="application/json")
+        # computed only while open: the dot plot and table otherwise cost every rerun their drawing
+        per_class = st.expander(f"Per class: which class each of the {min(top_k, MARKER_LIMIT)} first selected "
+                                "features marks", key="qa_per_class", on_change="rerun")
+        if per_class.open:
+            with per_class:
+                shown = top[:MARKER_LIMIT]
+                non_negative = bool(main.X.min() >= 0)
+                test = st.radio("Test", ["t-test", "wilcoxon"], horizontal=True, key="qa_marker_test",
+                                help="Each class against the other samples, per feature: Welch's t-test, or the Wilcoxon "
+                                     "rank-sum test; p-values corrected over these features (Benjamini-Hochberg). The "
+                                     "statistics of scanpy's rank_genes_groups (equal to 1e-6, tested).")
+                log1p = st.checkbox("Values are log1p of counts", key="qa_marker_log1p",
+                                    help="Then fold changes compare expm1 of the mean logs, as scanpy does; otherwise "
+                                         "the means themselves (which needs non-negative values).")
+                # fold changes of data as given need non-negative values; on other data the library is
+                # asked for log1p's and those columns are left out below
+                as_log1p = bool(log1p or not non_negative)
+                markers = runs.run_cached("class_markers", dict(data=main.fingerprint, features=shown.tolist(), test=test,
+                                                                log1p=as_log1p),
+                                          main.X, main.labels, features=shown, feature_names=main.feature_names,
+                                          method=test, log1p=as_log1p)
+                st.plotly_chart(dotplot_figure(markers.classes, markers.feature_names, markers.score,
+                                               markers.fraction if non_negative else None,
+                                               colour_title="Welch t" if test == "t-test" else "rank-sum z",
+                                               title="Selected features by class: the test's score (colour)"
+                                                     + (", the share of samples with a non-zero value (size)"
+                                                        if non_negative else "")),
+                                key="markers_dotplot")
+                marker_table = markers.table()
+                if not (non_negative or log1p):
+                    marker_table = marker_table.drop(columns=["log2_fold_change", "fraction", "fraction_rest"])
+                    st.caption("These data have negative values: fold changes and the share of non-zero values do "
+                               "not apply (tick log1p only if the values are log1p of counts).")
+                st.dataframe(marker_table, hide_index=True, height=260)
+                st.download_button("Per-class statistics (CSV)", downloads.frame_csv(marker_table),
+                                   file_name=f"{main.name}-per-class.csv", mime="text/csv", key="qa_markers_csv")
     selected = np.sort(top)
+    download = widgets.row(2 if main.is_image else 1)
     # written when clicked (as the Data page's ranking): on the faces at K = 991 the file took 0.6 s,
     # in every rerun of the page
-    download[2].download_button(
+    download[0].download_button(
         f"Data, {top_k} selected features (CSV)", partial(downloads.selected_data_csv, main, selected),
         file_name=f"{main.name}-selected.csv", mime="text/csv")
     if main.is_image:
         mask = np.zeros(main.n_features, dtype=bool)
         mask[selected] = True
-        download[3].download_button("Selection mask (PNG)", downloads.mask_png(main.to_image(mask)),
+        download[1].download_button("Selection mask (PNG)", downloads.mask_png(main.to_image(mask)),
                                     file_name=f"{main.name}-mask.png", mime="image/png")
+    # the link follows K too (this runs on the page's reruns and on the fragment's own)
+    views.share_view([key for key in VIEW if key != "qa_top_k" or st.session_state.get("qa_top_k_set")])
+
+
+with view:
+    selection_view(result, main, params, side_mode, side_choice, int(seed))
+if side_mode != "none":
+    with st.expander("λ path: the weights at every λ", expanded=True):
+        if not path_possible:
+            st.caption("The λ path runs one start per λ: set Starts (under Iteration) to 1 to compute it.")
+        elif path_ready or st.button(
+                f"Compute the λ path ({len(PATH_LAMBDAS)} values of λ)", key="qa_path_run",
+                help="Solves Q-alpha once at every positive value of the λ slider, each from the answer at the "
+                     "next larger λ (as glmnet computes a lasso path); afterwards a move of the λ slider "
+                     "shows its result at once."):
+            path = runs.run_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS)
+            if path is not None:
+                st.plotly_chart(lambda_path_figure(path.lams, path.weights, main.feature_names, current=params.lam,
+                                                   gap_strength=path.gap_strength), key="lambda_path")
+                st.caption(f"{path.lams.size} values of λ solved in {path.seconds:.1f} s ({int(path.n_iter.sum()):,} "
+                           "iterations, each λ started from its neighbour's answer). The dashed line is the "
+                           "slider's λ; λ = 0 is not on the log axis and is solved on its own.")
+        else:
+            st.caption("Solve every λ of the slider once, and each later move of λ is a lookup.")
+st.plotly_chart(history_figure(result.history), key="history")
+ranking = result.ranking
+table = {"rank": np.arange(1, main.n_features + 1), "feature": np.asarray(main.feature_names)[ranking],
+         "alpha": result.alpha[ranking]}
+st.dataframe({key: values[:50] for key, values in table.items()}, hide_index=True, height=240)
+download = widgets.row(2)
+download[0].download_button(
+    "Weights and ranking (CSV)", downloads.table_csv(table), file_name=f"{main.name}-qalpha.csv",
+    mime="text/csv")
+download[1].download_button(
+    "Parameters (JSON)", json.dumps(dict(asdict(params), **side_choice, data_set=data.name), indent=1),
+    file_name=f"{main.name}-qalpha-parameters.json", mime="application/json")

@@ -119,6 +119,8 @@ def class_markers(X, labels, *, features=None, feature_names=None, method: str =
     log1p : bool
         Whether ``X`` holds ``log1p`` values: the fold change then compares ``expm1`` of the
         mean logs (scanpy's definition); otherwise the means themselves (for non-negative data).
+        Where the class's or the rest's (expanded) mean is negative the fold change is undefined
+        and given as NaN.
     tie_correct : bool
         Wilcoxon only: correct the variance for ties.
 
@@ -177,7 +179,11 @@ def class_markers(X, labels, *, features=None, feature_names=None, method: str =
             score[c] = np.where(np.isnan(z), 0.0, z)
             p_value[c] = 2 * stats.norm.sf(np.abs(score[c]))
     expand = np.expm1 if log1p else (lambda m: m)
-    log2_fold_change = np.log2((expand(mean) + FOLD_EPSILON) / (expand(mean_rest) + FOLD_EPSILON))
+    amount, amount_rest = expand(mean) + FOLD_EPSILON, expand(mean_rest) + FOLD_EPSILON
+    # a fold change is a ratio of amounts: undefined (NaN, as documented) where a mean is negative
+    defined = (amount > 0) & (amount_rest > 0)
+    log2_fold_change = np.where(defined, np.log2(np.where(defined, amount, 1.0) / np.where(defined, amount_rest, 1.0)),
+                                np.nan)
     p_adjusted = np.vstack([benjamini_hochberg(row) for row in p_value])
     return ClassMarkers(classes=classes, features=features, feature_names=tuple(names[j] for j in features),
                         mean=mean, mean_rest=mean_rest, fraction=fraction, fraction_rest=fraction_rest,

@@ -340,11 +340,10 @@ def test_every_page_opened_by_its_own_url_has_the_navigation(browser, fresh_app_
 SHOWN_SELECTION = """() => {
     const plots = [...document.querySelectorAll('.js-plotly-plot')];
     const overlay = plots.find(p => p.layout && p.layout.title && /top \\d+/.test(p.layout.title.text || ''));
-    const marked = overlay.data.find(t => t.name === 'selected');
-    const length = v => v.length !== undefined ? v.length : (v.bdata ? atob(v.bdata).length / {f8: 8, f4: 4, i4: 4, u4: 4, i2: 2, u2: 2, i1: 1, u1: 1}[v.dtype] : NaN);
+    const weights = overlay.data.find(t => t.name === 'alpha');
     return {count: Number(document.querySelector('[data-testid="stMetricValue"]').innerText.replace(/,/g, '')),
             title: Number(overlay.layout.title.text.match(/top (\\d+)/)[1]),
-            marked: length(marked.x)};
+            marked: weights.text.flat().filter(t => t === 'selected').length};
 }"""
 
 

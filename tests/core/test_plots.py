@@ -39,8 +39,34 @@ def test_images_are_upright_and_shaped():
 def test_overlay_marks_selected_pixels():
     background = np.zeros((3, 4))
     fig = weight_overlay_figure(background, np.arange(12.0), selected=[5, 11])
-    marks = fig.data[-1]
-    assert list(marks.y) == [1, 2] and list(marks.x) == [1, 3]
+    heat, outline = fig.data[-2], fig.data[-1]
+    assert heat.text[1][1] == "selected" and heat.text[2][3] == "selected" and heat.text[0][0] == ""
+    # two isolated pixels: four sides each, one path with a break after each side
+    assert outline.mode == "lines" and len(outline.x) == 8 * 3
+    centres = {(round(np.nanmean(outline.y[i:i + 2])), round(np.nanmean(outline.x[i:i + 2])))
+               for i in range(0, len(outline.x), 3)}
+    assert centres <= {(1, 1), (2, 3), (0, 1), (2, 1), (1, 0), (1, 2), (1, 3), (3, 3), (2, 2), (2, 4)}
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_selection_outline_is_the_boundary_between_marked_and_unmarked_cells(seed):
+    from core.plots import selection_outline
+
+    mask = np.random.default_rng(seed).random((6, 5)) < 0.4
+    x, y = selection_outline(mask)
+    sides = np.column_stack([x.reshape(-1, 3)[:, :2], y.reshape(-1, 3)[:, :2]])
+    # brute force: every pair of 4-neighbouring cells (the outside counts as unmarked) that differ
+    padded = np.pad(mask, 1)
+    expected = set()
+    for r in range(-1, 6):
+        for c in range(-1, 5):
+            for dr, dc in ((1, 0), (0, 1)):
+                if padded[r + 1, c + 1] != padded[r + 1 + dr, c + 1 + dc]:
+                    expected.add((c + dc / 2, r + dr / 2))  # the middle of the shared side
+    drawn = {((x0 + x1) / 2, (y0 + y1) / 2) for x0, x1, y0, y1 in sides}
+    assert drawn == expected and len(drawn) == len(sides)
+    lengths = np.hypot(sides[:, 1] - sides[:, 0], sides[:, 3] - sides[:, 2])
+    assert np.allclose(lengths, 1.0)
 
 
 def test_image_grid():

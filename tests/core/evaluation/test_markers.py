@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from core import InputError
-from core.evaluation.markers import benjamini_hochberg, class_markers
+from core.evaluation.markers import FOLD_EPSILON, benjamini_hochberg, class_markers
 
 REFERENCE = Path(__file__).with_name("data") / "scanpy_rank_genes_groups.npz"
 
@@ -75,3 +75,16 @@ def test_plain_fold_changes_and_bad_input():
         class_markers(-X, [0, 0, 1, 1], log1p=False)
     with pytest.raises(InputError, match="column indices"):
         class_markers(X, [0, 0, 1, 1], features=[2])
+
+
+def test_fold_change_is_nan_exactly_where_a_mean_is_negative():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 6))
+    X[:, :3] = np.abs(X[:, :3]) + 1.0  # positive columns: fold changes defined
+    labels = np.repeat([0, 1], 20)
+    markers = class_markers(X, labels, log1p=True)  # expm1 of a negative mean log is negative
+    means = np.expm1(np.vstack([X[labels == c].mean(axis=0) for c in (0, 1)]))
+    rest = np.expm1(np.vstack([X[labels != c].mean(axis=0) for c in (0, 1)]))
+    undefined = (means + FOLD_EPSILON <= 0) | (rest + FOLD_EPSILON <= 0)
+    assert np.array_equal(np.isnan(markers.log2_fold_change), undefined)
+    assert np.isfinite(markers.log2_fold_change[:, :3]).all()
