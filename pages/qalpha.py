@@ -297,14 +297,17 @@ if side_mode != "none":
                            "slider's λ; λ = 0 is not on the log axis and is solved on its own.")
         else:
             st.caption("Solve every λ of the slider once, and each later move of λ is a lookup.")
-st.plotly_chart(history_figure(result.history), key="history")
+convergence = st.expander(f"Convergence: the objective at each of the {result.n_iter} iterations", key="qa_convergence",
+                          on_change="rerun")
+if convergence.open:  # drawn only when asked for: every λ step would redraw it
+    convergence.plotly_chart(history_figure(result.history), key="history")
 ranking = result.ranking
 table = {"rank": np.arange(1, main.n_features + 1), "feature": np.asarray(main.feature_names)[ranking],
          "alpha": result.alpha[ranking]}
 st.dataframe({key: values[:50] for key, values in table.items()}, hide_index=True, height=240)
 download = widgets.row(2)
 download[0].download_button(
-    "Weights and ranking (CSV)", downloads.table_csv(table), file_name=f"{main.name}-qalpha.csv",
+    "Weights and ranking (CSV)", partial(downloads.table_csv, table), file_name=f"{main.name}-qalpha.csv",
     mime="text/csv")
 download[1].download_button(
     "Parameters (JSON)", json.dumps(dict(asdict(params), **side_choice, data_set=data.name), indent=1),

@@ -54,9 +54,9 @@ def test_qalpha_page_runs_on_the_faces(page, app_url):
     page.get_by_role("link", name="Q-alpha", exact=True).click()
     page.get_by_role("heading", name="Q-alpha").wait_for(timeout=60_000)
     page.get_by_text("Selected (K)").first.wait_for(timeout=120_000)
-    # sorted alpha, overlay, (the per-class dot plot, in a closed expander), history: the plots
-    # appear one after another; the last is the history
-    page.locator(".js-plotly-plot").filter(has_text="Objective per iteration").wait_for(timeout=60_000)
+    # sorted alpha and the overlay (the per-class dot plot and the history wait in closed
+    # expanders): the overlay comes last
+    page.locator(".js-plotly-plot").filter(has_text="alpha over the mean image").wait_for(timeout=60_000)
     assert page.locator(".js-plotly-plot").filter(has_text="Sorted weights (alpha)").count() == 1
     assert page.locator("[data-testid='stException']").count() == 0
     page.screenshot(path=str(ARTEFACTS / "qalpha.png"))
