@@ -140,3 +140,36 @@ def test_q_alpha_and_kernel_q_alpha_check_their_common_parameters_alike(bad, mes
             algorithm(X, parameters["k"],
                       **{name: value for name, value in parameters.items() if name != "k"})
     assert "_side_diagonal" not in inspect.signature(q_alpha).parameters  # topographic_map's own affair
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_power_solver_reaches_the_eigen_solvers_fixed_point_where_there_is_one(seed):
+    """Weston's data with a polynomial kernel have one clear maximum: the matrix-free power steps
+    (solver="power") and the exact eigenvector per iteration (the printed step 3) end at the same
+    weights, and float32 products at the same weights to about 1e-5."""
+    data = weston_linear(200, random_state=seed)
+    exact = kernel_q_alpha(data.X, 2, "poly", degree=2)
+    power = kernel_q_alpha(data.X, 2, "poly", degree=2, solver="power", max_iter=2000)
+    single = kernel_q_alpha(data.X, 2, "poly", degree=2, solver="power", max_iter=2000, dtype=np.float32)
+    assert exact.converged and power.converged and single.converged
+    assert np.abs(power.alpha - exact.alpha).max() < 1e-5
+    assert np.abs(single.alpha - exact.alpha).max() < 1e-4
+    assert set(power.top(3)) == set(exact.top(3)) == {0, 1, 2}
+    assert single.alpha.dtype == np.float64 and single.Q.dtype == np.float64
+
+
+def test_power_solver_keeps_q_orthonormal_and_refuses_indefinite_kernels():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((30, 12))
+    result = kernel_q_alpha(X, 2, "rbf", gamma=2.0, solver="power", max_iter=7, tol=1e-14)
+    Mt, _, _, _ = preprocess_features(X)
+    V = kernel_matrix(Mt, "rbf", gamma=2.0)
+    assert np.allclose(result.Q.T @ V @ result.Q, np.eye(2), atol=1e-8)  # E^T V E = I after the recursion
+    with pytest.raises(InputError, match="positive semi-definite"):
+        kernel_q_alpha(X, 2, "poly", degree=2, coef0=-0.5, solver="power")
+    with pytest.raises(InputError, match="positive semi-definite"):
+        kernel_q_alpha(X, 2, lambda a, b: a @ b.T, solver="power")
+    with pytest.raises(InputError, match="solver must be"):
+        kernel_q_alpha(X, 2, solver="lanczos")
+    with pytest.raises(InputError, match="dtype must be"):
+        kernel_q_alpha(X, 2, dtype=np.int64)
