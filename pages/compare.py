@@ -8,7 +8,7 @@ import streamlit as st
 
 from core import InputError
 from core.selection.baselines import PROJECTIONS, SCORERS, rank_features
-from core.evaluation.metrics import projection_curves, stability_curve
+from core.evaluation.metrics import projection_curves, selection_curves, stability_curve
 from core.plots import comparison_figure
 from pages.ui import datasets, downloads, runs, session, settings, views, widgets
 
@@ -53,11 +53,6 @@ sizes = (list(range(1, data.n_features + 1)) if data.n_features <= 30 else
 k = int(min(max(data.classes.size, 2), data.n_samples - 1))
 
 
-def ranking_of(method):
-    return runs.run_cached("rank_features", dict(data=data.fingerprint, method=method, k=k), method,
-                         data.X, data.labels, n_clusters=k)
-
-
 def stability_of(method, sizes, n_bootstrap, bar):
     """Kuncheva and Jaccard indices of the top-k sets over bootstrap resamples, with a progress bar."""
     key = json.dumps(dict(data=data.fingerprint, method=method, k=k, sizes=sizes, n_bootstrap=n_bootstrap))
@@ -100,14 +95,65 @@ def extraction_of(name, bar):
 if not methods and not extract:
     st.info("Choose at least one method.")
     st.stop()
-rankings, seconds = {}, {}
-try:
-    for method in methods:
+metric = st.radio("Measure", list(MEASURES), horizontal=True, key="cmp_measure", format_func=MEASURES.get,
+                  help="accuracy: k-means clusters matched to classes (Hungarian); NMI: normalised mutual "
+                       "information; precision: the normalised precision index of Shashua & Wolf 2004 Sec. 6 (k-NN purity); "
+                       "stability: Kuncheva's consistency index of the top-k sets chosen on bootstrap "
+                       "resamples (1: always the same features, 0: chance).")
+
+
+def method_key(method) -> str:
+    return json.dumps(dict(data=data.fingerprint, method=method, k=k, sizes=sizes))
+
+
+def curves_of(method) -> tuple[dict, float]:
+    """One method's ranking and its curves at every size, and the seconds they took: kept per
+    method, so that adding a method to the list computes that one only."""
+    def compute():
         start = time.perf_counter()
-        rankings[method] = ranking_of(method)
-        seconds[method] = time.perf_counter() - start
-    curves = runs.run_cached("selection_curves", dict(data=data.fingerprint, methods=methods, sizes=sizes),
-                           data.X, data.labels, rankings, sizes) if methods else {}
+        ranking = rank_features(method, data.X, data.labels, n_clusters=k)
+        curves = selection_curves(data.X, data.labels, {method: ranking}, sizes)[method]
+        return curves, time.perf_counter() - start
+    return runs.memoised(method_key(method), compute)
+
+
+def table_of(results: dict, metric: str):
+    return {"method": list(results),
+            "seconds (when computed)": [round(seconds, 3) for _, seconds in results.values()],
+            f"best {MEASURES[metric]}": [max(curves[metric]) if metric in curves else None
+                                         for curves, _ in results.values()],
+            "at k (features or dimensions)": [curves["size"][int(np.argmax(curves[metric]))] if metric in curves
+                                              else None for curves, _ in results.values()]}
+
+
+# the methods run one after another, each row shown when its method is done; Stop (shown only while
+# they run) keeps the rows done and computes nothing more until Resume
+pending = [m for m in methods if not runs.is_memoised(method_key(m))]
+if not pending:  # everything asked for is here: a Stop pressed earlier has nothing left to hold back
+    st.session_state["compare_stopped"] = False
+runs.stop_control("compare", message=f"{len(methods) - len(pending)} of {len(methods)} methods are done and shown "
+                                     "below. " if pending else None)
+rows_slot = st.empty()
+results, seconds = {}, {}
+try:
+    if pending and not runs.is_stopped("compare"):
+        progress_slot = st.empty()
+        with progress_slot.container():
+            bar = st.progress(0.0, text=f"{len(pending)} method(s) to run")
+            st.button("Stop", key="compare_stop", on_click=lambda: st.session_state.update(compare_stopped=True),
+                      help="Stop after the method that runs now; the rows done stay.")
+        for index, method in enumerate(methods):
+            if method in pending:
+                bar.progress(index / len(methods), text=f"{method}: ranking the features and clustering with the top k "
+                                                         f"({index + 1} of {len(methods)})")
+            results[method] = curves_of(method)
+            rows_slot.dataframe(table_of(results, metric) if metric != "kuncheva" else
+                                {"method": list(results)}, hide_index=True)
+        progress_slot.empty()
+    else:
+        results = {m: curves_of(m) for m in methods if m not in pending}
+    curves = {m: dict(value[0]) for m, value in results.items()}
+    seconds = {m: value[1] for m, value in results.items()}
     extracted = {}
     if extract:
         bar = st.progress(0.0)
@@ -122,18 +168,13 @@ try:
 except InputError as error:
     widgets.show_error(error)
     st.stop()
-metric = st.radio("Measure", list(MEASURES), horizontal=True, key="cmp_measure", format_func=MEASURES.get,
-                  help="accuracy: k-means clusters matched to classes (Hungarian); NMI: normalised mutual "
-                       "information; precision: the normalised precision index of Shashua & Wolf 2004 Sec. 6 (k-NN purity); "
-                       "stability: Kuncheva's consistency index of the top-k sets chosen on bootstrap "
-                       "resamples (1: always the same features, 0: chance).")
 if metric == "kuncheva":
     n_bootstrap = st.slider("Bootstrap resamples", 2, 50, key="cmp_bootstrap",
                             help="Each method ranks the features again on this many resamples of the samples "
                                  "(drawn with replacement); the cost grows with it.")
     bar = st.progress(0.0)
     try:
-        for method in methods:
+        for method in curves:
             start = time.perf_counter()
             curves[method].update(stability_of(method, [s for s in sizes if s < data.n_features], n_bootstrap, bar))
             seconds[method] += time.perf_counter() - start
@@ -151,13 +192,9 @@ if metric == "kuncheva" and extracted:
     st.caption("Stability is a property of selected feature sets: the extraction methods are not drawn.")
     extracted = {}
 shown = {**curves, **extracted}
-st.plotly_chart(comparison_figure(curves, metric, title=MEASURES[metric], extracted=extracted), key="comparison")
 if shown:
-    st.dataframe({"method": list(shown),
-                  "seconds (this run; 0 if cached)": [round(seconds[m], 3) for m in shown],
-                  f"best {MEASURES[metric]}": [max(shown[m][metric]) for m in shown],
-                  "at k (features or dimensions)": [shown[m]["size"][int(np.argmax(shown[m][metric]))] for m in shown]},
-                 hide_index=True)
+    rows_slot.dataframe(table_of({m: (shown[m], seconds[m]) for m in shown}, metric), hide_index=True)
+st.plotly_chart(comparison_figure(curves, metric, title=MEASURES[metric], extracted=extracted), key="comparison")
 rows = [(m, size, shown[m][metric][i]) for m in shown for i, size in enumerate(shown[m]["size"])]
 st.download_button(f"Curves, {MEASURES[metric]} (CSV)",
                    downloads.table_csv({"method": [r[0] for r in rows], "features or dimensions": [r[1] for r in rows],

@@ -20,22 +20,24 @@ from core.selection.lambda_path import QAlphaPath, q_alpha_path
 from core.selection.qalpha import QAlphaParameters, QAlphaResult
 
 
-def stop_control(name: str) -> None:
+def stop_control(name: str, message: str | None = None) -> None:
     """The stopped state of a page's long computation: a note and a Resume button, drawn only
     after a Stop (there is no Stop while nothing runs: :func:`run_with_progress` draws it beside
     its progress bar, for as long as the work runs).
 
     Clicking Stop makes Streamlit start a new script run, which interrupts the computation at its
     next progress report; the flag set then keeps the page from starting it again, and the page
-    shows its last complete result, until the user presses Resume.
+    shows its last complete result, until the user presses Resume. ``message`` replaces what the
+    note says is on the page (for pages whose result is built in parts).
     """
     flag_key = f"{name}_stopped"
     if st.session_state.get(flag_key):
         kept = st.session_state.get(f"{name}_last")
         shown = kept is not None and kept[0] == current_dataset().fingerprint
-        st.warning("Stopped. " + ("The result below is the last complete one; it may belong to other settings than "
-                                  "those above. " if shown else "Nothing was computed yet. ")
-                   + "Press Resume to compute the current settings.", icon=":material/stop_circle:")
+        if message is None:
+            message = ("The result below is the last complete one; it may belong to other settings than those "
+                       "above. " if shown else "Nothing was computed yet. ")
+        st.warning(f"Stopped. {message}Press Resume to compute the current settings.", icon=":material/stop_circle:")
         st.button("Resume", key=f"{name}_resume", on_click=lambda: st.session_state.update({flag_key: False}),
                   help="Start the computation again with the current parameters.")
 

@@ -128,6 +128,24 @@ def test_compare_page_ranks_weston_methods():
     assert len(app.get("download_button")) == 1
 
 
+def test_compare_page_after_a_stop_computes_nothing_more_until_resume():
+    """A Stop keeps the rows already done and starts no other method; Resume runs only the ones
+    missing (each method's result is kept on its own)."""
+    data = weston_linear(150, random_state=3)
+    app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
+    app.session_state["dataset"] = data
+    app.session_state["cmp_methods"] = ["variance"]
+    app.run()
+    assert list(app.dataframe[0].value["method"]) == ["variance"]
+    app.session_state["compare_stopped"] = True  # as the Stop button's callback leaves it
+    app.multiselect(key="cmp_methods").set_value(["variance", "fisher"]).run()
+    assert not app.exception
+    assert any("1 of 2 methods are done" in w.value for w in app.warning)
+    assert list(app.dataframe[0].value["method"]) == ["variance"]  # the row done stays, fisher is not run
+    next(b for b in app.button if b.label == "Resume").click().run()
+    assert list(app.dataframe[0].value["method"]) == ["variance", "fisher"] and not app.warning
+
+
 def test_compare_page_places_the_new_selectors_beside_q_alpha():
     app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
     app.session_state["dataset"] = weston_linear(120, random_state=0)
