@@ -116,13 +116,19 @@ def iteration_status(total: int):
     return status
 
 
+#: Seconds between two updates of a progress bar: each is a message the browser redraws, and on
+#: two cores that drawing competes with the computation it reports.
+PROGRESS_INTERVAL = 0.25
+
+
 def run_with_progress(key: str, run, *, stop: str, text: str, status, every: int = 1,
                       keep=lambda result: not result.stopped, last: bool = True):
     """``run(progress)`` once per ``key`` (:func:`memoised`) with a progress bar that starts with
     ``text`` and a Stop button beside it while the work runs. Every ``every``-th call of the
     ``progress(report)`` callback handed to ``run`` (:mod:`core.progress`) shows
-    ``status(elapsed, calls, report) -> (fraction, text)`` (one browser message per call would slow
-    fast runs), and returns False once Stop was pressed; Streamlit also interrupts the run at the
+    ``status(elapsed, calls, report) -> (fraction, text)``, at most every ``PROGRESS_INTERVAL``
+    seconds (one browser message per call would slow fast runs), and returns False once Stop was
+    pressed; Streamlit also interrupts the run at the
     bar's next update. Results failing ``keep`` (by default stopped ones) are not kept.
 
     After a Stop (until Resume, :func:`stop_control`) nothing new is started: a result kept for
@@ -149,12 +155,14 @@ def run_with_progress(key: str, run, *, stop: str, text: str, status, every: int
                       on_click=lambda: st.session_state.update({flag_key: True}),
                       help="Interrupt this computation; the last complete result stays on the page.")
         start = time.perf_counter()
-        calls = {"n": 0}
+        calls = {"n": 0, "shown": -PROGRESS_INTERVAL}
 
         def progress(report):
             calls["n"] += 1
-            if (calls["n"] - 1) % every == 0:
-                fraction, message = status(time.perf_counter() - start, calls["n"], report)
+            elapsed = time.perf_counter() - start
+            if (calls["n"] - 1) % every == 0 and elapsed - calls["shown"] >= PROGRESS_INTERVAL:
+                calls["shown"] = elapsed
+                fraction, message = status(elapsed, calls["n"], report)
                 bar.progress(min(fraction, 1.0), text=message)
             return not st.session_state.get(flag_key, False)
 

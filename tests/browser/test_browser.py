@@ -545,7 +545,8 @@ def test_stop_only_while_work_runs_and_it_keeps_the_last_result(page, app_url):
     """Kernel Q-alpha on the AR faces (2,400 features: seconds per run). While the page is idle
     there is no Stop to press (a Stop pressed while idle used to wipe the result); Stop pressed
     during the run for a new k leaves the previous result on the page and says so."""
-    wait_for_app(page, f"{app_url}/kernel")
+    # the exact step (seconds per run on these faces; the fast one may end before Stop is pressed)
+    wait_for_app(page, f"{app_url}/kernel?kq_exact=true")
     metrics = page.locator("[data-testid='stMetric']")
     metrics.filter(has_text="Iterations").wait_for(timeout=300_000)
     settle(page)
@@ -563,3 +564,25 @@ def test_stop_only_while_work_runs_and_it_keeps_the_last_result(page, app_url):
     assert page.get_by_role("button", name="Stop").count() == 0 and page.get_by_role("button", name="Resume").count() == 1
     assert page.locator("[data-testid='stException']").count() == 0
     page.screenshot(path=str(ARTEFACTS / "kernel-stopped.png"), full_page=True)
+
+
+def test_ten_quick_presses_of_the_lambda_slider_land_on_the_tenth_value(page, app_url):
+    """No key press is lost while reruns are under way: from λ = 1e-4, ten ArrowRight presses sent
+    without waiting move λ ten steps, to 10, and the page's run ends on that value (the link
+    written by that run says so)."""
+    import json
+    from urllib.parse import parse_qs, urlparse
+
+    wait_for_app(page, f"{app_url}/qalpha?qa_side_mode=%22side%20classes%22&qa_lambda=0.0001")
+    page.get_by_text("Selected (K)").first.wait_for(timeout=300_000)
+    quiet(page)
+    thumb = page.get_by_role("slider", name="λ — weight of the side information")
+    assert thumb.get_attribute("aria-valuetext") == "0.0001"
+    thumb.focus()
+    for _ in range(10):
+        page.keyboard.press("ArrowRight")
+    assert thumb.get_attribute("aria-valuetext") == "10"
+    quiet(page)
+    assert thumb.get_attribute("aria-valuetext") == "10"
+    assert json.loads(parse_qs(urlparse(page.url).query)["qa_lambda"][0]) == 10.0
+    assert page.locator("[data-testid='stException']").count() == 0

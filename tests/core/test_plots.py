@@ -70,8 +70,19 @@ def test_selection_outline_is_the_boundary_between_marked_and_unmarked_cells(see
 
 
 def test_image_grid():
-    fig = image_grid_figure(np.random.default_rng(0).random((5, 4, 3)), titles=list("abcde"), n_cols=3)
-    assert len(fig.data) == 5
+    images = np.random.default_rng(0).random((5, 4, 3))
+    fig = image_grid_figure(images, titles=list("abcde"), n_cols=3, zmin=0, zmax=1)
+    assert len(fig.data) == 1  # one heat map of the tiled images
+    mosaic = np.asarray(fig.data[0].z, dtype=float)
+    tiles = [mosaic[top:top + 4, left:left + 3] for top in (0, 5) for left in (0, 4, 8)][:5]
+    assert all(np.array_equal(tile, image) for tile, image in zip(tiles, images))
+    assert np.isnan(mosaic[:, 3]).all() and np.isnan(mosaic[4]).all()  # the gutters
+    assert [a.text for a in fig.layout.annotations] == list("abcde")
+    # without a shared scale each image is stretched to [0, 1], and the hover keeps its values
+    scaled = image_grid_figure(images * np.arange(1, 6)[:, None, None], n_cols=5)
+    z, values = np.asarray(scaled.data[0].z, dtype=float), np.asarray(scaled.data[0].customdata, dtype=float)
+    assert np.nanmin(z[:, 4:7]) == 0 and np.nanmax(z[:, 4:7]) == 1
+    assert np.allclose(values[:, 4:7], 2 * images[1])
     with pytest.raises(InputError):
         image_grid_figure(np.zeros((4, 3)))
 
