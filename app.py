@@ -26,6 +26,7 @@ PAGES = {
 
 # The sidebar draws its own links (sidebar.sidebar_summary): Streamlit's automatic list would
 # otherwise flash the helper modules of pages/ before the first run registers these pages.
+session.leave_a_core()  # once per process: the browser and the server's messages keep a core
 session.app_run()  # every page checks that its run started here (session.page_start)
 settings.keep_settings()  # the pages' settings survive leaving them
 navigation = st.navigation(PAGES, position="hidden")

@@ -3,11 +3,39 @@
 from __future__ import annotations
 
 import gc
+import os
 import threading
 import time
 from pathlib import Path
 
 import streamlit as st
+
+# ---------------------------------------------------------------------------- threads
+_THREADS_SET = threading.Lock()
+_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def leave_a_core() -> None:
+    """Once per process: the numerical libraries (BLAS, OpenMP) use one core fewer than the
+    machine has, unless the environment sets their threads already.
+
+    The browser usually runs on the same machine, and the server's own event loop must send
+    each progress message: with BLAS on both cores of a 2-core machine, a kernel Q-alpha step
+    on the AR faces took 3.0 s from key press to settled page; on one, 1.6 s
+    (docs/benchmarks.md). OpenMP's count is read when scikit-learn first loads it, so it is set
+    in the environment; the BLAS libraries are loaded already and are limited in place.
+    """
+    if not _THREADS_SET.acquire(blocking=False):
+        return  # done (or being done) for this process
+    if any(name in os.environ for name in _THREAD_VARIABLES):
+        return
+    from threadpoolctl import threadpool_limits
+    import scipy.linalg  # noqa: F401 - loads SciPy's BLAS, so that the limit reaches it too
+
+    threads = max(1, (os.cpu_count() or 1) - 1)
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+    threadpool_limits(threads, user_api="blas")
+
 
 # ---------------------------------------------------------------------------- every page through app.py
 _RUN = threading.local()  # per script thread: did this run start in app.py?
