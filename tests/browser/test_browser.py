@@ -123,8 +123,9 @@ def test_every_page_renders_and_is_screenshotted(page, app_url):
         page.screenshot(path=str(ARTEFACTS / f"page-{name}.png"), full_page=True)
 
 
-SORTED_ALPHA = "() => JSON.stringify(document.querySelector('.js-plotly-plot').data[0].y)"
-FIRST_METRIC = "() => document.querySelector('[data-testid=\"stMetricValue\"]').innerText"
+# null-safe: while a rerun redraws, a plot may be there before Plotly has given it its data
+SORTED_ALPHA = "() => JSON.stringify(document.querySelector('.js-plotly-plot')?.data?.[0]?.y ?? null)"
+FIRST_METRIC = "() => document.querySelector('[data-testid=\"stMetricValue\"]')?.innerText ?? null"
 
 
 def sorted_alpha_values(page):
