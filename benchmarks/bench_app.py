@@ -228,9 +228,12 @@ def upload(page, url, tab, label, name, content, button, loaded):
         path.write_bytes(content)
         page.get_by_role("tabpanel").filter(has=page.get_by_text(label)).locator("input[type='file']") \
             .set_input_files(str(path))
-        page.get_by_role("button", name=button).wait_for(timeout=300_000)
+        page.get_by_text(name).first.wait_for(timeout=300_000)  # the uploader lists the file
+        load = page.get_by_role("button", name=button)
+        load.wait_for(timeout=300_000)
+        page.wait_for_function("(b) => !b.disabled", arg=load.element_handle(), timeout=300_000)
         settled(page, 0)
-        page.get_by_role("button", name=button).click()
+        load.click()
         page.get_by_text(loaded).first.wait_for(timeout=600_000)
         settled(page, 0)
 
