@@ -222,6 +222,8 @@ def orl_zip() -> bytes:
 
 def upload(page, url, tab, label, name, content, button, loaded):
     page.goto(f"{url}/data")
+    page.get_by_role("tab", name=tab).wait_for(timeout=300_000)
+    settled(page, 0)
     page.get_by_role("tab", name=tab).click()
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / name

@@ -11,7 +11,7 @@ from core.selection.kernel_qalpha import kernel_memory_bytes, kernel_q_alpha
 from core.limits import memory_limit_bytes
 from core.plots import history_figure, sorted_weights_figure
 from core.selection.qalpha import QAlphaParameters
-from pages.ui import datasets, downloads, runs, session, settings, views, widgets
+from pages.ui import datasets, downloads, estimates, runs, session, settings, views, widgets
 
 session.page_start()
 
@@ -56,11 +56,6 @@ exact = controls[4].toggle(
          "where there are several they may end at different ones (the objective says which is larger).")
 # the fast setting for stepping through kernels; the printed algorithm one click away
 SOLVE = dict(solver="eigen", dtype="float64") if exact else dict(solver="power", dtype="float32")
-# measured on the AR faces (2,400 features, RBF): 17 ms per iteration fast, 110 ms exact; the
-# step works on n x n matrices, so the cost per iteration grows with n squared. Runs took 40-140
-# iterations there, so before this data set's first run the estimate assumes 100.
-SECONDS_PER_ENTRY = {"power": 3e-9, "eigen": 2e-8}
-FIRST_GUESS_ITERATIONS = 100
 MAX_ITER = 1000
 
 
@@ -70,8 +65,8 @@ def run_kernel(k, kernel, options):
     iterations; else from the measured cost per kernel entry), and Stop."""
     key = json.dumps(dict(data=data.fingerprint, kernel=kernel, k=k, **options, **SOLVE), sort_keys=True)
     past = st.session_state.setdefault("kq_past_runs", {})
-    rate, iterations = past.get((data.fingerprint, SOLVE["solver"]),
-                                (SECONDS_PER_ENTRY[SOLVE["solver"]] * data.n_features**2, FIRST_GUESS_ITERATIONS))
+    seconds, rate, iterations = estimates.kernel_seconds(data.n_features, SOLVE["solver"],
+                                                         past.get((data.fingerprint, SOLVE["solver"])))
 
     def run(progress):
         start = time.perf_counter()
@@ -81,7 +76,7 @@ def run_kernel(k, kernel, options):
         return result
 
     return runs.run_with_progress(key, run, stop="kernel", status=runs.iteration_status(MAX_ITER), every=5,
-                                text=f"Kernel Q-alpha on {data.n_features:,} features: about {rate * iterations:.1f} s "
+                                text=f"Kernel Q-alpha on {data.n_features:,} features: about {seconds:.1f} s "
                                      f"({rate:.2f} s per iteration, about {iterations} iterations as "
                                      f"{'the last run here' if (data.fingerprint, SOLVE['solver']) in past else 'usual'}"
                                      f"; at most {MAX_ITER})")

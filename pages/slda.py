@@ -10,20 +10,12 @@ import streamlit as st
 from core import InputError
 from core.plots import image_figure, slda_curves_figure, weight_overlay_figure
 from core.selection.slda import EXACT_LIMIT, greedy_slda, greedy_spca, sparse_eigenvector
-from pages.ui import datasets, downloads, runs, session, settings, views, widgets
+from pages.ui import datasets, downloads, estimates, runs, session, settings, views, widgets
 
 session.page_start()
 
-# greedy sparse PCA (benchmarks/bench_spca.py Table 2, 2 cores): 4.0 s at 256 features, 7.0 s at
-# 320, 8.1 s at 340 and 12.3 s at 384 on 2n samples; 6.1 s on lung_small (325 genes). Offered
-# while it stays under 10 s; about 2.2e-7 s x n^3 in that range
+# greedy sparse PCA is offered while it stays under 10 s (8.1 s at 340 features: pages/ui/estimates.py)
 SPCA_LIMIT = 340
-SPCA_SECONDS_PER_CUBE = 2.2e-7
-# measured with benchmarks/bench_slda.py (2 cores): the whole path costs about 4.5e-11 s x n^3 at
-# n = 4,096 (3.1 s) and 3.4e-11 s x n^3 at 8,192 (18.4 s); forming the scatter about 1e-11 s x
-# samples x n^2. A run's own rate replaces the first figure for the next estimate.
-SECONDS_PER_CUBE = 4.5e-11
-SECONDS_PER_SCATTER_ENTRY = 1e-11
 LONG_RUN = 2.0  # seconds from which the page says how long and offers Stop
 EPSILONS = [1e-6, 1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0]
 METHODS = ["dual", "forward", "backward", "fisher"]
@@ -49,10 +41,10 @@ settings.set_defaults({"slda_first": classes[0] if classes else None,
                        "slda_k": lambda v: v <= data.n_features, "spca_k": lambda v: v <= data.n_features})
 
 
-def cubic_run(name, key, compute, *, n, default_rate, extra_seconds=0.0, rate_from=64, what, kept_for,
-              phases, stages, ask=None):
-    """``compute(progress)`` once per ``key``, for the page's runs that cost about ``rate x n^3``
-    seconds (the last run's measured rate, ``default_rate`` before any). From :data:`LONG_RUN`
+def cubic_run(name, key, compute, *, n, seconds, rate_from=64, what, kept_for, phases, stages, ask=None):
+    """``compute(progress)`` once per ``key``, for the page's runs whose cost grows as ``n^3``:
+    the estimate is the last run's measured seconds per ``n^3`` times ``n^3``, or ``seconds()``
+    (the cost model of :mod:`pages.ui.estimates`) before any run. From :data:`LONG_RUN`
     on, the page says how long it will take before it starts, offers Stop and, with ``ask``
     (a button's label and help), waits for that button (both tabs run on every rerun: a run the
     other tab's user did not ask for must not hold the page); the notice goes once the run is over.
@@ -60,8 +52,9 @@ def cubic_run(name, key, compute, *, n, default_rate, extra_seconds=0.0, rate_fr
     first and second half of the steps). None when it waits for the button.
     """
     rate_key = f"{name}_seconds_per_cube"
-    per_cube = st.session_state.get(rate_key, default_rate)
-    estimate = per_cube * n**3 + extra_seconds
+    per_cube = st.session_state.get(rate_key)
+    estimate = per_cube * n**3 if per_cube is not None else seconds()
+    per_cube = estimate / n**3
     notice = st.empty()
     if estimate >= LONG_RUN and not runs.is_memoised(key):
         with notice.container():
@@ -102,8 +95,7 @@ def run_slda(data, keep, pair, reg):
     return cubic_run(
         "slda", key, lambda progress: greedy_slda(data.X[keep], data.labels[keep], classes=pair, reg=reg,
                                                   progress=progress),
-        n=n, default_rate=SECONDS_PER_CUBE, extra_seconds=SECONDS_PER_SCATTER_ENTRY * int(keep.sum()) * n**2,
-        rate_from=1024, what="Sparse LDA", kept_for="this pair", phases=("backward pass", "forward pass"),
+        n=n, seconds=partial(estimates.slda_seconds, n, int(keep.sum())), rate_from=1024, what="Sparse LDA", kept_for="this pair", phases=("backward pass", "forward pass"),
         stages=f"forming and factorising the scatter, then two passes of {n:,} steps")
 
 
@@ -112,7 +104,7 @@ def run_spca(data):
     n = data.n_features
     return cubic_run(
         "spca", json.dumps(dict(data=data.fingerprint, method="greedy_spca"), sort_keys=True),
-        lambda progress: greedy_spca(data.X, progress=progress), n=n, default_rate=SPCA_SECONDS_PER_CUBE,
+        lambda progress: greedy_spca(data.X, progress=progress), n=n, seconds=partial(estimates.spca_seconds, n),
         what="Greedy sparse PCA", kept_for="this data set", phases=("forward pass", "backward pass"),
         ask=("Compute sparse PCA", "Forward and backward greedy search for every cardinality (Moghaddam et al. 2007 Sec. 6)."),
         stages=f"a forward and a backward pass of {n:,} steps")

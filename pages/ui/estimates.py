@@ -1,0 +1,41 @@
+"""How long the pages' long runs will take, said before they start.
+
+Cost models measured on the 2-core machine the app is built on, with the BLAS the app keeps (one
+core short of the machine: :func:`.session.leave_a_core`). ``benchmarks/bench_estimates.py``
+checks each against measured runs on the bundled data sets (the issue's bar: within 2x). A page
+replaces a first figure with its own last run's as soon as it has one.
+"""
+
+from __future__ import annotations
+
+# greedy sparse LDA (benchmarks/bench_slda.py, 2 cores): the whole path costs about
+# 4.5e-11 s x n^3 at n = 4,096 and 3.4e-11 s x n^3 at 8,192; forming the scatter about
+# 1e-11 s x samples x n^2
+SLDA_SECONDS_PER_CUBE = 4.5e-11
+SLDA_SECONDS_PER_SCATTER_ENTRY = 1e-11
+# greedy sparse PCA (benchmarks/bench_spca.py Table 2): 4.0 s at 256 features, 7.0 s at 320,
+# 8.1 s at 340 and 12.3 s at 384 on 2n samples; about 2.2e-7 s x n^3 in that range
+SPCA_SECONDS_PER_CUBE = 2.2e-7
+# kernel Q-alpha, per iteration and kernel entry: 17 ms (fast step) and 110 ms (exact step) on
+# the AR faces' 2,400 x 2,400 kernel; 40-140 iterations there before a run of its own says more
+KERNEL_SECONDS_PER_ENTRY = {"power": 3e-9, "eigen": 2e-8}
+KERNEL_FIRST_GUESS_ITERATIONS = 100
+
+
+def slda_seconds(n_features: int, n_samples: int, per_cube: float = SLDA_SECONDS_PER_CUBE) -> float:
+    """Sparse LDA's whole path on ``n_features`` features and ``n_samples`` samples of the pair."""
+    return per_cube * n_features**3 + SLDA_SECONDS_PER_SCATTER_ENTRY * n_samples * n_features**2
+
+
+def spca_seconds(n_features: int, per_cube: float = SPCA_SECONDS_PER_CUBE) -> float:
+    """Greedy sparse PCA's forward and backward passes."""
+    return per_cube * n_features**3
+
+
+def kernel_seconds(n_features: int, solver: str, last: tuple[float, int] | None = None) -> tuple[float, float, int]:
+    """``(seconds, seconds per iteration, iterations)`` of kernel Q-alpha with ``solver``: from
+    ``last`` (the seconds per iteration and iterations of this data set's last run with that
+    solver) when there is one, else from the cost per kernel entry and a first guess of 100."""
+    per_iteration, iterations = last if last is not None else (
+        KERNEL_SECONDS_PER_ENTRY[solver] * n_features**2, KERNEL_FIRST_GUESS_ITERATIONS)
+    return per_iteration * iterations, per_iteration, iterations
