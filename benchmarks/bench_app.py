@@ -248,17 +248,17 @@ def open_page(page, url, path, ready):
 
 def qalpha_steps(page, url, presses, rows, data_set, lam=True):
     open_page(page, url, "qalpha", "Selected (K)")
-    rows.append((data_set, "Q-alpha: K", slider_steps(page, K, presses)))
+    record(rows, data_set, "Q-alpha: K", slider_steps(page, K, presses))
     if not lam:
         return
     click_and_settle(page, page.get_by_text("side classes", exact=True))
-    rows.append((data_set, "Q-alpha: λ, each λ solved", slider_steps(page, LAMBDA, presses, ("ArrowLeft", "ArrowRight"))))
+    record(rows, data_set, "Q-alpha: λ, each λ solved", slider_steps(page, LAMBDA, presses, ("ArrowLeft", "ArrowRight")))
     button = page.get_by_role("button", name="Compute the λ path (13 values of λ)")
     button.wait_for(timeout=900_000)
     button.click()
     page.locator(".js-plotly-plot").filter(has_text="Weights along λ").wait_for(timeout=900_000)
     settled(page, 0)
-    rows.append((data_set, "Q-alpha: λ on the λ path", slider_steps(page, LAMBDA, presses, ("ArrowLeft", "ArrowRight"))))
+    record(rows, data_set, "Q-alpha: λ on the λ path", slider_steps(page, LAMBDA, presses, ("ArrowLeft", "ArrowRight")))
 
 
 def serve_bare(folder):
@@ -269,6 +269,12 @@ def serve_bare(folder):
                                 "--server.port", str(port), "--server.address", "127.0.0.1"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return process, f"http://127.0.0.1:{port}"
+
+
+def record(rows, data_set, name, times):
+    """Keep a measured row and print it at once (a long run shows its progress)."""
+    rows.append((data_set, name, times))
+    print(f"{data_set}, {name}: {', '.join(f'{t:.2f}' for t in times)}", flush=True)
 
 
 def summary(times):
@@ -311,8 +317,7 @@ def main():
             page = session.new_page()
             page.goto(bare_url)
             settled(page, 0)
-            rows.append(("bare page", "slider", slider_steps(page, "value", options.presses)))
-            print(f"bare page: {rows[-1][2]}", flush=True)
+            record(rows, "bare page", "slider", slider_steps(page, "value", options.presses))
 
             for path in ("", "data", "qalpha", "kernel", "topographic", "haar", "slda", "compare", "figures"):
                 if "opens" in skip:
@@ -329,10 +334,9 @@ def main():
                                           ("slda", "Sparse LDA: k", "k — number of features"),
                                           ("kernel", "Kernel Q-alpha: gamma", "Top-")):
                     open_page(page, url, path, ready)
-                    rows.append((faces, what, slider_steps(page, PAGES[path][1], options.presses)))
-                    print(rows[-1], flush=True)
+                    record(rows, faces, what, slider_steps(page, PAGES[path][1], options.presses))
                 open_page(page, url, "compare", "Measure")
-                rows.append((faces, "Compare: measure", radio_steps(page, ["NMI", "k-means accuracy"], options.presses)))
+                record(rows, faces, "Compare: measure", radio_steps(page, ["NMI", "k-means accuracy"], options.presses))
 
             if "genes" not in skip:
                 page = context().new_page()
@@ -340,7 +344,6 @@ def main():
                        "Load table", "Loaded genes.parquet")
                 genes = "20,000 genes (uploaded)"
                 qalpha_steps(page, url, options.presses, rows, genes, lam=False)
-                print(rows[-1], flush=True)
             if "zip" not in skip:
                 page = context().new_page()
                 upload(page, url, "Upload images", "Image files, or a ZIP", "orl.zip", orl_zip(), "Load images",
@@ -348,7 +351,7 @@ def main():
                 orl = "ORL ZIP (uploaded)"
                 qalpha_steps(page, url, options.presses, rows, orl)
                 open_page(page, url, "kernel", "Top-")
-                rows.append((orl, "Kernel Q-alpha: gamma", slider_steps(page, "gamma", options.presses)))
+                record(rows, orl, "Kernel Q-alpha: gamma", slider_steps(page, "gamma", options.presses))
             browser.close()
     finally:
         for process in (server, bare):

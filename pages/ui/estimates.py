@@ -10,9 +10,11 @@ from __future__ import annotations
 
 # greedy sparse LDA (benchmarks/bench_slda.py, 2 cores): the whole path costs about
 # 4.5e-11 s x n^3 at n = 4,096 and 3.4e-11 s x n^3 at 8,192; forming the scatter about
-# 1e-11 s x samples x n^2
+# 1e-11 s x samples x n^2; and each of the 2n steps about 50 us of its own (without it the
+# estimate was 3x too low at 1,024 features: benchmarks/bench_estimates.py)
 SLDA_SECONDS_PER_CUBE = 4.5e-11
 SLDA_SECONDS_PER_SCATTER_ENTRY = 1e-11
+SLDA_SECONDS_PER_STEP = 5e-5
 # greedy sparse PCA (benchmarks/bench_spca.py Table 2): 4.0 s at 256 features, 7.0 s at 320,
 # 8.1 s at 340 and 12.3 s at 384 on 2n samples; about 2.2e-7 s x n^3 in that range
 SPCA_SECONDS_PER_CUBE = 2.2e-7
@@ -24,7 +26,8 @@ KERNEL_FIRST_GUESS_ITERATIONS = 100
 
 def slda_seconds(n_features: int, n_samples: int, per_cube: float = SLDA_SECONDS_PER_CUBE) -> float:
     """Sparse LDA's whole path on ``n_features`` features and ``n_samples`` samples of the pair."""
-    return per_cube * n_features**3 + SLDA_SECONDS_PER_SCATTER_ENTRY * n_samples * n_features**2
+    return (per_cube * n_features**3 + SLDA_SECONDS_PER_SCATTER_ENTRY * n_samples * n_features**2
+            + SLDA_SECONDS_PER_STEP * 2 * n_features)
 
 
 def spca_seconds(n_features: int, per_cube: float = SPCA_SECONDS_PER_CUBE) -> float:
