@@ -419,17 +419,21 @@ def band_mass_figure(mass: dict, title: str = "Share of |alpha| per wavelet band
 
 
 def comparison_figure(curves: dict, metric: str, title: str | None = None, extracted: dict | None = None) -> go.Figure:
-    """One line per method: ``metric`` against the number of selected features (log x axis);
-    ``extracted`` (named as they are to be shown) adds feature-extraction methods against their
-    number of dimensions, dashed."""
+    """One line per method: ``metric`` against the number of selected features (log x axis),
+    with error bars where the curves carry a spread (``"<metric>_sd"``, e.g. over
+    cross-validation folds); ``extracted`` (named as they are to be shown) adds feature-extraction
+    methods against their number of dimensions, dashed (those without ``metric`` are left out)."""
     fig = go.Figure()
     # Q-alpha's lines last and thicker: where methods agree they would otherwise hide under the others
     for method in sorted(curves, key=lambda name: name.startswith("Q-alpha")):
         values = curves[method]
+        spread = values.get(f"{metric}_sd")
         fig.add_trace(go.Scatter(x=values["size"], y=values[metric], mode="lines+markers", name=method,
                                  line=dict(width=3 if method.startswith("Q-alpha") else 1.5),
+                                 error_y=dict(type="data", array=spread, thickness=1) if spread is not None else None,
                                  hovertemplate="%{x} features: %{y:.3f}<extra>" + method + "</extra>"))
-    for method, values in (extracted or {}).items():
+    extracted = {method: values for method, values in (extracted or {}).items() if metric in values}
+    for method, values in extracted.items():
         fig.add_trace(go.Scatter(x=values["size"], y=values[metric], mode="lines+markers", name=method,
                                  line=dict(width=1.5, dash="dash"), marker=dict(symbol="diamond-open"),
                                  hovertemplate="%{x} dimensions: %{y:.3f}<extra>" + method + "</extra>"))

@@ -60,7 +60,8 @@ MUST_SHOW = {
                             charts=["Sparse LDA: class separability"]),
     ("slda", "synthetic"): dict(title="Sparse LDA / PCA", metrics=_SLDA_METRICS, table=True,
                                 charts=["Sparse LDA: class separability", "Sparse PCA: variance of the leading"]),
-    ("compare", "*"): dict(title="Compare", table=True, charts=["k-means accuracy"]),
+    # nothing runs unasked: the methods wait for their button (run_compare)
+    ("compare", "*"): dict(title="Compare", charts=["k-means accuracy"]),
     ("figures", "*"): dict(title="Paper figures", info=["Press **Run** to reproduce this figure"]),
 }
 
@@ -116,10 +117,35 @@ def test_slda_page_k_slider_moves_the_selection():
     assert "Separability of the 5 features" in text
 
 
+def run_compare(app):
+    """Open the Compare page and press its Run button: nothing is computed before (tested)."""
+    app.run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    run = [b for b in app.button if b.label.startswith("Run ")]
+    if run:
+        assert not app.dataframe or "method" not in app.dataframe[0].value or \
+            set(app.dataframe[0].value["method"]).isdisjoint(run[0].label)  # not run before the click
+        run[0].click().run()
+    return app
+
+
+def test_compare_page_runs_nothing_before_its_button_then_every_method_held_out():
+    app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
+    app.session_state["dataset"] = weston_linear(100, random_state=5)
+    app.session_state["cmp_methods"] = ["variance", "fisher"]
+    app.run()
+    assert not app.dataframe and [b.label for b in app.button if b.label.startswith("Run ")] == ["Run 2 method(s)"]
+    next(b for b in app.button if b.label == "Run 2 method(s)").click().run()
+    table = app.dataframe[0].value
+    assert list(table["method"]) == ["variance", "fisher"]  # the unsupervised group first
+    assert list(table["kind"]) == ["unsupervised", "supervised"]
+    assert (table["sd over folds"] >= 0).all() and not [b for b in app.button if b.label.startswith("Run ")]
+
+
 def test_compare_page_ranks_weston_methods():
     app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
     app.session_state["dataset"] = weston_linear(200, random_state=0)
-    app.run()
+    run_compare(app)
     table = app.dataframe[0].value
     best = dict(zip(table["method"], table["best k-means accuracy"]))
     assert best["fisher"] > 0.8 and best["fisher"] > best["variance"]
@@ -135,7 +161,7 @@ def test_compare_page_after_a_stop_computes_nothing_more_until_resume():
     app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
     app.session_state["dataset"] = data
     app.session_state["cmp_methods"] = ["variance"]
-    app.run()
+    run_compare(app)
     assert list(app.dataframe[0].value["method"]) == ["variance"]
     app.session_state["compare_stopped"] = True  # as the Stop button's callback leaves it
     app.multiselect(key="cmp_methods").set_value(["variance", "fisher"]).run()
@@ -143,7 +169,9 @@ def test_compare_page_after_a_stop_computes_nothing_more_until_resume():
     assert any("1 of 2 methods are done" in w.value for w in app.warning)
     assert list(app.dataframe[0].value["method"]) == ["variance"]  # the row done stays, fisher is not run
     next(b for b in app.button if b.label == "Resume").click().run()
-    assert list(app.dataframe[0].value["method"]) == ["variance", "fisher"] and not app.warning
+    assert not app.warning and list(app.dataframe[0].value["method"]) == ["variance"]  # fisher waits for Run
+    next(b for b in app.button if b.label == "Run 1 method(s)").click().run()
+    assert list(app.dataframe[0].value["method"]) == ["variance", "fisher"]
 
 
 def test_compare_page_places_the_new_selectors_beside_q_alpha():
@@ -151,7 +179,7 @@ def test_compare_page_places_the_new_selectors_beside_q_alpha():
     app.session_state["dataset"] = weston_linear(120, random_state=0)
     methods = ["Q-alpha", "spec", "mcfs", "udfs", "ndfs", "mrmr", "surf", "multisurf"]
     app.session_state["cmp_methods"] = methods
-    app.run()
+    run_compare(app)
     assert not app.exception and not app.error
     table = app.dataframe[0].value
     best = dict(zip(table["method"], table["best k-means accuracy"]))
@@ -167,7 +195,7 @@ def test_compare_page_stability_against_k():
     app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
     app.session_state["dataset"] = weston_linear(200, random_state=0)
     app.session_state["cmp_methods"] = ["fisher", "variance"]
-    app.run()
+    run_compare(app)
     app.radio(key="cmp_measure").set_value("kuncheva").run()
     app.slider(key="cmp_bootstrap").set_value(5).run()
     assert not app.exception and not app.error
@@ -413,7 +441,8 @@ def test_compare_page_places_feature_extraction_beside_the_selections():
     app.run()
     assert app.multiselect(key="cmp_extract").options[-3:] == ["CPCA", "OPCA", "SDR-SI"]
     app.multiselect(key="cmp_methods").set_value(["Q-alpha"])
-    app.multiselect(key="cmp_extract").set_value(["PCA", "LLE", "Isomap", "OPCA", "SDR-SI"]).run()
+    app.multiselect(key="cmp_extract").set_value(["PCA", "LLE", "Isomap", "OPCA", "SDR-SI"])
+    run_compare(app)
     assert not app.exception and not app.error, [e.value for e in app.error]
     table = app.dataframe[0].value
     best = dict(zip(table["method"], table["best k-means accuracy"]))
