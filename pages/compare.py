@@ -5,12 +5,13 @@ import time
 from functools import partial
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from core import InputError
 from core.selection.baselines import PROJECTIONS, SCORERS, rank_features
-from core.evaluation.metrics import held_out_curves, projection_curves, stability_curve
-from core.plots import comparison_figure
+from core.evaluation.metrics import held_out_curves, jaccard_index, projection_curves, stability_curve
+from core.plots import comparison_figure, heatmap_table_figure
 from pages.ui import datasets, downloads, runs, session, settings, views, widgets
 
 session.page_start()
@@ -42,12 +43,13 @@ extraction_choices = list(EXTRACTIONS) + ([m for m, key in SIDE_EXTRACTIONS.item
                                            if non_negative or not PROJECTIONS[key].models_counts]
                                           if side is not None else [])
 VIEW = {"cmp_methods": lambda v: [views.choice_of(choices)(m) for m in v], "cmp_measure": views.choice_of(MEASURES),
-        "cmp_bootstrap": views.integer_in(2, 50),
+        "cmp_bootstrap": views.integer_in(2, 50), "cmp_top_k": views.integer_in(1, data.n_features),
         "cmp_extract": lambda v: [views.choice_of(list(EXTRACTIONS) + list(SIDE_EXTRACTIONS))(m) for m in v]}
 views.restore_view("compare", VIEW)
 settings.set_defaults({"cmp_methods": ["Q-alpha", "fisher", "laplacian", "variance"], "cmp_measure": "accuracy",
-                 "cmp_bootstrap": 10, "cmp_extract": []},
+                 "cmp_bootstrap": 10, "cmp_extract": [], "cmp_top_k": min(10, data.n_features)},
                 valid={"cmp_methods": lambda v: all(m in choices for m in v),
+                       "cmp_top_k": lambda v: v <= data.n_features,
                        "cmp_extract": lambda v: all(m in extraction_choices for m in v)})
 methods = st.multiselect("Methods", choices, key="cmp_methods",
                          format_func=lambda m: SCORERS[m][0].name + (" (slow)" if m in SLOW else "")
@@ -230,6 +232,33 @@ shown = {**curves, **extracted}
 if shown:
     rows_slot.dataframe(table_of({m: (shown[m], seconds[m]) for m in shown}, metric), hide_index=True)
 st.plotly_chart(comparison_figure(curves, metric, title=MEASURES[metric], extracted=extracted), key="comparison")
+if curves:
+    # what each method selects, ranked on every sample (labels too, for the supervised ones): the
+    # features a user would take away; the scores above say how far to trust them
+    st.markdown("**What each method selects**, ranked on every sample")
+    top_k = st.number_input("K — top features named and compared", 1, data.n_features, key="cmp_top_k",
+                            help="The K first features of each method's ranking on all the samples: named below, "
+                                 "and compared between methods by the Jaccard index of their sets.")
+    full = {m: runs.run_cached("rank_features", dict(data=data.fingerprint, method=m, k=k), m, data.X,
+                               data.labels if supervised(m) else None, n_clusters=k) for m in curves}
+    names = np.asarray(data.feature_names, dtype=object)
+    st.dataframe({"method": list(full), "kind": ["supervised" if supervised(m) else "unsupervised" for m in full],
+                  f"top {top_k} features, best first": [", ".join(names[full[m][:top_k]]) for m in full]},
+                 hide_index=True)
+    if len(full) > 1:
+        overlap = np.array([[jaccard_index(full[a][:top_k], full[b][:top_k]) for b in full] for a in full])
+        st.plotly_chart(heatmap_table_figure(list(full), list(full), overlap, value_title="Jaccard",
+                                             title=f"Overlap of the top {top_k} sets (Jaccard index: shared / joined)"),
+                        key="cmp_overlap")
+    ranks = pd.DataFrame([(m, "supervised" if supervised(m) else "unsupervised", rank + 1, names[j], int(j))
+                          for m in full for rank, j in enumerate(full[m])],
+                         columns=["method", "kind", "rank", "feature", "column"])
+    cells = widgets.row(2)
+    cells[0].download_button("Every method's ranking (CSV)", partial(downloads.frame_csv, ranks),
+                             file_name=f"{data.name}-rankings.csv", mime="text/csv", key="cmp_rank_csv")
+    cells[1].download_button("Every method's ranking (Parquet)", partial(downloads.frame_parquet, ranks),
+                             file_name=f"{data.name}-rankings.parquet", mime="application/vnd.apache.parquet",
+                             key="cmp_rank_parquet")
 # one tidy table: a row per method, size and measure (held-out means and their spread over folds)
 tidy = [(m, "supervised" if m in choices and supervised(m) else "unsupervised", size, MEASURES[name], value,
          shown[m].get(f"{name}_sd", [None] * len(shown[m]["size"]))[i])

@@ -1,8 +1,10 @@
 """Every page renders without an exception on an image set, a gene table and a synthetic set."""
 
+import base64
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -151,7 +153,7 @@ def test_compare_page_ranks_weston_methods():
     assert best["fisher"] > 0.8 and best["fisher"] > best["variance"]
     app.radio(key="cmp_measure").set_value("precision").run()
     assert not app.exception
-    assert len(app.get("download_button")) == 1
+    assert len(app.get("download_button")) == 3  # the curves; the rankings as CSV and Parquet
 
 
 def test_compare_page_after_a_stop_computes_nothing_more_until_resume():
@@ -455,3 +457,44 @@ def test_compare_page_places_feature_extraction_beside_the_selections():
     assert dashed["PCA (extracted)"] == [1, 2, 3, 5, 10]  # dimensions up to the 13 features
     app.radio(key="cmp_measure").set_value("kuncheva").run()
     assert any("not drawn" in c.value for c in app.caption) and not app.exception
+
+
+def test_compare_page_names_each_methods_top_k_compares_the_sets_and_downloads_the_rankings():
+    """After a run: each method's top K names (ranked on every sample), the Jaccard overlap of the
+    sets, and one tidy table of every ranking that reads back from CSV and Parquet alike."""
+    import io
+
+    import pandas as pd
+
+    from core.selection.baselines import rank_features
+
+    wine = load_dataset("wine")
+    app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
+    app.session_state["dataset"] = wine
+    app.session_state["cmp_methods"] = ["variance", "fisher"]
+    run_compare(app)
+    app.number_input(key="cmp_top_k").set_value(4).run()
+    names = next(frame.value for frame in app.dataframe if "top 4 features, best first" in frame.value.columns)
+    fisher = rank_features("fisher", wine.X, wine.labels)
+    variance = rank_features("variance", wine.X)
+    expected = {"fisher": fisher, "variance": variance}
+    assert dict(zip(names["method"], names["top 4 features, best first"])) == {
+        m: ", ".join(wine.feature_names[j] for j in r[:4]) for m, r in expected.items()}
+    overlap = next(json.loads(c.proto.spec) for c in app.get("plotly_chart")
+                   if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("Overlap of the top 4"))
+    shared = len(set(fisher[:4]) & set(variance[:4])) / len(set(fisher[:4]) | set(variance[:4]))
+    z = overlap["data"][0]["z"]  # Plotly writes arrays as typed base64 blocks
+    z = np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(
+        [int(n) for n in str(z["shape"]).split(",")]) if isinstance(z, dict) else np.asarray(z, dtype=float)
+    assert np.isclose(z[0, 1], shared) and np.allclose(np.diag(z), 1.0)
+    buttons = {b.proto.label: b for b in app.get("download_button")}
+    assert {"Every method's ranking (CSV)", "Every method's ranking (Parquet)"} <= set(buttons)
+    from pages.ui import downloads
+
+    ranks = pd.DataFrame([(m, "supervised" if m == "fisher" else "unsupervised", i + 1, wine.feature_names[j], int(j))
+                          for m in ("variance", "fisher") for i, j in enumerate(expected[m])],
+                         columns=["method", "kind", "rank", "feature", "column"])
+    from_csv = pd.read_csv(io.BytesIO(downloads.frame_csv(ranks)))
+    from_parquet = pd.read_parquet(io.BytesIO(downloads.frame_parquet(ranks)))
+    pd.testing.assert_frame_equal(from_csv, ranks)
+    pd.testing.assert_frame_equal(from_parquet, ranks)
