@@ -587,3 +587,43 @@ def test_ten_quick_presses_of_the_lambda_slider_land_on_the_tenth_value(page, ap
     assert thumb.get_attribute("aria-valuetext") == "10"
     assert json.loads(parse_qs(urlparse(page.url).query)["qa_lambda"][0]) == 10.0
     assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_downloads_in_the_browser_read_back_with_pandas(page, app_url):
+    """The selected-data CSV of the Q-alpha page and Compare's rankings, downloaded as a user does
+    (a click on the button), read back by pandas: the same shape, names and values."""
+    import io
+    from urllib.parse import quote
+
+    import numpy as np
+    import pandas as pd
+
+    from core.data.bundled import load_dataset
+
+    faces = load_dataset("warpAR10P")
+    wait_for_app(page, f"{app_url}/qalpha?qa_top_k=25")
+    page.get_by_text("Selected (K)").first.wait_for(timeout=300_000)
+    quiet(page)
+    with page.expect_download(timeout=120_000) as download:
+        page.get_by_role("button", name="Data, 25 selected features (CSV)").click()
+    selected = pd.read_csv(io.BytesIO(open(download.value.path(), "rb").read()), float_precision="round_trip")
+    assert selected.shape == (faces.n_samples, 25 + 2)
+    assert list(selected.columns[:2]) == ["sample", "label"] and all(c in faces.feature_names for c in selected.columns[2:])
+    columns = [faces.feature_names.index(name) for name in selected.columns[2:]]
+    assert np.array_equal(selected.iloc[:, 2:].to_numpy(), faces.X[:, columns])
+
+    methods = quote('["variance", "fisher"]')
+    wait_for_app(page, f"{app_url}/compare?cmp_methods={methods}")
+    page.get_by_role("button", name="Run 2 method(s)").click()
+    page.get_by_role("button", name="Every method's ranking (CSV)").wait_for(timeout=300_000)
+    quiet(page)
+    with page.expect_download(timeout=120_000) as download:
+        page.get_by_role("button", name="Every method's ranking (CSV)").click()
+    ranks = pd.read_csv(io.BytesIO(open(download.value.path(), "rb").read()))
+    assert list(ranks.columns) == ["method", "kind", "rank", "feature", "column"]
+    assert ranks.shape == (2 * faces.n_features, 5)
+    for method, group in ranks.groupby("method"):
+        assert sorted(group["column"]) == list(range(faces.n_features)) and list(group["rank"]) == list(
+            range(1, faces.n_features + 1))
+        assert [faces.feature_names[j] for j in group["column"]] == list(group["feature"])
+    assert page.locator("[data-testid='stException']").count() == 0
