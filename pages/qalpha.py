@@ -305,10 +305,18 @@ ranking = result.ranking
 table = {"rank": np.arange(1, main.n_features + 1), "feature": np.asarray(main.feature_names)[ranking],
          "alpha": result.alpha[ranking]}
 st.dataframe({key: values[:50] for key, values in table.items()}, hide_index=True, height=240)
-download = widgets.row(2)
+download = widgets.row(3)
 download[0].download_button(
     "Weights and ranking (CSV)", partial(downloads.table_csv, table), file_name=f"{main.name}-qalpha.csv",
     mime="text/csv")
+run_settings = dict(asdict(params), **side_choice, data_set=data.name)
 download[1].download_button(
-    "Parameters (JSON)", json.dumps(dict(asdict(params), **side_choice, data_set=data.name), indent=1),
+    "Parameters (JSON)", json.dumps(run_settings, indent=1),
     file_name=f"{main.name}-qalpha-parameters.json", mime="application/json")
+# the data with alpha, rank and the selection per feature, for scanpy and the other AnnData tools
+download[2].download_button(
+    "Data and results (.h5ad)",
+    partial(downloads.results_h5ad, main, result.alpha, int(st.session_state["qa_top_k"]),
+            {key: json.dumps(value) if isinstance(value, (list, dict)) else value for key, value in run_settings.items()}),
+    file_name=f"{main.name}-qalpha.h5ad", mime="application/x-hdf5", key="qa_h5ad",
+    help="AnnData: X the data, var the features with alpha, rank and selected (the top K), uns the settings.")

@@ -45,6 +45,37 @@ def selected_data_csv(data: Dataset, selected) -> bytes:
     return frame_csv(frame)
 
 
+def results_h5ad(data: Dataset, alpha, top_k: int, settings: dict) -> bytes:
+    """The data with a selection's results as an AnnData ``.h5ad`` file (the container single-cell
+    users work in): ``X`` the data (samples x features), ``obs`` the sample names and labels,
+    ``var`` the feature names with ``alpha``, ``rank`` (1 = largest alpha) and ``selected`` (the
+    top ``top_k``), and ``uns["selection"]`` the settings that produced them."""
+    import tempfile
+    import warnings
+    from pathlib import Path
+
+    import anndata
+    import pandas as pd
+
+    alpha = np.asarray(alpha, dtype=np.float64)
+    order = np.argsort(-alpha, kind="stable")
+    rank = np.empty(alpha.size, dtype=np.int64)
+    rank[order] = np.arange(1, alpha.size + 1)
+    var = pd.DataFrame({"alpha": alpha, "rank": rank, "selected": rank <= int(top_k)},
+                       index=pd.Index([str(name) for name in data.feature_names], name="feature"))
+    obs = pd.DataFrame(index=pd.Index([str(name) for name in data.sample_names], name="sample"))
+    if data.labels is not None:
+        obs["label"] = pd.Categorical([str(label) for label in data.labels])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # repeated names are kept as given, not renamed
+        adata = anndata.AnnData(X=np.asarray(data.X, dtype=np.float64), obs=obs, var=var,
+                                uns={"selection": {key: value for key, value in settings.items() if value is not None}})
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "results.h5ad"
+        adata.write_h5ad(path)
+        return path.read_bytes()
+
+
 def mask_png(mask) -> bytes:
     """A boolean image as PNG bytes (white = selected)."""
     from PIL import Image

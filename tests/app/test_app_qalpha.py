@@ -377,3 +377,9 @@ def test_per_class_view_on_data_with_negative_values_leaves_out_fold_changes():
     table = next(frame.value for frame in app.dataframe if "p_adjusted" in frame.value.columns)
     assert "log2_fold_change" not in table.columns and "fraction" not in table.columns
     assert any("fold changes and the share of non-zero values do not apply" in c.value for c in app.caption)
+
+
+def test_results_download_as_h5ad_beside_the_csv():
+    app = run_page(load_dataset("colon"))
+    labels = [b.proto.label for b in app.get("download_button")]
+    assert "Data and results (.h5ad)" in labels and "Weights and ranking (CSV)" in labels

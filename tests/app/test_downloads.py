@@ -55,3 +55,31 @@ def test_tables_round_trip():
     assert list(back.columns) == ["rank", "feature", "alpha"]
     assert back["rank"].tolist() == [1, 2, 3] and back["feature"].tolist() == ["x, y", 'z"', "ü"]
     assert np.array_equal(back["alpha"].to_numpy(), columns["alpha"])
+
+
+def test_results_h5ad_round_trip_with_anndata():
+    """The .h5ad download: the data, the sample and feature names as given (commas, quotes,
+    non-ASCII), alpha, rank and selected per feature, and the settings."""
+    import anndata
+
+    from pages.ui.downloads import results_h5ad
+
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((6, len(AWKWARD)))
+    data = Dataset(X, labels=np.array(["a,b", 'q"uote', "é", "a,b", "é", "é"]), feature_names_=tuple(AWKWARD))
+    alpha = rng.random(len(AWKWARD))
+    path = io.BytesIO(results_h5ad(data, alpha, 3, {"k": 2, "lam": 0.1, "criterion": "sum", "side_classes": "[]"}))
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as folder:
+        file = Path(folder) / "back.h5ad"
+        file.write_bytes(path.getvalue())
+        back = anndata.read_h5ad(file)
+        assert back.shape == X.shape and np.array_equal(back.X, X)
+        assert list(back.var_names) == AWKWARD and list(back.obs_names) == list(data.sample_names)
+        assert np.array_equal(back.var["alpha"].to_numpy(), alpha)
+        assert list(back.var["rank"]) == list(np.argsort(np.argsort(-alpha)) + 1)
+        assert list(back.var["selected"]) == list(back.var["rank"] <= 3)
+        assert list(back.obs["label"].astype(str)) == list(data.labels)
+        assert back.uns["selection"]["k"] == 2 and back.uns["selection"]["criterion"] == "sum"
