@@ -11,7 +11,7 @@ from core.selection.kernel_qalpha import kernel_memory_bytes, kernel_q_alpha
 from core.limits import memory_limit_bytes
 from core.plots import history_figure, sorted_weights_figure
 from core.selection.qalpha import QAlphaParameters
-from pages.ui import datasets, downloads, estimates, runs, session, settings, views, widgets
+from pages.ui import datasets, downloads, estimates, runs, session, settings, snippets, views, widgets
 
 session.page_start()
 
@@ -127,5 +127,9 @@ download[1].download_button(
     "Parameters (JSON)", json.dumps(dict(data_set=data.name, kernel=kernel, k=int(k), **options, **SOLVE,
                                          iterations=result.n_iter, converged=bool(result.converged)), indent=1),
     file_name=f"{data.name}-kernel-qalpha-parameters.json", mime="application/json", key="kq_json")
+with st.expander("Python: this result in a notebook"):
+    st.code(snippets.kernel_snippet(data, data.name in datasets.bundled_names(), int(result.k), kernel, options, SOLVE,
+                                    MAX_ITER),
+            language="python")
 # only the parameters of the chosen kernel: the others do not shape this view
 views.share_view(["kq_kernel", "kq_k", "kq_exact", *{"poly": ("kq_degree", "kq_coef0"), "rbf": ("kq_gamma",)}.get(kernel, ())])

@@ -10,7 +10,7 @@ import streamlit as st
 from core import InputError
 from core.plots import dotplot_figure, history_figure, lambda_path_figure, sorted_weights_figure
 from core.selection.qalpha import QAlphaParameters, pairs_from_labels
-from pages.ui import datasets, downloads, runs, session, settings, views, widgets
+from pages.ui import datasets, downloads, runs, session, settings, snippets, views, widgets
 
 session.page_start()
 
@@ -156,7 +156,8 @@ if result is None:  # stopped before a first result (the note above says so)
 
 
 @st.fragment
-def selection_view(result, main, params, side_mode: str, side_choice: dict, seed: int) -> None:
+def selection_view(result, main, params, side_mode: str, side_choice: dict, seed: int, side_classes, n_pairs,
+                   pairs) -> None:
     """Everything that follows K (the count, the shading of the sorted weights, the marked pixels,
     k-means on the selection, the per-class view, the selection's downloads). A fragment: a step
     of the K slider reruns only this part, not the page above and below it (the λ path, the
@@ -273,12 +274,16 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
         mask[selected] = True
         download[1].download_button("Selection mask (PNG)", downloads.mask_png(main.to_image(mask)),
                                     file_name=f"{main.name}-mask.png", mime="image/png")
+    with st.expander("Python: this result in a notebook"):
+        st.code(snippets.qalpha_snippet(data, data.name in datasets.bundled_names(),
+                                        params, side_mode, side_classes, n_pairs, runs.q_alpha_solver(params, pairs),
+                                        top_k), language="python")
     # the link follows K too (this runs on the page's reruns and on the fragment's own)
     views.share_view([key for key in VIEW if key != "qa_top_k" or st.session_state.get("qa_top_k_set")])
 
 
 with view:
-    selection_view(result, main, params, side_mode, side_choice, int(seed))
+    selection_view(result, main, params, side_mode, side_choice, int(seed), side_classes, int(n_pairs), pairs)
 if side_mode != "none":
     with st.expander("λ path: the weights at every λ", expanded=True):
         if not path_possible:

@@ -7,5 +7,7 @@
 - :mod:`.settings`: settings kept across pages and re-judged per data set.
 - :mod:`.runs`: cached calls into ``core`` with progress and Stop.
 - :mod:`.widgets`: errors, the sparsity-gap metric, wrapping rows, weights on the image.
-- :mod:`.downloads`: CSV tables, the selected data, PNG masks.
+- :mod:`.downloads`: CSV and Parquet tables, the selected data, PNG masks, .h5ad results.
+- :mod:`.estimates`: how long the long runs will take, said before they start.
+- :mod:`.snippets`: the Python that recomputes a page's result, shown on the page.
 """

@@ -498,3 +498,25 @@ def test_compare_page_names_each_methods_top_k_compares_the_sets_and_downloads_t
     from_parquet = pd.read_parquet(io.BytesIO(downloads.frame_parquet(ranks)))
     pd.testing.assert_frame_equal(from_csv, ranks)
     pd.testing.assert_frame_equal(from_parquet, ranks)
+
+
+@pytest.mark.parametrize("settings", [{}, {"kq_kernel": "poly", "kq_degree": 3}, {"kq_exact": True}],
+                         ids=["rbf fast", "poly fast", "rbf exact"])
+def test_kernel_page_python_snippet_recomputes_its_result(settings):
+    import contextlib
+    import io
+
+    app = AppTest.from_file(str(ROOT / "pages" / "kernel.py"), default_timeout=300)
+    app.session_state["dataset"] = load_dataset("wine")
+    for key, value in settings.items():
+        app.session_state[key] = value
+    app.run()
+    assert not app.exception and not app.error
+    code = next(block.value for block in app.code if "kernel_q_alpha(" in block.value)
+    namespace = {}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(code, "snippet", "exec"), namespace)
+    spec = json.loads(app.get("plotly_chart")[0].proto.spec)["data"][0]["y"]
+    shown = np.frombuffer(base64.b64decode(spec["bdata"]), dtype=spec["dtype"]) if isinstance(spec, dict) else np.asarray(spec)
+    assert np.allclose(np.sort(namespace["result"].alpha)[::-1], shown, atol=1e-8)
+    assert str(namespace["result"].n_iter) == app.metric[1].value

@@ -383,3 +383,34 @@ def test_results_download_as_h5ad_beside_the_csv():
     app = run_page(load_dataset("colon"))
     labels = [b.proto.label for b in app.get("download_button")]
     assert "Data and results (.h5ad)" in labels and "Weights and ranking (CSV)" in labels
+
+
+@pytest.mark.parametrize("dataset, settings", [
+    ("wine", {}),
+    ("wine", {"qa_side_mode": "pairs", "qa_n_pairs": 40, "qa_criterion": "gap"}),
+    ("warpAR10P", {"qa_side_mode": "side classes", "qa_lambda": 0.3}),
+    ("wine", {"qa_supervised": True}),
+], ids=["wine unsupervised", "wine pairs, gap", "AR side classes", "wine supervised"])
+def test_the_python_snippet_recomputes_the_pages_result(dataset, settings):
+    """The code in the page's Python expander, run as a user would paste it, gives the page's
+    weights (to 1e-8) and its top K."""
+    import contextlib
+    import io
+
+    app = AppTest.from_file(PAGE, default_timeout=300)
+    app.session_state["dataset"] = load_dataset(dataset)
+    app.run()
+    for key, value in settings.items():
+        app.session_state[key] = value
+    app.run()
+    assert not app.exception and not app.error
+    code = next(block.value for block in app.code if "QAlphaParameters(" in block.value)
+    namespace = {}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(code, "snippet", "exec"), namespace)
+    result = namespace["result"]
+    assert np.allclose(np.sort(result.alpha)[::-1], sorted_alpha(app), atol=1e-8)
+    ranking = next(frame.value for frame in app.dataframe if "rank" in frame.value.columns)
+    k = int(app.session_state["qa_top_k"])
+    names = namespace["main"].feature_names
+    assert [names[j] for j in namespace["top"][:min(k, 50)]] == ranking["feature"].tolist()[:min(k, 50)]
