@@ -583,6 +583,10 @@ def test_ten_quick_presses_of_the_lambda_slider_land_on_the_tenth_value(page, ap
     for _ in range(10):
         page.keyboard.press("ArrowRight")
     assert thumb.get_attribute("aria-valuetext") == "10"
+    # the run that ends on the tenth value writes it into the link; a lost press would leave
+    # another value there (on a busy machine the runs start late: wait for the state, not a time)
+    page.wait_for_function("() => new URLSearchParams(location.search).get('qa_lambda') === '10.0'",
+                           timeout=180_000)
     quiet(page)
     assert thumb.get_attribute("aria-valuetext") == "10"
     assert json.loads(parse_qs(urlparse(page.url).query)["qa_lambda"][0]) == 10.0
