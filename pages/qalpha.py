@@ -164,6 +164,9 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
     history, the table), which do not depend on K."""
     gap = result.gap
     # one selection on the whole page: K features, the sparsity gap's count unless the user set K
+    # (a K the session no longer holds, e.g. after a run stopped before drawing it: the gap's)
+    if "qa_top_k" not in st.session_state:
+        st.session_state["qa_top_k_set"] = False
     if not st.session_state.get("qa_top_k_set"):
         st.session_state["qa_top_k"] = gap.n_selected
     top_k = int(st.session_state["qa_top_k"])
