@@ -168,3 +168,28 @@ def as_backend(X, backend: str, rows: int = 37):
 def backend(request):
     """A converter to one backend (parametrised over all of them)."""
     return lambda X: as_backend(X, request.param)
+
+
+# ---------------------------------------------------------------------------- pages under AppTest
+def plotly_array(encoded) -> np.ndarray:
+    """An array of a Plotly figure's JSON: Plotly writes arrays as typed base64 blocks
+    (``{"dtype", "bdata", "shape"}``) or as plain lists."""
+    if isinstance(encoded, dict):
+        import base64
+
+        values = np.frombuffer(base64.b64decode(encoded["bdata"]), dtype=encoded["dtype"])
+        return values.reshape([int(n) for n in str(encoded["shape"]).split(",")]) if "shape" in encoded else values
+    return np.asarray(encoded, dtype=float)
+
+
+def run_page_snippet(app, marker: str) -> dict:
+    """Run the code block of a page (under AppTest) that contains ``marker`` as a user pastes it
+    into a notebook; its namespace afterwards."""
+    import contextlib
+    import io
+
+    code = next(block.value for block in app.code if marker in block.value)
+    namespace = {}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(code, "snippet", "exec"), namespace)
+    return namespace

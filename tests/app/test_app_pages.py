@@ -1,6 +1,5 @@
 """Every page renders without an exception on an image set, a gene table and a synthetic set."""
 
-import base64
 import json
 from pathlib import Path
 
@@ -9,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.data.bundled import load_dataset
+from conftest import plotly_array, run_page_snippet
 from core.data.generators import topographic_data, weston_linear
 
 PAGES = ["home", "data", "qalpha", "kernel", "topographic", "haar", "slda", "compare", "figures"]
@@ -124,9 +124,10 @@ def run_compare(app):
     app.run()
     assert not app.exception and not app.error, [e.value for e in app.error]
     run = [b for b in app.button if b.label.startswith("Run ")]
-    if run:
-        assert not app.dataframe or "method" not in app.dataframe[0].value or \
-            set(app.dataframe[0].value["method"]).isdisjoint(run[0].label)  # not run before the click
+    if run:  # (methods run by an earlier test of this process are kept, and are shown at once)
+        shown = int((app.dataframe[0].value["kind"] != "extraction (unsupervised)").sum()) if app.dataframe else 0
+        pending = int(run[0].label.split()[1])
+        assert shown + pending == len(app.multiselect(key="cmp_methods").value)  # the others wait for the click
         run[0].click().run()
     return app
 
@@ -483,9 +484,7 @@ def test_compare_page_names_each_methods_top_k_compares_the_sets_and_downloads_t
     overlap = next(json.loads(c.proto.spec) for c in app.get("plotly_chart")
                    if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("Overlap of the top 4"))
     shared = len(set(fisher[:4]) & set(variance[:4])) / len(set(fisher[:4]) | set(variance[:4]))
-    z = overlap["data"][0]["z"]  # Plotly writes arrays as typed base64 blocks
-    z = np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(
-        [int(n) for n in str(z["shape"]).split(",")]) if isinstance(z, dict) else np.asarray(z, dtype=float)
+    z = plotly_array(overlap["data"][0]["z"])
     assert np.isclose(z[0, 1], shared) and np.allclose(np.diag(z), 1.0)
     buttons = {b.proto.label: b for b in app.get("download_button")}
     assert {"Every method's ranking (CSV)", "Every method's ranking (Parquet)"} <= set(buttons)
@@ -503,20 +502,36 @@ def test_compare_page_names_each_methods_top_k_compares_the_sets_and_downloads_t
 @pytest.mark.parametrize("settings", [{}, {"kq_kernel": "poly", "kq_degree": 3}, {"kq_exact": True}],
                          ids=["rbf fast", "poly fast", "rbf exact"])
 def test_kernel_page_python_snippet_recomputes_its_result(settings):
-    import contextlib
-    import io
-
     app = AppTest.from_file(str(ROOT / "pages" / "kernel.py"), default_timeout=300)
     app.session_state["dataset"] = load_dataset("wine")
     for key, value in settings.items():
         app.session_state[key] = value
     app.run()
     assert not app.exception and not app.error
-    code = next(block.value for block in app.code if "kernel_q_alpha(" in block.value)
-    namespace = {}
-    with contextlib.redirect_stdout(io.StringIO()):
-        exec(compile(code, "snippet", "exec"), namespace)
-    spec = json.loads(app.get("plotly_chart")[0].proto.spec)["data"][0]["y"]
-    shown = np.frombuffer(base64.b64decode(spec["bdata"]), dtype=spec["dtype"]) if isinstance(spec, dict) else np.asarray(spec)
+    namespace = run_page_snippet(app, "kernel_q_alpha(")
+    shown = plotly_array(json.loads(app.get("plotly_chart")[0].proto.spec)["data"][0]["y"])
     assert np.allclose(np.sort(namespace["result"].alpha)[::-1], shown, atol=1e-8)
     assert str(namespace["result"].n_iter) == app.metric[1].value
+
+
+def test_compare_hands_no_labels_to_unsupervised_methods(monkeypatch):
+    """Within the folds and on every sample, an unsupervised method's ranker gets no labels and
+    a supervised one gets the training labels."""
+    from core.selection import baselines
+
+    handed = []
+    original = baselines.rank_features
+
+    def record(method, X, y=None, n_clusters=2):
+        handed.append((method, y is None))
+        return original(method, X, y, n_clusters=n_clusters)
+
+    monkeypatch.setattr(baselines, "rank_features", record)
+    app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
+    app.session_state["dataset"] = weston_linear(60, random_state=11)
+    app.session_state["cmp_methods"] = ["laplacian", "fisher"]
+    run_compare(app)
+    assert not app.exception
+    assert {"laplacian"} == {m for m, no_labels in handed if no_labels}
+    assert {"fisher"} == {m for m, no_labels in handed if not no_labels}
+    assert sum(m == "laplacian" for m, _ in handed) >= 5  # five folds (and every sample, once)

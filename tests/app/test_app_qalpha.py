@@ -1,6 +1,5 @@
 """The Q-alpha page under AppTest: renders on images, genes and synthetic data; sliders act."""
 
-import base64
 import json
 from pathlib import Path
 
@@ -9,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.data.bundled import load_dataset
+from conftest import plotly_array, run_page_snippet
 from core.data.generators import weston_linear
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "qalpha.py")
@@ -35,19 +35,12 @@ def test_convergence_history_is_drawn_when_its_expander_opens():
     app.run()
     history = next(json.loads(c.proto.spec) for c in app.get("plotly_chart")
                    if json.loads(c.proto.spec)["layout"]["title"]["text"] == "Objective per iteration")
-    assert len(plotly_values(history["data"][0]["y"])) == int(app.metric[2].value)  # one point per iteration
-
-
-def plotly_values(encoded):
-    """Plotly serialises arrays as typed base64 blocks ({"dtype", "bdata"}) or plain lists."""
-    if isinstance(encoded, dict):
-        return np.frombuffer(base64.b64decode(encoded["bdata"]), dtype=encoded["dtype"])
-    return np.asarray(encoded, dtype=float)
+    assert len(plotly_array(history["data"][0]["y"])) == int(app.metric[2].value)  # one point per iteration
 
 
 def sorted_alpha(app):
     spec = json.loads(app.get("plotly_chart")[0].proto.spec)
-    return plotly_values(spec["data"][0]["y"]).astype(float)
+    return plotly_array(spec["data"][0]["y"]).astype(float)
 
 
 @pytest.mark.parametrize("dataset", [None, load_dataset("colon"), weston_linear(120, random_state=0)],
@@ -394,9 +387,6 @@ def test_results_download_as_h5ad_beside_the_csv():
 def test_the_python_snippet_recomputes_the_pages_result(dataset, settings):
     """The code in the page's Python expander, run as a user would paste it, gives the page's
     weights (to 1e-8) and its top K."""
-    import contextlib
-    import io
-
     app = AppTest.from_file(PAGE, default_timeout=300)
     app.session_state["dataset"] = load_dataset(dataset)
     app.run()
@@ -404,10 +394,7 @@ def test_the_python_snippet_recomputes_the_pages_result(dataset, settings):
         app.session_state[key] = value
     app.run()
     assert not app.exception and not app.error
-    code = next(block.value for block in app.code if "QAlphaParameters(" in block.value)
-    namespace = {}
-    with contextlib.redirect_stdout(io.StringIO()):
-        exec(compile(code, "snippet", "exec"), namespace)
+    namespace = run_page_snippet(app, "QAlphaParameters(")
     result = namespace["result"]
     assert np.allclose(np.sort(result.alpha)[::-1], sorted_alpha(app), atol=1e-8)
     ranking = next(frame.value for frame in app.dataframe if "rank" in frame.value.columns)

@@ -59,16 +59,22 @@ def test_held_out_equals_a_direct_computation_fold_by_fold():
     assert curves["knn"][1] > 0.8 and 0 <= min(curves["accuracy"]) and max(curves["nmi"]) <= 1
 
 
-def test_unsupervised_rankers_never_see_the_labels():
+def test_each_ranking_sees_the_training_fold_only():
+    """The ranker is handed the rows of one training fold at a time (never a held-out sample),
+    with their labels; the folds' held-out parts cover every sample once."""
+    X, y = noise_with_shuffled_labels(1, 60, 20)
+    X[:, 0] = np.arange(60)  # a column that names each row
     seen = []
 
-    def variance(X, y):
-        seen.append(y)
-        return np.argsort(-X.var(axis=0))
+    def record(X_train, y_train):
+        seen.append((X_train[:, 0].astype(int), y_train))
+        return np.argsort(-X_train.var(axis=0))
 
-    X, y = noise_with_shuffled_labels(1, 60, 20)
-    held_out_curves(X, y, lambda X_train, y_train: variance(X_train, None), [5], n_splits=3)
-    assert seen == [None, None, None]
+    held_out_curves(X, y, record, [5], n_splits=3)
+    assert len(seen) == 3
+    held_out = [np.setdiff1d(np.arange(60), rows) for rows, _ in seen]
+    assert sorted(np.concatenate(held_out).tolist()) == list(range(60))
+    assert all(np.array_equal(labels, y[rows]) for rows, labels in seen)
 
 
 def test_refuses_folds_the_classes_cannot_fill():
