@@ -2,7 +2,6 @@
 
 import json
 import time
-from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -123,6 +122,13 @@ def supervised(method) -> bool:
     return method in ("Q-alpha (supervised)", "sparse LDA") or (method in SCORERS and SCORERS[method][0].supervised)
 
 
+def kind_of(name) -> str:
+    """A row's group: a selection method's, or feature extraction's (fitted without labels)."""
+    if name not in choices:
+        return "extraction (unsupervised)"
+    return "supervised" if supervised(name) else "unsupervised"
+
+
 def curves_of(method) -> tuple[dict, float]:
     """One method's held-out curves at every size (the ranking made on each training fold; an
     unsupervised method is handed no labels), and the seconds they took: kept per method, so
@@ -139,18 +145,19 @@ def curves_of(method) -> tuple[dict, float]:
 
 def table_of(results: dict, metric: str):
     """One row per method, the unsupervised ones first: the best mean of ``metric`` over the
-    sizes, its spread over folds, and the size it was reached at."""
-    order = sorted(results, key=lambda m: (supervised(m) if m in choices else False))
-    best = {m: int(np.argmax(results[m][0][metric])) if metric in results[m][0] else None for m in order}
-    return {"method": order,
-            "kind": ["supervised" if m in choices and supervised(m) else
-                     "unsupervised" if m in choices else "extraction (unsupervised)" for m in order],
-            f"best {MEASURES[metric]}": [results[m][0][metric][best[m]] if best[m] is not None else None for m in order],
-            "sd over folds": [results[m][0].get(f"{metric}_sd", [None] * (best[m] + 1))[best[m]]
-                              if best[m] is not None else None for m in order],
-            "at k (features or dimensions)": [results[m][0]["size"][best[m]] if best[m] is not None else None
-                                              for m in order],
-            "seconds (when computed)": [round(results[m][1], 3) for m in order]}
+    sizes, its spread over folds, and the size it was reached at (empty where a method has no
+    such measure, as extraction has no stability)."""
+    rows = []
+    for name in sorted(results, key=lambda m: kind_of(m) == "supervised"):
+        curves, seconds = results[name]
+        value = spread = size = None
+        if metric in curves:
+            at = int(np.argmax(curves[metric]))
+            value, size = curves[metric][at], curves["size"][at]
+            spread = curves[f"{metric}_sd"][at] if f"{metric}_sd" in curves else None
+        rows.append((name, kind_of(name), value, spread, size, round(seconds, 3)))
+    return pd.DataFrame(rows, columns=["method", "kind", f"best {MEASURES[metric]}", "sd over folds",
+                                       "at k (features or dimensions)", "seconds (when computed)"])
 
 
 # the methods run one after another when asked (five rankings and their judgement per method: the
@@ -174,11 +181,8 @@ results, seconds = {}, {}
 try:
     if go_ahead:
         run_slot.empty()
-        progress_slot = st.empty()
-        with progress_slot.container():
-            bar = st.progress(0.0, text=f"{len(pending)} method(s) to run")
-            st.button("Stop", key="compare_stop", on_click=lambda: st.session_state.update(compare_stopped=True),
-                      help="Stop after the method that runs now; the rows done stay.")
+        progress_slot, bar = runs.progress_with_stop("compare", "compare_stop", f"{len(pending)} method(s) to run",
+                                                     "Stop after the method that runs now; the rows done stay.")
         for index, method in enumerate(methods):
             if method in pending:
                 bar.progress(index / len(methods), text=f"{method}: ranking the features and clustering with the top k "
@@ -242,7 +246,7 @@ if curves:
     full = {m: runs.run_cached("rank_features", dict(data=data.fingerprint, method=m, k=k), m, data.X,
                                data.labels if supervised(m) else None, n_clusters=k) for m in curves}
     names = np.asarray(data.feature_names, dtype=object)
-    st.dataframe({"method": list(full), "kind": ["supervised" if supervised(m) else "unsupervised" for m in full],
+    st.dataframe({"method": list(full), "kind": [kind_of(m) for m in full],
                   f"top {top_k} features, best first": [", ".join(names[full[m][:top_k]]) for m in full]},
                  hide_index=True)
     if len(full) > 1:
@@ -250,24 +254,29 @@ if curves:
         st.plotly_chart(heatmap_table_figure(list(full), list(full), overlap, value_title="Jaccard",
                                              title=f"Overlap of the top {top_k} sets (Jaccard index: shared / joined)"),
                         key="cmp_overlap")
-    ranks = pd.DataFrame([(m, "supervised" if supervised(m) else "unsupervised", rank + 1, names[j], int(j))
-                          for m in full for rank, j in enumerate(full[m])],
-                         columns=["method", "kind", "rank", "feature", "column"])
+
+    def rankings_table():
+        """Every method's whole ranking, one row per method and rank (built when downloaded)."""
+        return pd.DataFrame([(m, kind_of(m), rank + 1, names[j], int(j)) for m in full for rank, j in enumerate(full[m])],
+                            columns=["method", "kind", "rank", "feature", "column"])
+
     cells = widgets.row(2)
-    cells[0].download_button("Every method's ranking (CSV)", partial(downloads.frame_csv, ranks),
+    cells[0].download_button("Every method's ranking (CSV)", lambda: downloads.frame_csv(rankings_table()),
                              file_name=f"{data.name}-rankings.csv", mime="text/csv", key="cmp_rank_csv")
-    cells[1].download_button("Every method's ranking (Parquet)", partial(downloads.frame_parquet, ranks),
+    cells[1].download_button("Every method's ranking (Parquet)", lambda: downloads.frame_parquet(rankings_table()),
                              file_name=f"{data.name}-rankings.parquet", mime="application/vnd.apache.parquet",
                              key="cmp_rank_parquet")
-# one tidy table: a row per method, size and measure (held-out means and their spread over folds)
-tidy = [(m, "supervised" if m in choices and supervised(m) else "unsupervised", size, MEASURES[name], value,
-         shown[m].get(f"{name}_sd", [None] * len(shown[m]["size"]))[i])
-        for m in shown for name in MEASURES if name in shown[m] for i, (size, value) in
-        enumerate(zip(shown[m]["size"], shown[m][name]))]
-st.download_button("Curves, every measure (CSV)",
-                   partial(downloads.table_csv, {"method": [r[0] for r in tidy], "kind": [r[1] for r in tidy],
-                                                 "features or dimensions": [r[2] for r in tidy],
-                                                 "measure": [r[3] for r in tidy], "mean": [r[4] for r in tidy],
-                                                 "sd over folds": [r[5] for r in tidy]}),
+
+
+def curves_table():
+    """The curves as one tidy table: a row per method, size and measure (held-out means and their
+    spread over folds); built when downloaded."""
+    rows = [(m, kind_of(m), size, MEASURES[name], value, shown[m].get(f"{name}_sd", [None] * len(shown[m]["size"]))[i])
+            for m in shown for name in MEASURES if name in shown[m]
+            for i, (size, value) in enumerate(zip(shown[m]["size"], shown[m][name]))]
+    return pd.DataFrame(rows, columns=["method", "kind", "features or dimensions", "measure", "mean", "sd over folds"])
+
+
+st.download_button("Curves, every measure (CSV)", lambda: downloads.frame_csv(curves_table()),
                    file_name=f"{data.name}-compare.csv", mime="text/csv", key="cmp_csv")
 views.share_view(VIEW)

@@ -116,6 +116,17 @@ def iteration_status(total: int):
     return status
 
 
+def progress_with_stop(stop: str, key: str, text: str, help_text: str):
+    """A progress bar starting with ``text`` and the Stop button of ``stop`` beside it (its click
+    sets the flag :func:`is_stopped` reads), in one slot: ``(slot, bar)``; ``slot.empty()``
+    removes both once the work is done, so that Stop is shown only while work runs."""
+    slot = st.empty()
+    with slot.container():
+        bar = st.progress(0.0, text=text)
+        st.button("Stop", key=key, on_click=lambda: st.session_state.update({f"{stop}_stopped": True}), help=help_text)
+    return slot, bar
+
+
 #: Seconds between two updates of a progress bar: each is a message the browser redraws, and on
 #: two cores that drawing competes with the computation it reports.
 PROGRESS_INTERVAL = 0.25
@@ -147,13 +158,9 @@ def run_with_progress(key: str, run, *, stop: str, text: str, status, every: int
         return fallback()
 
     def compute():
-        slot = st.empty()
-        with slot.container():
-            bar = st.progress(0.0, text=text)
-            # keyed by the run: a page may run two computations under one Stop (a comparison)
-            st.button("Stop", key=f"{stop}_stop_{hashlib.sha1(key.encode()).hexdigest()[:12]}",
-                      on_click=lambda: st.session_state.update({flag_key: True}),
-                      help="Interrupt this computation; the last complete result stays on the page.")
+        # keyed by the run: a page may run two computations under one Stop (a comparison)
+        slot, bar = progress_with_stop(stop, f"{stop}_stop_{hashlib.sha1(key.encode()).hexdigest()[:12]}", text,
+                                       "Interrupt this computation; the last complete result stays on the page.")
         start = time.perf_counter()
         calls = {"n": 0, "shown": -PROGRESS_INTERVAL}
 
