@@ -181,9 +181,8 @@ def class_markers(X, labels, *, features=None, feature_names=None, method: str =
     expand = np.expm1 if log1p else (lambda m: m)
     amount, amount_rest = expand(mean) + FOLD_EPSILON, expand(mean_rest) + FOLD_EPSILON
     # a fold change is a ratio of amounts: undefined (NaN, as documented) where a mean is negative
-    defined = (amount > 0) & (amount_rest > 0)
-    log2_fold_change = np.where(defined, np.log2(np.where(defined, amount, 1.0) / np.where(defined, amount_rest, 1.0)),
-                                np.nan)
+    log2_fold_change = np.log2(amount / amount_rest, out=np.full(amount.shape, np.nan),
+                               where=(amount > 0) & (amount_rest > 0))
     p_adjusted = np.vstack([benjamini_hochberg(row) for row in p_value])
     return ClassMarkers(classes=classes, features=features, feature_names=tuple(names[j] for j in features),
                         mean=mean, mean_rest=mean_rest, fraction=fraction, fraction_rest=fraction_rest,

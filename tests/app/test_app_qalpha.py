@@ -401,3 +401,14 @@ def test_the_python_snippet_recomputes_the_pages_result(dataset, settings):
     k = int(app.session_state["qa_top_k"])
     names = namespace["main"].feature_names
     assert [names[j] for j in namespace["top"][:min(k, 50)]] == ranking["feature"].tolist()[:min(k, 50)]
+
+
+def test_snippet_for_uploaded_side_data_imports_what_it_calls():
+    from core import QAlphaParameters
+    from pages.ui.snippets import qalpha_snippet
+
+    code = qalpha_snippet(load_dataset("wine"), True, QAlphaParameters(k=2, lam=0.1), "uploaded side data", [], 0,
+                          "power", 3)
+    imported = code.splitlines()[0].removeprefix("from core import ").split(", ")
+    assert {"load_dataset", "load_table", "QAlphaParameters"} <= set(imported)
+    compile(code, "snippet", "exec")
