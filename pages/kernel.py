@@ -1,6 +1,7 @@
 """Kernel Q-alpha (Shashua & Wolf, ECCV 2004, Sec. 2): the same views, compared with linear Q-alpha."""
 
 import json
+from functools import partial
 import time
 
 import numpy as np
@@ -121,7 +122,7 @@ table = {"rank": np.arange(1, data.n_features + 1), "feature": np.asarray(data.f
 if linear is not None:
     table["linear alpha"] = linear.alpha[ranking]
 download = widgets.row(2)
-download[0].download_button("Weights and ranking (CSV)", downloads.table_csv(table),
+download[0].download_button("Weights and ranking (CSV)", partial(downloads.table_csv, table),
                             file_name=f"{data.name}-kernel-qalpha.csv", mime="text/csv", key="kq_csv")
 download[1].download_button(
     "Parameters (JSON)", json.dumps(dict(data_set=data.name, kernel=kernel, k=int(k), **options, **solve,
