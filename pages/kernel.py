@@ -1,8 +1,8 @@
 """Kernel Q-alpha (Shashua & Wolf, ECCV 2004, Sec. 2): the same views, compared with linear Q-alpha."""
 
 import json
-from functools import partial
 import time
+from functools import partial
 
 import numpy as np
 import streamlit as st
