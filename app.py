@@ -6,7 +6,7 @@ leaves everything else to the pages in ``pages/``. Run with ``streamlit run app.
 
 import streamlit as st
 
-from pages.ui import session, settings, sidebar
+from pages.ui import session, sidebar
 
 # a 230 px sidebar (Streamlit's default is 300) leaves an 800 px window room for the pages
 st.set_page_config(page_title="Spectral feature selection", page_icon="α", layout="wide", initial_sidebar_state=230)
@@ -28,7 +28,6 @@ PAGES = {
 # otherwise flash the helper modules of pages/ before the first run registers these pages.
 session.leave_a_core()  # once per process: the browser and the server's messages keep a core
 session.app_run()  # every page checks that its run started here (session.page_start)
-settings.keep_settings()  # the pages' settings survive leaving them
 navigation = st.navigation(PAGES, position="hidden")
 sidebar.sidebar_summary(PAGES)
 navigation.run()

@@ -50,7 +50,7 @@ settings.set_defaults({"cmp_methods": ["Q-alpha", "fisher", "laplacian", "varian
                 valid={"cmp_methods": lambda v: all(m in choices for m in v),
                        "cmp_top_k": lambda v: v <= data.n_features,
                        "cmp_extract": lambda v: all(m in extraction_choices for m in v)})
-methods = st.multiselect("Methods", choices, key="cmp_methods",
+methods = st.multiselect("Methods", choices, key="cmp_methods", persist_state="session",
                          format_func=lambda m: SCORERS[m][0].name + (" (slow)" if m in SLOW else "")
                          if m in SCORERS else m,
                          help="Run times of every baseline are measured in benchmarks/bench_baselines.py.")
@@ -78,7 +78,7 @@ def stability_of(method, sizes, n_bootstrap, bar):
 
 
 extract = st.multiselect(
-    "Feature extraction beside them", extraction_choices, key="cmp_extract",
+    "Feature extraction beside them", extraction_choices, key="cmp_extract", persist_state="session",
     help="Methods that combine features instead of selecting them, drawn dashed against their number of "
          "dimensions: PCA, kernel PCA (RBF), LPP, LLE and Isomap (10 neighbours) on the standardised data, "
          "without labels. With side data loaded on the Data page, also CPCA, OPCA and SDR-SI, which "
@@ -107,7 +107,7 @@ def extraction_of(name, bar):
 if not methods and not extract:
     st.info("Choose at least one method.")
     st.stop()
-metric = st.radio("Measure", list(MEASURES), horizontal=True, key="cmp_measure", format_func=MEASURES.get,
+metric = st.radio("Measure", list(MEASURES), horizontal=True, key="cmp_measure", persist_state="session", format_func=MEASURES.get,
                   help="accuracy: k-means clusters matched to classes (Hungarian); NMI: normalised mutual "
                        "information; precision: the normalised precision index of Shashua & Wolf 2004 Sec. 6 (k-NN purity); "
                        "stability: Kuncheva's consistency index of the top-k sets chosen on bootstrap "
@@ -210,7 +210,7 @@ except InputError as error:
     widgets.show_error(error)
     st.stop()
 if metric == "kuncheva":
-    n_bootstrap = st.slider("Bootstrap resamples", 2, 50, key="cmp_bootstrap",
+    n_bootstrap = st.slider("Bootstrap resamples", 2, 50, key="cmp_bootstrap", persist_state="session",
                             help="Each method ranks the features again on this many resamples of the samples "
                                  "(drawn with replacement); the cost grows with it.")
     bar = st.progress(0.0)
@@ -240,7 +240,7 @@ if curves:
     # what each method selects, ranked on every sample (labels too, for the supervised ones): the
     # features a user would take away; the scores above say how far to trust them
     st.markdown("**What each method selects**, ranked on every sample")
-    top_k = st.number_input("K — top features named and compared", 1, data.n_features, key="cmp_top_k",
+    top_k = st.number_input("K — top features named and compared", 1, data.n_features, key="cmp_top_k", persist_state="session",
                             help="The K first features of each method's ranking on all the samples: named below, "
                                  "and compared between methods by the Jaccard index of their sets.")
     full = {m: runs.run_cached("rank_features", dict(data=data.fingerprint, method=m, k=k), m, data.X,

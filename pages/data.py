@@ -50,7 +50,7 @@ def server_tab(folder):
     if not paths:
         st.info(f"The data folder {folder} holds no .h5ad, .zarr or .npy data sets.")
         return
-    path = st.selectbox("Data set on the server", paths, format_func=lambda p: p.name, key="server_store",
+    path = st.selectbox("Data set on the server", paths, format_func=lambda p: p.name, key="server_store", persist_state="session",
                         help=f"The .h5ad files, .zarr stores and .npy arrays in {folder} ({DATA_FOLDER_VARIABLE}). "
                              "They are opened lazily: nothing is read until a computation needs it.")
     try:
@@ -65,21 +65,22 @@ def server_tab(folder):
     with st.container(border=True):
         st.markdown("**Run on the whole set**")
         left, middle, right = st.columns(3)
-        method = left.selectbox("Method", list(SERVER_METHODS), format_func=SERVER_METHODS.get, key="server_method")
+        method = left.selectbox("Method", list(SERVER_METHODS), format_func=SERVER_METHODS.get, key="server_method",
+                                persist_state="session")
         labels = None
         if method in SCORERS and SCORERS[method][0].supervised:
             if not columns:
                 st.info("This data set has no per-sample columns to serve as labels; Fisher and Pearson need them.")
                 return
-            labels = middle.selectbox("Labels", columns, key="server_labels")
+            labels = middle.selectbox("Labels", columns, key="server_labels", persist_state="session")
         k = init = max_iter = None
         if method == "qalpha":
-            k = middle.number_input("k (clusters)", 1, 50, 5, key="server_k")
-            max_iter = right.number_input("Iterations at most", 1, 5000, 300, key="server_iter",
+            k = middle.number_input("k (clusters)", 1, 50, 5, key="server_k", persist_state="session")
+            max_iter = right.number_input("Iterations at most", 1, 5000, 300, key="server_iter", persist_state="session",
                                           help="Each iteration reads the data once; the progress bar shows the time "
                                                "per iteration. Q-alpha takes tens to a few hundred iterations to move its "
                                                "weights by less than 1e-6.")
-            init = st.radio("Start", ["uniform", "random"], horizontal=True, key="server_init",
+            init = st.radio("Start", ["uniform", "random"], horizontal=True, key="server_init", persist_state="session",
                             help="uniform: the leading vectors with all weights equal (a few passes more, the "
                                  "better start); random: a random orthonormal Q.")
         request = dict(path=str(path), method=method, labels=labels, k=k, init=init, max_iter=max_iter)
@@ -113,10 +114,10 @@ def server_tab(folder):
         st.markdown("**Load a subset into the app** (for the pages that need data in memory)")
         left, middle, right = st.columns(3)
         n_features = left.number_input("Features of highest variance", 2, stored.shape[1],
-                                       min(2000, stored.shape[1]), key="subset_features")
+                                       min(2000, stored.shape[1]), key="subset_features", persist_state="session")
         n_samples = middle.number_input("Samples drawn at random", 2, stored.shape[0], min(5000, stored.shape[0]),
-                                        key="subset_samples")
-        subset_labels = right.selectbox("Labels", ["(none)"] + columns, key="subset_labels")
+                                        key="subset_samples", persist_state="session")
+        subset_labels = right.selectbox("Labels", ["(none)"] + columns, key="subset_labels", persist_state="session")
         if st.button("Load subset", key="load_subset", help="One pass for the variances, then the chosen block is "
                                                             "read; if anything is wrong the current data set stays."):
             with st.spinner("Reading the subset…"):
@@ -157,16 +158,16 @@ def table_options(parsed, filename):
     """The choices for a parsed table (layout, labels, missing values), a preview, and Load."""
     st.caption(" ".join(parsed.notes))
     if parsed.format == "text":
-        st.checkbox("The first row holds column names", value=parsed.header, key="table_header",
+        st.checkbox("The first row holds column names", value=parsed.header, key="table_header", persist_state="session",
                     help="Detected from the first lines; change it if the guess is wrong (the file is read again).")
     if parsed.format in ("npz", "mat"):
         st.selectbox("Array holding the data", parsed.arrays, index=parsed.arrays.index(parsed.x_key),
-                     key="table_x_key", help="The samples x features matrix inside the file.")
+                     key="table_x_key", persist_state="session", help="The samples x features matrix inside the file.")
     rows, columns = parsed.shape
     st.markdown(f"**As read:** {rows:,} rows x {columns:,} columns (the first rows and columns below).")
     st.dataframe(parsed.preview(), height=250)
     orientation = st.radio("Samples are", list(ORIENTATION_LABELS), format_func=ORIENTATION_LABELS.get,
-                           horizontal=True, key="table_orientation",
+                           horizontal=True, key="table_orientation", persist_state="session",
                            help="Gene-expression tables often have genes as rows and samples as columns.")
     if orientation == "auto":
         _, reason = parsed.guess_orientation()
@@ -176,7 +177,7 @@ def table_options(parsed, filename):
     options = ["(none)"] + choices
     if st.session_state.get("table_label") not in options:
         st.session_state["table_label"] = suggested if suggested in options else "(none)"
-    label = st.selectbox("Labels", options, key="table_label",
+    label = st.selectbox("Labels", options, key="table_label", persist_state="session",
                          help="A column of class labels (samples as rows), a row such as 'class' (samples as "
                               "columns) or an obs column (AnnData). Text is fine.")
     try:
@@ -206,7 +207,7 @@ def table_options(parsed, filename):
                              "missing": [int(per_sample[i]) for i in worst_samples if per_sample[i]]},
                             hide_index=True)
             missing = st.radio("What to do with them", list(MISSING_LABELS)[1:], format_func=MISSING_LABELS.get,
-                               index=3, key="table_missing",
+                               index=3, key="table_missing", persist_state="session",
                                help="Drop the samples or the features that have a missing value, or fill each "
                                     "missing value with its feature's mean or median (scikit-learn's SimpleImputer).")
     if st.button("Load table", key="load_table", help="Make this table the current data set; if anything is wrong "
@@ -223,7 +224,7 @@ bundled_tab, images_tab, table_tab = tabs[:3]
 
 with bundled_tab:
     infos = {info.name: info for info in list_datasets()}
-    choice = st.selectbox("Data set", list(infos), key="data_page_bundled",
+    choice = st.selectbox("Data set", list(infos), key="data_page_bundled", persist_state="session",
                           format_func=lambda n: f"{n} — {infos[n].description}",
                           help="The data sets bundled with the app (assets/README.md says where each comes from).")
     st.caption(infos[choice].source)

@@ -33,17 +33,17 @@ settings.set_defaults({"haar_main": classes[:n_main], "haar_side": classes[n_mai
                  "haar_lam": 0.01, "haar_per_class": 4},
                 valid={"haar_main": is_class, "haar_side": is_class})
 controls = st.columns([2, 2, 1, 1])
-main_classes = controls[0].multiselect("Main classes", classes, key="haar_main",
+main_classes = controls[0].multiselect("Main classes", classes, key="haar_main", persist_state="session",
                                        help="Their images form the main data M (Shashua & Wolf 2004 Sec. 6: 5 people).")
 # a class cannot be both: the side list offers (and keeps) only classes outside the main ones
 st.session_state["haar_side"] = [c for c in st.session_state["haar_side"] if c not in main_classes]
 side_classes = controls[1].multiselect("Side classes", [c for c in classes if c not in main_classes],
-                                       key="haar_side",
+                                       key="haar_side", persist_state="session",
                                        help="Their images form the side data W, whose variances D are suppressed "
                                             "(Shashua & Wolf 2004 Def. 3: a sixth person).")
-levels = controls[2].slider("Levels", 1, 5, key="haar_levels",
+levels = controls[2].slider("Levels", 1, 5, key="haar_levels", persist_state="session",
                             help="Scales of the Haar decomposition (each halves the resolution).")
-lam = controls[3].select_slider("λ", LAMBDAS, format_func=lambda v: f"{v:g}", key="haar_lam",
+lam = controls[3].select_slider("λ", LAMBDAS, format_func=lambda v: f"{v:g}", key="haar_lam", persist_state="session",
                                 help="lambda of (D + λI)^-1 G (Shashua & Wolf 2004 Def. 3): small values trust the side data most.")
 try:
     if not main_classes or not side_classes:
@@ -79,7 +79,8 @@ st.plotly_chart(image_grid_figure(
 st.plotly_chart(weight_overlay_figure(mean_face, basis.pixel_map(result.alpha), log_scale=True,
                                       title="Where alpha's weight lies: each coefficient's weight spread over its "
                                             "footprint (log scale, 3 decades)"), key="alpha_pixels")
-per_class = st.slider("Images per class", 1, 8, key="haar_per_class", help="How many images of each main class to show with their reconstructions.")
+per_class = st.slider("Images per class", 1, 8, key="haar_per_class", persist_state="session",
+                      help="How many images of each main class to show with their reconstructions.")
 for label in main_classes:
     images = pixels.images()[pixels.labels == label][:per_class]
     rebuilt = basis.reconstruct(images, result.alpha)

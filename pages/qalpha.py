@@ -63,7 +63,6 @@ if kept_classes != st.session_state["qa_side_classes"]:
               f"Side classes: {settings.shown(st.session_state['qa_side_classes'])} are not classes of {data.name}; "
               f"now {settings.shown(kept_classes or class_values[-1:])}.")
 # K (set by the user) beyond this data set's features: all of them; its default comes with the run
-settings.remember("qa_top_k")
 if st.session_state.get("qa_top_k_set") and st.session_state.get("qa_top_k", 1) > data.n_features:
     settings.adjust("qa_top_k", data.n_features, f"K: more than the {data.n_features:,} features; now all of them.")
 settings.show_settings_notes()
@@ -73,19 +72,19 @@ controls = st.container(horizontal=True, gap="medium", vertical_alignment="botto
 view = st.container()
 with controls:
     supervised = st.toggle(
-        "Supervised", disabled=not has_labels, key="qa_supervised", width="content",
+        "Supervised", disabled=not has_labels, key="qa_supervised", persist_state="session", width="content",
         help="Use the labels: fix Q to the orthonormalised, centred class indicators, so alpha weighs features by "
              "how well they separate the classes (one eigenproblem). Needs labels.")
     k = st.number_input(
-        "k — number of clusters", min_value=1, max_value=max_k, disabled=supervised, key="qa_k", width=170,
+        "k — number of clusters", min_value=1, max_value=max_k, disabled=supervised, key="qa_k", persist_state="session", width=170,
         help="k in Eq. (1): the number of leading eigenvalues of the affinity A_alpha whose "
              "squares are maximised (Wolf & Shashua 2003 Sec. 2). Supervised mode uses classes - 1.")
     criterion = st.selectbox(
         "Criterion", ["sum", "gap"], format_func={"sum": "sum of eigenvalues²",
-                                                   "gap": "spectral gap"}.get, key="qa_criterion", width=190,
+                                                   "gap": "spectral gap"}.get, key="qa_criterion", persist_state="session", width=190,
         help="sum: Eq. (1) of Wolf & Shashua 2003. gap: sum of the k largest squared eigenvalues minus the rest.")
     side_mode = st.radio(
-        "Side information", side_options, horizontal=True, key="qa_side_mode", width="content",
+        "Side information", side_options, horizontal=True, key="qa_side_mode", persist_state="session", width="content",
         help="side classes: samples of the chosen classes form the side data W; features that vary "
              "within them are suppressed (Shashua & Wolf 2004 Def. 3, D = diag of the side variances). pairs: random "
              "pairs of samples from different classes that must stay apart (Shashua & Wolf 2004 Sec. 5, matrix B). "
@@ -93,32 +92,32 @@ with controls:
     side_classes, n_pairs = [], 0
     if side_mode == "side classes":
         side_classes = st.multiselect(
-            "Side classes", class_values, key="qa_side_classes", width=260,
+            "Side classes", class_values, key="qa_side_classes", persist_state="session", width=260,
             help="Their samples become the side data W; the other samples are the main data M.")
     elif side_mode == "pairs":
-        n_pairs = st.slider("Number of pairs", 1, 500, key="qa_n_pairs", width=260,
+        n_pairs = st.slider("Number of pairs", 1, 500, key="qa_n_pairs", persist_state="session", width=260,
                             help="Pairs (x, y) drawn at random among samples with different labels; "
                                  "B = sum of (x o y)(x o y)^T (Shashua & Wolf 2004 Sec. 5).")
     lam = st.select_slider(
-        "λ — weight of the side information", options=LAMBDAS, key="qa_lambda", width=300,
+        "λ — weight of the side information", options=LAMBDAS, key="qa_lambda", persist_state="session", width=300,
         format_func=lambda v: f"{v:g}", disabled=side_mode == "none",
         help="lambda of Shashua & Wolf 2004 Eq. (2) / (3). With side data: alpha is the leading eigenvector of "
              "(D + λI)^-1 G — small λ trusts the side data most (λ = 0 needs every side variance "
              "positive). With pairs: of G − λB.")
     with st.expander("Iteration", width=300):
-        init = st.selectbox("Initial Q", ["uniform", "random"], key="qa_init",
+        init = st.selectbox("Initial Q", ["uniform", "random"], key="qa_init", persist_state="session",
                             help="Q(0) of Wolf & Shashua 2003 Def. 2. uniform: the k leading eigenvectors of the affinity "
                                  "with equal weights; random: a random orthonormal matrix.")
-        n_init = st.number_input("Starts", 1, 20, key="qa_n_init",
+        n_init = st.number_input("Starts", 1, 20, key="qa_n_init", persist_state="session",
                                  help="Number of starts (n_init): the first from Q(0) above, the others "
                                       "random; the one with the largest objective is kept.")
-        max_iter = st.number_input("Maximum iterations", 10, 5000, key="qa_max_iter",
+        max_iter = st.number_input("Maximum iterations", 10, 5000, key="qa_max_iter", persist_state="session",
                                    help="Upper limit on the iterations r of Wolf & Shashua 2003 Def. 2 per start.")
-        tol = st.select_slider("Tolerance on the change of alpha", TOLERANCES, key="qa_tol",
+        tol = st.select_slider("Tolerance on the change of alpha", TOLERANCES, key="qa_tol", persist_state="session",
                                format_func=lambda v: f"{v:g}",
                                help="Converged when the Euclidean change of the unit vector alpha between "
                                     "two iterations is at most this.")
-        seed = st.number_input("random_state", 0, 10_000, key="qa_seed",
+        seed = st.number_input("random_state", 0, 10_000, key="qa_seed", persist_state="session",
                                help="Seeds the random starts, the pairs and k-means: same seed, same result.")
     runs.stop_control("qalpha")
 
@@ -202,7 +201,7 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
                                           clear_gap=gap.clear, top_k=top_k),
                     key="sorted_alpha")
     k_row = st.container(horizontal=True, vertical_alignment="bottom")
-    k_row.slider("K — top features to show and to cluster with", 1, main.n_features, key="qa_top_k",
+    k_row.slider("K — top features to show and to cluster with", 1, main.n_features, key="qa_top_k", persist_state="session",
                  on_change=lambda: st.session_state.update(qa_top_k_set=True),
                  help="The K features with the largest alpha: counted above, marked on the image, "
                       "downloaded, and used by k-means below. Follows the sparsity gap until you move it.")
@@ -236,11 +235,11 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
             with per_class:
                 shown = top[:MARKER_LIMIT]
                 non_negative = bool(main.X.min() >= 0)
-                test = st.radio("Test", ["t-test", "wilcoxon"], horizontal=True, key="qa_marker_test",
+                test = st.radio("Test", ["t-test", "wilcoxon"], horizontal=True, key="qa_marker_test", persist_state="session",
                                 help="Each class against the other samples, per feature: Welch's t-test, or the Wilcoxon "
                                      "rank-sum test; p-values corrected over these features (Benjamini-Hochberg). The "
                                      "statistics of scanpy's rank_genes_groups (equal to 1e-6, tested).")
-                log1p = st.checkbox("Values are log1p of counts", key="qa_marker_log1p",
+                log1p = st.checkbox("Values are log1p of counts", key="qa_marker_log1p", persist_state="session",
                                     help="Then fold changes compare expm1 of the mean logs, as scanpy does; otherwise "
                                          "the means themselves (which needs non-negative values).")
                 # fold changes of data as given need non-negative values; on other data the library is

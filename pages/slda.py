@@ -117,15 +117,15 @@ with lda_tab:
         st.info("Sparse LDA needs labels with at least two classes; choose or upload a labelled data set.")
     else:
         left, right = st.columns(2)
-        first = left.selectbox("Class A", classes, key="slda_first",
+        first = left.selectbox("Class A", classes, key="slda_first", persist_state="session",
                                help="a = mean of class B minus mean of class A (Moghaddam et al. 2007 Sec. 4).")
-        second = right.selectbox("Class B", classes, key="slda_second", help="The other class of the pair.")
+        second = right.selectbox("Class B", classes, key="slda_second", persist_state="session", help="The other class of the pair.")
         reg_mode = st.radio("Regularisation of the within-class scatter B", ["automatic", "fixed"],
-                            horizontal=True, key="slda_reg_mode",
+                            horizontal=True, key="slda_reg_mode", persist_state="session",
                             help="B is singular when there are fewer samples than "
                             "features: a ridge eps I is added; automatic uses 1e-3 x mean diagonal.")
         reg = None if reg_mode == "automatic" else st.select_slider(
-            "eps", EPSILONS, format_func=lambda v: f"{v:g}", key="slda_eps",
+            "eps", EPSILONS, format_func=lambda v: f"{v:g}", key="slda_eps", persist_state="session",
             help="The ridge eps of B + eps I.")
         try:
             if first == second:
@@ -143,10 +143,11 @@ with lda_tab:
             cols[2].metric("Optimal single feature", data.feature_names[path.best_single_feature])
             exact = None
             if n <= EXACT_LIMIT and st.checkbox(f"Exact branch-and-bound ({n} features; exponential cost)",
-                                                key="slda_exact", help="The global optimum for every k (Moghaddam et al. 2007 Sec. 3), pruned by the bounds."):
+                                                key="slda_exact", persist_state="session",
+                                                help="The global optimum for every k (Moghaddam et al. 2007 Sec. 3), pruned by the bounds."):
                 exact = runs.run_cached("exact_slda", dict(data=data.fingerprint, classes=[str(first), str(second)], reg=reg),
                                       a=path.a, B=path.B).objective
-            log_y = st.toggle("Log scale", key="slda_log", help="Draw the objectives on a log axis.")
+            log_y = st.toggle("Log scale", key="slda_log", persist_state="session", help="Draw the objectives on a log axis.")
             st.plotly_chart(slda_curves_figure(path.forward_objective, path.backward_objective,
                                                path.fisher_objective, bound=path.bound, exact=exact,
                                                log_y=log_y), key="slda_curves")
@@ -158,9 +159,9 @@ with lda_tab:
                 st.caption(f"The Eq. 5 bound is correct but loose here: at most {np.nanmax(path.bound):.3g}, under 1% "
                            f"of the greedy objective ({best:.3g}), so it lies on the axis; switch on the log scale "
                            "to see it.")
-            k = st.slider("k — number of features", 1, n, key="slda_k",
+            k = st.slider("k — number of features", 1, n, key="slda_k", persist_state="session",
                           help="Cardinality k of the sparse discriminant whose pixels are shown.")
-            method = st.radio("Subset", METHODS, horizontal=True, key="slda_method",
+            method = st.radio("Subset", METHODS, horizontal=True, key="slda_method", persist_state="session",
                               help="dual: the better of the forward and backward greedy passes for this k; "
                                    "fisher: the k largest loadings of the Fisher vector B^-1 a.")
             subset = path.subset(k, method)
@@ -213,7 +214,7 @@ with pca_tab:
                                  title="Sparse PCA: variance of the leading sparse eigenvector")
         fig.update_layout(yaxis_title="variance captured")
         st.plotly_chart(fig, key="spca_curves")
-        k = st.slider("k — number of features", 1, data.n_features, key="spca_k",
+        k = st.slider("k — number of features", 1, data.n_features, key="spca_k", persist_state="session",
                       help="Cardinality k of the sparse eigenvector (Moghaddam et al. 2007 Fig. 2/4).")
         vector = sparse_eigenvector(path, k)
         st.markdown(f"Variance of the k = {k} sparse eigenvector: {path.dual_objective[k - 1]:.4g} "

@@ -32,11 +32,11 @@ settings.set_defaults({"topo_rounds": 2, "topo_k": min(2, max_k), "topo_lam_n": 
                 labels={"topo_k": "k", "topo_shown": "Features drawn"})
 settings.show_settings_notes()
 controls = st.columns(3)
-rounds = controls[0].slider("Rounds", 2, 5, key="topo_rounds",
+rounds = controls[0].slider("Rounds", 2, 5, key="topo_rounds", persist_state="session",
                             help="Runs of Q-alpha; each inhibits the features of the earlier ones (Shashua & Wolf 2004 Sec. 4).")
-k = controls[1].number_input("k — number of clusters", 1, max_k, key="topo_k",
+k = controls[1].number_input("k — number of clusters", 1, max_k, key="topo_k", persist_state="session",
                              help="Three clusters span two dimensions once features are centred: k = 2 for the example of Shashua & Wolf 2004, Sec. 4.")
-lam_n = controls[2].select_slider("λ x n", LAMBDAS_TIMES_N, format_func=lambda v: f"{v:g}", key="topo_lam_n",
+lam_n = controls[2].select_slider("λ x n", LAMBDAS_TIMES_N, format_func=lambda v: f"{v:g}", key="topo_lam_n", persist_state="session",
                                   help="The ridge λ of D + λI, times the number of features n (D averages 1/n): "
                                        "small values push later rounds far from earlier ones.")
 lam = lam_n / data.n_features
@@ -54,12 +54,12 @@ pairs = [(i, j) for i in range(rounds) for j in range(i + 1, rounds)]
 # a pair restored from a link (a list) or left from more rounds must name rounds that exist
 chosen = tuple(st.session_state.get("topo_pair", (0, 1)))
 st.session_state["topo_pair"] = chosen if chosen in pairs else (0, 1)
-pair = st.selectbox("Rounds on the axes", pairs, key="topo_pair",
+pair = st.selectbox("Rounds on the axes", pairs, key="topo_pair", persist_state="session",
                     format_func=lambda p: f"round {p[0] + 1} (x) and round {p[1] + 1} (y)",
                     help="Which two rounds' coordinates and alphas make the map's axes and ellipses.")
 first, second = pair
 strongest = np.argsort(-np.maximum(topo.alphas[first], topo.alphas[second]), kind="stable")
-shown = st.slider("Features drawn", 1, most_drawn, key="topo_shown",
+shown = st.slider("Features drawn", 1, most_drawn, key="topo_shown", persist_state="session",
                   help="The features with the largest alpha in either round on the axes; a few dozen "
                        "stay readable (all of them overlap into one smear on images).")
 st.plotly_chart(topographic_figure(topo.coordinates, topo.alphas, data.feature_names, rounds=pair,

@@ -1,4 +1,4 @@
-"""Settings that survive leaving a page, and fall back (with a note) where the data change their meaning."""
+"""Settings' starting values, and their fall-back (with a note) where the data change their meaning."""
 
 from __future__ import annotations
 
@@ -6,17 +6,14 @@ import streamlit as st
 
 from .datasets import current_dataset
 
-_KEPT = "_kept_settings"
-
 
 def set_defaults(defaults: dict, valid: dict | None = None, labels: dict | None = None) -> None:
     """Give keyed widgets their starting values through the session (so no ``value=`` is needed
     and a restored link wins), and replace values left over from another data set that
     ``valid[key](value)`` rejects, with a note (:func:`show_settings_notes`) naming the setting
-    (``labels[key]``). The keys are kept for the session (:func:`keep_settings`)."""
-    kept = st.session_state.setdefault(_KEPT, set())
+    (``labels[key]``). The widgets keep their values for the session themselves
+    (``persist_state="session"``), so a page finds its settings when the user comes back."""
     for key, default in defaults.items():
-        kept.add(key)
         check = (valid or {}).get(key)
         if key not in st.session_state:
             st.session_state[key] = default
@@ -44,19 +41,3 @@ def show_settings_notes() -> None:
     if notes:
         st.info("**Settings adjusted to the data set**\n\n" + "\n".join(f"- {note}" for note in notes),
                 icon=":material/tune:")
-
-
-def remember(*keys: str) -> None:
-    """Keep these widget keys for the session like those of :func:`set_defaults` (for settings
-    whose default is only known later in the page)."""
-    st.session_state.setdefault(_KEPT, set()).update(keys)
-
-
-def keep_settings() -> None:
-    """Called by ``app.py`` before each page runs: the settings of every page visited stay in
-    the session. Streamlit drops a widget's state at the end of a run that does not draw the
-    widget (any run of another page); assigned through the session they are kept, and the page
-    finds its settings when the user comes back."""
-    for key in st.session_state.get(_KEPT, ()):
-        if key in st.session_state:
-            st.session_state[key] = st.session_state[key]

@@ -294,7 +294,8 @@ def test_more_classes_than_the_k_widget_allows(page):
 @pytest.mark.parametrize("page", list(SHARED_CHANGE))
 def test_settings_survive_leaving_the_page_and_coming_back(page):
     """Through the app: change a widget, go to the Data page, come back: the value is kept
-    (Streamlit drops the state of widgets a run does not draw; app.py keeps them)."""
+    (Streamlit drops the state of widgets a run does not draw unless they say
+    ``persist_state="session"``)."""
     kind, key, value = SHARED_CHANGE[page]
     app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
     app.session_state["dataset"] = load_dataset("digits")
@@ -535,3 +536,18 @@ def test_compare_hands_no_labels_to_unsupervised_methods(monkeypatch):
     assert {"laplacian"} == {m for m, no_labels in handed if no_labels}
     assert {"fisher"} == {m for m, no_labels in handed if not no_labels}
     assert sum(m == "laplacian" for m, _ in handed) >= 5  # five folds (and every sample, once)
+
+
+def test_every_keyed_setting_on_a_page_keeps_its_value_for_the_session():
+    """A keyed input widget on a page without ``persist_state="session"`` would lose its value
+    when the user visits another page (a static check over the pages' source)."""
+    import ast
+    inputs = {"multiselect", "radio", "slider", "number_input", "selectbox", "select_slider", "toggle", "checkbox"}
+    forgetful = []
+    for path in sorted((ROOT / "pages").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in inputs:
+                keywords = {k.arg: k.value for k in node.keywords}
+                if "key" in keywords and ast.literal_eval(keywords.get("persist_state", ast.Constant(None))) != "session":
+                    forgetful.append(f"{path.name}:{node.lineno} {ast.unparse(keywords['key'])}")
+    assert not forgetful, forgetful
