@@ -172,6 +172,7 @@ def test_lambda_path_figure_draws_the_top_features_against_log_lambda():
     names = [f"g{j}" for j in range(30)]
     figure = lambda_path_figure(lams, weights, names, current=0.1, gap_strength=np.linspace(0, 1, 5), n_top=2)
     assert [trace.name for trace in figure.data] == ["g7", "g3", "sparsity gap"]  # largest peak first
+    assert "g7" in figure.data[0].hovertemplate and figure.layout.hovermode == "x unified"  # names on hover
     assert np.allclose(figure.data[0].x, lams) and np.allclose(figure.data[1].y, weights[:, 3])
     assert figure.layout.xaxis.type == "log" and figure.layout.xaxis2.type == "log"
     assert figure.layout.shapes[0].x0 == 0.1  # the current lambda
