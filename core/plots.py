@@ -37,6 +37,7 @@ __all__ = [
     "lambda_path_figure",
     "dotplot_figure",
     "selection_outline",
+    "figure_table",
 ]
 
 # No named template: Streamlit draws every figure in its own theme, and building a figure with
@@ -495,3 +496,48 @@ def heatmap_table_figure(row_labels, column_labels, values, errors=None, title: 
     fig.update_yaxes(autorange="reversed")
     fig.update_layout(title=title, height=max(300, 28 * len(row_labels) + 120), **_LAYOUT)
     return fig
+
+
+def _column(values, n: int):
+    """A trace attribute as a column of ``n`` entries (None: the positions 0..n-1)."""
+    if values is None:
+        return np.arange(n)
+    values = np.asarray(values)
+    return values.ravel() if values.size == n else np.resize(values, n)
+
+
+def figure_table(figure: go.Figure):
+    """The numbers a figure draws, as one tidy :class:`pandas.DataFrame`: the table behind it.
+
+    One row per point of each curve, marker set or bar (``trace``, ``x``, ``y``, and ``y_error``
+    where the trace has error bars) and one row per cell of each heat map (``trace``, ``x`` its
+    column, ``y`` its row, ``value``); ``trace`` is the trace's name, else its kind and position.
+    Shapes and annotations (a selection's outline, a marked λ) are drawn from these numbers and
+    are not rows of their own.
+    """
+    import pandas as pd
+
+    parts = []
+    for index, trace in enumerate(figure.data):
+        name = trace.name if getattr(trace, "name", None) else f"{trace.type} {index + 1}"
+        if trace.type == "heatmap":
+            z = np.asarray(trace.z, dtype=np.float64)
+            if z.ndim != 2:
+                continue
+            rows, columns = np.indices(z.shape)
+            x = _column(trace.x, z.shape[1])[columns.ravel()]
+            y = _column(trace.y, z.shape[0])[rows.ravel()]
+            parts.append(pd.DataFrame({"trace": name, "x": x, "y": y, "value": z.ravel()}))
+            continue
+        y = getattr(trace, "y", None)
+        if y is None:
+            continue
+        y = np.asarray(y).ravel()
+        part = {"trace": name, "x": _column(getattr(trace, "x", None), y.size), "y": y}
+        error = getattr(trace, "error_y", None)
+        if error is not None and error.array is not None:
+            part["y_error"] = _column(error.array, y.size)
+        parts.append(pd.DataFrame(part))
+    if not parts:
+        return pd.DataFrame({"trace": [], "x": [], "y": []})
+    return pd.concat(parts, ignore_index=True)

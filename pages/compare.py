@@ -235,7 +235,7 @@ if metric == "kuncheva" and extracted:
 shown = {**curves, **extracted}
 if shown:
     rows_slot.dataframe(table_of({m: (shown[m], seconds[m]) for m in shown}, metric), hide_index=True)
-st.plotly_chart(comparison_figure(curves, metric, title=MEASURES[metric], extracted=extracted), key="comparison")
+widgets.chart(comparison_figure(curves, metric, title=MEASURES[metric], extracted=extracted), "comparison")
 if curves:
     # what each method selects, ranked on every sample (labels too, for the supervised ones): the
     # features a user would take away; the scores above say how far to trust them
@@ -251,9 +251,8 @@ if curves:
                  hide_index=True)
     if len(full) > 1:
         overlap = np.array([[jaccard_index(full[a][:top_k], full[b][:top_k]) for b in full] for a in full])
-        st.plotly_chart(heatmap_table_figure(list(full), list(full), overlap, value_title="Jaccard",
-                                             title=f"Overlap of the top {top_k} sets (Jaccard index: shared / joined)"),
-                        key="cmp_overlap")
+        widgets.chart(heatmap_table_figure(list(full), list(full), overlap, value_title="Jaccard",
+                                           title=f"Overlap of the top {top_k} sets (Jaccard index: shared / joined)"), "cmp_overlap")
 
     def rankings_table():
         """Every method's whole ranking, one row per method and rank (built when downloaded)."""

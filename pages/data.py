@@ -140,9 +140,9 @@ def show_server_result(request, result, names):
     else:
         weights, title, gap = result.scores, f"{SERVER_METHODS[request['method']]} on {stored_name}", None
         st.caption(f"One pass over the data in {result.seconds:.1f} s.")
-    st.plotly_chart(sorted_weights_figure(weights, names, gap, title=title), key="server_weights")
+    widgets.chart(sorted_weights_figure(weights, names, gap, title=title), "server_weights")
     if request["method"] == "qalpha" and result.history.size > 1:
-        st.plotly_chart(history_figure(result.history), key="server_history")
+        widgets.chart(history_figure(result.history), "server_history")
     ranking = np.argsort(-weights, kind="stable")
     names = names or tuple(f"feature {j}" for j in range(weights.size))
     top = ranking[:50]
@@ -329,7 +329,7 @@ if data.family is not None:
             widgets.show_error(error)
     images = pixels.images()[:16]
     titles = [str(label) for label in (pixels.labels[:16] if pixels.labels is not None else range(16))]
-    st.plotly_chart(image_grid_figure(images, titles=titles, n_cols=8, title="First images"), key="preview")
+    widgets.chart(image_grid_figure(images, titles=titles, n_cols=8, title="First images"), "preview")
 else:
     shown = min(data.n_features, 200)
     st.markdown(f"**Per-feature statistics** (first {shown} features)")

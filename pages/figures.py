@@ -92,7 +92,7 @@ st.markdown("**The paper's numbers beside ours**")
 # a static table wraps long cells (a data grid cut the wine table's last cell short)
 st.table(result.comparison.astype(str), hide_index=True)
 for index, figure in enumerate(experiment_figures(result)):
-    st.plotly_chart(figure, key=f"figure_{name}_{index}")
+    widgets.chart(figure, f"figure_{name}_{index}")
 with st.expander("Summary table"):
     st.dataframe(result.summary, hide_index=True)
 downloads = widgets.row(3)

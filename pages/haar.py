@@ -72,22 +72,21 @@ scale = float(np.vdot(mean_face, rebuilt) / max(np.vdot(rebuilt, rebuilt), np.fi
 st.markdown("**The mean image of the main classes**, rebuilt from its alpha-weighted coefficients, and "
             "their difference (what alpha leaves out, at the scale that matches best). Each picture is stretched between its 1st and 99th percentile: the weights span orders of magnitude, "
             "so unstretched they leave a few bright blocks on grey.")
-st.plotly_chart(image_grid_figure(
-    contrast_stretch(np.stack([mean_face, rebuilt, mean_face - scale * rebuilt])),
-    titles=["mean image", "alpha-weighted", "difference"],
-    n_cols=3, zmin=0, zmax=1), key="mean_reconstruction")
-st.plotly_chart(weight_overlay_figure(mean_face, basis.pixel_map(result.alpha), log_scale=True,
-                                      title="Where alpha's weight lies: each coefficient's weight spread over its "
-                                            "footprint (log scale, 3 decades)"), key="alpha_pixels")
+widgets.chart(image_grid_figure(
+  contrast_stretch(np.stack([mean_face, rebuilt, mean_face - scale * rebuilt])),
+  titles=["mean image", "alpha-weighted", "difference"],
+  n_cols=3, zmin=0, zmax=1), "mean_reconstruction")
+widgets.chart(weight_overlay_figure(mean_face, basis.pixel_map(result.alpha), log_scale=True,
+                                    title="Where alpha's weight lies: each coefficient's weight spread over its "
+                                          "footprint (log scale, 3 decades)"), "alpha_pixels")
 per_class = st.slider("Images per class", 1, 8, key="haar_per_class", persist_state="session",
                       help="How many images of each main class to show with their reconstructions.")
 for label in main_classes:
     images = pixels.images()[pixels.labels == label][:per_class]
     rebuilt = basis.reconstruct(images, result.alpha)
-    st.plotly_chart(image_grid_figure(contrast_stretch(np.concatenate([images, rebuilt])), n_cols=per_class,
-                                      zmin=0, zmax=1, title=f"class {label}: originals (top), rebuilt (bottom)"),
-                    key=f"class_{label}")
-st.plotly_chart(band_mass_figure(mass), key="band_mass")
+    widgets.chart(image_grid_figure(contrast_stretch(np.concatenate([images, rebuilt])), n_cols=per_class,
+                                    zmin=0, zmax=1, title=f"class {label}: originals (top), rebuilt (bottom)"), f"class_{label}")
+widgets.chart(band_mass_figure(mass), "band_mass")
 ranking = result.ranking
 download = widgets.row(2)
 download[0].download_button(

@@ -111,12 +111,11 @@ st.caption(("Exact step: the leading eigenvector of G at every iteration, float6
             "Definition 2 as printed)." if result.solver == "kernel" else
             "Fast step: one power step per iteration with float32 products; switch on Exact step for the printed "
             "algorithm in float64.") + (" Converged" if result.converged else " Not converged") + f" after {result.n_iter} iterations.")
-st.plotly_chart(sorted_weights_figure(result.alpha, data.feature_names, gap.n_selected, clear_gap=gap.clear),
-                key="kernel_sorted")
+widgets.chart(sorted_weights_figure(result.alpha, data.feature_names, gap.n_selected, clear_gap=gap.clear), "kernel_sorted")
 overlay = widgets.pixel_view(data, result.alpha, result.top(gap.n_selected))
 if overlay is not None:
-    st.plotly_chart(overlay, key="kernel_overlay")
-st.plotly_chart(history_figure(result.history), key="kernel_history")
+    widgets.chart(overlay, "kernel_overlay")
+widgets.chart(history_figure(result.history), "kernel_history")
 ranking = result.ranking
 table = {"rank": np.arange(1, data.n_features + 1), "feature": np.asarray(data.feature_names)[ranking],
          "alpha": result.alpha[ranking]}

@@ -197,9 +197,8 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
                    f"{gap.n_selected:,}, explains {gap.separability:.0%} of their variance; a gap explains "
                    f"{gap.threshold:.0%} or more). K starts at that split; choose it with the slider.")
     log_y = st.toggle("Log scale", value=False, help="Draw the sorted weights on a log axis.")
-    st.plotly_chart(sorted_weights_figure(result.alpha, main.feature_names, gap.n_selected, log_y=log_y,
-                                          clear_gap=gap.clear, top_k=top_k),
-                    key="sorted_alpha")
+    widgets.chart(sorted_weights_figure(result.alpha, main.feature_names, gap.n_selected, log_y=log_y,
+                                        clear_gap=gap.clear, top_k=top_k), "sorted_alpha")
     k_row = st.container(horizontal=True, vertical_alignment="bottom")
     k_row.slider("K — top features to show and to cluster with", 1, main.n_features, key="qa_top_k", persist_state="session",
                  on_change=lambda: st.session_state.update(qa_top_k_set=True),
@@ -209,7 +208,7 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
                  disabled=not st.session_state.get("qa_top_k_set"), help="Let K follow the sparsity gap's count again.")
     overlay = widgets.pixel_view(main, result.alpha, top)
     if overlay is not None:
-        st.plotly_chart(overlay, key="overlay")
+        widgets.chart(overlay, "overlay")
     if main.labels is not None and np.unique(main.labels).size >= 2:
         # the selection's score follows K and the parameters; the all-features reference only
         # the data and the seed, so moving the K slider does not cluster every feature again
@@ -249,13 +248,12 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
                                                                 log1p=as_log1p),
                                           main.X, main.labels, features=shown, feature_names=main.feature_names,
                                           method=test, log1p=as_log1p)
-                st.plotly_chart(dotplot_figure(markers.classes, markers.feature_names, markers.score,
-                                               markers.fraction if non_negative else None,
-                                               colour_title="Welch t" if test == "t-test" else "rank-sum z",
-                                               title="Selected features by class: the test's score (colour)"
-                                                     + (", the share of samples with a non-zero value (size)"
-                                                        if non_negative else "")),
-                                key="markers_dotplot")
+                widgets.chart(dotplot_figure(markers.classes, markers.feature_names, markers.score,
+                                             markers.fraction if non_negative else None,
+                                             colour_title="Welch t" if test == "t-test" else "rank-sum z",
+                                             title="Selected features by class: the test's score (colour)"
+                                                   + (", the share of samples with a non-zero value (size)"
+                                                      if non_negative else "")), "markers_dotplot")
                 marker_table = markers.table()
                 if not (non_negative or log1p):
                     marker_table = marker_table.drop(columns=["log2_fold_change", "fraction", "fraction_rest"])
@@ -297,8 +295,8 @@ if side_mode != "none":
                      "shows its result at once."):
             path = runs.run_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS)
             if path is not None:
-                st.plotly_chart(lambda_path_figure(path.lams, path.weights, main.feature_names, current=params.lam,
-                                                   gap_strength=path.gap_strength), key="lambda_path")
+                widgets.chart(lambda_path_figure(path.lams, path.weights, main.feature_names, current=params.lam,
+                                                 gap_strength=path.gap_strength), "lambda_path")
                 st.caption(f"{path.lams.size} values of λ solved in {path.seconds:.1f} s ({int(path.n_iter.sum()):,} "
                            "iterations, each λ started from its neighbour's answer). The dashed line is the "
                            "slider's λ; λ = 0 is not on the log axis and is solved on its own.")
@@ -307,7 +305,7 @@ if side_mode != "none":
 convergence = st.expander(f"Convergence: the objective at each of the {result.n_iter} iterations", key="qa_convergence",
                           on_change="rerun")
 if convergence.open:  # drawn only when asked for: every λ step would redraw it
-    convergence.plotly_chart(history_figure(result.history), key="history")
+    widgets.chart(history_figure(result.history), "history", where=convergence)
 ranking = result.ranking
 table = {"rank": np.arange(1, main.n_features + 1), "feature": np.asarray(main.feature_names)[ranking],
          "alpha": result.alpha[ranking]}

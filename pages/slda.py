@@ -148,9 +148,9 @@ with lda_tab:
                 exact = runs.run_cached("exact_slda", dict(data=data.fingerprint, classes=[str(first), str(second)], reg=reg),
                                       a=path.a, B=path.B).objective
             log_y = st.toggle("Log scale", key="slda_log", persist_state="session", help="Draw the objectives on a log axis.")
-            st.plotly_chart(slda_curves_figure(path.forward_objective, path.backward_objective,
-                                               path.fisher_objective, bound=path.bound, exact=exact,
-                                               log_y=log_y), key="slda_curves")
+            widgets.chart(slda_curves_figure(path.forward_objective, path.backward_objective,
+                                             path.fisher_objective, bound=path.bound, exact=exact,
+                                             log_y=log_y), "slda_curves")
             best = float(np.nanmax(path.backward_objective))
             if not log_y and np.nanmax(path.bound) < 0.01 * best:
                 # S_k / lambda_max(B) bounds the optimum from below through B's largest eigenvalue,
@@ -176,9 +176,9 @@ with lda_tab:
                 image_columns = st.columns(2)
                 for column, label in zip(image_columns, (first, second)):
                     mean = data.X[data.labels == label].mean(axis=0)
-                    column.plotly_chart(weight_overlay_figure(mean, mask, data.image_shape, selected=subset,
-                                                              title=f"class {label} mean, {k} selected", opacity=0.0),
-                                        key=f"mask_{label}")
+                    widgets.chart(weight_overlay_figure(mean, mask, data.image_shape, selected=subset,
+                                                        title=f"class {label} mean, {k} selected", opacity=0.0),
+                                  f"mask_{label}", where=column)
             else:
                 st.dataframe({"feature": [data.feature_names[j] for j in subset],
                               "weight": weights[subset]}, hide_index=True)
@@ -213,15 +213,15 @@ with pca_tab:
                                  np.full(data.n_features, np.nan),
                                  title="Sparse PCA: variance of the leading sparse eigenvector")
         fig.update_layout(yaxis_title="variance captured")
-        st.plotly_chart(fig, key="spca_curves")
+        widgets.chart(fig, "spca_curves")
         k = st.slider("k — number of features", 1, data.n_features, key="spca_k", persist_state="session",
                       help="Cardinality k of the sparse eigenvector (Moghaddam et al. 2007 Fig. 2/4).")
         vector = sparse_eigenvector(path, k)
         st.markdown(f"Variance of the k = {k} sparse eigenvector: {path.dual_objective[k - 1]:.4g} "
                     f"({path.dual_objective[k - 1] / path.upper_bound:.1%} of the full leading eigenvalue).")
         if data.is_image:
-            st.plotly_chart(image_figure(vector, data.image_shape, title=f"Sparse eigenface, k = {k}",
-                                         colorscale="RdBu", showscale=True), key="eigenface")
+            widgets.chart(image_figure(vector, data.image_shape, title=f"Sparse eigenface, k = {k}",
+                                       colorscale="RdBu", showscale=True), "eigenface")
         st.download_button(
             f"Sparse eigenvector, k = {k} (CSV)",
             downloads.table_csv({"feature": list(data.feature_names), "loading": vector}),

@@ -62,11 +62,10 @@ strongest = np.argsort(-np.maximum(topo.alphas[first], topo.alphas[second]), kin
 shown = st.slider("Features drawn", 1, most_drawn, key="topo_shown", persist_state="session",
                   help="The features with the largest alpha in either round on the axes; a few dozen "
                        "stay readable (all of them overlap into one smear on images).")
-st.plotly_chart(topographic_figure(topo.coordinates, topo.alphas, data.feature_names, rounds=pair,
-                                   top=strongest[:shown],
-                                   title=f"Topographical map: the {shown} features weighing most in round "
-                                         f"{first + 1} or {second + 1}"),
-                key="topographic")
+widgets.chart(topographic_figure(topo.coordinates, topo.alphas, data.feature_names, rounds=pair,
+                                 top=strongest[:shown],
+                                 title=f"Topographical map: the {shown} features weighing most in round "
+                                       f"{first + 1} or {second + 1}"), "topographic")
 table = {"feature": list(data.feature_names)}
 for r in range(rounds):
     table[f"alpha round {r + 1}"] = topo.alphas[r]
@@ -78,13 +77,11 @@ if data.is_image:
     limit = max(float(np.abs(difference).max()), 1e-12)
     columns = widgets.row(3, width=300)
     for column, r in zip(columns, pair):
-        column.plotly_chart(image_figure(topo.alphas[r], data.image_shape, title=f"alpha, round {r + 1}",
-                                         colorscale="Hot", showscale=True, zmin=0, zmax=top_weight),
-                            key=f"round_{r}")
-    columns[2].plotly_chart(image_figure(difference, data.image_shape, colorscale="RdBu_r", showscale=True,
-                                         zmin=-limit, zmax=limit,
-                                         title=f"round {second + 1} − round {first + 1}"),
-                            key="round_difference")
+        widgets.chart(image_figure(topo.alphas[r], data.image_shape, title=f"alpha, round {r + 1}",
+                                   colorscale="Hot", showscale=True, zmin=0, zmax=top_weight), f"round_{r}", where=column)
+    widgets.chart(image_figure(difference, data.image_shape, colorscale="RdBu_r", showscale=True,
+                               zmin=-limit, zmax=limit,
+                               title=f"round {second + 1} − round {first + 1}"), "round_difference", where=columns[2])
     st.caption("Same colour scale for both rounds; the difference is red where the later round weighs more.")
 for r in range(rounds):
     table[f"coordinate round {r + 1} (radians)"] = topo.coordinates[r]

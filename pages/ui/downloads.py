@@ -1,8 +1,12 @@
-"""What the pages offer to download: tables as CSV or Parquet, the selected data, masks as PNG."""
+"""What the pages offer to download: tables as CSV or Parquet, the selected data, masks as PNG,
+figures as PNG and SVG (kaleido) with the table behind them."""
 
 from __future__ import annotations
 
 import io
+import os
+import shutil
+import threading
 
 import numpy as np
 
@@ -83,3 +87,46 @@ def mask_png(mask) -> bytes:
     buffer = io.BytesIO()
     Image.fromarray((np.asarray(mask, dtype=bool) * 255).astype(np.uint8)).save(buffer, format="PNG")
     return buffer.getvalue()
+
+
+#: Figures export at this width when they have none (the page draws them at its own width), and
+#: PNGs at this scale: 3,000 pixels across, 300 dpi on a 10-inch page.
+EXPORT_WIDTH, EXPORT_HEIGHT, PNG_SCALE = 1000, 500, 3
+_EXPORT_LOCK = threading.Lock()
+_export_server = []
+
+
+def static_export_available() -> bool:
+    """Whether figures can be written as PNG and SVG here: kaleido draws them in a headless
+    Chrome or Chromium, which must be on the machine (``BROWSER_PATH`` or the PATH)."""
+    try:
+        import kaleido  # noqa: F401
+    except ImportError:
+        return False
+    return bool(os.environ.get("BROWSER_PATH")) or any(
+        shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome", "chrome"))
+
+
+def figure_image(figure, image_format: str) -> bytes:
+    """A Plotly figure as PNG (``PNG_SCALE`` times its size) or SVG bytes, drawn by kaleido.
+
+    The first export starts kaleido's browser (about 2 s) and leaves it running for the process;
+    later ones take about 0.2 s. Exports are serialised: the sessions share that browser."""
+    import kaleido
+
+    if image_format not in ("png", "svg"):
+        raise ValueError(f"image_format must be 'png' or 'svg', not {image_format!r}")
+    layout = figure.layout
+    with _EXPORT_LOCK:
+        if not _export_server:
+            kaleido.start_sync_server(silence_warnings=True)
+            _export_server.append(True)
+        return figure.to_image(format=image_format, width=layout.width or EXPORT_WIDTH,
+                               height=layout.height or EXPORT_HEIGHT, scale=PNG_SCALE if image_format == "png" else 1)
+
+
+def figure_csv(figure) -> bytes:
+    """The table behind a figure (:func:`core.plots.figure_table`) as CSV bytes."""
+    from core.plots import figure_table
+
+    return frame_csv(figure_table(figure))

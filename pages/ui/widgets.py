@@ -1,11 +1,16 @@
-"""Small widgets the pages share: errors, the sparsity-gap metric, wrapping rows, the weights on the image."""
+"""Small widgets the pages share: errors, the sparsity-gap metric, wrapping rows, the weights on the image,
+figures with their downloads."""
 
 from __future__ import annotations
+
+from functools import partial
 
 import numpy as np
 import streamlit as st
 
 from core import Dataset, InputError
+
+from . import downloads
 
 
 def show_error(error: InputError) -> None:
@@ -47,3 +52,28 @@ def pixel_view(data: Dataset, alpha, top):
     kept[top] = alpha[top]
     return weight_overlay_figure(images.X.mean(axis=0), family.pixel_map(kept), images.image_shape,
                                  title=f"alpha of the top {len(top)} in pixel space")
+
+
+def chart(figure, key: str, where=None, file_name: str | None = None) -> None:
+    """A Plotly figure on the page and, under it, what it takes to keep it: PNG at print
+    resolution and SVG (both written by kaleido when asked for) and the table behind it as CSV.
+
+    ``key`` names the chart and its buttons; ``where`` is its container (a column, an expander;
+    default: the page); ``file_name`` names the downloads, without extension (default: the data
+    set's name and the key)."""
+    from .datasets import current_dataset
+
+    where = where or st
+    file_name = file_name or f"{current_dataset().name}-{key.replace('_', '-')}"
+    where.plotly_chart(figure, key=key)
+    with where.popover("Save figure", icon=":material/download:", width="content"):
+        if downloads.static_export_available():
+            st.download_button("PNG (300 dpi at 10 in)", partial(downloads.figure_image, figure, "png"),
+                               file_name=f"{file_name}.png", mime="image/png", key=f"{key}_as_png")
+            st.download_button("SVG (vector)", partial(downloads.figure_image, figure, "svg"),
+                               file_name=f"{file_name}.svg", mime="image/svg+xml", key=f"{key}_as_svg")
+        else:
+            st.caption("PNG and SVG need Chrome or Chromium on the server (kaleido draws them there); "
+                       "the camera button above saves a PNG at screen size.")
+        st.download_button("Table behind it (CSV)", partial(downloads.figure_csv, figure),
+                           file_name=f"{file_name}.csv", mime="text/csv", key=f"{key}_as_csv")

@@ -87,6 +87,9 @@ def test_page_renders(page, name):
     notices = [notice.value for notice in app.info]
     assert all(any(notice.startswith(start) for notice in notices) for start in expected.get("info", [])), notices
     assert bool(len(app.dataframe)) == expected.get("table", False)
+    # every figure can be kept: PNG and SVG (this machine has Chromium) and the table behind it
+    saved = {button.key for button in app.get("download_button") if "_as_" in (button.key or "")}
+    assert len(saved) == 3 * len(titles), (len(titles), sorted(saved))
 
 
 def test_whole_app_navigates_to_every_page():
@@ -154,7 +157,9 @@ def test_compare_page_ranks_weston_methods():
     assert best["fisher"] > 0.8 and best["fisher"] > best["variance"]
     app.radio(key="cmp_measure").set_value("precision").run()
     assert not app.exception
-    assert len(app.get("download_button")) == 3  # the curves; the rankings as CSV and Parquet
+    keys = {button.key for button in app.get("download_button")}
+    assert {"cmp_csv", "cmp_rank_csv", "cmp_rank_parquet"} <= keys  # the curves; the rankings as CSV and Parquet
+    assert {"comparison_as_csv", "cmp_overlap_as_csv"} <= keys  # each figure's table
 
 
 def test_compare_page_after_a_stop_computes_nothing_more_until_resume():

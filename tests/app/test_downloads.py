@@ -83,3 +83,43 @@ def test_results_h5ad_round_trip_with_anndata():
         assert list(back.var["selected"]) == list(back.var["rank"] <= 3)
         assert list(back.obs["label"].astype(str)) == list(data.labels)
         assert back.uns["selection"]["k"] == 2 and back.uns["selection"]["criterion"] == "sum"
+
+
+def test_a_figures_table_reads_back_as_the_numbers_it_draws():
+    """The CSV behind a figure: a row per point of each curve (with its error bar) and per cell of
+    each heat map, the names as given (awkward ones too) and every digit."""
+    from core.plots import bar_figure, heatmap_table_figure, lambda_path_figure
+    from pages.ui.downloads import figure_csv
+
+    rng = np.random.default_rng(1)
+    lams, weights = np.geomspace(1e-3, 10, 4), rng.random((4, 6))
+    back = read(figure_csv(lambda_path_figure(lams, weights, AWKWARD[:6], current=0.1, gap_strength=rng.random(4),
+                                              n_top=3)))
+    top = np.argsort(-weights.max(axis=0), kind="stable")[:3]
+    assert back.shape == (4 * 4, 3) and back["trace"].unique().tolist() == [AWKWARD[j] for j in top] + ["sparsity gap"]
+    for j in top:
+        rows = back[back["trace"] == AWKWARD[j]]
+        assert np.array_equal(rows["x"].to_numpy(), lams) and np.array_equal(rows["y"].to_numpy(), weights[:, j])
+    bars = read(figure_csv(bar_figure(["a,b", "é"], [0.5, 0.25], errors=[0.1, 0.2])))
+    assert bars.to_dict("list") == {"trace": ["this run"] * 2, "x": ["a,b", "é"], "y": [0.5, 0.25], "y_error": [0.1, 0.2]}
+    values = rng.random((2, 3))
+    cells = read(figure_csv(heatmap_table_figure(['q"1', "r 2"], ["x,1", "y", "ζ"], values)))
+    assert cells.shape == (6, 4)
+    assert cells["y"].tolist() == ['q"1'] * 3 + ["r 2"] * 3 and cells["x"].tolist() == ["x,1", "y", "ζ"] * 2
+    assert np.array_equal(cells["value"].to_numpy(), values.ravel())
+
+
+def test_figures_export_as_png_at_print_resolution_and_as_svg():
+    """kaleido draws the figure in the machine's Chromium: a PNG three times the export size
+    (3,000 pixels across) and an SVG that holds the title as text."""
+    from PIL import Image
+
+    from core.plots import sorted_weights_figure
+    from pages.ui.downloads import EXPORT_WIDTH, PNG_SCALE, figure_image, static_export_available
+
+    assert static_export_available()  # CI installs Chromium and kaleido (requirements.txt)
+    figure = sorted_weights_figure(np.sort(np.random.default_rng(0).random(50))[::-1], title="weights, sorted")
+    png = Image.open(io.BytesIO(figure_image(figure, "png")))
+    assert png.format == "PNG" and png.size[0] == EXPORT_WIDTH * PNG_SCALE
+    svg = figure_image(figure, "svg").decode("utf-8")
+    assert svg.lstrip().startswith("<svg") and "weights, sorted" in svg
