@@ -9,6 +9,7 @@ import streamlit as st
 
 from core import InputError
 from core.selection.baselines import PROJECTIONS, SCORERS, rank_features
+from core.selection.qalpha import QAlphaParameters, pairs_from_labels
 from core.evaluation.metrics import held_out_curves, jaccard_index, projection_curves, stability_curve
 from core.plots import comparison_figure, heatmap_table_figure
 from pages.ui import datasets, downloads, runs, session, settings, views, widgets
@@ -64,13 +65,57 @@ if folds < 2:
              "another data set, or merge or drop that class.", icon=":material/error:")
     st.stop()
 
+# the Q-alpha rows run the Q-alpha page's settings (its defaults if it was not visited)
+qalpha = settings.chosen_qalpha(data, side is not None)
+QALPHA_METHODS = ("Q-alpha", "Q-alpha (supervised)")
+side_mode = qalpha["qa_side_mode"]
+qalpha_named = ", ".join(
+    [f"k = {qalpha['qa_k']}", {"sum": "sum of eigenvalues²", "gap": "spectral gap"}[qalpha["qa_criterion"]]]
+    + {"none": ["no side information"],
+       "side classes": [f"side classes {settings.shown(qalpha['qa_side_classes'])}"],
+       "pairs": [f"{qalpha['qa_n_pairs']} pairs"],
+       "uploaded side data": [f"side data {side.name if side is not None else ''}"]}[side_mode]
+    + ([f"λ = {qalpha['qa_lambda']:g}"] if side_mode != "none" else []))
+
+
+def label_of(method) -> str:
+    """A method as the table names it: the Q-alpha rows with the settings they ran."""
+    if method == "Q-alpha (supervised)":
+        return f"Q-alpha (supervised; {qalpha_named.split(', ', 1)[1]})"
+    return f"Q-alpha ({qalpha_named})" if method == "Q-alpha" else method
+
+
+def rank_with(method, X, y):
+    """``method``'s ranking of the features of ``X``; ``y`` the labels it may use (None for an
+    unsupervised method). The Q-alpha rows take the Q-alpha page's side information from these
+    samples alone: side classes and pairs from ``y`` (a training fold's), uploaded side data as is."""
+    if method not in QALPHA_METHODS:
+        return rank_features(method, X, y, n_clusters=k)
+    supervised_run = method == "Q-alpha (supervised)"
+    params = QAlphaParameters(
+        k=None if supervised_run else int(qalpha["qa_k"]), supervised=supervised_run,
+        criterion=qalpha["qa_criterion"], lam=float(qalpha["qa_lambda"]) if side_mode != "none" else 0.0,
+        init=qalpha["qa_init"], n_init=int(qalpha["qa_n_init"]), max_iter=int(qalpha["qa_max_iter"]),
+        tol=float(qalpha["qa_tol"]), random_state=int(qalpha["qa_seed"]))
+    main, labels, side_X, pairs = X, y, None, None
+    if side_mode == "uploaded side data":
+        side_X = side.X
+    elif side_mode == "side classes":
+        in_side = np.isin(y, qalpha["qa_side_classes"])
+        main, labels, side_X = X[~in_side], y[~in_side], X[in_side]
+    elif side_mode == "pairs":
+        pairs = pairs_from_labels(y, int(qalpha["qa_n_pairs"]), random_state=int(qalpha["qa_seed"]))
+    return params.run(main, labels=labels, side=side_X, pairs=pairs).ranking
+
 
 def stability_of(method, sizes, n_bootstrap, bar):
     """Kuncheva and Jaccard indices of the top-k sets over bootstrap resamples, with a progress bar."""
-    key = json.dumps(dict(data=data.fingerprint, method=method, k=k, sizes=sizes, n_bootstrap=n_bootstrap))
+    key = json.dumps(dict(data=data.fingerprint, method=method, k=k, sizes=sizes, n_bootstrap=n_bootstrap,
+                          qalpha=settings_of(method)))
 
     def compute():
-        return stability_curve(data.X, data.labels, lambda X, y: rank_features(method, X, y, n_clusters=k), sizes,
+        return stability_curve(data.X, data.labels, lambda X, y: rank_with(method, X, y if supervised(method) else None),
+                               sizes,
                                n_bootstrap=n_bootstrap, random_state=0,
                                progress=lambda report: bar.progress(
                                    report.fraction, text=f"{method}: resample {report.done} of {report.total}"))
@@ -107,6 +152,9 @@ def extraction_of(name, bar):
 if not methods and not extract:
     st.info("Choose at least one method.")
     st.stop()
+if any(m in QALPHA_METHODS for m in methods):
+    st.caption(f"Q-alpha runs as set on the Q-alpha page: {qalpha_named}. Side classes and pairs come from the "
+               "training folds' labels, so that Q-alpha is then judged as a supervised method.")
 metric = st.radio("Measure", list(MEASURES), horizontal=True, key="cmp_measure", persist_state="session", format_func=MEASURES.get,
                   help="accuracy: k-means clusters matched to classes (Hungarian); NMI: normalised mutual "
                        "information; precision: the normalised precision index of Shashua & Wolf 2004 Sec. 6 (k-NN purity); "
@@ -114,12 +162,22 @@ metric = st.radio("Measure", list(MEASURES), horizontal=True, key="cmp_measure",
                        "resamples (1: always the same features, 0: chance).")
 
 
+def settings_of(method) -> dict | None:
+    """What a method's result depends on beyond the data (the Q-alpha rows: the Q-alpha page's settings)."""
+    if method not in QALPHA_METHODS:
+        return None
+    return dict(qalpha, side=side.fingerprint if side is not None and side_mode == "uploaded side data" else None)
+
+
 def method_key(method) -> str:
-    return json.dumps(dict(data=data.fingerprint, method=method, k=k, sizes=sizes, folds=folds, protocol="held-out"))
+    return json.dumps(dict(data=data.fingerprint, method=method, k=k, sizes=sizes, folds=folds, protocol="held-out",
+                           qalpha=settings_of(method)), default=str)
 
 
 def supervised(method) -> bool:
-    return method in ("Q-alpha (supervised)", "sparse LDA") or (method in SCORERS and SCORERS[method][0].supervised)
+    """Whether a method uses the labels (Q-alpha does when its side information is side classes or pairs)."""
+    return (method in ("Q-alpha (supervised)", "sparse LDA") or (method in SCORERS and SCORERS[method][0].supervised)
+            or (method == "Q-alpha" and side_mode in ("side classes", "pairs")))
 
 
 def kind_of(name) -> str:
@@ -134,7 +192,7 @@ def curves_of(method) -> tuple[dict, float]:
     unsupervised method is handed no labels), and the seconds they took: kept per method, so
     that adding a method to the list computes that one only."""
     def rank(X_train, y_train):
-        return rank_features(method, X_train, y_train if supervised(method) else None, n_clusters=k)
+        return rank_with(method, X_train, y_train if supervised(method) else None)
 
     def compute():
         start = time.perf_counter()
@@ -155,7 +213,7 @@ def table_of(results: dict, metric: str):
             at = int(np.argmax(curves[metric]))
             value, size = curves[metric][at], curves["size"][at]
             spread = curves[f"{metric}_sd"][at] if f"{metric}_sd" in curves else None
-        rows.append((name, kind_of(name), value, spread, size, round(seconds, 3)))
+        rows.append((label_of(name), kind_of(name), value, spread, size, round(seconds, 3)))
     return pd.DataFrame(rows, columns=["method", "kind", f"best {MEASURES[metric]}", "sd over folds",
                                        "at k (features or dimensions)", "seconds (when computed)"])
 
@@ -235,7 +293,8 @@ if metric == "kuncheva" and extracted:
 shown = {**curves, **extracted}
 if shown:
     rows_slot.dataframe(table_of({m: (shown[m], seconds[m]) for m in shown}, metric), hide_index=True)
-widgets.chart(comparison_figure(curves, metric, title=MEASURES[metric], extracted=extracted), "comparison")
+widgets.chart(comparison_figure({label_of(m): values for m, values in curves.items()}, metric, title=MEASURES[metric],
+                                extracted=extracted), "comparison")
 if curves:
     # what each method selects, ranked on every sample (labels too, for the supervised ones): the
     # features a user would take away; the scores above say how far to trust them
@@ -243,20 +302,22 @@ if curves:
     top_k = st.number_input("K — top features named and compared", 1, data.n_features, key="cmp_top_k", persist_state="session",
                             help="The K first features of each method's ranking on all the samples: named below, "
                                  "and compared between methods by the Jaccard index of their sets.")
-    full = {m: runs.run_cached("rank_features", dict(data=data.fingerprint, method=m, k=k), m, data.X,
-                               data.labels if supervised(m) else None, n_clusters=k) for m in curves}
+    full = {m: runs.memoised(method_key(m) + " on every sample",
+                             lambda m=m: rank_with(m, data.X, data.labels if supervised(m) else None))
+            for m in curves}
     names = np.asarray(data.feature_names, dtype=object)
-    st.dataframe({"method": list(full), "kind": [kind_of(m) for m in full],
+    st.dataframe({"method": [label_of(m) for m in full], "kind": [kind_of(m) for m in full],
                   f"top {top_k} features, best first": [", ".join(names[full[m][:top_k]]) for m in full]},
                  hide_index=True)
     if len(full) > 1:
         overlap = np.array([[jaccard_index(full[a][:top_k], full[b][:top_k]) for b in full] for a in full])
-        widgets.chart(heatmap_table_figure(list(full), list(full), overlap, value_title="Jaccard",
+        widgets.chart(heatmap_table_figure([label_of(m) for m in full], [label_of(m) for m in full], overlap, value_title="Jaccard",
                                            title=f"Overlap of the top {top_k} sets (Jaccard index: shared / joined)"), "cmp_overlap")
 
     def rankings_table():
         """Every method's whole ranking, one row per method and rank (built when downloaded)."""
-        return pd.DataFrame([(m, kind_of(m), rank + 1, names[j], int(j)) for m in full for rank, j in enumerate(full[m])],
+        return pd.DataFrame([(label_of(m), kind_of(m), rank + 1, names[j], int(j))
+                             for m in full for rank, j in enumerate(full[m])],
                             columns=["method", "kind", "rank", "feature", "column"])
 
     cells = widgets.row(2)
@@ -270,7 +331,7 @@ if curves:
 def curves_table():
     """The curves as one tidy table: a row per method, size and measure (held-out means and their
     spread over folds); built when downloaded."""
-    rows = [(m, kind_of(m), size, MEASURES[name], value, shown[m].get(f"{name}_sd", [None] * len(shown[m]["size"]))[i])
+    rows = [(label_of(m), kind_of(m), size, MEASURES[name], value, shown[m].get(f"{name}_sd", [None] * len(shown[m]["size"]))[i])
             for m in shown for name in MEASURES if name in shown[m]
             for i, (size, value) in enumerate(zip(shown[m]["size"], shown[m][name]))]
     return pd.DataFrame(rows, columns=["method", "kind", "features or dimensions", "measure", "mean", "sd over folds"])

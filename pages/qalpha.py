@@ -30,7 +30,7 @@ st.caption("Wolf & Shashua, ICCV 2003 (Definition 2); side information and pairs
 
 has_labels = data.labels is not None and data.classes.size >= 2
 class_values = datasets.class_values(data)
-max_k = max(1, min(50, data.n_samples - 1))
+max_k = settings.qalpha_max_k(data)
 uploaded_side = datasets.current_side_dataset()
 side_options = (["none"] + (["side classes", "pairs"] if has_labels else [])
                 + (["uploaded side data"] if uploaded_side is not None else []))
@@ -45,17 +45,10 @@ VIEW = {
 views.restore_view("qalpha", VIEW)
 if "qa_top_k" in st.query_params and "qa_top_k" in st.session_state:
     st.session_state.setdefault("qa_top_k_set", True)  # a link that names K keeps it
-default_k = int(min(max(data.classes.size, 2) if has_labels else 2, max_k))
-# the defaults of the run are the parameter type's (the Kernel Q-alpha page compares with that run)
-default_run = QAlphaParameters(k=default_k)
-settings.set_defaults({"qa_supervised": default_run.supervised, "qa_k": default_k,
-                 "qa_criterion": default_run.criterion, "qa_side_mode": "none", "qa_n_pairs": 50,
-                 "qa_side_classes": class_values[-1:], "qa_lambda": 0.1, "qa_init": default_run.init,
-                 "qa_n_init": default_run.n_init, "qa_max_iter": default_run.max_iter, "qa_tol": default_run.tol,
-                 "qa_seed": default_run.random_state},
-                valid={"qa_side_mode": lambda v: v in side_options, "qa_supervised": lambda v: has_labels or not v,
-                       "qa_k": lambda v: v <= max_k},
-                labels={"qa_side_mode": "Side information", "qa_supervised": "Supervised", "qa_k": "k"})
+settings.set_defaults(settings.qalpha_defaults(data),
+                      valid={"qa_side_mode": lambda v: v in side_options, "qa_supervised": lambda v: has_labels or not v,
+                             "qa_k": lambda v: v <= max_k},
+                      labels={"qa_side_mode": "Side information", "qa_supervised": "Supervised", "qa_k": "k"})
 # side classes left from another data set: the ones this data set has stay; none left, the default
 kept_classes = [c for c in st.session_state["qa_side_classes"] if c in class_values]
 if kept_classes != st.session_state["qa_side_classes"]:

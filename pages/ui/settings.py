@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from .datasets import current_dataset
+from core.selection.qalpha import QAlphaParameters
+
+from .datasets import class_values, current_dataset
 
 
 def set_defaults(defaults: dict, valid: dict | None = None, labels: dict | None = None) -> None:
@@ -41,3 +43,38 @@ def show_settings_notes() -> None:
     if notes:
         st.info("**Settings adjusted to the data set**\n\n" + "\n".join(f"- {note}" for note in notes),
                 icon=":material/tune:")
+
+
+def qalpha_max_k(data) -> int:
+    """The largest k the Q-alpha page offers on ``data``."""
+    return max(1, min(50, data.n_samples - 1))
+
+
+def qalpha_defaults(data) -> dict:
+    """The Q-alpha page's settings before the user touches them: the run's defaults are those of
+    :class:`QAlphaParameters` (the Kernel Q-alpha page compares with that run), with k the number of
+    classes (2 without labels), no side information and λ = 0.1 for when it is switched on."""
+    has_labels = data.labels is not None and data.classes.size >= 2
+    default_k = int(min(max(data.classes.size, 2) if has_labels else 2, qalpha_max_k(data)))
+    run = QAlphaParameters(k=default_k)
+    return {"qa_supervised": run.supervised, "qa_k": default_k, "qa_criterion": run.criterion,
+            "qa_side_mode": "none", "qa_n_pairs": 50, "qa_side_classes": class_values(data)[-1:], "qa_lambda": 0.1,
+            "qa_init": run.init, "qa_n_init": run.n_init, "qa_max_iter": run.max_iter, "qa_tol": run.tol,
+            "qa_seed": run.random_state}
+
+
+def chosen_qalpha(data, side_available: bool) -> dict:
+    """The Q-alpha page's settings as the user left them (its defaults where the page was not
+    visited), judged against ``data`` as that page judges them: ``qa_side_mode``, ``qa_k`` and
+    ``qa_side_classes`` that do not apply fall back. For pages that run the user's Q-alpha."""
+    defaults = qalpha_defaults(data)
+    chosen = {key: st.session_state.get(key, default) for key, default in defaults.items()}
+    has_labels = data.labels is not None and data.classes.size >= 2
+    options = ["none"] + (["side classes", "pairs"] if has_labels else []) + (["uploaded side data"] if side_available else [])
+    if chosen["qa_side_mode"] not in options:
+        chosen["qa_side_mode"] = "none"
+    if not 1 <= chosen["qa_k"] <= qalpha_max_k(data):
+        chosen["qa_k"] = defaults["qa_k"]
+    chosen["qa_supervised"] = bool(chosen["qa_supervised"]) and has_labels
+    chosen["qa_side_classes"] = [c for c in chosen["qa_side_classes"] if c in class_values(data)] or defaults["qa_side_classes"]
+    return chosen

@@ -135,6 +135,30 @@ def run_compare(app):
     return app
 
 
+def test_compare_runs_q_alpha_as_set_on_the_q_alpha_page():
+    """k, criterion, side classes and λ chosen on the Q-alpha page: Compare names them in its rows,
+    judges that Q-alpha as supervised (its side classes come from labels), and its ranking on every
+    sample is the Q-alpha page's run (main = the other classes, side = the side classes)."""
+    from core.selection.qalpha import QAlphaParameters
+
+    wine = load_dataset("wine")
+    app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
+    app.session_state["dataset"] = wine
+    for key, value in dict(qa_k=3, qa_criterion="gap", qa_side_mode="side classes", qa_side_classes=[2],
+                           qa_lambda=0.3, cmp_methods=["Q-alpha", "fisher"], cmp_top_k=5).items():
+        app.session_state[key] = value
+    run_compare(app)
+    name = "Q-alpha (k = 3, spectral gap, side classes 2, λ = 0.3)"
+    table = app.dataframe[0].value
+    assert dict(zip(table["method"], table["kind"])) == {name: "supervised", "fisher": "supervised"}
+    assert any(name.split("(", 1)[1][:-1] in caption.value for caption in app.caption)
+    main, side = wine.split_by_class([2])
+    expected = QAlphaParameters(k=3, criterion="gap", lam=0.3).run(main.X, labels=main.labels, side=side.X).ranking
+    selects = app.dataframe[1].value
+    top = dict(zip(selects["method"], selects["top 5 features, best first"]))
+    assert top[name] == ", ".join(wine.feature_names[j] for j in expected[:5])
+
+
 def test_compare_page_runs_nothing_before_its_button_then_every_method_held_out():
     app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
     app.session_state["dataset"] = weston_linear(100, random_state=5)
@@ -191,7 +215,9 @@ def test_compare_page_places_the_new_selectors_beside_q_alpha():
     assert not app.exception and not app.error
     table = app.dataframe[0].value
     best = dict(zip(table["method"], table["best k-means accuracy"]))
-    assert set(best) == set(methods) and all(0 <= value <= 1 for value in best.values())
+    # the Q-alpha row is named with the Q-alpha page's settings (its defaults: never visited)
+    expected = ["Q-alpha (k = 2, sum of eigenvalues², no side information)", *methods[1:]]
+    assert set(best) == set(expected) and all(0 <= value <= 1 for value in best.values())
     assert min(best["mrmr"], best["surf"], best["multisurf"]) > 0.8  # supervised: Weston's planted features
     labels = app.multiselect(key="cmp_methods").options
     assert "UDFS (slow)" in labels and "SPEC" in labels and "mRMR" in labels
@@ -455,7 +481,7 @@ def test_compare_page_places_feature_extraction_beside_the_selections():
     assert not app.exception and not app.error, [e.value for e in app.error]
     table = app.dataframe[0].value
     best = dict(zip(table["method"], table["best k-means accuracy"]))
-    assert set(best) == {"Q-alpha", "PCA (extracted)", "LLE (extracted)", "Isomap (extracted)",
+    assert set(best) == {"Q-alpha (k = 2, sum of eigenvalues², no side information)", "PCA (extracted)", "LLE (extracted)", "Isomap (extracted)",
                          "OPCA (extracted)", "SDR-SI (extracted)"}
     assert all(0.5 <= value <= 1 for value in best.values())  # two cultivars: chance is 0.5
     figure = json.loads(app.get("plotly_chart")[0].proto.spec)
