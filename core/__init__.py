@@ -48,7 +48,7 @@ _PUBLIC = {
     "q_alpha": "core.selection.qalpha", "QAlphaResult": "core.selection.qalpha",
     "QAlphaParameters": "core.selection.qalpha", "topographic_map": "core.selection.qalpha",
     "sparsity_gap": "core.selection.qalpha", "SparsityGap": "core.selection.qalpha",
-    "pairs_from_labels": "core.selection.qalpha",
+    "pairs_from_labels": "core.selection.qalpha", "q_alpha_ranker": "core.selection.qalpha",
     "q_alpha_path": "core.selection.lambda_path", "QAlphaPath": "core.selection.lambda_path",
     "kernel_q_alpha": "core.selection.kernel_qalpha",
     "greedy_slda": "core.selection.slda", "greedy_spca": "core.selection.slda", "exact_slda": "core.selection.slda",

@@ -2,6 +2,7 @@
 
 import json
 import time
+from dataclasses import asdict
 
 import numpy as np
 import pandas as pd
@@ -9,10 +10,10 @@ import streamlit as st
 
 from core import InputError
 from core.selection.baselines import PROJECTIONS, SCORERS, rank_features
-from core.selection.qalpha import QAlphaParameters, pairs_from_labels
+from core.selection.qalpha import QAlphaParameters, q_alpha_ranker
 from core.evaluation.metrics import held_out_curves, jaccard_index, projection_curves, stability_curve
 from core.plots import comparison_figure, heatmap_table_figure
-from pages.ui import datasets, downloads, runs, session, settings, views, widgets
+from pages.ui import datasets, downloads, runs, session, settings, snippets, views, widgets
 
 session.page_start()
 
@@ -85,27 +86,30 @@ def label_of(method) -> str:
     return f"Q-alpha ({qalpha_named})" if method == "Q-alpha" else method
 
 
-def rank_with(method, X, y):
-    """``method``'s ranking of the features of ``X``; ``y`` the labels it may use (None for an
-    unsupervised method). The Q-alpha rows take the Q-alpha page's side information from these
-    samples alone: side classes and pairs from ``y`` (a training fold's), uploaded side data as is."""
-    if method not in QALPHA_METHODS:
-        return rank_features(method, X, y, n_clusters=k)
+def qalpha_parameters(method) -> QAlphaParameters:
+    """The Q-alpha page's run for a Q-alpha row (the supervised row fixes Q to the classes)."""
     supervised_run = method == "Q-alpha (supervised)"
-    params = QAlphaParameters(
+    return QAlphaParameters(
         k=None if supervised_run else int(qalpha["qa_k"]), supervised=supervised_run,
         criterion=qalpha["qa_criterion"], lam=float(qalpha["qa_lambda"]) if side_mode != "none" else 0.0,
         init=qalpha["qa_init"], n_init=int(qalpha["qa_n_init"]), max_iter=int(qalpha["qa_max_iter"]),
         tol=float(qalpha["qa_tol"]), random_state=int(qalpha["qa_seed"]))
-    main, labels, side_X, pairs = X, y, None, None
-    if side_mode == "uploaded side data":
-        side_X = side.X
-    elif side_mode == "side classes":
-        in_side = np.isin(y, qalpha["qa_side_classes"])
-        main, labels, side_X = X[~in_side], y[~in_side], X[in_side]
-    elif side_mode == "pairs":
-        pairs = pairs_from_labels(y, int(qalpha["qa_n_pairs"]), random_state=int(qalpha["qa_seed"]))
-    return params.run(main, labels=labels, side=side_X, pairs=pairs).ranking
+
+
+#: The Q-alpha rows' side information as q_alpha_ranker takes it: from the samples each ranking
+#: is handed (side classes, pairs), or the uploaded side data as is
+qalpha_side = {"none": {}, "uploaded side data": {"side": side.X if side is not None else None},
+               "side classes": {"side_classes": qalpha["qa_side_classes"]},
+               "pairs": {"n_pairs": int(qalpha["qa_n_pairs"])}}[side_mode]
+
+
+def rank_with(method, X, y):
+    """``method``'s ranking of the features of ``X``; ``y`` the labels it may use (None for an
+    unsupervised method). The Q-alpha rows take the Q-alpha page's side information from these
+    samples alone (:func:`core.q_alpha_ranker`)."""
+    if method not in QALPHA_METHODS:
+        return rank_features(method, X, y, n_clusters=k)
+    return q_alpha_ranker(qalpha_parameters(method), **qalpha_side)(X, y)
 
 
 def stability_of(method, sizes, n_bootstrap, bar):
@@ -339,4 +343,16 @@ def curves_table():
 
 st.download_button("Curves, every measure (CSV)", lambda: downloads.frame_csv(curves_table()),
                    file_name=f"{data.name}-compare.csv", mime="text/csv", key="cmp_csv")
+if curves:
+    qalpha_code = None
+    if any(m in QALPHA_METHODS for m in curves):
+        qalpha_code = dict(params={m: asdict(qalpha_parameters(m)) for m in QALPHA_METHODS},
+                           side="".join(f", {name}={value!r}" for name, value in qalpha_side.items() if name != "side"))
+        if side_mode == "uploaded side data":
+            qalpha_code.update(side=", side=side.X", setup=[
+                f"side = load_side_data([(name, open(name, 'rb').read()) for name in [{side.name!r}]], like=data)"])
+    with st.expander("Python: these curves in a notebook"):
+        st.code(snippets.compare_snippet(data, datasets.is_bundled(data), list(curves),
+                                         {m: supervised(m) for m in curves}, k, sizes, folds, qalpha_code),
+                language="python")
 views.share_view(VIEW)

@@ -1,6 +1,7 @@
 """Data: pick a bundled set or upload images or a table; preview; choose the feature family."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,7 @@ from core.data.loaders import COMPRESSED_EXTENSIONS, IMAGE_EXTENSIONS, TABLE_EXT
 from core.plots import history_figure, image_grid_figure, sorted_weights_figure
 from core.selection.qalpha import q_alpha
 from core.data.stores import DATA_FOLDER_VARIABLE, data_folder, dense_subset, list_stores, open_store
-from pages.ui import datasets, downloads, runs, session, widgets
+from pages.ui import datasets, downloads, runs, session, snippets, widgets
 
 session.page_start()
 
@@ -212,7 +213,11 @@ def table_options(parsed, filename):
                                     "missing value with its feature's mean or median (scikit-learn's SimpleImputer).")
     if st.button("Load table", key="load_table", help="Make this table the current data set; if anything is wrong "
                                                       "the current data set stays."):
-        datasets.load_upload(lambda: finish(arrangement, missing, name=filename))
+        label_column = None if label == "(none)" else label
+        datasets.load_upload(lambda: finish(arrangement, missing, name=filename), recipe=dict(
+            function="load_table", files=[filename],
+            options=dict(label_column=label_column, orientation=orientation, missing=missing, header=parsed.header,
+                         x_key=parsed.x_key)))
 
 
 st.title("Data")
@@ -248,11 +253,12 @@ with images_tab:
                          help="Off: images of another size are resized to the most common size (and listed).")
     if st.button("Load images", disabled=not uploads, key="load_images",
                  help="Read the files; if anything is wrong the current data set stays."):
+        image_options = dict(labels_from=None if labels_from == "none" else labels_from,
+                             prefix_separator=separator or "_", strict_size=strict)
         datasets.load_upload(lambda: load_images(
-            [(f.name, f.getvalue()) for f in uploads],
-            labels_from=None if labels_from == "none" else labels_from,
-            prefix_separator=separator or "_", strict_size=strict,
-            name=uploads[0].name if len(uploads) == 1 else f"{len(uploads)} uploaded files"))
+            [(f.name, f.getvalue()) for f in uploads], **image_options,
+            name=uploads[0].name if len(uploads) == 1 else f"{len(uploads)} uploaded files"),
+            recipe=dict(function="load_images", files=[f.name for f in uploads], options=image_options))
 
 with table_tab:
     upload = st.file_uploader(
@@ -306,6 +312,9 @@ st.markdown(f"{summary['samples']:,} samples x {summary['features']:,} features"
             + (f", images of {summary['image shape']}" if summary["image shape"] else "")
             + (f" — {data.source}" if data.source else ""))
 
+with st.expander("Python: these data in a notebook"):
+    st.code(snippets.data_snippet(data, datasets.is_bundled(data)), language="python")
+
 if data.family is not None:
     pixels = data.family.images
     st.markdown("**Feature family**")
@@ -323,7 +332,10 @@ if data.family is not None:
         options = dict(stride=step, scale_step=step, min_cell=step)
     if st.button("Apply feature family", help="Turn the current images into this feature family."):
         try:
-            datasets.set_dataset(to_feature_family(pixels, chosen, **options))
+            family = to_feature_family(pixels, chosen, **options)
+            # how the library makes the same features (the pages' Python snippets)
+            recipe = {} if chosen == "pixels" else {"family_options": dict(family=chosen, options=options)}
+            datasets.set_dataset(replace(family, meta={**family.meta, **recipe}))
             st.rerun()
         except InputError as error:
             widgets.show_error(error)

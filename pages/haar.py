@@ -7,7 +7,7 @@ import streamlit as st
 
 from core import InputError
 from core.plots import band_mass_figure, contrast_stretch, image_grid_figure, weight_overlay_figure
-from pages.ui import datasets, downloads, runs, session, settings, views, widgets
+from pages.ui import datasets, downloads, runs, session, settings, snippets, views, widgets
 
 session.page_start()
 
@@ -100,4 +100,7 @@ download[1].download_button(
                     side_classes=[str(c) for c in side_classes], levels=levels, lam=lam,
                     band_mass={band: float(share) for band, share in mass.items()}), indent=1),
     file_name=f"{pixels.name}-haar-parameters.json", mime="application/json", key="haar_json")
+with st.expander("Python: these reconstructions in a notebook"):
+    st.code(snippets.haar_snippet(pixels, datasets.is_bundled(pixels), main_classes, side_classes, levels, lam),
+            language="python")
 views.share_view(VIEW)

@@ -129,7 +129,7 @@ download[1].download_button(
                                          iterations=result.n_iter, converged=bool(result.converged)), indent=1),
     file_name=f"{data.name}-kernel-qalpha-parameters.json", mime="application/json", key="kq_json")
 with st.expander("Python: this result in a notebook"):
-    st.code(snippets.kernel_snippet(data, data.name in datasets.bundled_names(), int(result.k), kernel, options, solve,
+    st.code(snippets.kernel_snippet(data, datasets.is_bundled(data), int(result.k), kernel, options, solve,
                                     MAX_ITER),
             language="python")
 # only the parameters of the chosen kernel: the others do not shape this view

@@ -268,7 +268,7 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
         download[1].download_button("Selection mask (PNG)", downloads.mask_png(main.to_image(mask)),
                                     file_name=f"{main.name}-mask.png", mime="image/png")
     with st.expander("Python: this result in a notebook"):
-        st.code(snippets.qalpha_snippet(data, data.name in datasets.bundled_names(),
+        st.code(snippets.qalpha_snippet(data, datasets.is_bundled(data),
                                         params, side_mode, side_classes, n_pairs, runs.q_alpha_solver(params, pairs),
                                         top_k), language="python")
     # the link follows K too (this runs on the page's reruns and on the fragment's own)

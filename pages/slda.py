@@ -10,7 +10,7 @@ import streamlit as st
 from core import InputError
 from core.plots import image_figure, slda_curves_figure, weight_overlay_figure
 from core.selection.slda import EXACT_LIMIT, greedy_slda, greedy_spca, sparse_eigenvector
-from pages.ui import datasets, downloads, estimates, runs, session, settings, views, widgets
+from pages.ui import datasets, downloads, estimates, runs, session, settings, snippets, views, widgets
 
 session.page_start()
 
@@ -201,6 +201,9 @@ with lda_tab:
                 download[3].download_button("Selection mask (PNG)", downloads.mask_png(data.to_image(mask > 0)),
                                             file_name=f"{data.name}-slda-mask.png", mime="image/png",
                                             key="slda_mask_png")
+            with st.expander("Python: this discriminant in a notebook"):
+                st.code(snippets.slda_snippet(data, datasets.is_bundled(data), first, second, reg, k, method),
+                        language="python")
 
 with pca_tab:
     if data.n_features > SPCA_LIMIT:
@@ -226,4 +229,6 @@ with pca_tab:
             f"Sparse eigenvector, k = {k} (CSV)",
             downloads.table_csv({"feature": list(data.feature_names), "loading": vector}),
             file_name=f"{data.name}-spca-k{k}.csv", mime="text/csv", key="spca_csv")
+        with st.expander("Python: this sparse eigenvector in a notebook"):
+            st.code(snippets.spca_snippet(data, datasets.is_bundled(data), k), language="python")
 views.share_view(VIEW)

@@ -7,7 +7,7 @@ import streamlit as st
 
 from core import InputError
 from core.plots import image_figure, topographic_figure
-from pages.ui import datasets, downloads, runs, session, settings, views, widgets
+from pages.ui import datasets, downloads, runs, session, settings, snippets, views, widgets
 
 session.page_start()
 
@@ -92,4 +92,6 @@ download[1].download_button("Parameters (JSON)", json.dumps(dict(data_set=data.n
                                                                  lam=lam, lam_times_n=lam_n), indent=1),
                             file_name=f"{data.name}-topographic-parameters.json", mime="application/json",
                             key="topo_json")
+with st.expander("Python: this map in a notebook"):
+    st.code(snippets.topographic_snippet(data, datasets.is_bundled(data), int(k), rounds, lam), language="python")
 views.share_view(VIEW)

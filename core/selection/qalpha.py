@@ -953,6 +953,49 @@ def pairs_from_labels(labels, n_pairs, random_state=None) -> np.ndarray:
     return candidates[:n_pairs]
 
 
+def q_alpha_ranker(params: "QAlphaParameters", *, side=None, side_classes=None, n_pairs: int | None = None):
+    """A ranking function ``rank(X, y)`` for the evaluation protocols (:func:`core.held_out_curves`,
+    stability and accuracy curves) that runs Q-alpha with ``params`` and takes its side
+    information ([SW04] Def. 3, Sec. 5) from the samples it is handed, so that a protocol that
+    hands it a training fold keeps the held-out labels out of the side information too.
+
+    Parameters
+    ----------
+    params : QAlphaParameters
+        The run (k, criterion, λ, starts, tolerance, seed, supervised or not).
+    side : array_like, shape (n_side, n_features), optional
+        A fixed side data set W (it uses no labels).
+    side_classes : sequence, optional
+        The samples of ``X`` whose label in ``y`` is one of these classes form W; the others
+        are the main data.
+    n_pairs : int, optional
+        Pairs of samples of ``X`` with different labels in ``y`` that must stay apart
+        (:func:`pairs_from_labels` with ``params.random_state``).
+
+    At most one of ``side``, ``side_classes`` and ``n_pairs``. ``rank`` returns the features'
+    indices by decreasing alpha.
+    """
+    if sum(option is not None for option in (side, side_classes, n_pairs)) > 1:
+        raise InputError("Give at most one kind of side information: side, side_classes or n_pairs.")
+    fixed_side = None if side is None else np.asarray(side, dtype=np.float64)
+
+    def rank(X, y=None):
+        X = np.asarray(X, dtype=np.float64)
+        if (side_classes is not None or n_pairs is not None or params.supervised) and y is None:
+            raise InputError("This ranking takes its side information or its Q from the labels: pass y.")
+        main, labels, side_X, pairs = X, None if y is None else np.asarray(y).ravel(), fixed_side, None
+        if side_classes is not None:
+            in_side = np.isin(labels, list(side_classes))
+            if not in_side.any() or in_side.all():
+                raise InputError(f"The side classes {list(side_classes)} must leave samples on both sides.")
+            main, labels, side_X = X[~in_side], labels[~in_side], X[in_side]
+        elif n_pairs is not None:
+            pairs = pairs_from_labels(labels, n_pairs, random_state=params.random_state)
+        return params.run(main, labels=labels, side=side_X, pairs=pairs).ranking
+
+    return rank
+
+
 def feature_scaling(alpha) -> np.ndarray:
     """Per-feature factors that give the samples Q-alpha's geometry: ``sqrt(max(alpha, 0))``.
 

@@ -24,6 +24,11 @@ def bundled_names() -> list[str]:
     return [info.name for info in list_datasets()]
 
 
+def is_bundled(data: Dataset) -> bool:
+    """Whether ``data`` is a bundled set as ``load_dataset`` gives it (not an upload of that name)."""
+    return data.name in bundled_names() and "loaded_with" not in data.meta
+
+
 def class_values(data: Dataset) -> list:
     """The data set's classes as plain Python values (what widgets show and links carry)."""
     return [c.item() if hasattr(c, "item") else c for c in data.classes]
@@ -115,17 +120,21 @@ def set_side_dataset(side: Dataset | None) -> None:
     st.session_state[_SIDE_KEY] = side
 
 
-def load_upload(loader) -> bool:
+def load_upload(loader, recipe: dict | None = None) -> bool:
     """Run a loader; on success make its result current, on failure keep the current data.
 
-    The outcome is kept in the session and shown by :func:`show_load_messages`, so it survives
-    the rerun that refreshes the sidebar.
+    ``recipe`` says how the library loads the same data (``{"function": "load_table", "files":
+    [...], "options": {...}}``); it is kept in the data set's ``meta["loaded_with"]``, from which
+    the pages' Python snippets write their first line. The outcome is kept in the session and
+    shown by :func:`show_load_messages`, so it survives the rerun that refreshes the sidebar.
     """
     try:
         dataset = loader()
     except InputError as error:
         st.session_state["load_messages"] = [("error", f"Nothing was loaded: {error}")]
         return False
+    if recipe is not None:
+        dataset = replace(dataset, meta={**dataset.meta, "loaded_with": recipe})
     set_dataset(dataset)
     dataset = current_dataset()
     summary = dataset.summary()

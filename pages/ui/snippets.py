@@ -10,14 +10,35 @@ from core import Dataset
 
 def _load(data: Dataset, bundled: bool) -> tuple[set, str]:
     """The ``core`` names and the line that give the snippet the page's data: the bundled set by
-    name, else the user's own file."""
+    name, else the user's own file read as the Data page read it (``meta["loaded_with"]``)."""
+    family = data.meta.get("family_options")
+    images = data.family.images if data.family is not None else data
+    if family is not None and images is not data:  # features of images chosen on the Data page
+        names, load = _load(images, images.name in _bundled_names() and "loaded_with" not in images.meta)
+        options = "".join(f", {name}={value!r}" for name, value in family["options"].items())
+        return names | {"to_feature_family"}, f"{load}\ndata = to_feature_family(data, {family['family']!r}{options})"
     if bundled:
         return {"load_dataset"}, f"data = load_dataset({data.name!r})"
-    return {"load_table"}, f"data = load_table({data.name!r})  # the file you uploaded (load_images for images)"
+    recipe = data.meta.get("loaded_with")
+    if recipe is None:  # made on the Data page from another set (a subset, coarser features)
+        return {"load_table"}, (f"data = load_table({data.name!r}, open({data.name!r}, 'rb').read())"
+                                "  # your file, with the choices made on the Data page")
+    options = "".join(f", {name}={value!r}" for name, value in recipe["options"].items() if value is not None)
+    files = recipe["files"]
+    if recipe["function"] == "load_table":
+        return {"load_table"}, f"data = load_table({files[0]!r}, open({files[0]!r}, 'rb').read(){options})"
+    return {"load_images"}, f"data = load_images([(name, open(name, 'rb').read()) for name in {files!r}]{options})"
 
 
-def _code(names: set, lines: list[str]) -> str:
-    return "\n".join([f"from core import {', '.join(sorted(names))}", "", *lines])
+def _bundled_names() -> set:
+    from core import list_datasets
+
+    return {info.name for info in list_datasets()}
+
+
+def _code(names: set, lines: list[str], numpy: bool = False) -> str:
+    return "\n".join((["import numpy as np"] if numpy else [])
+                     + [f"from core import {', '.join(sorted(names))}", "", *lines])
 
 
 def qalpha_snippet(data: Dataset, bundled: bool, params, side_mode: str, side_classes, n_pairs: int,
@@ -57,3 +78,81 @@ def kernel_snippet(data: Dataset, bundled: bool, k: int, kernel: str, options: d
     return _code(names | {"kernel_q_alpha"}, [
         load, f"result = kernel_q_alpha(data.X, {int(k)}, {kernel!r}, {arguments}, max_iter={int(max_iter)})",
         "print(result.converged, result.n_iter, [data.feature_names[j] for j in result.top(10)])"])
+
+
+def data_snippet(data: Dataset, bundled: bool) -> str:
+    """Data page: the current data set loaded by the library as the page loaded it."""
+    names, load = _load(data, bundled)
+    return _code(names, [load, "print(data.X.shape, data.classes, data.feature_names[:5])"])
+
+
+def topographic_snippet(data: Dataset, bundled: bool, k: int, rounds: int, lam: float) -> str:
+    """Topographical map page: :func:`core.topographic_map` with the page's k, rounds and λ."""
+    names, load = _load(data, bundled)
+    return _code(names | {"topographic_map"}, [
+        load, f"topo = topographic_map(data.X, {int(k)}, {int(rounds)}, {float(lam)!r}, solver='power')",
+        "for r, alpha in enumerate(topo.alphas):  # each round's alpha, and each feature's coordinate",
+        "    print(f'round {r + 1}:', [data.feature_names[j] for j in alpha.argsort()[::-1][:10]])"])
+
+
+def haar_snippet(images: Dataset, bundled: bool, main_classes, side_classes, levels: int, lam: float) -> str:
+    """Haar page: the images' Haar coefficients (:func:`core.to_haar`), Q-alpha with the side
+    classes as side data, and the mean image of the main classes rebuilt from alpha-weighted
+    coefficients."""
+    names, load = _load(images, bundled)
+    return _code(names | {"q_alpha", "to_haar"}, [
+        load.replace("data = ", "images = ", 1), f"haar = to_haar(images, {int(levels)})",
+        f"main = np.isin(haar.labels, {list(main_classes)!r})",
+        f"side = np.isin(haar.labels, {list(side_classes)!r})",
+        f"result = q_alpha(haar.X[main], {len(main_classes)}, side=haar.X[side], lam={float(lam)!r})",
+        f"mean_image = images.X[np.isin(images.labels, {list(main_classes)!r})].mean(axis=0).reshape(images.image_shape)",
+        "rebuilt = haar.family.basis.reconstruct(mean_image, result.alpha)[0]",
+        "print(haar.family.basis.band_mass(result.alpha))"], numpy=True)
+
+
+def slda_snippet(data: Dataset, bundled: bool, first, second, reg, k: int, method: str) -> str:
+    """Sparse LDA tab: :func:`core.greedy_slda` on the two classes' samples, and the page's subset."""
+    names, load = _load(data, bundled)
+    return _code(names | {"greedy_slda"}, [
+        load, f"keep = np.isin(data.labels, {[first, second]!r})",
+        f"path = greedy_slda(data.X[keep], data.labels[keep], classes={(first, second)!r}, reg={reg!r})",
+        f"subset = path.subset({int(k)}, {method!r})  # the k features the page shows",
+        "print(path.lambda_max, [data.feature_names[j] for j in subset])"], numpy=True)
+
+
+def spca_snippet(data: Dataset, bundled: bool, k: int) -> str:
+    """Sparse PCA tab: :func:`core.greedy_spca` and the sparse eigenvector of cardinality k."""
+    names, load = _load(data, bundled)
+    return _code(names | {"greedy_spca", "sparse_eigenvector"}, [
+        load, "path = greedy_spca(data.X)", f"vector = sparse_eigenvector(path, {int(k)})",
+        f"print(path.dual_objective[{int(k) - 1}], path.upper_bound)"])
+
+
+def compare_snippet(data: Dataset, bundled: bool, methods, supervised: dict, n_clusters: int, sizes, folds: int,
+                    qalpha: dict | None) -> str:
+    """Compare page: each method ranked on the training folds and judged on the held-out fold
+    (:func:`core.held_out_curves`); the Q-alpha rows with the Q-alpha page's settings
+    (:func:`core.q_alpha_ranker`)."""
+    names, load = _load(data, bundled)
+    names |= {"held_out_curves", "rank_features"}
+    lines = [load, "", "def ranker(method, supervised):",
+             "    return lambda X, y: rank_features(method, X, y if supervised else None, "
+             f"n_clusters={int(n_clusters)})", ""]
+    if qalpha is not None and qalpha.get("setup"):
+        names.add("load_side_data")
+        lines[1:1] = qalpha["setup"]
+    rankers = []
+    for method in methods:
+        if method in ("Q-alpha", "Q-alpha (supervised)") and qalpha is not None:
+            names |= {"QAlphaParameters", "q_alpha_ranker"}
+            params = ", ".join(f"{name}={value!r}" for name, value in qalpha["params"][method].items())
+            side = qalpha["side"]
+            rankers.append(f"    {method!r}: q_alpha_ranker(QAlphaParameters({params}){side}),")
+        else:
+            rankers.append(f"    {method!r}: ranker({method!r}, {bool(supervised[method])}),")
+    lines += ["rankers = {", *rankers, "}",
+              f"curves = {{method: held_out_curves(data.X, data.labels, rank, {list(sizes)!r}, n_splits={int(folds)}, "
+              "random_state=0)", "          for method, rank in rankers.items()}",
+              "for method, values in curves.items():  # the best mean over the sizes, as the table shows",
+              "    print(method, max(values['accuracy']), max(values['knn']))"]
+    return _code(names, lines)
