@@ -461,3 +461,25 @@ def test_a_run_whose_objective_stopped_being_finite_is_not_reported_converged(mo
     with pytest.warns(ConvergenceWarning, match="did not converge"):
         result = q_alpha(weston_linear(60, random_state=0).X, 2)
     assert not result.converged and any("stopped being finite" in note for note in result.warnings)
+
+
+def test_q_alpha_ranker_takes_side_information_from_the_samples_it_is_handed():
+    """Side classes: W = the samples of those classes among those handed over, M = the rest; pairs:
+    drawn from the labels handed over; a fixed side set as is. Each equals the run made by hand."""
+    from core.selection.qalpha import QAlphaParameters, pairs_from_labels, q_alpha_ranker
+
+    wine = load_dataset("wine")
+    X, y = wine.X[::2], wine.labels[::2]  # a "training fold"
+    params = QAlphaParameters(k=2, lam=0.3, random_state=4)
+    main, side = X[y != 2], X[y == 2]
+    by_hand = params.run(main, side=side).ranking
+    assert np.array_equal(q_alpha_ranker(params, side_classes=[2])(X, y), by_hand)
+    assert np.array_equal(q_alpha_ranker(params, side=side)(main), by_hand)
+    pairs = pairs_from_labels(y, 30, random_state=4)
+    assert np.array_equal(q_alpha_ranker(params, n_pairs=30)(X, y), params.run(X, pairs=pairs).ranking)
+    with pytest.raises(InputError, match="at most one"):
+        q_alpha_ranker(params, side=side, n_pairs=3)
+    with pytest.raises(InputError, match="pass y"):
+        q_alpha_ranker(params, side_classes=[2])(X)
+    with pytest.raises(InputError, match="both sides"):
+        q_alpha_ranker(params, side_classes=[0, 1, 2])(X, y)
