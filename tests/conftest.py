@@ -193,3 +193,11 @@ def run_page_snippet(app, marker: str) -> dict:
     with contextlib.redirect_stdout(io.StringIO()):
         exec(compile(code, "snippet", "exec"), namespace)
     return namespace
+
+
+def open_save_popovers(app):
+    """Open every figure's "Save figure" popover (as a click on each does) and rerun: its
+    download buttons are drawn only while it is open (pages/ui/widgets.chart)."""
+    for chart in app.get("plotly_chart"):
+        app.session_state[f"{chart.proto.id.split('-', 2)[2]}_save"] = True
+    return app.run()

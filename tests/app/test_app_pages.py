@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.data.bundled import load_dataset
-from conftest import plotly_array, run_page_snippet
+from conftest import open_save_popovers, plotly_array, run_page_snippet
 from core.data.generators import topographic_data, weston_linear
 
 PAGES = ["home", "data", "qalpha", "kernel", "topographic", "haar", "slda", "compare", "figures"]
@@ -87,8 +87,10 @@ def test_page_renders(page, name):
     notices = [notice.value for notice in app.info]
     assert all(any(notice.startswith(start) for notice in notices) for start in expected.get("info", [])), notices
     assert bool(len(app.dataframe)) == expected.get("table", False)
-    # every figure can be kept: PNG and SVG (this machine has Chromium) and the table behind it
-    saved = {button.key for button in app.get("download_button") if "_as_" in (button.key or "")}
+    # every figure can be kept: PNG and SVG (this machine has Chromium) and the table behind it,
+    # offered once its Save popover is open
+    assert not {button.key for button in app.get("download_button") if "_as_" in (button.key or "")}
+    saved = {button.key for button in open_save_popovers(app).get("download_button") if "_as_" in (button.key or "")}
     assert len(saved) == 3 * len(titles), (len(titles), sorted(saved))
 
 
@@ -181,7 +183,7 @@ def test_compare_page_ranks_weston_methods():
     assert best["fisher"] > 0.8 and best["fisher"] > best["variance"]
     app.radio(key="cmp_measure").set_value("precision").run()
     assert not app.exception
-    keys = {button.key for button in app.get("download_button")}
+    keys = {button.key for button in open_save_popovers(app).get("download_button")}
     assert {"cmp_csv", "cmp_rank_csv", "cmp_rank_parquet"} <= keys  # the curves; the rankings as CSV and Parquet
     assert {"comparison_as_csv", "cmp_overlap_as_csv"} <= keys  # each figure's table
 

@@ -178,7 +178,7 @@ def test_every_download_of_every_page_reads_back(page, monkeypatch):
     from PIL import Image
     from streamlit.testing.v1 import AppTest
 
-    from conftest import ROOT
+    from conftest import ROOT, open_save_popovers
 
     fetched = _Downloads(monkeypatch)
     name, state = PAGES[page]
@@ -191,6 +191,7 @@ def test_every_download_of_every_page_reads_back(page, monkeypatch):
     run = [button for button in app.button if button.label.startswith("Run ")]
     if run:
         run[0].click().run()
+    open_save_popovers(app)  # the figures' tables too
     assert not app.exception and not app.error, [e.value for e in [*app.exception, *app.error]]
     names = set(data.feature_names)
     seen = set()
