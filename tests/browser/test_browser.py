@@ -616,6 +616,20 @@ def test_downloads_in_the_browser_read_back_with_pandas(page, app_url):
     columns = [faces.feature_names.index(name) for name in selected.columns[2:]]
     assert np.array_equal(selected.iloc[:, 2:].to_numpy(), faces.X[:, columns])
 
+    # a figure kept: Save figure opens on the sorted weights; its SVG and its table download
+    page.get_by_role("button", name="Save figure").first.click()
+    page.get_by_role("button", name="SVG (vector)").wait_for(timeout=60_000)
+    with page.expect_download(timeout=120_000) as download:
+        page.get_by_role("button", name="SVG (vector)").click()
+    svg = open(download.value.path(), encoding="utf-8").read()
+    assert download.value.suggested_filename == "warpAR10P-sorted-alpha.svg"
+    assert svg.lstrip().startswith("<svg") and "Sorted weights (alpha)" in svg
+    with page.expect_download(timeout=120_000) as download:
+        page.get_by_role("button", name="Table behind it (CSV)").click()
+    curve = pd.read_csv(download.value.path(), float_precision="round_trip")
+    assert list(curve.columns) == ["trace", "x", "y"] and len(curve) >= faces.n_features
+    assert np.all(np.diff(curve["y"].to_numpy()[:faces.n_features]) <= 0)  # the weights, sorted
+
     methods = quote('["variance", "fisher"]')
     wait_for_app(page, f"{app_url}/compare?cmp_methods={methods}")
     page.get_by_role("button", name="Run 2 method(s)").click()
