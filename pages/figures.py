@@ -7,7 +7,7 @@ import streamlit as st
 from core import InputError
 from experiments import EXPERIMENTS, experiment_figures, load_experiments, run_experiment
 from experiments.tables import K_RULES, STANDARDISABLE, UCI_RULE, WEIGHTINGS
-from pages.ui import datasets, runs, session, widgets
+from pages.ui import datasets, runs, session, snippets, widgets
 
 session.page_start()
 
@@ -95,6 +95,10 @@ for index, figure in enumerate(experiment_figures(result)):
     widgets.chart(figure, f"figure_{name}_{index}")
 with st.expander("Summary table"):
     st.dataframe(result.summary, hide_index=True)
+with st.expander("Python: this reproduction in a notebook"):
+    st.code(snippets.figures_snippet(name, quick, int(seed), options, options.get("dataset"),
+                                     "dataset" in options and datasets.is_bundled(options["dataset"])),
+            language="python")
 downloads = widgets.row(3)
 downloads[0].download_button("All measurements (CSV)", result.table.to_csv(index=False).encode(),
                              file_name=f"{name}.csv", mime="text/csv")

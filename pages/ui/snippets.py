@@ -156,3 +156,21 @@ def compare_snippet(data: Dataset, bundled: bool, methods, supervised: dict, n_c
               "for method, values in curves.items():  # the best mean over the sizes, as the table shows",
               "    print(method, max(values['accuracy']), max(values['knn']))"]
     return _code(names, lines)
+
+
+def figures_snippet(name: str, quick: bool, random_state: int, options: dict, data: Dataset | None = None,
+                    bundled: bool = False) -> str:
+    """Paper figures page: :func:`experiments.run_experiment` with the page's reproduction, seed and
+    the protocol's open choices (and the current data set where the page runs on it)."""
+    lines, names, on_data = [], set(), ""
+    if "dataset" in options:
+        names, load = _load(data, bundled)
+        lines.append(load)
+        on_data = ", dataset=data"
+    choices = "".join(f", {option}={value!r}" for option, value in options.items() if option != "dataset")
+    imports = ["from experiments import run_experiment"] + ([f"from core import {', '.join(sorted(names))}"] if names else [])
+    return "\n".join([*imports, "", *lines,
+                      f"result = run_experiment({name!r}, quick={bool(quick)}, random_state={int(random_state)}"
+                      f"{choices}{on_data})",
+                      "print(result.comparison)  # the paper's numbers beside ours",
+                      "print([(claim.statement, claim.holds) for claim in result.claims])"])

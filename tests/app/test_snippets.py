@@ -132,3 +132,13 @@ def test_compare_snippet_gives_the_pages_held_out_scores():
         at = int(np.argmax(curves["accuracy"]))
         assert np.isclose(row[2], curves["accuracy"][at], rtol=0, atol=1e-12)
         assert np.isclose(row[3], curves["accuracy_sd"][at], rtol=0, atol=1e-12)
+
+
+def test_paper_figures_snippet_reproduces_the_pages_comparison():
+    app = AppTest.from_file(str(ROOT / "pages" / "figures.py"), default_timeout=300).run()
+    app.selectbox[0].set_value("topographic").run()
+    app.button(key="run_experiment").click().run()
+    assert not app.exception and not app.error
+    namespace = run_page_snippet(app, "run_experiment(")
+    pd.testing.assert_frame_equal(namespace["result"].comparison.astype(str).reset_index(drop=True),
+                                  app.table[0].value.reset_index(drop=True), check_dtype=False)
