@@ -48,6 +48,8 @@ _PUBLIC = {
     "q_alpha": "core.selection.qalpha", "QAlphaResult": "core.selection.qalpha",
     "QAlphaParameters": "core.selection.qalpha", "topographic_map": "core.selection.qalpha",
     "sparsity_gap": "core.selection.qalpha", "SparsityGap": "core.selection.qalpha",
+    "default_k": "core.selection.qalpha", "DefaultK": "core.selection.qalpha",
+    "weight_share_count": "core.selection.qalpha",
     "pairs_from_labels": "core.selection.qalpha", "q_alpha_ranker": "core.selection.qalpha",
     "q_alpha_path": "core.selection.lambda_path", "QAlphaPath": "core.selection.lambda_path",
     "kernel_q_alpha": "core.selection.kernel_qalpha",

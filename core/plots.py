@@ -56,11 +56,12 @@ MARKERS_UP_TO = 300
 def sorted_weights_figure(alpha, feature_names: Sequence[str] | None = None,
                           n_selected: int | None = None, log_y: bool = False,
                           title: str = "Sorted weights (alpha)", clear_gap: bool = True,
-                          top_k: int | None = None) -> go.Figure:
+                          top_k: int | None = None, default: "DefaultK | None" = None) -> go.Figure:
     """The sorted alpha plot of [WS03] Fig. 1b / [SW04] Fig. 3b, with the sparsity-gap cut marked.
 
     The cut after ``n_selected`` is drawn only for a ``clear_gap``; otherwise the title says
-    there is none. ``top_k`` shades the ranks of the features the page selects.
+    there is none, and ``default`` (:func:`core.selection.qalpha.default_k`) marks the count its
+    rule chose, named on the plot. ``top_k`` shades the ranks of the features the page selects.
 
     Hovering a point shows the feature's name, its rank and weight. With ``log_y`` the weights
     are drawn on a log axis (non-positive weights are left out of that view and counted in the
@@ -95,6 +96,9 @@ def sorted_weights_figure(alpha, feature_names: Sequence[str] | None = None,
                           annotation_text=f"sparsity gap: {n_selected}", annotation_position="top right")
         else:
             title = f"{title} — no clear gap"
+    if default is not None and not clear_gap and 0 < default.k < alpha.size:
+        fig.add_vline(x=default.k + 0.5, line_dash="dot", line_color="darkorange",
+                      annotation_text=f"{default.rule}: {default.k}", annotation_position="bottom right")
     fig.update_layout(title=title, xaxis_title="rank", yaxis_title="alpha",
                       yaxis_type="log" if log_y else "linear", **_LAYOUT)
     return fig

@@ -13,7 +13,7 @@ from core.data.bundled import list_datasets, load_dataset
 from core.features.families import FEATURE_FAMILIES, to_feature_family
 from core.data.loaders import COMPRESSED_EXTENSIONS, IMAGE_EXTENSIONS, TABLE_EXTENSIONS, finish, load_images, load_side_data
 from core.plots import history_figure, image_grid_figure, sorted_weights_figure
-from core.selection.qalpha import q_alpha
+from core.selection.qalpha import default_k, q_alpha
 from core.data.stores import DATA_FOLDER_VARIABLE, data_folder, dense_subset, list_stores, open_store
 from pages.ui import datasets, downloads, runs, session, snippets, widgets
 
@@ -137,11 +137,12 @@ def show_server_result(request, result, names):
                         help="Whether alpha changed by less than 1e-6 between iterations. If not, the weights are "
                              "those of the last iteration: raise 'Iterations at most' for more.")
         widgets.gap_metric(cells[2], result.gap)
-        gap = result.gap.n_selected
+        marks = dict(n_selected=result.gap.n_selected, clear_gap=result.gap.clear,
+                     default=default_k(result.alpha, result.gap))
     else:
-        weights, title, gap = result.scores, f"{SERVER_METHODS[request['method']]} on {stored_name}", None
+        weights, title, marks = result.scores, f"{SERVER_METHODS[request['method']]} on {stored_name}", {}
         st.caption(f"One pass over the data in {result.seconds:.1f} s.")
-    widgets.chart(sorted_weights_figure(weights, names, gap, title=title), "server_weights")
+    widgets.chart(sorted_weights_figure(weights, names, title=title, **marks), "server_weights")
     if request["method"] == "qalpha" and result.history.size > 1:
         widgets.chart(history_figure(result.history), "server_history")
     ranking = np.argsort(-weights, kind="stable")

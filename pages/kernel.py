@@ -11,7 +11,7 @@ from core import InputError
 from core.selection.kernel_qalpha import kernel_memory_bytes, kernel_q_alpha
 from core.limits import memory_limit_bytes
 from core.plots import history_figure, sorted_weights_figure
-from core.selection.qalpha import QAlphaParameters
+from core.selection.qalpha import QAlphaParameters, default_k
 from pages.ui import datasets, downloads, estimates, runs, session, settings, snippets, views, widgets
 
 session.page_start()
@@ -111,8 +111,10 @@ st.caption(("Exact step: the leading eigenvector of G at every iteration, float6
             "Definition 2 as printed)." if result.solver == "kernel" else
             "Fast step: one power step per iteration with float32 products; switch on Exact step for the printed "
             "algorithm in float64.") + (" Converged" if result.converged else " Not converged") + f" after {result.n_iter} iterations.")
-widgets.chart(sorted_weights_figure(result.alpha, data.feature_names, gap.n_selected, clear_gap=gap.clear), "kernel_sorted")
-overlay = widgets.pixel_view(data, result.alpha, result.top(gap.n_selected))
+default = default_k(result.alpha, gap)
+widgets.chart(sorted_weights_figure(result.alpha, data.feature_names, gap.n_selected, clear_gap=gap.clear,
+                                    default=default), "kernel_sorted")
+overlay = widgets.pixel_view(data, result.alpha, result.top(default.k))
 if overlay is not None:
     widgets.chart(overlay, "kernel_overlay")
 widgets.chart(history_figure(result.history), "kernel_history")

@@ -154,20 +154,20 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
     k-means on the selection, the per-class view, the selection's downloads). A fragment: a step
     of the K slider reruns only this part, not the page above and below it (the λ path, the
     history, the table), which do not depend on K."""
-    gap = result.gap
-    # one selection on the whole page: K features, the sparsity gap's count unless the user set K
-    # (a K the session no longer holds, e.g. after a run stopped before drawing it: the gap's)
+    gap, default = result.gap, result.default_k
+    # one selection on the whole page: K features, the default rule's count (the sparsity gap's
+    # where it is clear) unless the user set K (a K the session no longer holds: the default)
     if "qa_top_k" not in st.session_state:
         st.session_state["qa_top_k_set"] = False
     if not st.session_state.get("qa_top_k_set"):
-        st.session_state["qa_top_k"] = gap.n_selected
+        st.session_state["qa_top_k"] = default.k
     top_k = int(st.session_state["qa_top_k"])
     top = result.top(top_k)
     cols = widgets.row(4)
     cols[0].metric("Selected (K)", f"{top_k:,}",
                    help=f"of {main.n_features:,} features; "
                         + ("set by you (the K slider)" if st.session_state.get("qa_top_k_set")
-                           else "the count above the sparsity gap (move the K slider to choose another)"))
+                           else f"chosen by the rule: {default.rule} (move the K slider to choose another)"))
     widgets.gap_metric(cols[1], gap)
     cols[2].metric("Iterations", result.n_iter, help="converged" if result.converged else "not converged")
     cols[3].metric("Objective", f"{result.objective:.4g}",
@@ -188,17 +188,21 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
     if not gap.clear:
         st.caption(f"No clear sparsity gap: the sorted weights fall smoothly (the best split, after rank "
                    f"{gap.n_selected:,}, explains {gap.separability:.0%} of their variance; a gap explains "
-                   f"{gap.threshold:.0%} or more). K starts at that split; choose it with the slider.")
+                   f"{gap.threshold:.0%} or more). K starts at {default.k:,}, the fewest features holding "
+                   f"{default.rule} (the dotted line); choose another with the slider.")
     log_y = st.toggle("Log scale", value=False, help="Draw the sorted weights on a log axis.")
     widgets.chart(sorted_weights_figure(result.alpha, main.feature_names, gap.n_selected, log_y=log_y,
-                                        clear_gap=gap.clear, top_k=top_k), "sorted_alpha")
+                                        clear_gap=gap.clear, top_k=top_k, default=default), "sorted_alpha")
     k_row = st.container(horizontal=True, vertical_alignment="bottom")
     k_row.slider("K — top features to show and to cluster with", 1, main.n_features, key="qa_top_k", persist_state="session",
                  on_change=lambda: st.session_state.update(qa_top_k_set=True),
                  help="The K features with the largest alpha: counted above, marked on the image, "
-                      "downloaded, and used by k-means below. Follows the sparsity gap until you move it.")
-    k_row.button("Follow the gap", on_click=lambda: st.session_state.update(qa_top_k_set=False),
-                 disabled=not st.session_state.get("qa_top_k_set"), help="Let K follow the sparsity gap's count again.")
+                      "downloaded, and used by k-means below. Follows the default rule (the sparsity gap "
+                      "where it is clear) until you move it.")
+    k_row.button("Default K", on_click=lambda: st.session_state.update(qa_top_k_set=False),
+                 disabled=not st.session_state.get("qa_top_k_set"),
+                 help="Let K follow the default rule again: the sparsity gap's count where the gap is clear, else "
+                      "the fewest features holding half of the squared weight.")
     overlay = widgets.pixel_view(main, result.alpha, top)
     if overlay is not None:
         widgets.chart(overlay, "overlay")

@@ -232,6 +232,12 @@ class QAlphaResult:
         """Where the sorted weights break and how clearly (:func:`find_sparsity_gap`)."""
         return find_sparsity_gap(self.alpha)
 
+    @cached_property
+    def default_k(self) -> "DefaultK":
+        """How many features to select when nobody says: the sparsity gap's count where the gap
+        is clear, else the smallest count holding half of the squared weight (:func:`default_k`)."""
+        return default_k(self.alpha, self.gap)
+
 
 @dataclass(frozen=True)
 class SparsityGap:
@@ -1052,6 +1058,54 @@ def find_sparsity_gap(alpha, threshold: float = GAP_CLEAR) -> SparsityGap:
     separability = float(min(between[best] / total, 1.0)) if total > (1e-12 * np.abs(values).max()) ** 2 else 0.0
     ratio = float(high_mean[best] / low_mean[best]) if low_mean[best] > 0 else float("inf")
     return SparsityGap(int(head[best]), separability, ratio, separability >= threshold, threshold)
+
+
+#: Share of the squared weight that the default selection holds when the sorted weights show no
+#: clear sparsity gap (:func:`default_k`).
+DEFAULT_WEIGHT_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class DefaultK:
+    """Outcome of :func:`default_k`: the count ``k`` and the rule that chose it, in words."""
+
+    k: int
+    rule: str
+
+
+def weight_share_count(alpha, share: float = DEFAULT_WEIGHT_SHARE) -> int:
+    """The smallest number of features whose weights hold ``share`` of the squared weight.
+
+    With the sorted positive weights ``a_1 >= a_2 >= ...``, the smallest ``K`` with
+    ``sum_{i<=K} a_i^2 >= share * sum_i a_i^2`` (negative weights, possible with side information,
+    count as 0: they mark features the criterion pushes away). Q-alpha's alpha has unit norm, so
+    without negative weights the total is 1 and the ``K`` features hold half of ``||alpha||^2``.
+    """
+    alpha = np.asarray(alpha, dtype=np.float64).ravel()
+    if alpha.size == 0 or not np.isfinite(alpha).all():
+        raise InputError("alpha must be a non-empty vector of finite weights.")
+    if not 0.0 < share <= 1.0:
+        raise InputError(f"share must be in (0, 1]; got {share}.")
+    squared = np.sort(np.maximum(alpha, 0.0))[::-1] ** 2
+    total = squared.sum()
+    if total == 0.0:
+        return int(alpha.size)
+    return int(min(np.searchsorted(np.cumsum(squared), share * total * (1.0 - 1e-12)) + 1, alpha.size))
+
+
+def default_k(alpha, gap: SparsityGap | None = None, share: float = DEFAULT_WEIGHT_SHARE) -> DefaultK:
+    """The number of features a page selects before the user chooses: the count above the
+    sparsity gap when the gap is clear ([WS03] Sec. 4), else :func:`weight_share_count`.
+
+    Where the weights fall smoothly the gap's best split is an arbitrary point of a smooth curve
+    (about 40% of the pixels of the AR faces); half of the squared weight is a stated rule that
+    keeps the features carrying most of the weighting (20% of the AR pixels;
+    ``benchmarks/bench_default_k.py`` checks it on every bundled set against half the features).
+    """
+    gap = find_sparsity_gap(alpha) if gap is None else gap
+    if gap.clear:
+        return DefaultK(int(gap.n_selected), "sparsity gap")
+    return DefaultK(weight_share_count(alpha, share), f"{share:.0%} of the squared weight")
 
 
 def sparsity_gap(alpha) -> int:

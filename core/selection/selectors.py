@@ -15,7 +15,7 @@ from sklearn.utils.validation import (check_consistent_length, check_is_fitted, 
                                       validate_data)
 
 from ..errors import InputError
-from .qalpha import q_alpha, sparsity_gap
+from .qalpha import default_k, q_alpha
 from .slda import greedy_pair, greedy_slda, scatter_matrices
 
 __all__ = ["QAlphaSelector", "GreedySLDASelector"]
@@ -40,7 +40,8 @@ class QAlphaSelector(SelectorMixin, BaseEstimator):
         ``c - 1``) when ``supervised=True``.
     n_features_to_select : int, float in (0, 1], or "auto"
         How many of the largest weights to keep: a count, a fraction of the features, or
-        ``"auto"`` for the count above the sparsity gap (:func:`core.selection.qalpha.sparsity_gap`).
+        ``"auto"`` for the pages' default (:func:`core.selection.qalpha.default_k`): the count above the
+        sparsity gap where it is clear, else the fewest features holding half of the squared weight.
     supervised : bool
         Use ``y`` in ``fit`` (the supervised mode of :func:`core.selection.qalpha.q_alpha`); otherwise
         ``y`` is ignored.
@@ -112,7 +113,7 @@ class QAlphaSelector(SelectorMixin, BaseEstimator):
 
     def _count(self, n_features):
         if isinstance(self.n_features_to_select, str) and self.n_features_to_select == "auto":
-            return sparsity_gap(self.alpha_) if np.any(self.alpha_) else n_features
+            return default_k(self.alpha_).k if np.any(self.alpha_) else n_features
         return _selection_size(self.n_features_to_select, n_features, "an int, a fraction or 'auto'")
 
     def _get_support_mask(self):

@@ -226,7 +226,7 @@ def test_count_title_and_marked_pixels_agree_through_lambda_and_k_moves():
         app.select_slider(key="qa_lambda").set_value(lam).run()
         assert shown_selection(app) == (25, 25, 25, 25)  # set by the user: it stays
     assert "set by you" in app.metric[0].help
-    follow = next(b for b in app.button if b.label == "Follow the gap")
+    follow = next(b for b in app.button if b.label == "Default K")
     follow.click().run()
     count, title, marked, k = shown_selection(app)
     assert count == title == marked == k == app.session_state["qa_top_k"] != 25
@@ -238,7 +238,12 @@ def test_no_clear_gap_on_smooth_weights_and_a_gap_on_planted_features():
     assert any("No clear sparsity gap" in c.value for c in faces.caption)
     spec = json.loads(faces.get("plotly_chart")[0].proto.spec)
     assert "no clear gap" in spec["layout"]["title"]["text"]
-    assert all(shape["type"] == "rect" for shape in spec["layout"]["shapes"])  # the top-K band, no cut
+    # the top-K band and the default rule's dotted line, named by its rule; no gap's cut
+    kinds = {(shape["type"], shape.get("line", {}).get("dash")) for shape in spec["layout"]["shapes"]}
+    assert kinds == {("rect", None), ("line", "dot")}, kinds
+    named = [note["text"] for note in spec["layout"]["annotations"]]
+    assert any(text.startswith("50% of the squared weight: ") for text in named), named
+    assert faces.metric[0].value == named[-1].rsplit(": ", 1)[1]  # K is the rule's count
     planted = run_page(weston_linear(200, random_state=0))
     assert planted.metric[1].value == "3" and planted.metric[0].value == "3"
     spec = json.loads(planted.get("plotly_chart")[0].proto.spec)

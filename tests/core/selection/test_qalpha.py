@@ -483,3 +483,27 @@ def test_q_alpha_ranker_takes_side_information_from_the_samples_it_is_handed():
         q_alpha_ranker(params, side_classes=[2])(X)
     with pytest.raises(InputError, match="both sides"):
         q_alpha_ranker(params, side_classes=[0, 1, 2])(X, y)
+
+
+def test_default_k_is_the_gap_where_clear_else_the_fewest_features_holding_half_the_squared_weight():
+    from core.selection.qalpha import default_k, find_sparsity_gap, weight_share_count
+
+    rng = np.random.default_rng(3)
+    for _ in range(50):  # brute force: the smallest K whose top-K squares reach the share
+        alpha = rng.standard_normal(rng.integers(1, 40))
+        share = rng.uniform(0.05, 1.0)
+        positive = np.sort(np.maximum(alpha, 0))[::-1] ** 2
+        expected = (next(K for K in range(1, alpha.size + 1) if positive[:K].sum() >= share * positive.sum() - 1e-15)
+                    if positive.sum() > 0 else alpha.size)
+        assert weight_share_count(alpha, share) == expected
+    smooth = np.linspace(1.0, 0.0, 100)
+    chosen = default_k(smooth)
+    assert not find_sparsity_gap(smooth).clear and chosen.rule == "50% of the squared weight"
+    assert chosen.k == weight_share_count(smooth) == 21  # 21 of 100 ranks hold half of sum (1 - i/99)^2
+    gapped = np.r_[np.full(7, 1.0), np.full(93, 0.01)]
+    assert default_k(gapped).k == 7 and default_k(gapped).rule == "sparsity gap"
+    assert weight_share_count([-1.0, 0.0, 0.0]) == 3  # nothing positive: every feature
+    with pytest.raises(InputError):
+        weight_share_count([np.nan, 1.0])
+    with pytest.raises(InputError):
+        weight_share_count([1.0], share=0.0)
