@@ -6,7 +6,7 @@ leaves everything else to the pages in ``pages/``. Run with ``streamlit run app.
 
 import streamlit as st
 
-from pages.ui import session, sidebar
+from pages.ui import datasets, session, sidebar
 
 # a 230 px sidebar (Streamlit's default is 300) leaves an 800 px window room for the pages
 st.set_page_config(page_title="Spectral feature selection", page_icon="α", layout="wide", initial_sidebar_state=230)
@@ -29,5 +29,6 @@ PAGES = {
 session.leave_a_core()  # once per process: the browser and the server's messages keep a core
 session.app_run()  # every page checks that its run started here (session.page_start)
 navigation = st.navigation(PAGES, position="hidden")
+datasets.follow_link(navigation)  # a link to data this session lacks opens the Data page
 sidebar.sidebar_summary(PAGES)
 navigation.run()

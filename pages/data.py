@@ -224,6 +224,7 @@ def table_options(parsed, filename):
 st.title("Data")
 st.caption("Everything else works on the current data set. A failed upload leaves it as it was.")
 
+datasets.show_link_request()
 folder = data_folder()
 tabs = st.tabs(["Bundled data sets", "Upload images", "Upload a table"] + (["Server data"] if folder else []))
 bundled_tab, images_tab, table_tab = tabs[:3]

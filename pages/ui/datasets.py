@@ -52,18 +52,57 @@ def dataset_bytes(data: Dataset) -> int:
     return total
 
 
+_LINK = "_link_lacks_data"
+
+
 def current_dataset() -> Dataset:
     """The data set every page works on: the bundled set named in the URL (``?data=Yale``) on
-    the first visit, else the AR faces, until the user picks another."""
+    the first visit, else the AR faces, until the user picks another. A link naming a set the
+    session does not have (an upload of another session) is kept for :func:`follow_link`."""
     if _KEY not in st.session_state:
         wanted = st.query_params.get("data")
         names = bundled_names()
         st.session_state[_KEY] = load_dataset(wanted if wanted in names else DEFAULT_DATASET)
         if wanted is not None and wanted not in names:
-            st.session_state["load_messages"] = [
-                ("info", f"The link names a data set ({wanted!r}) that is not bundled; showing "
-                         f"{DEFAULT_DATASET} instead.")]
+            st.session_state[_LINK] = dict(name=wanted, fingerprint=st.query_params.get("fp"),
+                                           params=st.query_params.to_dict(), page=None)
     return st.session_state[_KEY]
+
+
+def follow_link(navigation) -> None:
+    """Called by ``app.py``: a link whose data set this session lacks opens the Data page (which
+    says what it lacks and how to bring it, :func:`show_link_request`) instead of showing the
+    link's settings on another data set."""
+    current_dataset()
+    link = st.session_state.get(_LINK)
+    if link is not None and link["page"] is None:
+        link["page"], link["title"] = navigation.url_path, navigation.title
+        if navigation.url_path != "data":
+            st.switch_page("pages/data.py")  # without the link's parameters: none applies here
+
+
+def show_link_request() -> None:
+    """The Data page's note about a link whose data set this session lacks."""
+    link = st.session_state.get(_LINK)
+    if link is None:
+        return
+    st.warning(f"**The link you opened shows the data set {link['name']!r}**, which this session does not have "
+               f"(it was uploaded in another session), on the {link.get('title') or 'Home'} page. None of "
+               "its settings were applied. Upload the same file below with the same choices: when it matches "
+               "the link's data (same fingerprint), the link's view opens.", icon=":material/link_off:")
+
+
+def _open_link_view(dataset: Dataset) -> None:
+    """After a load: the link's view, if ``dataset`` is the data the pending link names."""
+    link = st.session_state.get(_LINK)
+    if link is None or not link.get("fingerprint") or not dataset.fingerprint.startswith(link["fingerprint"]):
+        return
+    st.session_state.pop(_LINK)
+    params = {key: value for key, value in link["params"].items() if key not in ("data", "fp")}
+    params["data"] = dataset.name
+    page = link["page"] or "home"
+    st.session_state.pop(f"_view_restored_{page}", None)  # the page takes the link's settings (views.restore_view)
+    st.switch_page(f"pages/{page}.py", query_params=params)
 
 
 def session_datasets() -> OrderedDict:
@@ -77,7 +116,9 @@ def set_dataset(dataset: Dataset) -> None:
     holds more than :data:`SESSION_DATA_BYTES`; the sidebar says so once."""
     notes = st.session_state.setdefault("_dataset_notes", [])
     is_bundled = dataset.name in bundled_names() and dataset is load_dataset(dataset.name)
-    if not is_bundled:
+    if is_bundled:
+        st.session_state.pop(_LINK, None)  # the user chose other data than the link's
+    else:
         library = session_datasets()
         same = [name for name, kept in library.items() if kept is dataset
                 or (kept.kind == dataset.kind and kept.fingerprint == dataset.fingerprint)]
@@ -137,6 +178,7 @@ def load_upload(loader, recipe: dict | None = None) -> bool:
         dataset = replace(dataset, meta={**dataset.meta, "loaded_with": recipe})
     set_dataset(dataset)
     dataset = current_dataset()
+    _open_link_view(dataset)
     summary = dataset.summary()
     report = dataset.meta.get("load_report", [])
     st.session_state["load_messages"] = (

@@ -6,7 +6,7 @@ import json
 
 import streamlit as st
 
-from .datasets import bundled_names, current_dataset
+from .datasets import current_dataset, is_bundled
 
 
 def restore_view(page: str, parsers: dict) -> None:
@@ -38,8 +38,9 @@ def share_view(keys) -> None:
     to :func:`restore_view`, so that what is restored and what is shared are one list."""
     values = {key: json.dumps(st.session_state[key], default=str) for key in keys if key in st.session_state}
     data = current_dataset()
-    if data.name in bundled_names():
-        values["data"] = data.name
+    values["data"] = data.name
+    if not is_bundled(data):  # an upload: a link names it with its fingerprint (datasets.follow_link)
+        values["fp"] = data.fingerprint[:16]
     st.query_params.from_dict(values)
 
 
