@@ -11,6 +11,25 @@ from .datasets import SESSION_DATA_BYTES, bundled_names, current_dataset, sessio
 from .session import track_session
 
 
+#: Streamlit adds a browser-history entry whenever a run changes the query string (the pages
+#: write their settings there at every rerun), so Back stepped through slider positions. This
+#: makes a change of the query string alone replace the current entry; a change of page still
+#: adds one, so Back returns to the page before. Installed once per browser tab.
+REPLACE_QUERY_HISTORY = """<script>
+if (!window.__settingsReplaceHistory) {
+  window.__settingsReplaceHistory = true;
+  const push = window.history.pushState.bind(window.history);
+  window.history.pushState = function (state, title, url) {
+    const next = url === undefined || url === null ? null : new URL(url, window.location.href);
+    if (next !== null && next.pathname === window.location.pathname) {
+      return window.history.replaceState(state, title, url);
+    }
+    return push(state, title, url);
+  };
+}
+</script>"""
+
+
 def _pick_dataset() -> None:
     name = st.session_state.get("dataset_choice")
     if name:
@@ -44,6 +63,7 @@ def sidebar_summary(pages: dict | None = None) -> None:
                           "uploading again.")
         for note in st.session_state.pop("_dataset_notes", []):
             st.info(note, icon=":material/info:")
+        st.html(REPLACE_QUERY_HISTORY, unsafe_allow_javascript=True, width="content")
         summary = data.summary()
         rows = [f"**{data.name}**", f"{summary['samples']:,} samples x {summary['features']:,} features"]
         if summary["image shape"]:

@@ -699,3 +699,23 @@ def test_a_link_to_an_upload_opens_the_data_page_and_the_same_file_restores_its_
         assert second.locator("[data-testid='stException']").count() == 0
     finally:
         second.context.close()
+
+
+def test_back_after_five_slider_steps_leaves_the_page(page, app_url):
+    """Settings live in the URL without a history entry per rerun: after five steps of the K
+    slider on Q-alpha, one press of Back returns to the page before (Home), not to a K."""
+    from urllib.parse import urlparse
+
+    wait_for_app(page, app_url)
+    page.get_by_role("heading", name="Spectral feature selection").wait_for(timeout=60_000)
+    page.locator("[data-testid='stSidebar']").get_by_role("link", name="Q-alpha", exact=True).click()
+    page.get_by_text("Selected (K)").first.wait_for(timeout=120_000)
+    quiet(page)
+    thumb = page.get_by_role("slider", name="K — top features to show and to cluster with")
+    for _ in range(5):
+        press_until_changed(page, thumb, "ArrowLeft", FIRST_METRIC)
+    assert "qa_top_k" in page.url
+    page.go_back()
+    page.wait_for_function("() => !location.pathname.endsWith('/qalpha')", timeout=30_000)
+    page.get_by_role("heading", name="Spectral feature selection").wait_for(timeout=60_000)
+    assert urlparse(page.url).path in ("", "/")
