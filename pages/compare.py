@@ -51,7 +51,10 @@ settings.set_defaults({"cmp_methods": ["Q-alpha", "fisher", "laplacian", "varian
                  "cmp_bootstrap": 10, "cmp_extract": [], "cmp_top_k": min(10, data.n_features)},
                 valid={"cmp_methods": lambda v: all(m in choices for m in v),
                        "cmp_top_k": lambda v: v <= data.n_features,
-                       "cmp_extract": lambda v: all(m in extraction_choices for m in v)})
+                       "cmp_extract": lambda v: all(m in extraction_choices for m in v)},
+                labels={"cmp_methods": "Methods", "cmp_top_k": "K — top features named and compared",
+                        "cmp_extract": "Feature extraction beside them"}, per_data=("cmp_top_k",))
+settings.show_settings_notes()
 methods = st.multiselect("Methods", choices, key="cmp_methods", persist_state="session",
                          format_func=lambda m: SCORERS[m][0].name + (" (slow)" if m in SLOW else "")
                          if m in SCORERS else m,

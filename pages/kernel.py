@@ -34,7 +34,9 @@ VIEW = {"kq_kernel": views.choice_of(["rbf", "poly", "linear"]), "kq_k": views.i
         "kq_exact": views.flag}
 views.restore_view("kernel", VIEW)
 settings.set_defaults({"kq_kernel": "rbf", "kq_k": int(min(max(data.classes.size, 2), max_k)),
-                 "kq_degree": 2, "kq_coef0": 0.0, "kq_gamma": 5.0, "kq_exact": False}, valid={"kq_k": lambda v: v <= max_k})
+                 "kq_degree": 2, "kq_coef0": 0.0, "kq_gamma": 5.0, "kq_exact": False}, valid={"kq_k": lambda v: v <= max_k},
+                labels={"kq_k": "k — number of clusters"}, per_data=("kq_k",))
+settings.show_settings_notes()
 controls = st.columns(5)
 kernel = controls[0].selectbox("Kernel", ["rbf", "poly", "linear"], key="kq_kernel", persist_state="session",
                                help="k(m_i, m_j) of Shashua & Wolf 2004 Def. 2 on the (unit-norm) feature vectors; linear "

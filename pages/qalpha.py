@@ -48,16 +48,21 @@ if "qa_top_k" in st.query_params and "qa_top_k" in st.session_state:
 settings.set_defaults(settings.qalpha_defaults(data),
                       valid={"qa_side_mode": lambda v: v in side_options, "qa_supervised": lambda v: has_labels or not v,
                              "qa_k": lambda v: v <= max_k},
-                      labels={"qa_side_mode": "Side information", "qa_supervised": "Supervised", "qa_k": "k"})
+                      labels={"qa_side_mode": "Side information", "qa_supervised": "Supervised",
+                              "qa_k": "k — number of clusters"}, per_data=("qa_k",))
 # side classes left from another data set: the ones this data set has stay; none left, the default
 kept_classes = [c for c in st.session_state["qa_side_classes"] if c in class_values]
 if kept_classes != st.session_state["qa_side_classes"]:
     settings.adjust("qa_side_classes", kept_classes or class_values[-1:],
               f"Side classes: {settings.shown(st.session_state['qa_side_classes'])} are not classes of {data.name}; "
               f"now {settings.shown(kept_classes or class_values[-1:])}.")
-# K (set by the user) beyond this data set's features: all of them; its default comes with the run
-if st.session_state.get("qa_top_k_set") and st.session_state.get("qa_top_k", 1) > data.n_features:
-    settings.adjust("qa_top_k", data.n_features, f"K: more than the {data.n_features:,} features; now all of them.")
+# K set by the user on another data set: it follows this one's default rule again (the count comes
+# with the run)
+other = settings.chosen_for_other_data("qa_top_k")
+if other is not None and st.session_state.get("qa_top_k_set"):
+    st.session_state["qa_top_k_set"] = False
+    settings.add_note(f"K — top features: {st.session_state.get('qa_top_k')} was chosen for {other}; for {data.name} "
+                      "it follows the default rule again.")
 settings.show_settings_notes()
 
 # the controls wrap into as many rows as the window needs, and the pictures below get its width

@@ -38,7 +38,10 @@ settings.set_defaults({"slda_first": classes[0] if classes else None,
                  "slda_k": min(10, data.n_features), "slda_method": "dual",
                  "spca_k": max(1, data.n_features // 2)},
                 valid={"slda_first": lambda v: v in classes, "slda_second": lambda v: v in classes,
-                       "slda_k": lambda v: v <= data.n_features, "spca_k": lambda v: v <= data.n_features})
+                       "slda_k": lambda v: v <= data.n_features, "spca_k": lambda v: v <= data.n_features},
+                labels={"slda_first": "Class A", "slda_second": "Class B", "slda_k": "k — number of features",
+                        "spca_k": "k — number of features (sparse PCA)"}, per_data=("slda_k", "spca_k"))
+settings.show_settings_notes()
 
 
 def cubic_run(name, key, compute, *, n, seconds, rate_from=64, what, kept_for, phases, stages, ask=None):

@@ -9,19 +9,49 @@ from core.selection.qalpha import QAlphaParameters
 from .datasets import class_values, current_dataset
 
 
-def set_defaults(defaults: dict, valid: dict | None = None, labels: dict | None = None) -> None:
+_JUDGED_FOR = "_settings_judged_for"
+
+
+def set_defaults(defaults: dict, valid: dict | None = None, labels: dict | None = None,
+                 per_data: tuple = ()) -> None:
     """Give keyed widgets their starting values through the session (so no ``value=`` is needed
-    and a restored link wins), and replace values left over from another data set that
-    ``valid[key](value)`` rejects, with a note (:func:`show_settings_notes`) naming the setting
-    (``labels[key]``). The widgets keep their values for the session themselves
-    (``persist_state="session"``), so a page finds its settings when the user comes back."""
+    and a restored link wins), and re-judge values left over from another data set, with a note
+    (:func:`show_settings_notes`) naming the setting by its label (``labels[key]``):
+
+    - a key of ``per_data`` (a value whose meaning changes with the data: k against the number of
+      classes, K against the number of features) returns to this data set's default when the data
+      set changed since it was set, naming the old value, the set it was chosen for and the new one;
+    - a value that ``valid[key](value)`` rejects returns to the default.
+
+    The widgets keep their values for the session themselves (``persist_state="session"``), so a
+    page finds its settings when the user comes back."""
+    data = current_dataset()
+    judged = st.session_state.setdefault(_JUDGED_FOR, {})
     for key, default in defaults.items():
         check = (valid or {}).get(key)
+        label = (labels or {}).get(key, key)
         if key not in st.session_state:
             st.session_state[key] = default
+        elif key in per_data and judged.get(key, (data.fingerprint,))[0] != data.fingerprint \
+                and st.session_state[key] != default:
+            adjust(key, default, f"{label}: {shown(st.session_state[key])} was chosen for {judged[key][1]}; for "
+                                 f"{data.name} it is now {shown(default)}, this data set's default.")
         elif check is not None and not check(st.session_state[key]):
-            adjust(key, default, f"{(labels or {}).get(key, key)}: {shown(st.session_state[key])} does not "
-                                 f"apply to {current_dataset().name}; now {shown(default)}.")
+            adjust(key, default, f"{label}: {shown(st.session_state[key])} does not "
+                                 f"apply to {data.name}; now {shown(default)}.")
+        if key in per_data:
+            judged[key] = (data.fingerprint, data.name)
+
+
+def chosen_for_other_data(key: str) -> str | None:
+    """The name of the data set ``key`` was set for, when that is not the current data set
+    (None otherwise); from now on it counts as set for the current one. For settings whose
+    default comes later in the page (as Q-alpha's K, from the run)."""
+    data = current_dataset()
+    judged = st.session_state.setdefault(_JUDGED_FOR, {})
+    before = judged.get(key)
+    judged[key] = (data.fingerprint, data.name)
+    return before[1] if before is not None and before[0] != data.fingerprint else None
 
 
 def shown(value) -> str:
@@ -34,6 +64,11 @@ def shown(value) -> str:
 def adjust(key: str, value, note: str) -> None:
     """Replace a setting that no longer applies (another data set) and say so once."""
     st.session_state[key] = value
+    add_note(note)
+
+
+def add_note(note: str) -> None:
+    """A note for :func:`show_settings_notes` about a setting this run changed."""
     st.session_state.setdefault("_settings_notes", []).append(note)
 
 

@@ -263,25 +263,33 @@ def test_settings_that_do_not_apply_to_a_new_data_set_fall_back_with_a_note():
     notes = " ".join(i.value for i in app.info)
     last = wine.classes[-1].item()
     assert "Side classes: 7, 8" in notes and f"now {last}" in notes
+    # k means "as many clusters as classes": chosen for the faces' 10 people, not kept for 3 cultivars
+    assert "k — number of clusters: 40 was chosen for warpAR10P; for wine it is now 3" in notes
+    assert app.number_input(key="qa_k").value == 3
     assert app.multiselect(key="qa_side_classes").value == [last]
     assert app.radio(key="qa_side_mode").value == "side classes" and app.get("plotly_chart")
     app.session_state["dataset"] = weston_linear(20, random_state=0)  # 20 samples: k at most 19
     app.run()
     assert not app.exception and not app.error
-    assert "k: 40 does not apply" in " ".join(i.value for i in app.info)
+    assert "k — number of clusters: 3 was chosen for wine; for Weston linear it is now 2" in " ".join(
+        i.value for i in app.info)
     assert app.number_input(key="qa_k").value == 2
     app.run()
     assert not app.info  # said once
 
 
-def test_a_k_set_by_the_user_beyond_a_new_data_sets_features_falls_back_with_a_note():
+def test_a_k_set_by_the_user_on_another_data_set_follows_the_default_rule_with_a_note():
     app = run_page()
     app.slider(key="qa_top_k").set_value(500).run()
     app.session_state["dataset"] = load_dataset("wine")  # 13 features
     app.run()
     assert not app.exception and not app.error
-    assert "K: more than the 13 features; now all of them." in " ".join(i.value for i in app.info)
-    assert app.slider(key="qa_top_k").value == 13 and app.metric[0].value == "13"
+    assert ("K — top features: 500 was chosen for warpAR10P; for wine it follows the default rule again."
+            in " ".join(i.value for i in app.info))
+    shown = app.slider(key="qa_top_k").value
+    assert shown <= 13 and app.metric[0].value == str(shown)
+    app.run()
+    assert not app.info  # said once
 
 
 def test_lambda_path_is_computed_on_request_and_then_looked_up(monkeypatch):

@@ -719,3 +719,18 @@ def test_back_after_five_slider_steps_leaves_the_page(page, app_url):
     page.wait_for_function("() => !location.pathname.endsWith('/qalpha')", timeout=30_000)
     page.get_by_role("heading", name="Spectral feature selection").wait_for(timeout=60_000)
     assert urlparse(page.url).path in ("", "/")
+
+
+def test_k_of_the_faces_carried_to_a_four_class_table_falls_back_with_a_note(page, app_url):
+    """k = 10 (the AR faces' ten people) does not carry silently to GLIOMA's four classes: the
+    page says so, naming the setting by its label, the old and the new value."""
+    wait_for_app(page, f"{app_url}/qalpha")
+    page.get_by_text("Selected (K)").first.wait_for(timeout=120_000)
+    quiet(page)
+    assert page.get_by_role("spinbutton", name="k — number of clusters").input_value() == "10"
+    pick_dataset(page, "GLIOMA")
+    page.get_by_text("k — number of clusters: 10 was chosen for warpAR10P; for GLIOMA it is now 4").wait_for(
+        timeout=120_000)
+    quiet(page)
+    assert page.get_by_role("spinbutton", name="k — number of clusters").input_value() == "4"
+    assert page.locator("[data-testid='stException']").count() == 0
