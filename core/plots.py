@@ -368,12 +368,18 @@ def topographic_figure(coordinates, alphas, feature_names: Sequence[str] | None 
                                  opacity=0.45, name=name, hoverinfo="skip"))
     difference = a - b
     limit = max(float(np.abs(difference).max(initial=0.0)), 1e-12)
+    # names where they fit: the heaviest features first, each only where its label overlaps no
+    # label already placed; every feature keeps its name on hover
+    drawn_x = np.concatenate([x] + [trace.x for trace in fig.data])  # the ellipses widen the axes
+    drawn_y = np.concatenate([y] + [trace.y for trace in fig.data])
+    extent = (np.nanmin(drawn_x), np.nanmax(drawn_x), np.nanmin(drawn_y), np.nanmax(drawn_y)) if x.size else None
+    labelled = non_overlapping_labels(x, y, names[shown], priority=np.maximum(a, b), extent=extent)
     fig.add_trace(go.Scatter(
-        x=x, y=y, mode="markers+text" if shown.size <= 60 else "markers",
-        text=names[shown] if shown.size <= 60 else None, textposition="top center", textfont=dict(size=9),
+        x=x, y=y, mode="markers+text", text=np.where(labelled, names[shown], ""), textposition="top center",
+        textfont=dict(size=9),
         marker=dict(size=7, color=difference, colorscale="RdBu", cmin=-limit, cmax=limit,
                     line=dict(width=0.5, color="black"),
-                    colorbar=dict(title=f"alpha r{first + 1} − r{second + 1}", x=1.02)),
+                    colorbar=dict(title=f"alpha in round {first + 1}<br>minus round {second + 1}", x=1.02)),
         customdata=np.c_[a, b], name="features", showlegend=False, hovertext=names[shown],
         hovertemplate=("%{hovertext}<br>alpha round " + str(first + 1) + " = %{customdata[0]:.3g}"
                        "<br>alpha round " + str(second + 1) + " = %{customdata[1]:.3g}<extra></extra>")))
@@ -381,6 +387,38 @@ def topographic_figure(coordinates, alphas, feature_names: Sequence[str] | None 
                       yaxis_title=f"coordinate, round {second + 1} (radians)",
                       legend=dict(orientation="h", y=-0.18), **_LAYOUT)
     return fig
+
+
+#: A label's box in the plot's own proportions (a 9-pixel font on a plot area about 600 x 300
+#: pixels, the map in an 800 px window): the width of one character and the height of a line,
+#: as fractions of the axes' ranges.
+LABEL_CHAR_WIDTH, LABEL_HEIGHT = 0.0085, 0.045
+
+
+def label_boxes(x, y, names, extent=None) -> np.ndarray:
+    """Each label's box ``(left, bottom, right, top)`` in axes fractions, centred above its point
+    as ``textposition="top center"`` draws it (:data:`LABEL_CHAR_WIDTH`, :data:`LABEL_HEIGHT`).
+    ``extent`` ``(x_min, x_max, y_min, y_max)``: the axes' ranges (default: the points')."""
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if extent is None:
+        extent = (x.min(initial=0.0), x.max(initial=0.0), y.min(initial=0.0), y.max(initial=0.0))
+    u = (x - extent[0]) / max(extent[1] - extent[0], 1e-12)
+    v = (y - extent[2]) / max(extent[3] - extent[2], 1e-12)
+    half = 0.5 * LABEL_CHAR_WIDTH * np.array([len(str(name)) for name in names], dtype=np.float64)
+    return np.c_[u - half, v + 0.01, u + half, v + 0.01 + LABEL_HEIGHT]
+
+
+def non_overlapping_labels(x, y, names, priority, extent=None) -> np.ndarray:
+    """Which points get a text label: in decreasing ``priority``, each whose box
+    (:func:`label_boxes`) overlaps no box already chosen. A mask over the points."""
+    boxes = label_boxes(x, y, names, extent)
+    chosen = np.zeros(len(boxes), dtype=bool)
+    for i in np.argsort(-np.asarray(priority, dtype=np.float64), kind="stable"):
+        taken = boxes[chosen]
+        if not np.any((taken[:, 0] < boxes[i, 2]) & (boxes[i, 0] < taken[:, 2])
+                      & (taken[:, 1] < boxes[i, 3]) & (boxes[i, 1] < taken[:, 3])):
+            chosen[i] = True
+    return chosen
 
 
 def probability_curve_figure(n_values, probability,

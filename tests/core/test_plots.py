@@ -95,7 +95,7 @@ def test_topographic_figure_one_ellipse_per_feature():
     centres = fig.data[-1]
     assert list(centres.x) == [0.1, 0.5, 1.0] and list(centres.y) == [0.2, -0.3, 0.4]
     assert np.allclose(centres.marker.color, alphas[0] - alphas[1])  # the rounds' difference, with a bar
-    assert centres.marker.colorbar.title.text == "alpha r1 − r2"
+    assert centres.marker.colorbar.title.text == "alpha in round 1<br>minus round 2"
     # one closed outline per feature, split by gaps; widths follow the round-1 alphas
     outlines = [np.split(np.asarray(trace.x, dtype=float), np.flatnonzero(np.isnan(np.asarray(trace.x, dtype=float))))
                 for trace in fig.data[:2]]
@@ -192,3 +192,30 @@ def test_dotplot_places_a_dot_per_class_and_feature():
     assert dots.marker.size[0] > dots.marker.size[1] > dots.marker.size[2]  # sized by the share
     with pytest.raises(InputError, match="classes x features"):
         dotplot_figure(["B"], ["g1", "g2", "g3"], score)
+
+
+def test_topographic_labels_never_overlap_and_the_heaviest_come_first():
+    """Placed labels' boxes are pairwise disjoint (checked against every pair); a point whose
+    label was left out overlaps a placed one of higher priority; names stay on hover."""
+    from core.plots import label_boxes, non_overlapping_labels, topographic_figure
+
+    rng = np.random.default_rng(0)
+    x, y = rng.random(80), rng.random(80)
+    names = [f"pixel ({i}, {j})" for i, j in rng.integers(0, 60, (80, 2))]
+    priority = rng.random(80)
+    chosen = non_overlapping_labels(x, y, names, priority)
+    boxes = label_boxes(x, y, names)
+
+    def overlap(p, q):
+        return p[0] < q[2] and q[0] < p[2] and p[1] < q[3] and q[1] < p[3]
+
+    placed = np.flatnonzero(chosen)
+    assert 0 < placed.size < 80 and chosen[np.argmax(priority)]
+    assert not any(overlap(boxes[i], boxes[j]) for i in placed for j in placed if i < j)
+    for i in np.flatnonzero(~chosen):
+        assert any(overlap(boxes[i], boxes[j]) and priority[j] > priority[i] for j in placed)
+    coordinates, alphas = rng.random((2, 80)), rng.random((2, 80))
+    figure = topographic_figure(coordinates, alphas, names)
+    points = figure.data[-1]
+    assert sum(bool(text) for text in points.text) < 80 and list(points.hovertext) == names
+    assert "minus round 2" in points.marker.colorbar.title.text
