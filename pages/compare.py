@@ -46,14 +46,15 @@ extraction_choices = list(EXTRACTIONS) + ([m for m, key in SIDE_EXTRACTIONS.item
 VIEW = {"cmp_methods": lambda v: [views.choice_of(choices)(m) for m in v], "cmp_measure": views.choice_of(MEASURES),
         "cmp_bootstrap": views.integer_in(2, 50), "cmp_top_k": views.integer_in(1, data.n_features),
         "cmp_extract": lambda v: [views.choice_of(list(EXTRACTIONS) + list(SIDE_EXTRACTIONS))(m) for m in v]}
-views.restore_view("compare", VIEW)
+LABELS = {"cmp_methods": "Methods", "cmp_measure": "Measure", "cmp_bootstrap": "Bootstrap resamples",
+          "cmp_top_k": "K — top features named and compared", "cmp_extract": "Feature extraction beside them"}
+views.restore_view("compare", VIEW, LABELS)
 settings.set_defaults({"cmp_methods": ["Q-alpha", "fisher", "laplacian", "variance"], "cmp_measure": "accuracy",
                  "cmp_bootstrap": 10, "cmp_extract": [], "cmp_top_k": min(10, data.n_features)},
                 valid={"cmp_methods": lambda v: all(m in choices for m in v),
                        "cmp_top_k": lambda v: v <= data.n_features,
                        "cmp_extract": lambda v: all(m in extraction_choices for m in v)},
-                labels={"cmp_methods": "Methods", "cmp_top_k": "K — top features named and compared",
-                        "cmp_extract": "Feature extraction beside them"}, per_data=("cmp_top_k",))
+                labels=LABELS, per_data=("cmp_top_k",))
 settings.show_settings_notes()
 methods = st.multiselect("Methods", choices, key="cmp_methods", persist_state="session",
                          format_func=lambda m: SCORERS[m][0].name + (" (slow)" if m in SLOW else "")

@@ -27,11 +27,13 @@ is_class = lambda values: all(c in classes for c in values)  # noqa: E731
 VIEW = {"haar_main": lambda v: [views.choice_of(classes)(c) for c in v],
         "haar_side": lambda v: [views.choice_of(classes)(c) for c in v],
         "haar_levels": views.integer_in(1, 5), "haar_lam": views.choice_of(LAMBDAS), "haar_per_class": views.integer_in(1, 8)}
-views.restore_view("haar", VIEW)
+LABELS = {"haar_main": "Main classes", "haar_side": "Side classes", "haar_levels": "Levels", "haar_lam": "λ",
+          "haar_per_class": "Images per class"}
+views.restore_view("haar", VIEW, LABELS)
 n_main = min(5, len(classes) - 1)  # Shashua & Wolf 2004 Sec. 6: five people, and a sixth as side data
 settings.set_defaults({"haar_main": classes[:n_main], "haar_side": classes[n_main:n_main + 1], "haar_levels": 3,
                  "haar_lam": 0.01, "haar_per_class": 4},
-                valid={"haar_main": is_class, "haar_side": is_class})
+                valid={"haar_main": is_class, "haar_side": is_class}, labels=LABELS)
 controls = st.columns([2, 2, 1, 1])
 main_classes = controls[0].multiselect("Main classes", classes, key="haar_main", persist_state="session",
                                        help="Their images form the main data M (Shashua & Wolf 2004 Sec. 6: 5 people).")

@@ -32,10 +32,12 @@ max_k = max(1, min(50, data.n_samples - 1))
 VIEW = {"kq_kernel": views.choice_of(["rbf", "poly", "linear"]), "kq_k": views.integer_in(1, max_k),
         "kq_degree": views.choice_of(DEGREES), "kq_coef0": views.choice_of(COEF0S), "kq_gamma": views.choice_of(GAMMAS),
         "kq_exact": views.flag}
-views.restore_view("kernel", VIEW)
+LABELS = {"kq_kernel": "Kernel", "kq_k": "k — number of clusters", "kq_degree": "degree", "kq_coef0": "coef0",
+          "kq_gamma": "gamma", "kq_exact": "Exact step"}
+views.restore_view("kernel", VIEW, LABELS)
 settings.set_defaults({"kq_kernel": "rbf", "kq_k": int(min(max(data.classes.size, 2), max_k)),
                  "kq_degree": 2, "kq_coef0": 0.0, "kq_gamma": 5.0, "kq_exact": False}, valid={"kq_k": lambda v: v <= max_k},
-                labels={"kq_k": "k — number of clusters"}, per_data=("kq_k",))
+                labels=LABELS, per_data=("kq_k",))
 settings.show_settings_notes()
 controls = st.columns(5)
 kernel = controls[0].selectbox("Kernel", ["rbf", "poly", "linear"], key="kq_kernel", persist_state="session",

@@ -42,14 +42,19 @@ VIEW = {
     "qa_n_init": views.integer_in(1, 20), "qa_max_iter": views.integer_in(10, 5000),
     "qa_tol": views.choice_of(TOLERANCES), "qa_seed": views.integer_in(0, 10_000),
     "qa_top_k": views.integer_in(1, data.n_features)}
-views.restore_view("qalpha", VIEW)
+#: The settings as the page labels them (notes about a link or a new data set name them so)
+LABELS = {"qa_supervised": "Supervised", "qa_k": "k — number of clusters", "qa_criterion": "Criterion",
+          "qa_side_mode": "Side information", "qa_n_pairs": "Number of pairs", "qa_side_classes": "Side classes",
+          "qa_lambda": "λ — weight of the side information", "qa_init": "Initial Q", "qa_n_init": "Starts",
+          "qa_max_iter": "Maximum iterations", "qa_tol": "Tolerance on the change of alpha", "qa_seed": "random_state",
+          "qa_top_k": "K — top features to show and to cluster with"}
+views.restore_view("qalpha", VIEW, LABELS)
 if "qa_top_k" in st.query_params and "qa_top_k" in st.session_state:
     st.session_state.setdefault("qa_top_k_set", True)  # a link that names K keeps it
 settings.set_defaults(settings.qalpha_defaults(data),
                       valid={"qa_side_mode": lambda v: v in side_options, "qa_supervised": lambda v: has_labels or not v,
                              "qa_k": lambda v: v <= max_k},
-                      labels={"qa_side_mode": "Side information", "qa_supervised": "Supervised",
-                              "qa_k": "k — number of clusters"}, per_data=("qa_k",))
+                      labels=LABELS, per_data=("qa_k",))
 # side classes left from another data set: the ones this data set has stay; none left, the default
 kept_classes = [c for c in st.session_state["qa_side_classes"] if c in class_values]
 if kept_classes != st.session_state["qa_side_classes"]:

@@ -31,7 +31,10 @@ VIEW = {
     "slda_reg_mode": views.choice_of(["automatic", "fixed"]), "slda_eps": views.choice_of(EPSILONS),
     "slda_exact": views.flag, "slda_log": views.flag, "slda_k": views.integer_in(1, data.n_features),
     "slda_method": views.choice_of(METHODS), "spca_k": views.integer_in(1, data.n_features)}
-views.restore_view("slda", VIEW)
+LABELS = {"slda_first": "Class A", "slda_second": "Class B", "slda_reg_mode": "Regularisation of the within-class "
+          "scatter B", "slda_eps": "eps", "slda_exact": "Exact branch-and-bound", "slda_log": "Log scale",
+          "slda_k": "k — number of features", "slda_method": "Subset", "spca_k": "k — number of features (sparse PCA)"}
+views.restore_view("slda", VIEW, LABELS)
 settings.set_defaults({"slda_first": classes[0] if classes else None,
                  "slda_second": classes[1] if len(classes) > 1 else None,
                  "slda_reg_mode": "automatic", "slda_eps": 1e-2, "slda_exact": False, "slda_log": False,
@@ -39,8 +42,7 @@ settings.set_defaults({"slda_first": classes[0] if classes else None,
                  "spca_k": max(1, data.n_features // 2)},
                 valid={"slda_first": lambda v: v in classes, "slda_second": lambda v: v in classes,
                        "slda_k": lambda v: v <= data.n_features, "spca_k": lambda v: v <= data.n_features},
-                labels={"slda_first": "Class A", "slda_second": "Class B", "slda_k": "k — number of features",
-                        "spca_k": "k — number of features (sparse PCA)"}, per_data=("slda_k", "spca_k"))
+                labels=LABELS, per_data=("slda_k", "spca_k"))
 settings.show_settings_notes()
 
 

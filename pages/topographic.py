@@ -25,11 +25,13 @@ LAMBDAS_TIMES_N = [0.05, 0.2, 0.5, 1.0, 2.0, 5.0, 20.0]
 max_k = max(1, min(20, data.n_samples - 1))
 VIEW = {"topo_rounds": views.integer_in(2, 5), "topo_k": views.integer_in(1, max_k), "topo_lam_n": views.choice_of(LAMBDAS_TIMES_N),
         "topo_pair": lambda v: list(map(int, v))}
-views.restore_view("topographic", VIEW)
+LABELS = {"topo_rounds": "Rounds", "topo_k": "k — number of clusters", "topo_lam_n": "λ x n",
+          "topo_pair": "Rounds on the axes", "topo_shown": "Features drawn"}
+views.restore_view("topographic", VIEW, LABELS)
 most_drawn = min(data.n_features, 300)
 settings.set_defaults({"topo_rounds": 2, "topo_k": min(2, max_k), "topo_lam_n": 1.0, "topo_shown": min(40, most_drawn)},
                 valid={"topo_k": lambda v: v <= max_k, "topo_shown": lambda v: v <= most_drawn},
-                labels={"topo_k": "k", "topo_shown": "Features drawn"})
+                labels=LABELS)
 settings.show_settings_notes()
 controls = st.columns(3)
 rounds = controls[0].slider("Rounds", 2, 5, key="topo_rounds", persist_state="session",

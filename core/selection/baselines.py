@@ -174,7 +174,8 @@ _NO_SPREAD = 1e-12
 
 
 def fisher_score(X, y):
-    """Fisher score / FDR: between-class over within-class variance, per feature.
+    """Fisher score (the lecture's Fisher discriminant ratio, FDR; not a false discovery rate):
+    between-class over within-class variance, per feature.
 
     A feature whose classes have different means and no spread within any class separates them
     perfectly; its ratio is infinite. Such features rank above every other, finitely, ordered among
@@ -852,7 +853,7 @@ _REF_LECTURE = "lecture on feature extraction and selection"
 SCORERS: dict[str, tuple[BaselineInfo, Callable]] = {
     "variance": (BaselineInfo("variance", "filter", False, "O(q n)", _REF_LECTURE), variance_score),
     "pearson": (BaselineInfo("Pearson correlation", "filter", True, "O(q n)", "Wolf & Shashua, ICCV 2003, Sec. 5"), pearson_score),
-    "fisher": (BaselineInfo("Fisher score (FDR)", "filter", True, "O(q n)", "Wolf & Shashua, ICCV 2003, Sec. 5; " + _REF_LECTURE), fisher_score),
+    "fisher": (BaselineInfo("Fisher score (between- over within-class variance)", "filter", True, "O(q n)", "Wolf & Shashua, ICCV 2003, Sec. 5; " + _REF_LECTURE), fisher_score),
     "mutual_information": (BaselineInfo("mutual information", "filter", True, "O(q log q n)", "Kraskov et al. 2004 via scikit-learn", min_per_class=2), mutual_information_score),
     "ks": (BaselineInfo("Kolmogorov-Smirnov", "filter", True, "O(q log q n)", "Wolf & Shashua, ICCV 2003, Sec. 5", min_per_class=2), ks_score),
     "laplacian": (BaselineInfo("Laplacian score", "filter", False, "O(q^2 n)", "He, Cai & Niyogi, NIPS 2005"), laplacian_score),

@@ -9,12 +9,13 @@ import streamlit as st
 from .datasets import current_dataset, is_bundled
 
 
-def restore_view(page: str, parsers: dict) -> None:
+def restore_view(page: str, parsers: dict, labels: dict | None = None) -> None:
     """Once per page and session: copy the link's query parameters into the widgets' state.
 
     ``parsers`` maps a widget key to a function of the decoded JSON value that returns the
     widget's value or raises ``ValueError``/``TypeError``/``KeyError`` when it is not one the
-    widget accepts; such parameters are ignored with a note (never a traceback).
+    widget accepts; such parameters are ignored with a note (never a traceback) that names each
+    setting by its label on screen (``labels[key]``) and the value the link gave.
     """
     flag = f"_view_restored_{page}"
     if st.session_state.get(flag):
@@ -27,9 +28,10 @@ def restore_view(page: str, parsers: dict) -> None:
         try:
             st.session_state[key] = parse(json.loads(st.query_params[key]))
         except (ValueError, TypeError, KeyError):
-            ignored.append(key)
+            ignored.append(f"{(labels or {}).get(key, key)} ({st.query_params[key]})")
     if ignored:
-        st.info(f"The link's value(s) for {', '.join(ignored)} are not valid here and were ignored.")
+        st.info(f"Not valid for {current_dataset().name}, so ignored: the link's "
+                f"{'; '.join(ignored)}. The page's own values are used instead.")
 
 
 def share_view(keys) -> None:

@@ -584,3 +584,33 @@ def test_every_keyed_setting_on_a_page_keeps_its_value_for_the_session():
                 if "key" in keywords and ast.literal_eval(keywords.get("persist_state", ast.Constant(None))) != "session":
                     forgetful.append(f"{path.name}:{node.lineno} {ast.unparse(keywords['key'])}")
     assert not forgetful, forgetful
+
+
+def test_each_pages_setting_labels_are_the_labels_on_screen():
+    """The LABELS a page names its settings by in notes (a link's invalid value, a new data set)
+    are the labels its widgets show (a static check over the pages' source)."""
+    import ast
+    inputs = {"multiselect", "radio", "slider", "number_input", "selectbox", "select_slider", "toggle", "checkbox"}
+    differ = []
+    for path in sorted((ROOT / "pages").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        labels = next((ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
+                       and getattr(node.targets[0], "id", None) == "LABELS"), {})
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in inputs:
+                keywords = {k.arg: k.value for k in node.keywords}
+                key = keywords.get("key")
+                if isinstance(key, ast.Constant) and key.value in labels and node.args \
+                        and isinstance(node.args[0], ast.Constant) and node.args[0].value != labels[key.value] \
+                        and not labels[key.value].startswith(node.args[0].value):
+                    differ.append((path.name, key.value, node.args[0].value, labels[key.value]))
+    assert not differ, differ
+
+
+def test_a_links_invalid_value_is_named_by_its_label():
+    app = AppTest.from_file(str(ROOT / "pages" / "qalpha.py"), default_timeout=300)
+    app.query_params["qa_k"] = "999"
+    app.run()
+    assert not app.exception
+    notes = " ".join(note.value for note in app.info)
+    assert "k — number of clusters (999)" in notes and "qa_k" not in notes, notes
