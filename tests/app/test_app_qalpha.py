@@ -148,7 +148,9 @@ def test_invalid_link_values_are_ignored_with_a_note():
     app.run()
     assert not app.exception and not app.error
     notes = " ".join(i.value for i in app.info)
-    assert "qa_k" in notes and "qa_criterion" in notes and "qa_seed" in notes
+    # named as the page labels them, with the link's value; never by internal key
+    assert "k — number of clusters (9999)" in notes and 'Criterion ("median")' in notes
+    assert "random_state (not json)" in notes and "qa_" not in notes
     assert app.session_state["dataset"].name == "warpAR10P"
     assert app.number_input(key="qa_k").value <= 50
 
