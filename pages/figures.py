@@ -19,21 +19,22 @@ st.caption("Every figure and table of the papers (Wolf & Shashua 2003, Shashua &
            "The same runs are available as `python -m experiments run NAME --out DIR`.")
 
 names = list(EXPERIMENTS)
-controls = st.columns([2.2, 1, 1, 1])
-name = controls[0].selectbox(
-    "Reproduction", names, format_func=lambda n: f"{EXPERIMENTS[n].reference} — {EXPERIMENTS[n].title}",
+# the controls wrap into as many rows as the window needs (in four columns random_state was squeezed)
+controls = st.container(horizontal=True, gap="medium", vertical_alignment="bottom")
+name = controls.selectbox(
+    "Reproduction", names, width=440, format_func=lambda n: f"{EXPERIMENTS[n].reference} — {EXPERIMENTS[n].title}",
     help="Which figure or table to reproduce; the docstring of each experiment says how our data "
          "and protocol differ from the paper's.")
-quick = controls[1].toggle("Quick version", value=True,
+quick = controls.toggle("Quick version", value=True,
                            help="Fewer repetitions and grid points: under a minute. Off: the full "
                                 "protocol (20 AR splits, 30 SVM draws ...), which can take several minutes.")
-seed = controls[2].number_input("random_state", 0, 10_000, 0,
+seed = controls.number_input("random_state", 0, 10_000, 0, width=160,
                                 help="Seeds every random draw (splits, data, k-means): the same seed gives the same numbers.")
 options = {}
 if name == "uci_side":
     data = datasets.current_dataset()
     usable = data.labels is not None and data.classes.size >= 2 and data.n_features <= 20_000
-    on_current = controls[3].toggle(
+    on_current = controls.toggle(
         "On the current data", value=False, disabled=not usable,
         help="Run the protocol on the data set chosen in the sidebar or uploaded (labels with at least 2 "
              "classes; with 2, half of each class in turn is the side data) instead of the paper's wine data. "

@@ -39,22 +39,23 @@ settings.set_defaults({"kq_kernel": "rbf", "kq_k": int(min(max(data.classes.size
                  "kq_degree": 2, "kq_coef0": 0.0, "kq_gamma": 5.0, "kq_exact": False}, valid={"kq_k": lambda v: v <= max_k},
                 labels=LABELS, per_data=("kq_k",))
 settings.show_settings_notes()
-controls = st.columns(5)
-kernel = controls[0].selectbox("Kernel", ["rbf", "poly", "linear"], key="kq_kernel", persist_state="session",
+# the controls wrap into as many rows as the window needs (five columns squeezed k's box under its label)
+controls = st.container(horizontal=True, gap="medium", vertical_alignment="bottom")
+kernel = controls.selectbox("Kernel", ["rbf", "poly", "linear"], key="kq_kernel", persist_state="session", width=160,
                                help="k(m_i, m_j) of Shashua & Wolf 2004 Def. 2 on the (unit-norm) feature vectors; linear "
                                     "reproduces plain Q-alpha.")
-k = controls[1].number_input("k — number of clusters", 1, max_k, key="kq_k", persist_state="session",
+k = controls.number_input("k — number of clusters", 1, max_k, key="kq_k", persist_state="session", width=180,
                              help="k of Shashua & Wolf 2004 Def. 2: the number of columns of E (clusters).")
 options = {}
 if kernel == "poly":
-    options["degree"] = controls[2].slider("degree", 1, 6, key="kq_degree", persist_state="session",
+    options["degree"] = controls.slider("degree", 1, 6, key="kq_degree", persist_state="session", width=220,
                                            help="d of (m_i . m_j + coef0)^d.")
-    options["coef0"] = controls[3].select_slider("coef0", COEF0S, key="kq_coef0", persist_state="session",
+    options["coef0"] = controls.select_slider("coef0", COEF0S, key="kq_coef0", persist_state="session", width=220,
                                                  help="The constant of (m_i . m_j + coef0)^d; 0 keeps weights sparse.")
 elif kernel == "rbf":
-    options["gamma"] = controls[2].select_slider("gamma", GAMMAS, key="kq_gamma", persist_state="session",
+    options["gamma"] = controls.select_slider("gamma", GAMMAS, key="kq_gamma", persist_state="session", width=260,
                                                  help="exp(-gamma |m_i - m_j|^2) on unit-norm features.")
-exact = controls[4].toggle(
+exact = controls.toggle(
     "Exact step", key="kq_exact", persist_state="session",
     help="Off (fast): step 3 of Definition 2 as one power step per iteration, matrix-free, with float32 products "
          "(5-7x faster per iteration on the AR faces; the weights agree with float64's to 3e-7 to 6e-5). On: the leading eigenvector "

@@ -126,7 +126,7 @@ with lda_tab:
                                help="a = mean of class B minus mean of class A (Moghaddam et al. 2007 Sec. 4).")
         second = right.selectbox("Class B", classes, key="slda_second", persist_state="session", help="The other class of the pair.")
         reg_mode = st.radio("Regularisation of the within-class scatter B", ["automatic", "fixed"],
-                            horizontal=True, key="slda_reg_mode", persist_state="session",
+                            horizontal=True, key="slda_reg_mode", persist_state="session", width="stretch",
                             help="B is singular when there are fewer samples than "
                             "features: a ridge eps I is added; automatic uses 1e-3 x mean diagonal.")
         reg = None if reg_mode == "automatic" else st.select_slider(

@@ -43,6 +43,12 @@ def set_defaults(defaults: dict, valid: dict | None = None, labels: dict | None 
             judged[key] = (data.fingerprint, data.name)
 
 
+def judged_for_current_data(key: str) -> None:
+    """``key``'s value was chosen for the current data set (a link restored it): keep it."""
+    data = current_dataset()
+    st.session_state.setdefault(_JUDGED_FOR, {})[key] = (data.fingerprint, data.name)
+
+
 def chosen_for_other_data(key: str) -> str | None:
     """The name of the data set ``key`` was set for, when that is not the current data set
     (None otherwise); from now on it counts as set for the current one. For settings whose

@@ -7,6 +7,7 @@ import json
 import streamlit as st
 
 from .datasets import current_dataset, is_bundled
+from .settings import judged_for_current_data
 
 
 def restore_view(page: str, parsers: dict, labels: dict | None = None) -> None:
@@ -27,6 +28,7 @@ def restore_view(page: str, parsers: dict, labels: dict | None = None) -> None:
             continue
         try:
             st.session_state[key] = parse(json.loads(st.query_params[key]))
+            judged_for_current_data(key)  # the link chose it for this data set: not re-judged
         except (ValueError, TypeError, KeyError):
             ignored.append(f"{(labels or {}).get(key, key)} ({st.query_params[key]})")
     if ignored:

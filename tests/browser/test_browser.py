@@ -1,5 +1,6 @@
 """The app in a real browser: ``streamlit run`` on localhost, driven through Debian's Chromium."""
 
+import pytest
 from playwright.sync_api import expect
 
 from conftest import ARTEFACTS
@@ -440,13 +441,47 @@ def quiet(page, checks: int = 3, timeout: float = 300.0):
 NARROW_PAGES = {"": "Spectral feature selection", **{path: title for path, title in PAGE_PATHS.items()}}
 
 
-def test_every_page_at_800_pixels_is_screenshotted_with_nothing_cut_off(browser, app_url):
-    """An 800 px wide window: no page scrolls sideways and no metric or button label is cut
-    short; the screenshots (tests/artefacts/narrow-*.png) are for a person to look at."""
-    context = browser.new_context(viewport={"width": 800, "height": 1000})
+#: JavaScript: the page's elements whose boxes overlap another element's (neither inside the
+#: other; 1 px of touching allowed), and controls narrower than their own label.
+OVERLAPS = """() => {
+  const boxes = [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stElementContainer"]')]
+    .filter(e => e.checkVisibility({checkVisibilityCSS: true}) && !e.closest('[data-testid="stPopoverBody"]')
+                 && !e.closest('details:not([open])') && !e.querySelector('[data-testid="stSkeleton"]'))
+    .map(e => [e, e.getBoundingClientRect()]).filter(([e, r]) => r.width > 1 && r.height > 1);
+  const name = e => (e.innerText || e.getAttribute('data-testid') || '').trim().split('\\n')[0].slice(0, 40);
+  const overlapping = [];
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const [a, p] = boxes[i], [b, q] = boxes[j];
+    if (a.contains(b) || b.contains(a)) continue;
+    if (p.left < q.right - 1 && q.left < p.right - 1 && p.top < q.bottom - 1 && q.top < p.bottom - 1)
+      overlapping.push([name(a), name(b)]);
+  }
+  const squeezed = [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stWidgetLabel"]')]
+    .filter(label => label.checkVisibility({checkVisibilityCSS: true}) && !label.closest('details:not([open])'))
+    .filter(label => {
+      const text = label.querySelector('p');
+      if (!text) return false;
+      const probe = text.cloneNode(true);  // the label on one line, as wide as it wants to be
+      probe.style.cssText = 'position:absolute; visibility:hidden; white-space:nowrap; width:auto';
+      document.body.appendChild(probe);
+      const wanted = probe.getBoundingClientRect().width;
+      probe.remove();
+      return wanted > label.parentElement.clientWidth + 1;
+    })
+    .map(label => label.innerText.trim());
+  return {overlapping, squeezed};
+}"""
+
+
+@pytest.mark.parametrize("width", [800, 1400])
+def test_every_page_at_800_and_1400_pixels_with_nothing_cut_off_or_overlapping(browser, app_url, width):
+    """An 800 and a 1,400 px wide window: no page scrolls sideways, no metric or button label is
+    cut short, no element's box overlaps another's and no control is narrower than its label; the
+    screenshots (tests/artefacts/width-*.png) are for a person to look at."""
+    context = browser.new_context(viewport={"width": width, "height": 1000})
     page = context.new_page()
     for path, heading in NARROW_PAGES.items():
-        page.set_viewport_size({"width": 800, "height": 1000})
+        page.set_viewport_size({"width": width, "height": 1000})
         page.goto(f"{app_url}/{path}", wait_until="domcontentloaded")
         page.get_by_role("heading", name=heading, exact=True).first.wait_for(timeout=120_000)
         quiet(page)
@@ -454,14 +489,16 @@ def test_every_page_at_800_pixels_is_screenshotted_with_nothing_cut_off(browser,
         page.set_viewport_size({"width": 800, "height": min(height + 50, 12_000)})
         page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
         quiet(page, checks=2)  # laid out at the new height, and nothing reruns
-        assert page.evaluate("() => document.documentElement.scrollWidth") <= 800, path
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= width, path
+        layout = page.evaluate(OVERLAPS)
+        assert not layout["overlapping"] and not layout["squeezed"], (path, layout)
         cut = page.evaluate(
             "() => [...document.querySelectorAll('[data-testid=\"stMetricValue\"] div, "
             "[data-testid=\"stMetricLabel\"] p, button p')]"
             ".filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)")
         assert not cut, (path, cut)
         assert page.locator("[data-testid='stException']").count() == 0, path
-        page.screenshot(path=str(ARTEFACTS / f"narrow-{path or 'home'}.png"))
+        page.screenshot(path=str(ARTEFACTS / f"width-{width}-{path or 'home'}.png"))
     context.close()
 
 
