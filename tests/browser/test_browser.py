@@ -672,6 +672,7 @@ def test_downloads_in_the_browser_read_back_with_pandas(page, app_url):
     page.get_by_role("button", name="Run 2 method(s)").click()
     page.get_by_role("button", name="Every method's ranking (CSV)").wait_for(timeout=300_000)
     quiet(page)
+    quiet(page, checks=4)  # the last rerun's button is the one clicked (an earlier one's file is revoked)
     with page.expect_download(timeout=120_000) as download:
         page.get_by_role("button", name="Every method's ranking (CSV)").click()
     ranks = pd.read_csv(io.BytesIO(open(download.value.path(), "rb").read()))
@@ -752,8 +753,13 @@ def test_back_after_five_slider_steps_leaves_the_page(page, app_url):
     for _ in range(5):
         press_until_changed(page, thumb, "ArrowLeft", FIRST_METRIC)
     assert "qa_top_k" in page.url
+    quiet(page)  # Back once the page has settled (a run still under way would write its URL after Back)
+    entries = page.evaluate("() => history.length")
     page.go_back()
-    page.wait_for_function("() => !location.pathname.endsWith('/qalpha')", timeout=30_000)
+    try:
+        page.wait_for_function("() => !location.pathname.endsWith('/qalpha')", timeout=60_000)
+    except Exception as error:  # say what the history held
+        raise AssertionError(f"Back stayed on {page.url}; the history had {entries} entries") from error
     page.get_by_role("heading", name="Spectral feature selection").wait_for(timeout=60_000)
     assert urlparse(page.url).path in ("", "/")
 
