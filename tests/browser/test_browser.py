@@ -438,6 +438,24 @@ def quiet(page, checks: int = 3, timeout: float = 300.0):
         page.wait_for_timeout(700)
 
 
+def download(page, name: str, timeout: float = 120_000):
+    """Click the download button ``name`` and return the download. A button whose data are built
+    on the click (Streamlit's deferred download) holds a file id that a later rerun revokes; on CI
+    a click has once landed on such a revoked id and nothing came. The click is then made once more
+    on the settled page, so a failure means the file never comes, not that a rerun raced the click."""
+    button = page.get_by_role("button", name=name)
+    try:
+        with page.expect_download(timeout=min(timeout, 20_000)) as first:
+            button.click()
+        return first.value
+    except Exception:
+        page.screenshot(path=str(ARTEFACTS / f"download-retried-{name[:20]}.png"), full_page=True)
+        quiet(page, checks=4)
+        with page.expect_download(timeout=timeout) as second:
+            button.click()
+        return second.value
+
+
 NARROW_PAGES = {"": "Spectral feature selection", **{path: title for path, title in PAGE_PATHS.items()}}
 
 
@@ -559,9 +577,7 @@ def test_server_data_whole_set_run_then_a_subset_for_the_other_pages(page, serve
     assert gap.locator("[data-testid='stMetricValue']").inner_text().strip() == "20"
     page.screenshot(path=str(ARTEFACTS / "server_data.png"), full_page=True)
     # the ranking is built when the button is clicked: the whole ranking, best first
-    with page.expect_download(timeout=30_000) as download:
-        page.get_by_role("button", name="Ranking (CSV)").click()
-    lines = open(download.value.path()).read().splitlines()
+    lines = open(download(page, "Ranking (CSV)").path()).read().splitlines()
     assert lines[0] == "rank,feature,weight"
     assert len(lines) == 301 and all(f"GENE{j}" in "".join(lines[1:21]) for j in range(20))
     settle(page)
@@ -645,9 +661,8 @@ def test_downloads_in_the_browser_read_back_with_pandas(page, app_url):
     wait_for_app(page, f"{app_url}/qalpha?qa_top_k=25")
     page.get_by_text("Selected (K)").first.wait_for(timeout=300_000)
     quiet(page)
-    with page.expect_download(timeout=120_000) as download:
-        page.get_by_role("button", name="Data, 25 selected features (CSV)").click()
-    selected = pd.read_csv(io.BytesIO(open(download.value.path(), "rb").read()), float_precision="round_trip")
+    selected = pd.read_csv(io.BytesIO(open(download(page, "Data, 25 selected features (CSV)").path(), "rb").read()),
+                           float_precision="round_trip")
     assert selected.shape == (faces.n_samples, 25 + 2)
     assert list(selected.columns[:2]) == ["sample", "label"] and all(c in faces.feature_names for c in selected.columns[2:])
     columns = [faces.feature_names.index(name) for name in selected.columns[2:]]
@@ -656,14 +671,14 @@ def test_downloads_in_the_browser_read_back_with_pandas(page, app_url):
     # a figure kept: Save figure opens on the sorted weights; its SVG and its table download
     page.get_by_role("button", name="Save figure").first.click()
     page.get_by_role("button", name="SVG (vector)").wait_for(timeout=60_000)
-    with page.expect_download(timeout=120_000) as download:
+    with page.expect_download(timeout=120_000) as saved:
         page.get_by_role("button", name="SVG (vector)").click()
-    svg = open(download.value.path(), encoding="utf-8").read()
-    assert download.value.suggested_filename == "warpAR10P-sorted-alpha.svg"
+    svg = open(saved.value.path(), encoding="utf-8").read()
+    assert saved.value.suggested_filename == "warpAR10P-sorted-alpha.svg"
     assert svg.lstrip().startswith("<svg") and "Sorted weights (alpha)" in svg
-    with page.expect_download(timeout=120_000) as download:
+    with page.expect_download(timeout=120_000) as saved:
         page.get_by_role("button", name="Table behind it (CSV)").click()
-    curve = pd.read_csv(download.value.path(), float_precision="round_trip")
+    curve = pd.read_csv(saved.value.path(), float_precision="round_trip")
     assert list(curve.columns) == ["trace", "x", "y"] and len(curve) >= faces.n_features
     assert np.all(np.diff(curve["y"].to_numpy()[:faces.n_features]) <= 0)  # the weights, sorted
 
@@ -672,10 +687,7 @@ def test_downloads_in_the_browser_read_back_with_pandas(page, app_url):
     page.get_by_role("button", name="Run 2 method(s)").click()
     page.get_by_role("button", name="Every method's ranking (CSV)").wait_for(timeout=300_000)
     quiet(page)
-    quiet(page, checks=4)  # the last rerun's button is the one clicked (an earlier one's file is revoked)
-    with page.expect_download(timeout=120_000) as download:
-        page.get_by_role("button", name="Every method's ranking (CSV)").click()
-    ranks = pd.read_csv(io.BytesIO(open(download.value.path(), "rb").read()))
+    ranks = pd.read_csv(io.BytesIO(open(download(page, "Every method's ranking (CSV)").path(), "rb").read()))
     assert list(ranks.columns) == ["method", "kind", "rank", "feature", "column"]
     assert ranks.shape == (2 * faces.n_features, 5)
     for method, group in ranks.groupby("method"):
