@@ -29,6 +29,7 @@ __all__ = [
     "weight_overlay_figure",
     "image_grid_figure",
     "contrast_stretch",
+    "rank_stretch",
     "topographic_figure",
     "probability_curve_figure",
     "slda_curves_figure",
@@ -269,33 +270,64 @@ def selection_outline(mask) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
-def contrast_stretch(images, low: float = 1.0, high: float = 99.0) -> np.ndarray:
-    """Each image (the last two axes) mapped to [0, 1] between its ``low`` and ``high``
-    percentiles and clipped, so that a few extreme pixels do not leave the rest one grey."""
+def contrast_stretch(images, low: float = 1.0, high: float = 99.0, shared: bool = False) -> np.ndarray:
+    """Images (the last two axes) mapped to [0, 1] between their ``low`` and ``high``
+    percentiles and clipped, so that a few extreme pixels do not leave the rest one grey.
+
+    Each image is stretched by its own percentiles, or with ``shared`` all of them by the
+    percentiles of all their pixels together: one grey scale, so that images in a row can be
+    compared (which is brighter, which holds more contrast)."""
     images = np.asarray(images, dtype=np.float64)
     if not 0.0 <= low < high <= 100.0:
         raise InputError(f"The percentiles must satisfy 0 <= low < high <= 100; got {low}, {high}.")
-    flat = images.reshape(images.shape[:-2] + (-1,))
-    lo = np.percentile(flat, low, axis=-1)[..., None, None]
-    hi = np.percentile(flat, high, axis=-1)[..., None, None]
+    if images.ndim < 2:
+        raise InputError(f"contrast_stretch needs images (at least two axes); got shape {images.shape}.")
+    flat = images.reshape(-1) if shared else images.reshape(images.shape[:-2] + (-1,))
+    lo = np.asarray(np.percentile(flat, low, axis=-1))[..., None, None]
+    hi = np.asarray(np.percentile(flat, high, axis=-1))[..., None, None]
     span = hi - lo
     stretched = np.where(span > 0, (images - lo) / np.where(span > 0, span, 1.0), 0.5)
     return np.clip(stretched, 0.0, 1.0)
 
 
+def rank_stretch(images) -> np.ndarray:
+    """Histogram equalisation over all the images together: each pixel's grey, in [0, 1], is its
+    rank among all their pixels (ties share their mean rank), so every level of structure gets
+    the same share of the grey scale however its values are spread. For pictures whose values
+    span orders of magnitude (images rebuilt from alpha-weighted coefficients, where a few coarse
+    blocks carry most of the brightness), where a linear stretch shows those blocks and nothing else.
+    Order is kept; differences of value are not."""
+    from scipy.stats import rankdata
+
+    images = np.asarray(images, dtype=np.float64)
+    if images.ndim < 2 or images.size == 0:
+        raise InputError(f"rank_stretch needs images (at least two axes); got shape {images.shape}.")
+    if not np.all(np.isfinite(images)):
+        raise InputError("rank_stretch needs finite pixel values.")
+    if images.size == 1:
+        return np.full(images.shape, 0.5)
+    ranks = rankdata(images.reshape(-1), method="average")
+    return ((ranks - 1.0) / (images.size - 1.0)).reshape(images.shape)
+
+
 def image_grid_figure(images, titles: Sequence[str] | None = None, n_cols: int = 8,
-                      title: str = "", zmin=None, zmax=None) -> go.Figure:
+                      title: str = "", zmin=None, zmax=None, hover_values=None) -> go.Figure:
     """Several images side by side, upright, pixels square: one heat map of the images tiled with
     a gutter between them (one trace however many images: a grid of separate heat maps took
     make_subplots 0.1-0.5 s to build and the browser as long to draw, at every rerun).
 
     With ``zmin`` and ``zmax`` every image is drawn on that one grey scale; without, each is
     stretched between its own minimum and maximum (as separate heat maps would be), and the hover
-    gives the values themselves. ``titles`` are written above the images.
+    gives the values themselves. ``hover_values`` (same shape as ``images``): the values the hover
+    gives instead, for images already mapped to a grey scale (:func:`contrast_stretch`,
+    :func:`rank_stretch`). ``titles`` are written above the images.
     """
     images = np.asarray(images, dtype=np.float64)
     if images.ndim != 3 or images.shape[0] == 0:
         raise InputError("image_grid_figure needs a stack of images (count x height x width).")
+    raw = images if hover_values is None else np.asarray(hover_values, dtype=np.float64)
+    if raw.shape != images.shape:
+        raise InputError(f"hover_values must have the images' shape {images.shape}; got {raw.shape}.")
     count, height, width = images.shape
     n_cols = max(1, min(n_cols, count))
     n_rows = int(np.ceil(count / n_cols))
@@ -305,7 +337,7 @@ def image_grid_figure(images, titles: Sequence[str] | None = None, n_cols: int =
     mosaic = np.full((n_rows * (height + row_gap) - row_gap, n_cols * (width + gap) - gap), np.nan)
     values = mosaic.copy()
     annotations = []
-    for index, image in enumerate(images):
+    for index, (image, value) in enumerate(zip(images, raw)):
         row, col = divmod(index, n_cols)
         top, left = row * (height + row_gap), col * (width + gap)
         shown = image
@@ -313,14 +345,15 @@ def image_grid_figure(images, titles: Sequence[str] | None = None, n_cols: int =
             low, high = np.nanmin(image), np.nanmax(image)
             shown = (image - low) / (high - low) if high > low else np.full_like(image, 0.5)
         mosaic[top:top + height, left:left + width] = shown
-        values[top:top + height, left:left + width] = image
+        values[top:top + height, left:left + width] = value
         if titles is not None and index < len(titles):
             annotations.append(dict(x=left + (width - 1) / 2, y=top - 0.5, text=str(titles[index]), showarrow=False,
                                     xref="x", yref="y", yanchor="bottom", font=dict(size=11)))
     fig = go.Figure(go.Heatmap(
-        z=mosaic, customdata=None if shared_scale else values, colorscale="gray", showscale=False, hoverongaps=False,
-        zmin=zmin if shared_scale else 0.0, zmax=zmax if shared_scale else 1.0,
-        hovertemplate=("value %{z:.3g}" if shared_scale else "value %{customdata:.3g}") + "<extra></extra>"))
+        z=mosaic, customdata=values if hover_values is not None or not shared_scale else None, colorscale="gray",
+        showscale=False, hoverongaps=False, zmin=zmin if shared_scale else 0.0, zmax=zmax if shared_scale else 1.0,
+        hovertemplate=("value %{z:.3g}" if shared_scale and hover_values is None else "value %{customdata:.3g}")
+        + "<extra></extra>"))
     fig.update_yaxes(autorange="reversed", scaleanchor="x", showticklabels=False, showgrid=False, zeroline=False)
     fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, constrain="domain")
     fig.update_layout(title=title, annotations=annotations, height=max(220, 150 * n_rows + 60), **_LAYOUT)

@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from core import InputError
-from core.plots import band_mass_figure, contrast_stretch, image_grid_figure, weight_overlay_figure
+from core.plots import band_mass_figure, contrast_stretch, image_grid_figure, rank_stretch, weight_overlay_figure
 from pages.ui import datasets, downloads, runs, session, settings, snippets, views, widgets
 
 session.page_start()
@@ -17,45 +17,64 @@ st.title("Haar reconstructions")
 st.caption("Q-alpha with side information on Haar wavelet coefficients; the selection is shown by "
            "rebuilding images from their coefficients multiplied by alpha (Shashua & Wolf, ECCV 2004, "
            "Sec. 6, Fig. 3c/3d).")
-if pixels is None or pixels.labels is None or pixels.classes.size < 3:
+uploaded_side = datasets.side_images_for(pixels) if pixels is not None else None
+# main classes and a side class, or main classes and the side data uploaded on the Data page
+if pixels is None or pixels.labels is None or pixels.classes.size < (2 if uploaded_side is not None else 3):
     st.info("This page needs a labelled image set with at least three classes (main classes and a "
-            "side class), e.g. the AR faces.")
+            "side class), e.g. the AR faces, or two classes and side images uploaded on the Data page.")
     st.stop()
 classes = datasets.class_values(pixels)
 LAMBDAS = [0.001, 0.01, 0.1, 1.0]
+GREY_SCALES = {"rank": rank_stretch, "linear": lambda images: contrast_stretch(images, shared=True)}
+SIDE_SOURCES = ["side classes"] + (["uploaded side data"] if uploaded_side is not None else [])
 is_class = lambda values: all(c in classes for c in values)  # noqa: E731
 VIEW = {"haar_main": lambda v: [views.choice_of(classes)(c) for c in v],
+        "haar_side_source": views.choice_of(SIDE_SOURCES),
         "haar_side": lambda v: [views.choice_of(classes)(c) for c in v],
-        "haar_levels": views.integer_in(1, 5), "haar_lam": views.choice_of(LAMBDAS), "haar_per_class": views.integer_in(1, 8)}
-LABELS = {"haar_main": "Main classes", "haar_side": "Side classes", "haar_levels": "Levels", "haar_lam": "λ",
-          "haar_per_class": "Images per class"}
+        "haar_levels": views.integer_in(1, 5), "haar_lam": views.choice_of(LAMBDAS), "haar_per_class": views.integer_in(1, 8),
+        "haar_grey": views.choice_of(list(GREY_SCALES))}
+LABELS = {"haar_main": "Main classes", "haar_side_source": "Side data", "haar_side": "Side classes", "haar_levels": "Levels",
+          "haar_lam": "λ", "haar_per_class": "Images per class", "haar_grey": "Grey scale of the rebuilt images"}
 views.restore_view("haar", VIEW, LABELS)
 n_main = min(5, len(classes) - 1)  # Shashua & Wolf 2004 Sec. 6: five people, and a sixth as side data
-settings.set_defaults({"haar_main": classes[:n_main], "haar_side": classes[n_main:n_main + 1], "haar_levels": 3,
-                 "haar_lam": 0.01, "haar_per_class": 4},
-                valid={"haar_main": is_class, "haar_side": is_class}, labels=LABELS)
+settings.set_defaults({"haar_main": classes[:n_main], "haar_side_source": "side classes",
+                       "haar_side": classes[n_main:n_main + 1], "haar_levels": 3, "haar_lam": 0.01, "haar_per_class": 4,
+                       "haar_grey": "rank"},
+                      valid={"haar_main": is_class, "haar_side": is_class,
+                             "haar_side_source": lambda v: v in SIDE_SOURCES}, labels=LABELS)
 controls = st.columns([2, 2, 1, 1])
 main_classes = controls[0].multiselect("Main classes", classes, key="haar_main", persist_state="session",
                                        help="Their images form the main data M (Shashua & Wolf 2004 Sec. 6: 5 people).")
-# a class cannot be both: the side list offers (and keeps) only classes outside the main ones
-st.session_state["haar_side"] = [c for c in st.session_state["haar_side"] if c not in main_classes]
-side_classes = controls[1].multiselect("Side classes", [c for c in classes if c not in main_classes],
-                                       key="haar_side", persist_state="session",
-                                       help="Their images form the side data W, whose variances D are suppressed "
-                                            "(Shashua & Wolf 2004 Def. 3: a sixth person).")
+side_source = controls[1].radio(
+    "Side data", SIDE_SOURCES, horizontal=True, key="haar_side_source", persist_state="session",
+    help="side classes: images of other classes of this set form W; uploaded side data: the side images "
+         "uploaded on the Data page (as many pixels as these images) form W.")
+if side_source == "side classes":
+    # a class cannot be both: the side list offers (and keeps) only classes outside the main ones
+    st.session_state["haar_side"] = [c for c in st.session_state["haar_side"] if c not in main_classes]
+    side_classes = controls[1].multiselect("Side classes", [c for c in classes if c not in main_classes],
+                                           key="haar_side", persist_state="session",
+                                           help="Their images form the side data W, whose variances D are suppressed "
+                                                "(Shashua & Wolf 2004 Def. 3: a sixth person).")
+else:
+    side_classes = []
+    controls[1].caption(f"W: **{uploaded_side.name}**, {uploaded_side.n_samples:,} images.")
 levels = controls[2].slider("Levels", 1, 5, key="haar_levels", persist_state="session",
                             help="Scales of the Haar decomposition (each halves the resolution).")
 lam = controls[3].select_slider("λ", LAMBDAS, format_func=lambda v: f"{v:g}", key="haar_lam", persist_state="session",
                                 help="lambda of (D + λI)^-1 G (Shashua & Wolf 2004 Def. 3): small values trust the side data most.")
 try:
-    if not main_classes or not side_classes:
+    if not main_classes or (side_source == "side classes" and not side_classes):
         raise InputError("Choose at least one main class and one side class.")
     haar = runs.run_cached("to_haar", dict(data=pixels.fingerprint, levels=levels), pixels, levels)
     main = np.isin(haar.labels, main_classes)
-    side = np.isin(haar.labels, side_classes)
+    if side_source == "side classes":
+        side_X, side_key = haar.X[np.isin(haar.labels, side_classes)], [str(c) for c in side_classes]
+    else:  # the uploaded images in the same wavelet basis (a few ms: not worth a cache entry)
+        side_X, side_key = haar.family.basis.transform(uploaded_side.X), uploaded_side.fingerprint
     result = runs.run_cached("q_alpha", dict(data=haar.fingerprint, main=[str(c) for c in main_classes],
-                                           side=[str(c) for c in side_classes], lam=lam),
-                           haar.X[main], len(main_classes), side=haar.X[side], lam=lam)
+                                           side=side_key, lam=lam),
+                           haar.X[main], len(main_classes), side=side_X, lam=lam)
 except InputError as error:
     widgets.show_error(error)
     st.stop()
@@ -71,13 +90,24 @@ mean_face = pixels.X[np.isin(pixels.labels, main_classes)].mean(axis=0).reshape(
 rebuilt = basis.reconstruct(mean_face, result.alpha)[0]
 # what the weighting leaves out, at the scale that matches the rebuilt image best (least squares)
 scale = float(np.vdot(mean_face, rebuilt) / max(np.vdot(rebuilt, rebuilt), np.finfo(float).tiny))
-st.markdown("**The mean image of the main classes**, rebuilt from its alpha-weighted coefficients, and "
-            "their difference (what alpha leaves out, at the scale that matches best). Each picture is stretched between its 1st and 99th percentile: the weights span orders of magnitude, "
-            "so unstretched they leave a few bright blocks on grey.")
-widgets.chart(image_grid_figure(
-  contrast_stretch(np.stack([mean_face, rebuilt, mean_face - scale * rebuilt])),
-  titles=["mean image", "alpha-weighted", "difference"],
-  n_cols=3, zmin=0, zmax=1), "mean_reconstruction")
+grey = st.radio(
+    "Grey scale of the rebuilt images", list(GREY_SCALES), horizontal=True, key="haar_grey", persist_state="session",
+    format_func={"rank": "rank (histogram-equalised)", "linear": "linear (1st to 99th percentile)"}.get,
+    help="Rebuilt images' values span orders of magnitude: a few coarse blocks carry most of the brightness. "
+         "rank: each pixel's grey is its rank among the row's pixels, so the face shows (order kept, not differences "
+         "of value). linear: black and white at the row's 1st and 99th percentile, values in proportion.")
+stretch = GREY_SCALES[grey]
+scale_note = ("each pixel's grey is its rank among all the pixels of its row (histogram equalisation): the rebuilt "
+              "values span orders of magnitude, a few coarse blocks carry most of the brightness, and a linear scale "
+              "shows those blocks and nothing else" if grey == "rank" else
+              "black and white are the 1st and 99th percentile of its row's pixels, values in proportion")
+st.markdown("**The mean image of the main classes** (mean), rebuilt from its alpha-weighted coefficients and scaled "
+            "by least squares to match it (rebuilt), and their difference (left out: what alpha leaves out). "
+            f"**Grey scale:** one per row of pictures, shared by the row so that its pictures compare; {scale_note}. "
+            "The originals in the rows below are on a linear scale of their own row.")
+mean_row = np.stack([mean_face, scale * rebuilt, mean_face - scale * rebuilt])
+widgets.chart(image_grid_figure(stretch(mean_row), titles=["mean", "rebuilt", "left out"],
+                                n_cols=3, zmin=0, zmax=1, hover_values=mean_row), "mean_reconstruction")
 widgets.chart(weight_overlay_figure(mean_face, basis.pixel_map(result.alpha), log_scale=True,
                                     title="Where alpha's weight lies: each coefficient's weight spread over its "
                                           "footprint (log scale, 3 decades)"), "alpha_pixels")
@@ -86,8 +116,10 @@ per_class = st.slider("Images per class", 1, 8, key="haar_per_class", persist_st
 for label in main_classes:
     images = pixels.images()[pixels.labels == label][:per_class]
     rebuilt = basis.reconstruct(images, result.alpha)
-    widgets.chart(image_grid_figure(contrast_stretch(np.concatenate([images, rebuilt])), n_cols=per_class,
-                                    zmin=0, zmax=1, title=f"class {label}: originals (top), rebuilt (bottom)"), f"class_{label}")
+    rows = [contrast_stretch(images, shared=True), stretch(rebuilt)]  # one grey scale per row
+    widgets.chart(image_grid_figure(np.concatenate(rows), n_cols=len(images), zmin=0, zmax=1,
+                                    hover_values=np.concatenate([images, rebuilt]),
+                                    title=f"class {label}: originals (top), rebuilt (bottom)"), f"class_{label}")
 widgets.chart(band_mass_figure(mass), "band_mass")
 ranking = result.ranking
 download = widgets.row(2)
@@ -99,10 +131,13 @@ download[0].download_button(
 download[1].download_button(
     "Parameters and alpha mass per band (JSON)",
     json.dumps(dict(data_set=pixels.name, main_classes=[str(c) for c in main_classes],
-                    side_classes=[str(c) for c in side_classes], levels=levels, lam=lam,
+                    side_data=side_source, side_classes=[str(c) for c in side_classes],
+                    side_data_set=uploaded_side.name if side_source == "uploaded side data" else None,
+                    levels=levels, lam=lam, grey_scale_of_rebuilt_images=grey,
                     band_mass={band: float(share) for band, share in mass.items()}), indent=1),
     file_name=f"{pixels.name}-haar-parameters.json", mime="application/json", key="haar_json")
 with st.expander("Python: these reconstructions in a notebook"):
-    st.code(snippets.haar_snippet(pixels, datasets.is_bundled(pixels), main_classes, side_classes, levels, lam),
+    st.code(snippets.haar_snippet(pixels, datasets.is_bundled(pixels), main_classes, side_classes, levels, lam,
+                                  side=uploaded_side if side_source == "uploaded side data" else None),
             language="python")
 views.share_view(VIEW)

@@ -284,7 +284,7 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
     with st.expander("Python: this result in a notebook"):
         st.code(snippets.qalpha_snippet(data, datasets.is_bundled(data),
                                         params, side_mode, side_classes, n_pairs, runs.q_alpha_solver(params, pairs),
-                                        top_k), language="python")
+                                        top_k, side=uploaded_side), language="python")
     # the link follows K too (this runs on the page's reruns and on the fragment's own)
     views.share_view([key for key in VIEW if key != "qa_top_k" or st.session_state.get("qa_top_k_set")])
 

@@ -157,6 +157,14 @@ def current_side_dataset() -> Dataset | None:
     return side
 
 
+def side_images_for(images: Dataset) -> Dataset | None:
+    """The side data uploaded on the Data page when they hold one value per pixel of ``images``
+    (images of the same size, or a table with as many columns): the Haar page transforms them
+    with the images' own wavelet basis, whatever feature family the current data set uses."""
+    side = st.session_state.get(_SIDE_KEY)
+    return side if side is not None and side.n_features == images.n_features else None
+
+
 def set_side_dataset(side: Dataset | None) -> None:
     st.session_state[_SIDE_KEY] = side
 

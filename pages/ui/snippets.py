@@ -30,6 +30,15 @@ def _load(data: Dataset, bundled: bool) -> tuple[set, str]:
     return {"load_images"}, f"data = load_images([(name, open(name, 'rb').read()) for name in {files!r}]{options})"
 
 
+def _load_side(side: Dataset | None) -> tuple[set, str]:
+    """The names and the line that read the side data uploaded on the Data page, as that page
+    read them (:func:`core.load_side_data` with the current data as ``like``)."""
+    files = (side.meta.get("loaded_with") or {}).get("files") if side is not None else None
+    files = files or ["your side data file"]
+    return {"load_side_data"}, (f"side_data = load_side_data([(name, open(name, 'rb').read()) for name in {files!r}], "
+                                "like=data)  # the Data page's second upload")
+
+
 def _bundled_names() -> set:
     from core import list_datasets
 
@@ -42,9 +51,10 @@ def _code(names: set, lines: list[str], numpy: bool = False) -> str:
 
 
 def qalpha_snippet(data: Dataset, bundled: bool, params, side_mode: str, side_classes, n_pairs: int,
-                   solver: str, top_k: int) -> str:
+                   solver: str, top_k: int, side: Dataset | None = None) -> str:
     """Q-alpha page: the run the page makes (:class:`core.QAlphaParameters` and its ``run``, with
-    the side data, pairs and solver the page uses) and the top ``top_k`` features."""
+    the side data, pairs and solver the page uses) and the top ``top_k`` features. ``side``: the
+    uploaded side data, when the page uses them."""
     names, load = _load(data, bundled)
     names.add("QAlphaParameters")
     settings = ", ".join(f"{name}={value!r}" for name, value in asdict(params).items())
@@ -53,8 +63,9 @@ def qalpha_snippet(data: Dataset, bundled: bool, params, side_mode: str, side_cl
         lines.append(f"main, side = data.split_by_class({list(side_classes)!r})  # the side classes are W")
         call = "params.run(main.X, labels=main.labels, side=side.X"
     elif side_mode == "uploaded side data":
-        names.add("load_table")
-        lines.append("main, side = data, load_table('your side data')  # the Data page's second upload")
+        side_names, side_line = _load_side(side)
+        names |= side_names
+        lines += [side_line, "main, side = data, side_data"]
         call = "params.run(main.X, labels=main.labels, side=side.X"
     elif side_mode == "pairs":
         names.add("pairs_from_labels")
@@ -95,16 +106,23 @@ def topographic_snippet(data: Dataset, bundled: bool, k: int, rounds: int, lam: 
         "    print(f'round {r + 1}:', [data.feature_names[j] for j in alpha.argsort()[::-1][:10]])"])
 
 
-def haar_snippet(images: Dataset, bundled: bool, main_classes, side_classes, levels: int, lam: float) -> str:
+def haar_snippet(images: Dataset, bundled: bool, main_classes, side_classes, levels: int, lam: float,
+                 side: Dataset | None = None) -> str:
     """Haar page: the images' Haar coefficients (:func:`core.to_haar`), Q-alpha with the side
-    classes as side data, and the mean image of the main classes rebuilt from alpha-weighted
-    coefficients."""
+    classes (or ``side``, the uploaded side images, in the same basis) as side data, and the mean
+    image of the main classes rebuilt from alpha-weighted coefficients."""
     names, load = _load(images, bundled)
-    return _code(names | {"q_alpha", "to_haar"}, [
-        load.replace("data = ", "images = ", 1), f"haar = to_haar(images, {int(levels)})",
-        f"main = np.isin(haar.labels, {list(main_classes)!r})",
-        f"side = np.isin(haar.labels, {list(side_classes)!r})",
-        f"result = q_alpha(haar.X[main], {len(main_classes)}, side=haar.X[side], lam={float(lam)!r})",
+    lines = [load.replace("data = ", "images = ", 1), f"haar = to_haar(images, {int(levels)})",
+             f"main = np.isin(haar.labels, {list(main_classes)!r})"]
+    if side is None:
+        lines.append(f"side = haar.X[np.isin(haar.labels, {list(side_classes)!r})]")
+    else:
+        side_names, side_line = _load_side(side)
+        names |= side_names
+        lines += [side_line.replace("like=data", "like=images"),
+                  "side = haar.family.basis.transform(side_data.X)  # the side images' Haar coefficients"]
+    return _code(names | {"q_alpha", "to_haar"}, lines + [
+        f"result = q_alpha(haar.X[main], {len(main_classes)}, side=side, lam={float(lam)!r})",
         f"mean_image = images.X[np.isin(images.labels, {list(main_classes)!r})].mean(axis=0).reshape(images.image_shape)",
         "rebuilt = haar.family.basis.reconstruct(mean_image, result.alpha)[0]",
         "print(haar.family.basis.band_mass(result.alpha))"], numpy=True)

@@ -614,3 +614,35 @@ def test_a_links_invalid_value_is_named_by_its_label():
     assert not app.exception
     notes = " ".join(note.value for note in app.info)
     assert "k — number of clusters (999)" in notes and "qa_k" not in notes, notes
+
+
+def test_haar_rows_share_one_grey_scale_and_the_hover_gives_the_values():
+    """Each row of the Haar page's pictures is on one grey scale: the originals linear between the
+    row's 1st and 99th percentile; the rebuilt ones by rank over the row (histogram-equalised: the
+    greys of n pixels are their ranks / (n - 1), averaging 1/2) or linear, as chosen. The hover
+    gives the values before the grey scale."""
+    from core.plots import contrast_stretch, rank_stretch
+
+    digits = load_dataset("digits")
+    app = AppTest.from_file(str(ROOT / "pages" / "haar.py"), default_timeout=300)
+    app.session_state["dataset"] = digits
+    app.session_state["haar_per_class"] = 3
+    app.run()
+    assert not app.exception and app.radio(key="haar_grey").value == "rank"
+    assert any("histogram equalisation" in m.value for m in app.markdown)
+
+    def rows(app):
+        chart = next(c for c in app.get("plotly_chart") if "class_0" in c.proto.id)
+        trace = json.loads(chart.proto.spec)["data"][0]
+        z, raw = plotly_array(trace["z"]), plotly_array(trace["customdata"])
+        top, bottom = z[:8, :], z[-8:, :]  # 8 x 8 digits, a gutter between the two rows
+        cells = lambda a: np.stack([a[:, c * 9:c * 9 + 8] for c in range(3)])  # noqa: E731
+        return cells(top), cells(bottom), cells(raw[:8, :]), cells(raw[-8:, :])
+
+    top, bottom, raw_top, raw_bottom = rows(app)
+    assert np.allclose(top, contrast_stretch(raw_top, shared=True), atol=1e-12)
+    assert np.allclose(bottom, rank_stretch(raw_bottom), atol=1e-12) and abs(bottom.mean() - 0.5) < 1e-12
+    assert np.array_equal(raw_top, digits.images()[digits.labels == 0][:3])  # the hover: the images' own values
+    app.radio(key="haar_grey").set_value("linear").run()
+    _, bottom, _, raw_bottom = rows(app)
+    assert np.allclose(bottom, contrast_stretch(raw_bottom, shared=True), atol=1e-12)

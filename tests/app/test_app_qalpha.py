@@ -425,5 +425,5 @@ def test_snippet_for_uploaded_side_data_imports_what_it_calls():
     code = qalpha_snippet(load_dataset("wine"), True, QAlphaParameters(k=2, lam=0.1), "uploaded side data", [], 0,
                           "power", 3)
     imported = code.splitlines()[0].removeprefix("from core import ").split(", ")
-    assert {"load_dataset", "load_table", "QAlphaParameters"} <= set(imported)
+    assert {"load_dataset", "load_side_data", "QAlphaParameters"} <= set(imported)
     compile(code, "snippet", "exec")

@@ -101,6 +101,31 @@ def test_haar_snippet_gives_the_pages_weights():
                        equal_nan=True)
 
 
+def test_haar_snippet_with_uploaded_side_images_reads_them_and_gives_the_pages_weights(tmp_path, monkeypatch):
+    """Side images uploaded on the Data page (here the digit 9s as a table of pixels, a name with
+    a comma): the page transforms them into its wavelet basis; the snippet reads the same file
+    with load_side_data and gets the page's weights."""
+    from core import load_side_data
+    from core.plots import weight_overlay_figure
+
+    digits = load_dataset("digits")
+    nines = digits.X[digits.labels == 9]
+    name = "side images, 9s.csv"
+    (tmp_path / name).write_text(pd.DataFrame(nines, columns=[f"p{j}" for j in range(64)]).to_csv(index=False))
+    side = load_side_data([(name, (tmp_path / name).read_bytes())], like=digits)
+    side = replace(side, meta={**side.meta, "loaded_with": dict(function="load_side_data", files=[name], options={})})
+    app = run_page("haar", digits, side_dataset=side, haar_side_source="uploaded side data")
+    assert app.radio(key="haar_side_source").options == ["side classes", "uploaded side data"]
+    assert not [m for m in app.multiselect if m.key == "haar_side"]  # no side classes to choose
+    monkeypatch.chdir(tmp_path)
+    namespace = run_page_snippet(app, "to_haar(")
+    assert np.allclose(namespace["side"], namespace["haar"].family.basis.transform(nines), rtol=0, atol=1e-12)
+    basis = namespace["haar"].family.basis
+    again = weight_overlay_figure(namespace["mean_image"], basis.pixel_map(namespace["result"].alpha), log_scale=True)
+    assert np.allclose(np.asarray(again.data[-1].z, dtype=float), chart_z(app, "alpha_pixels", trace=-1), rtol=0,
+                       atol=1e-12, equal_nan=True)
+
+
 def test_sparse_lda_and_pca_snippets_give_the_pages_subset_and_eigenvector():
     wine = load_dataset("wine")
     app = run_page("slda", wine, slda_k=4)

@@ -214,6 +214,14 @@ def test_side_data_upload_and_use_in_q_alpha(page, app_url):
     page.locator(".js-plotly-plot").first.wait_for(timeout=180_000)
     assert page.locator("[data-testid='stException']").count() == 0
     page.screenshot(path=str(ARTEFACTS / "qalpha-uploaded-side-data.png"), full_page=True)
+    # the Haar page takes the same side images, in its wavelet basis
+    page.locator("[data-testid='stSidebar']").get_by_role("link", name="Haar reconstructions", exact=True).click()
+    page.get_by_text("uploaded side data").first.click()
+    page.get_by_text("W: side: 4 files").wait_for(timeout=180_000)
+    settle(page)
+    page.locator(".js-plotly-plot").first.wait_for(timeout=180_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert page.get_by_role("combobox", name="Side classes").count() == 0
 
 
 def test_genes_by_samples_csv_gz_with_missing_values_to_q_alpha(page, app_url):

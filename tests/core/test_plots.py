@@ -83,8 +83,14 @@ def test_image_grid():
     z, values = np.asarray(scaled.data[0].z, dtype=float), np.asarray(scaled.data[0].customdata, dtype=float)
     assert np.nanmin(z[:, 4:7]) == 0 and np.nanmax(z[:, 4:7]) == 1
     assert np.allclose(values[:, 4:7], 2 * images[1])
+    # images already on a grey scale: the hover gives the values they were made from
+    greyed = image_grid_figure(images, n_cols=5, zmin=0, zmax=1, hover_values=100 * images)
+    assert np.allclose(np.asarray(greyed.data[0].customdata, dtype=float)[:, 4:7], 100 * images[1])
+    assert "customdata" in greyed.data[0].hovertemplate
     with pytest.raises(InputError):
         image_grid_figure(np.zeros((4, 3)))
+    with pytest.raises(InputError, match="shape"):
+        image_grid_figure(images, hover_values=images[:2])
 
 
 def test_topographic_figure_one_ellipse_per_feature():
@@ -109,6 +115,34 @@ def test_topographic_figure_one_ellipse_per_feature():
     assert list(top.data[-1].x) == [1.0] and len(top.data) == 2
     with pytest.raises(InputError, match="two rounds"):
         topographic_figure(coords[:1], alphas[:1])
+
+
+def test_shared_contrast_stretch_puts_every_image_on_one_grey_scale():
+    from core.plots import contrast_stretch
+
+    rng = np.random.default_rng(0)
+    dim, bright = rng.uniform(0, 1, (5, 5)), rng.uniform(10, 20, (5, 5))
+    shared = contrast_stretch(np.stack([dim, bright]), 0, 100, shared=True)
+    low, high = min(dim.min(), bright.min()), max(dim.max(), bright.max())
+    assert np.allclose(shared, (np.stack([dim, bright]) - low) / (high - low))  # one linear map
+    assert shared[0].max() < shared[1].min()  # the dim image stays dimmer
+    separate = contrast_stretch(np.stack([dim, bright]), 0, 100)
+    assert separate[0].max() == separate[1].max() == 1.0
+
+
+def test_rank_stretch_is_the_pixels_rank_over_all_the_images():
+    from core.plots import rank_stretch
+
+    images = np.array([[[1.0, 100.0], [1e4, 2.0]], [[2.0, 3.0], [1e6, 5.0]]])
+    grey = rank_stretch(images)
+    # brute force: the share of the other pixels below each one, ties counted half
+    flat = images.ravel()
+    expected = np.array([((flat < v).sum() + 0.5 * ((flat == v).sum() - 1)) / (flat.size - 1) for v in flat])
+    assert np.allclose(grey.ravel(), expected, rtol=0, atol=1e-15)
+    assert grey.min() == 0.0 and grey.max() == 1.0
+    assert np.array_equal(np.argsort(grey.ravel(), kind="stable"), np.argsort(flat, kind="stable"))  # order kept
+    with pytest.raises(InputError, match="finite"):
+        rank_stretch(np.array([[[np.nan, 1.0]]]))
 
 
 def test_contrast_stretch_maps_percentiles_to_the_unit_range():
