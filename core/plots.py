@@ -415,9 +415,12 @@ def topographic_figure(coordinates, alphas, feature_names: Sequence[str] | None 
                     colorbar=dict(title=f"alpha in round {first + 1}<br>minus round {second + 1}", x=1.02)),
         customdata=np.c_[a, b], name="features", showlegend=False, hovertext=names[shown],
         hovertemplate=("%{hovertext}<br>alpha round " + str(first + 1) + " = %{customdata[0]:.3g}"
-                       "<br>alpha round " + str(second + 1) + " = %{customdata[1]:.3g}<extra></extra>")))
-    fig.update_layout(title=title, xaxis_title=f"coordinate, round {first + 1} (radians)",
-                      yaxis_title=f"coordinate, round {second + 1} (radians)",
+                       "<br>alpha round " + str(second + 1) + " = %{customdata[1]:.3g}"
+                       # the axes' formula, where the reader points: [SW04] Sec. 4's coordinate
+                       f"<br>direction θ = atan2(v₂ⱼ, v₁ⱼ): {first + 1}: %{{x:.3f}}, {second + 1}: %{{y:.3f}} rad"
+                       "<br>(v₁, v₂: the round's two leading eigenvectors of G)<extra></extra>")))
+    fig.update_layout(title=title, xaxis_title=f"direction of the feature in round {first + 1} (angle, radians)",
+                      yaxis_title=f"direction in round {second + 1} (angle, radians)",
                       legend=dict(orientation="h", y=-0.18), **_LAYOUT)
     return fig
 
@@ -480,10 +483,14 @@ def slda_curves_figure(forward, backward, fisher, bound=None, exact=None, log_y:
         values = np.asarray(values, dtype=np.float64)
         if np.all(np.isnan(values)):
             continue
-        fig.add_trace(go.Scatter(x=k[: values.size], y=values, mode="lines", name=name, line=style,
-                                 hovertemplate="k = %{x}<br>%{y:.5g}<extra>" + name + "</extra>"))
+        fig.add_trace(go.Scatter(
+            x=k[: values.size], y=values, mode="lines", name=name, line=style,
+            # the axis in words, its formula (the two-class objective of [MWA07] on the subset s) where the reader points
+            hovertemplate="k = %{x}<br>separability aₛᵀ Bₛₛ⁻¹ aₛ = %{y:.5g}<br>(a: difference of the class means, "
+                          "B: within-class scatter)<extra>" + name + "</extra>"))
     fig.update_layout(title=title, xaxis_title="k (number of features)",
-                      yaxis_title="a_s^T B_ss^-1 a_s", yaxis_type="log" if log_y else "linear",
+                      yaxis_title="class separability of the best k-feature direction",
+                      yaxis_type="log" if log_y else "linear",
                       legend=dict(orientation="h", y=-0.2), **_LAYOUT)
     return fig
 

@@ -86,7 +86,7 @@ if data.is_image:
                                title=f"round {second + 1} − round {first + 1}"), "round_difference", where=columns[2])
     st.caption("Same colour scale for both rounds; the difference is red where the later round weighs more.")
 for r in range(rounds):
-    table[f"coordinate round {r + 1} (radians)"] = topo.coordinates[r]
+    table[f"direction in round {r + 1} (angle, radians)"] = topo.coordinates[r]
 download = widgets.row(2)
 download[0].download_button("Alphas and map coordinates of every round (CSV)", downloads.table_csv(table),
                             file_name=f"{data.name}-topographic.csv", mime="text/csv", key="topo_csv")

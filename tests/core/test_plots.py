@@ -253,3 +253,16 @@ def test_topographic_labels_never_overlap_and_the_heaviest_come_first():
     points = figure.data[-1]
     assert sum(bool(text) for text in points.text) < 80 and list(points.hovertext) == names
     assert "minus round 2" in points.marker.colorbar.title.text
+
+
+def test_axis_titles_are_words_and_the_formulae_are_in_the_hover():
+    """[Issue 34] Axis titles in words; the formula behind an axis where the reader points at a
+    value (the hover), not in the title."""
+    rng = np.random.default_rng(0)
+    curves = slda_curves_figure(np.arange(1.0, 6.0), np.arange(1.0, 6.0) + 0.5, np.arange(1.0, 6.0) - 0.5)
+    topo = topographic_figure(rng.uniform(-3, 3, (2, 12)), rng.uniform(0, 1, (2, 12)))
+    for figure in (curves, topo):
+        titles = [figure.layout.xaxis.title.text, figure.layout.yaxis.title.text]
+        assert all(title and not set(title) & set("^_⁻ₛ") for title in titles), titles
+    assert "aₛᵀ Bₛₛ⁻¹ aₛ" in curves.data[0].hovertemplate
+    assert "atan2(v₂ⱼ, v₁ⱼ)" in topo.data[-1].hovertemplate
