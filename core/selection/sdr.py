@@ -27,7 +27,9 @@ normalised to sum one.
 How it is solved here: the inner minimum of (2) is convex in ``(psi, b)`` for fixed ``phi``;
 (3) is minimised as ``KL[P+ || p~+] - gamma min KL[P- || p~-]`` jointly over ``(phi, psi+, b+)``
 by L-BFGS, with the side minimum solved to a tight tolerance (warm-started) at every evaluation,
-so that its gradient in ``phi`` is ``G-^T psi-`` at the side optimum (the envelope theorem). The
+so that its gradient in ``phi`` is ``G-^T psi-`` at the side optimum (the envelope theorem). That
+inner minimum is solved by Newton's method (exact Hessian, the samples' blocks eliminated) up to
+1,000 features, and by L-BFGS above. The
 sample weights ``P(i)`` are kept as given by the data (the row sums), which removes the row
 normalisers of the joint model. ``phi`` starts from the maximiser of (3) in the limit of weak
 dependence (a correspondence analysis of the main table against the side table), so the result
@@ -63,6 +65,12 @@ INNER_GTOL = 1e-11
 #: as solved when its gradient is this small relative to the independent model's.
 INNER_ACCEPT = 1e-5
 INNER_MAX_ITER = 2000
+#: Newton steps at most for one inner minimum (it converges quadratically: 5-30 on tables).
+NEWTON_MAX_ITER = 200
+#: Up to this many features the inner minimum is solved by Newton's method on an n x n system
+#: (the samples' blocks eliminated); above it, by L-BFGS, whose steps cost O(q n d) only. On
+#: sparse count tables L-BFGS needed its 2,000 iterations per minimum and still stopped short.
+NEWTON_FEATURE_LIMIT = 1000
 
 
 def conditional_table(X, what: str = "X"):
@@ -121,9 +129,106 @@ class _Table:
         return np.zeros((self.n_rows, d)), np.log(np.maximum(self.marginal, 1e-300))
 
 
-def _maximum_entropy_fit(phi, table: _Table, psi=None, b=None):
+INNER_SOLVERS = ("auto", "newton", "lbfgs")
+
+
+def _maximum_entropy_fit(phi, table: _Table, psi=None, b=None, inner: str = "auto"):
     """The convex inner problem of (2): ``min over (psi, b)`` of ``KL[P || p~]`` for fixed ``phi``.
-    Returns ``(kl, psi, b, converged)``."""
+    Returns ``(kl, psi, b, converged)``. ``inner``: Newton's method, L-BFGS, or ("auto") Newton
+    up to NEWTON_FEATURE_LIMIT features and L-BFGS above."""
+    if inner == "newton" or (inner == "auto" and phi.shape[0] <= NEWTON_FEATURE_LIMIT):
+        return _newton_fit(phi, table, psi, b)
+    return _lbfgs_fit(phi, table, psi, b)
+
+
+def _log_model(phi, psi, b):
+    """``log p~(j | i)`` of model (1) and ``p~`` itself."""
+    logits = psi @ phi.T + b
+    logits -= logits.max(axis=1, keepdims=True)
+    logits -= np.log(np.exp(logits).sum(axis=1, keepdims=True))
+    return logits, np.exp(logits)
+
+
+def _newton_fit(phi, table: _Table, psi=None, b=None):
+    """:func:`_maximum_entropy_fit` by damped Newton steps.
+
+    With ``H_i = P(i) (diag(p_i) - p_i p_i^T)`` the curvature of row ``i``'s logits, the Hessian
+    in ``(psi_i, b)`` has blocks ``A_i = phi^T H_i phi`` (d x d), ``U_i = H_i phi`` and ``sum_i
+    H_i``; the ``psi_i`` are eliminated row by row, leaving one n x n Schur complement for ``b``.
+    A small ridge covers the model's gauge (``b`` plus a constant, and ``psi`` along a ``phi``
+    constant over the features) and is raised when the system is not positive definite; each
+    step is backtracked until the divergence decreases."""
+    from scipy import linalg
+
+    weights, conditional = table.weights, table.conditional
+    d, (q, n) = phi.shape[1], conditional.shape
+    warm = None if psi is None else (np.array(psi, dtype=np.float64), np.array(b, dtype=np.float64))
+    outer = phi[:, :, None] * phi[:, None, :]  # phi_j phi_j^T, one per feature
+
+    def divergence(psi, b):
+        log_p, p = _log_model(phi, psi, b)
+        return float(table.entropy_term - weights @ (conditional * log_p).sum(axis=1)), p
+
+    cold = table.start(d)
+    kl, p = divergence(*cold)
+    G = weights[:, None] * (p - conditional)
+    gtol = INNER_GTOL * max(float(max(np.abs(G @ phi).max(), np.abs(G.sum(axis=0)).max())), 1e-300)
+    psi, b = cold
+    if warm is not None:
+        # a warm start from another phi can be far worse than the independent model (whose
+        # divergence is I[P]): Newton then starts from whichever is better
+        warm_kl, warm_p = divergence(*warm)
+        if warm_kl < kl:
+            (psi, b), kl, p = warm, warm_kl, warm_p
+    ridge, converged = 1e-12, False
+    for _ in range(NEWTON_MAX_ITER):
+        G = weights[:, None] * (p - conditional)
+        g_psi, g_b = G @ phi, G.sum(axis=0)
+        largest = max(float(np.abs(g_psi).max()), float(np.abs(g_b).max()))
+        if largest <= gtol:
+            converged = True
+            break
+        m = p @ phi  # each row's model mean of phi
+        A = weights[:, None, None] * (np.tensordot(p, outer, axes=1) - m[:, :, None] * m[:, None, :])
+        U = weights[:, None, None] * p[:, :, None] * (phi[None, :, :] - m[:, None, :])  # H_i phi
+        scale = max(float(np.abs(A).max(initial=0.0)), float((weights @ p).max()), 1e-300)
+        step = None
+        while step is None and ridge < 1.0:
+            try:
+                A_inv = np.linalg.inv(A + ridge * scale * np.eye(d))
+                V = U @ A_inv  # U_i A_i^-1, row by row
+                # sum_i V_i U_i^T as one matrix product over the samples' blocks (BLAS, not einsum)
+                S = (np.diag(weights @ p) - (weights[:, None] * p).T @ p
+                     - V.transpose(1, 0, 2).reshape(n, q * d) @ U.transpose(1, 0, 2).reshape(n, q * d).T)
+                rhs = g_b - (V * g_psi[:, None, :]).sum(axis=(0, 2))
+                delta_b = linalg.solve(S + ridge * scale * np.eye(n), rhs, assume_a="pos")
+                delta_psi = (A_inv @ (g_psi - (U * delta_b[None, :, None]).sum(axis=1))[:, :, None])[:, :, 0]
+                step = (delta_psi, delta_b)
+            except (np.linalg.LinAlgError, linalg.LinAlgError):
+                ridge *= 100.0
+        if step is None:
+            break
+        slope = float(np.vdot(g_psi, step[0]) + np.vdot(g_b, step[1]))  # the Newton decrement, squared
+        if slope <= 8 * np.finfo(float).eps * max(abs(kl), 1e-300):
+            break  # the decrease left is below the divergence's rounding: a minimum to working precision
+        t = 1.0
+        while t > 1e-10:
+            trial = divergence(psi - t * step[0], b - t * step[1])
+            if trial[0] <= kl - 1e-4 * t * slope:
+                break
+            t *= 0.5
+        if t <= 1e-10 or trial[0] > kl:  # no decrease left in floating point
+            break
+        psi, b = psi - t * step[0], b - t * step[1]
+        kl, p = trial
+    G = weights[:, None] * (p - conditional)
+    largest = max(float(np.abs(G @ phi).max()), float(np.abs(G.sum(axis=0)).max()))
+    converged = converged or largest <= INNER_ACCEPT / INNER_GTOL * gtol
+    return kl, psi, b, converged
+
+
+def _lbfgs_fit(phi, table: _Table, psi=None, b=None):
+    """:func:`_maximum_entropy_fit` by L-BFGS in variables scaled by the curvature's diagonal."""
     d = phi.shape[1]
     scaling = np.concatenate([np.repeat(table.row_scale, d), table.column_scale])
 
@@ -219,12 +324,15 @@ def _initial_directions(main: _Table, side: _Table | None, gamma, d):
     values, vectors = np.linalg.eigh(triangle @ (np.concatenate(signs)[:, None] * triangle.T))
     leading = basis @ vectors[:, ::-1][:, :d]
     directions = np.zeros((main.conditional.shape[1], d))
-    directions[:, : leading.shape[1]] = leading / root[:, None]  # phi^T D phi = I
+    # phi^T D phi = I; a feature no main sample has (P(j) = 0) gets phi_j = 0: dividing by its
+    # root of 1e-150 gave it phi of 1e133, and the fit nothing (I_M = 0)
+    present = main.marginal > 0
+    directions[present, : leading.shape[1]] = leading[present] / root[present, None]
     return directions
 
 
 def sdr_si(X, side=None, n_components: int = 2, gamma: float = 1.0, max_iter: int = 500, tol: float = 1e-5,
-           progress: ProgressCallback | None = None) -> SDRResult:
+           progress: ProgressCallback | None = None, inner: str = "auto") -> SDRResult:
     """Sufficient dimensionality reduction (``side=None``) or SDR with side information.
 
     Maximises ``I_M(phi; P+) - gamma I_M(phi; P-)`` (Eq. 3 of the module docstring; Globerson,
@@ -249,6 +357,12 @@ def sdr_si(X, side=None, n_components: int = 2, gamma: float = 1.0, max_iter: in
         Called after every outer iteration with a :class:`core.progress.Progress` whose
         ``objective`` is ``L``; returning ``False`` stops the run. A run that ends unconverged
         (and was not stopped) warns ``ConvergenceWarning``.
+    inner : {"auto", "newton", "lbfgs"}
+        How each inner minimum of (2) is solved: damped Newton steps on the exact Hessian (the
+        samples' blocks eliminated, an n x n system per step; to ~1e-11 of the gradient in 5-30
+        steps), L-BFGS (O(q n d) per step; on sparse count tables it can need thousands of
+        steps per minimum), or "auto": Newton up to 1,000 features, L-BFGS above.
+        ``benchmarks/bench_sdr.py`` compares the two.
 
     Returns
     -------
@@ -265,6 +379,8 @@ def sdr_si(X, side=None, n_components: int = 2, gamma: float = 1.0, max_iter: in
     gamma = check_real(gamma, "gamma", low=0.0)
     max_iter = check_positive_int(max_iter, "max_iter")
     tol = check_real(tol, "tol", low=0.0, low_open=True)
+    if inner not in INNER_SOLVERS:
+        raise InputError(f"inner must be one of {', '.join(INNER_SOLVERS)}; got {inner!r}.")
     if side_table is None:
         gamma = 0.0
     side_information = side_table.information if side_table is not None else 0.0
@@ -286,7 +402,7 @@ def sdr_si(X, side=None, n_components: int = 2, gamma: float = 1.0, max_iter: in
         if side_table is None or gamma == 0.0:
             return 0.0, np.zeros_like(phi)
         warm = state["side"] or (None, None)
-        kl, psi, b, ok = _maximum_entropy_fit(phi, side_table, *warm)
+        kl, psi, b, ok = _maximum_entropy_fit(phi, side_table, *warm, inner=inner)
         state["side"], state["side_converged"] = (psi, b), state["side_converged"] and ok
         return kl, _fit_terms(phi, psi, b, side_table.weights, side_table.conditional, side_table.entropy_term)[1]
 
@@ -318,9 +434,10 @@ def sdr_si(X, side=None, n_components: int = 2, gamma: float = 1.0, max_iter: in
     message = "stopped by the progress callback" if stop["asked"] else str(result.message)
     phi, psi, b = unpack(v)
     # the main coordinates are L-BFGS's; refit them exactly so I_M is the maximum-entropy value of (2)
-    relevant_kl, psi, _, _ = _maximum_entropy_fit(phi, main, psi, b)
+    relevant_kl, psi, _, _ = _maximum_entropy_fit(phi, main, psi, b, inner=inner)
     if side_table is not None:
-        side_kl, side_psi, _, side_ok = _maximum_entropy_fit(phi, side_table, *(state["side"] or (None, None)))
+        side_kl, side_psi, _, side_ok = _maximum_entropy_fit(phi, side_table, *(state["side"] or (None, None)),
+                                                             inner=inner)
         irrelevant = side_table.information - side_kl
     else:
         side_psi, irrelevant, side_ok = np.zeros((0, d)), 0.0, True

@@ -10,7 +10,8 @@ from scipy import special
 
 from core import InputError
 from core.selection.baselines import make_projection
-from core.selection.sdr import _maximum_entropy_fit, _Table, conditional_table, mutual_information, sdr_si
+from core.selection.sdr import (_lbfgs_fit, _maximum_entropy_fit, _newton_fit, _Table, conditional_table,
+                               mutual_information, sdr_si)
 
 
 def _model(phi, psi, b):
@@ -155,6 +156,7 @@ def test_the_projection_reports_what_it_fitted_and_warns_when_it_did_not_converg
     (lambda X, S: sdr_si(X, S[:, :5]), "side data have 5 features; X has 12"),
     (lambda X, S: sdr_si(X, S, n_components=12), "below the number of features"),
     (lambda X, S: sdr_si(X, S, gamma=-1.0), "gamma"),
+    (lambda X, S: sdr_si(X, S, inner="bfgs"), "inner must be one of auto, newton, lbfgs"),
     (lambda X, S: make_projection("sdr_si", 2).fit(X), "needs side data"),
     (lambda X, S: make_projection("sdr_si", 2).transform(X), "Call fit"),
 ])
@@ -163,3 +165,62 @@ def test_bad_input_is_refused_with_what_to_do(bad, message):
     X, S = rng.random((10, 12)) + 0.01, rng.random((5, 12)) + 0.01
     with pytest.raises(InputError, match=message):
         bad(X, S)
+
+
+def _sparse_counts(rate, seed=3):
+    """Poisson counts in 3 classes (366 x 34), most cells 0 at low rates; class 0 is the side."""
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, 3, 366)
+    counts = rng.poisson(rate * rng.gamma(0.5, 2, (3, 34))[labels]).astype(float)
+    counts[counts.sum(axis=1) == 0, 0] = 1
+    return counts[labels != 0], counts[labels == 0]
+
+
+@pytest.mark.parametrize("table", ["dense", "sparse counts"])
+def test_newton_and_lbfgs_reach_the_same_maximum_entropy_fit(table):
+    """The inner minimum of (2) by Newton's method equals L-BFGS's (the divergence to 1e-10), and
+    satisfies the constraints of the maximum-entropy problem (the measurements and the feature
+    marginal) to 1e-9 -- on sparse counts, where L-BFGS needs hundreds of steps, too."""
+    rng = np.random.default_rng(4)
+    X = rng.random((30, 20)) ** 3 if table == "dense" else _sparse_counts(0.5)[1]
+    phi = rng.standard_normal((X.shape[1], 2))
+    data = _Table(X, "X")
+    newton, lbfgs = _newton_fit(phi, data), _lbfgs_fit(phi, data)
+    assert newton[3] and lbfgs[3]
+    assert newton[0] == pytest.approx(lbfgs[0], abs=1e-10)
+    weights, conditional = conditional_table(X)
+    fitted = _model(phi, newton[1], newton[2])
+    assert np.allclose(weights[:, None] * fitted @ phi, weights[:, None] * conditional @ phi, rtol=0, atol=1e-9)
+    assert np.allclose(weights @ fitted, weights @ conditional, rtol=0, atol=1e-9)
+    # a warm start far from the answer (another phi's) still ends at the same minimum
+    far = _newton_fit(100 * rng.standard_normal(phi.shape), data)
+    assert _newton_fit(phi, data, far[1], far[2])[0] == pytest.approx(newton[0], abs=1e-10)
+
+
+def test_on_sparse_counts_the_newton_fit_converges_where_lbfgs_stops_short():
+    """Issue 35: on a sparse count table (0.5 per cell on average) the L-BFGS inner minima stop
+    short and the fit reports not converged (its L is then not the maximum-entropy value); with
+    Newton's the same fit converges, within the information bounds."""
+    main, side = _sparse_counts(0.5, seed=9)
+    with pytest.warns(Warning, match="did not converge"):
+        before = sdr_si(main, side, 2, gamma=2.0, inner="lbfgs")
+    after = sdr_si(main, side, 2, gamma=2.0)
+    assert not before.converged and after.converged
+    assert 0 < after.relevant_information <= after.main_information
+    assert 0 <= after.irrelevant_information <= after.side_information
+    assert after.objective == pytest.approx(after.relevant_information - 2.0 * after.irrelevant_information)
+
+
+def test_a_feature_no_main_sample_has_gets_no_direction_and_the_rest_still_reduce():
+    """A column that is zero in every main sample (a constant column shifted to zero, a gene no
+    main cell expresses): its phi is 0, and the other features are reduced as without it. Its
+    start used to divide by the root of P(j) = 0 (floored at 1e-300), give phi_j ~ 1e133, and
+    end at I_M = 0 reported as converged."""
+    rng = np.random.default_rng(6)
+    main, side = rng.random((40, 9)) ** 2, rng.random((15, 9)) ** 2
+    with_empty = sdr_si(np.column_stack([main[:, :4], np.zeros(40), main[:, 4:]]),
+                        np.column_stack([side[:, :4], np.zeros(15), side[:, 4:]]), 2, gamma=1.0)
+    without = sdr_si(main, side, 2, gamma=1.0)
+    assert with_empty.converged and np.abs(with_empty.feature_directions[4]).max() < 1e-12
+    assert with_empty.relevant_information > 0.5 * without.relevant_information > 0
+    assert with_empty.objective == pytest.approx(without.objective, rel=1e-3)
