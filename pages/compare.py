@@ -10,7 +10,7 @@ import streamlit as st
 
 from core import InputError
 from core.selection.baselines import PROJECTIONS, SCORERS, rank_features
-from core.selection.qalpha import QAlphaParameters, q_alpha_ranker
+from core.selection.qalpha import CRITERION_NAMES, QAlphaParameters, q_alpha_ranker
 from core.evaluation.metrics import held_out_curves, jaccard_index, projection_curves, stability_curve
 from core.plots import comparison_figure, heatmap_table_figure
 from pages.ui import datasets, downloads, runs, session, settings, snippets, views, widgets
@@ -75,7 +75,7 @@ qalpha = settings.chosen_qalpha(data, side is not None)
 QALPHA_METHODS = ("Q-alpha", "Q-alpha (supervised)")
 side_mode = qalpha["qa_side_mode"]
 qalpha_named = ", ".join(
-    [f"k = {qalpha['qa_k']}", {"sum": "sum of eigenvalues²", "gap": "spectral gap"}[qalpha["qa_criterion"]]]
+    [f"k = {qalpha['qa_k']}", CRITERION_NAMES[qalpha["qa_criterion"]]]
     + {"none": ["no side information"],
        "side classes": [f"side classes {settings.shown(qalpha['qa_side_classes'])}"],
        "pairs": [f"{qalpha['qa_n_pairs']} pairs"],

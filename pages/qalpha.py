@@ -9,7 +9,7 @@ import streamlit as st
 
 from core import InputError
 from core.plots import dotplot_figure, history_figure, lambda_path_figure, sorted_weights_figure
-from core.selection.qalpha import QAlphaParameters, pairs_from_labels
+from core.selection.qalpha import CRITERION_NAMES, QAlphaParameters, pairs_from_labels
 from pages.ui import datasets, downloads, runs, session, settings, snippets, views, widgets
 
 session.page_start()
@@ -32,10 +32,9 @@ has_labels = data.labels is not None and data.classes.size >= 2
 class_values = datasets.class_values(data)
 max_k = settings.qalpha_max_k(data)
 uploaded_side = datasets.current_side_dataset()
-side_options = (["none"] + (["side classes", "pairs"] if has_labels else [])
-                + (["uploaded side data"] if uploaded_side is not None else []))
+side_options = settings.qalpha_side_options(data, uploaded_side is not None)
 VIEW = {
-    "qa_supervised": views.flag, "qa_k": views.integer_in(1, max_k), "qa_criterion": views.choice_of(["sum", "gap"]),
+    "qa_supervised": views.flag, "qa_k": views.integer_in(1, max_k), "qa_criterion": views.choice_of(list(CRITERION_NAMES)),
     "qa_side_mode": views.choice_of(side_options), "qa_n_pairs": views.integer_in(1, 500),
     "qa_side_classes": lambda v: [views.choice_of(class_values)(c) for c in v],
     "qa_lambda": views.choice_of(LAMBDAS), "qa_init": views.choice_of(["uniform", "random"]),
@@ -83,8 +82,8 @@ with controls:
         help="k in Eq. (1): the number of leading eigenvalues of the affinity A_alpha whose "
              "squares are maximised (Wolf & Shashua 2003 Sec. 2). Supervised mode uses classes - 1.")
     criterion = st.selectbox(
-        "Criterion", ["sum", "gap"], format_func={"sum": "sum of eigenvalues²",
-                                                   "gap": "spectral gap"}.get, key="qa_criterion", persist_state="session", width=190,
+        "Criterion", list(CRITERION_NAMES), format_func=CRITERION_NAMES.get, key="qa_criterion", persist_state="session",
+        width=190,
         help="sum: Eq. (1) of Wolf & Shashua 2003. gap: sum of the k largest squared eigenvalues minus the rest.")
     side_mode = st.radio(
         "Side information", side_options, horizontal=True, key="qa_side_mode", persist_state="session", width="content",

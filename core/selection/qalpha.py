@@ -88,9 +88,15 @@ AUTO_DENSE_LIMIT = 100
 LANCZOS_LIMIT = 50_000
 
 
+#: Q-alpha's criteria, by the value ``criterion`` takes, with the name a reader is shown:
+#: Eq. (1) of [WS03] (the sum of the k largest squared eigenvalues of A_alpha) and the gap form
+#: (that sum minus the rest).
+CRITERION_NAMES = {"sum": "sum of eigenvalues²", "gap": "spectral gap"}
+
+
 # ---------------------------------------------------------------------------- results
 def _check_criterion(criterion) -> None:
-    if criterion not in ("sum", "gap"):
+    if criterion not in CRITERION_NAMES:
         raise InputError(f"criterion must be 'sum' or 'gap'; got {criterion!r}.")
 
 

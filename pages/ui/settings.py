@@ -91,6 +91,13 @@ def qalpha_max_k(data) -> int:
     return max(1, min(50, data.n_samples - 1))
 
 
+def qalpha_side_options(data, side_available: bool) -> list[str]:
+    """The Q-alpha page's choices of side information on ``data``: side classes and pairs need
+    labels, uploaded side data an upload that describes these features."""
+    has_labels = data.labels is not None and data.classes.size >= 2
+    return ["none"] + (["side classes", "pairs"] if has_labels else []) + (["uploaded side data"] if side_available else [])
+
+
 def qalpha_defaults(data) -> dict:
     """The Q-alpha page's settings before the user touches them: the run's defaults are those of
     :class:`QAlphaParameters` (the Kernel Q-alpha page compares with that run), with k the number of
@@ -111,8 +118,7 @@ def chosen_qalpha(data, side_available: bool) -> dict:
     defaults = qalpha_defaults(data)
     chosen = {key: st.session_state.get(key, default) for key, default in defaults.items()}
     has_labels = data.labels is not None and data.classes.size >= 2
-    options = ["none"] + (["side classes", "pairs"] if has_labels else []) + (["uploaded side data"] if side_available else [])
-    if chosen["qa_side_mode"] not in options:
+    if chosen["qa_side_mode"] not in qalpha_side_options(data, side_available):
         chosen["qa_side_mode"] = "none"
     if not 1 <= chosen["qa_k"] <= qalpha_max_k(data):
         chosen["qa_k"] = defaults["qa_k"]
