@@ -113,13 +113,20 @@ widgets.chart(weight_overlay_figure(mean_face, basis.pixel_map(result.alpha), lo
                                           "footprint (log scale, 3 decades)"), "alpha_pixels")
 per_class = st.slider("Images per class", 1, 8, key="haar_per_class", persist_state="session",
                       help="How many images of each main class to show with their reconstructions.")
+# the classes' rows in one figure: one chart to draw in the browser instead of one per class
+shown, raw, titles = [], [], []
+# as many images of every class (a class may have fewer than asked for)
+per_class = min(per_class, *(int(np.sum(pixels.labels == label)) for label in main_classes))
 for label in main_classes:
     images = pixels.images()[pixels.labels == label][:per_class]
     rebuilt = basis.reconstruct(images, result.alpha)
-    rows = [contrast_stretch(images, shared=True), stretch(rebuilt)]  # one grey scale per row
-    widgets.chart(image_grid_figure(np.concatenate(rows), n_cols=len(images), zmin=0, zmax=1,
-                                    hover_values=np.concatenate([images, rebuilt]),
-                                    title=f"class {label}: originals (top), rebuilt (bottom)"), f"class_{label}")
+    shown += [contrast_stretch(images, shared=True), stretch(rebuilt)]  # one grey scale per row
+    raw += [images, rebuilt]
+    titles += [f"class {label}"] + [""] * (per_class - 1) + ["rebuilt"] + [""] * (per_class - 1)
+widgets.chart(image_grid_figure(np.concatenate(shown), titles=titles, n_cols=per_class, zmin=0, zmax=1,
+                                hover_values=np.concatenate(raw),
+                                title="Each main class: its images (upper row) and their rebuilds (lower row)"),
+              "class_rows")
 widgets.chart(band_mass_figure(mass), "band_mass")
 ranking = result.ranking
 download = widgets.row(2)

@@ -53,7 +53,7 @@ MUST_SHOW = {
     ("topographic", "*"): dict(title="Topographical map", table=True, charts=[_TOPOGRAPHIC]),
     ("haar", "faces"): dict(title="Haar reconstructions",
                             metrics=["Coefficients", "Sparsity gap", "Share in the approximation band A3"],
-                            charts=["", "Where alpha's weight lies", "class 1: originals (top), rebuilt (bottom)"]),
+                            charts=["", "Where alpha's weight lies", "Each main class: its images (upper row)"]),
     ("haar", "*"): dict(title="Haar reconstructions", info=[_NEEDS_IMAGES]),
     ("slda", "faces"): dict(title="Sparse LDA / PCA", metrics=_SLDA_METRICS, info=[_SPCA_TOO_LARGE],
                             charts=["Sparse LDA: class separability", "class 1 mean, 10 selected",
@@ -632,12 +632,13 @@ def test_haar_rows_share_one_grey_scale_and_the_hover_gives_the_values():
     assert any("histogram equalisation" in m.value for m in app.markdown)
 
     def rows(app):
-        chart = next(c for c in app.get("plotly_chart") if "class_0" in c.proto.id)
+        chart = next(c for c in app.get("plotly_chart") if "class_rows" in c.proto.id)
         trace = json.loads(chart.proto.spec)["data"][0]
         z, raw = plotly_array(trace["z"]), plotly_array(trace["customdata"])
-        top, bottom = z[:8, :], z[-8:, :]  # 8 x 8 digits, a gutter between the two rows
+        # 8 x 8 digits, 1 pixel between images and 2 between rows: class 0's images, then their rebuilds
+        assert z.shape == (5 * 2 * 10 - 2, 3 * 9 - 1)  # the five main classes' rows in one figure
         cells = lambda a: np.stack([a[:, c * 9:c * 9 + 8] for c in range(3)])  # noqa: E731
-        return cells(top), cells(bottom), cells(raw[:8, :]), cells(raw[-8:, :])
+        return cells(z[:8]), cells(z[10:18]), cells(raw[:8]), cells(raw[10:18])
 
     top, bottom, raw_top, raw_bottom = rows(app)
     assert np.allclose(top, contrast_stretch(raw_top, shared=True), atol=1e-12)
