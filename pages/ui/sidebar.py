@@ -41,6 +41,9 @@ def sidebar_summary(pages: dict | None = None) -> None:
     track_session()
     data = current_dataset()
     with st.sidebar:
+        # first of all: installed later (it was below the data picker), a click on another page
+        # before it ran let that page's first settings write push an entry Back then revisited
+        st.html(REPLACE_QUERY_HISTORY, unsafe_allow_javascript=True, width="content")
         for section, entries in (pages or {}).items():
             if section:
                 st.caption(section)
@@ -63,7 +66,6 @@ def sidebar_summary(pages: dict | None = None) -> None:
                           "uploading again.")
         for note in st.session_state.pop("_dataset_notes", []):
             st.info(note, icon=":material/info:")
-        st.html(REPLACE_QUERY_HISTORY, unsafe_allow_javascript=True, width="content")
         summary = data.summary()
         rows = [f"**{data.name}**", f"{summary['samples']:,} samples x {summary['features']:,} features"]
         if summary["image shape"]:
