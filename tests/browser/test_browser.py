@@ -216,7 +216,10 @@ def test_side_data_upload_and_use_in_q_alpha(page, app_url):
     page.screenshot(path=str(ARTEFACTS / "qalpha-uploaded-side-data.png"), full_page=True)
     # the Haar page takes the same side images, in its wavelet basis
     page.locator("[data-testid='stSidebar']").get_by_role("link", name="Haar reconstructions", exact=True).click()
-    page.get_by_text("uploaded side data").first.click()
+    # the Haar page's own radio: until its run has drawn the page, Q-alpha's (already chosen) is there
+    page.get_by_role("heading", name="Haar reconstructions").wait_for(timeout=180_000)
+    settle(page)
+    page.get_by_role("radiogroup", name="Side data").get_by_text("uploaded side data", exact=True).click()
     page.get_by_text("W: side: 4 files").wait_for(timeout=180_000)
     settle(page)
     page.locator(".js-plotly-plot").first.wait_for(timeout=180_000)
