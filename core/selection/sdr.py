@@ -169,10 +169,15 @@ def _newton_fit(phi, table: _Table, psi=None, b=None):
         log_p, p = _log_model(phi, psi, b)
         return float(table.entropy_term - weights @ (conditional * log_p).sum(axis=1)), p
 
+    def gradient(p):
+        """The gradient in ``(psi, b)`` and its largest entry."""
+        G = weights[:, None] * (p - conditional)
+        g_psi, g_b = G @ phi, G.sum(axis=0)
+        return g_psi, g_b, max(float(np.abs(g_psi).max()), float(np.abs(g_b).max()))
+
     cold = table.start(d)
     kl, p = divergence(*cold)
-    G = weights[:, None] * (p - conditional)
-    gtol = INNER_GTOL * max(float(max(np.abs(G @ phi).max(), np.abs(G.sum(axis=0)).max())), 1e-300)
+    gtol = INNER_GTOL * max(gradient(p)[2], 1e-300)
     psi, b = cold
     if warm is not None:
         # a warm start from another phi can be far worse than the independent model (whose
@@ -182,9 +187,7 @@ def _newton_fit(phi, table: _Table, psi=None, b=None):
             (psi, b), kl, p = warm, warm_kl, warm_p
     ridge, converged = 1e-12, False
     for _ in range(NEWTON_MAX_ITER):
-        G = weights[:, None] * (p - conditional)
-        g_psi, g_b = G @ phi, G.sum(axis=0)
-        largest = max(float(np.abs(g_psi).max()), float(np.abs(g_b).max()))
+        g_psi, g_b, largest = gradient(p)
         if largest <= gtol:
             converged = True
             break
@@ -221,9 +224,7 @@ def _newton_fit(phi, table: _Table, psi=None, b=None):
             break
         psi, b = psi - t * step[0], b - t * step[1]
         kl, p = trial
-    G = weights[:, None] * (p - conditional)
-    largest = max(float(np.abs(G @ phi).max()), float(np.abs(G.sum(axis=0)).max()))
-    converged = converged or largest <= INNER_ACCEPT / INNER_GTOL * gtol
+    converged = converged or gradient(p)[2] <= INNER_ACCEPT / INNER_GTOL * gtol
     return kl, psi, b, converged
 
 
