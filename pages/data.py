@@ -297,9 +297,8 @@ with st.expander("Side data: a second upload whose structure Q-alpha should igno
                  help="Read the side data; if anything is wrong nothing changes."):
         try:
             side = load_side_data([(f.name, f.getvalue()) for f in side_uploads], like=data)
-            # how the library reads the same side data, for the pages' Python snippets
-            datasets.set_side_dataset(replace(side, meta={**side.meta, "loaded_with": dict(
-                function="load_side_data", files=[f.name for f in side_uploads], options={})}))
+            datasets.set_side_dataset(datasets.with_recipe(side, dict(
+                function="load_side_data", files=[f.name for f in side_uploads], options={})))
             st.rerun()
         except InputError as error:
             widgets.show_error(error)

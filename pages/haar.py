@@ -17,7 +17,7 @@ st.title("Haar reconstructions")
 st.caption("Q-alpha with side information on Haar wavelet coefficients; the selection is shown by "
            "rebuilding images from their coefficients multiplied by alpha (Shashua & Wolf, ECCV 2004, "
            "Sec. 6, Fig. 3c/3d).")
-uploaded_side = datasets.side_images_for(pixels) if pixels is not None else None
+uploaded_side = datasets.current_side_dataset(like=pixels) if pixels is not None else None
 # main classes and a side class, or main classes and the side data uploaded on the Data page
 if pixels is None or pixels.labels is None or pixels.classes.size < (2 if uploaded_side is not None else 3):
     st.info("This page needs a labelled image set with at least three classes (main classes and a "
@@ -25,7 +25,14 @@ if pixels is None or pixels.labels is None or pixels.classes.size < (2 if upload
     st.stop()
 classes = datasets.class_values(pixels)
 LAMBDAS = [0.001, 0.01, 0.1, 1.0]
-GREY_SCALES = {"rank": rank_stretch, "linear": lambda images: contrast_stretch(images, shared=True)}
+#: The rebuilt images' grey scales: the stretch, its name on the radio, and what the caption says of it.
+GREY_SCALES = {
+    "rank": (rank_stretch, "rank (histogram-equalised)",
+             "each pixel's grey is its rank among all the pixels of its row (histogram equalisation): the rebuilt "
+             "values span orders of magnitude, a few coarse blocks carry most of the brightness, and a linear scale "
+             "shows those blocks and nothing else"),
+    "linear": (lambda images: contrast_stretch(images, shared=True), "linear (1st to 99th percentile)",
+               "black and white are the 1st and 99th percentile of its row's pixels, values in proportion")}
 SIDE_SOURCES = ["side classes"] + (["uploaded side data"] if uploaded_side is not None else [])
 is_class = lambda values: all(c in classes for c in values)  # noqa: E731
 VIEW = {"haar_main": lambda v: [views.choice_of(classes)(c) for c in v],
@@ -92,15 +99,11 @@ rebuilt = basis.reconstruct(mean_face, result.alpha)[0]
 scale = float(np.vdot(mean_face, rebuilt) / max(np.vdot(rebuilt, rebuilt), np.finfo(float).tiny))
 grey = st.radio(
     "Grey scale of the rebuilt images", list(GREY_SCALES), horizontal=True, key="haar_grey", persist_state="session",
-    format_func={"rank": "rank (histogram-equalised)", "linear": "linear (1st to 99th percentile)"}.get,
+    format_func=lambda name: GREY_SCALES[name][1],
     help="Rebuilt images' values span orders of magnitude: a few coarse blocks carry most of the brightness. "
          "rank: each pixel's grey is its rank among the row's pixels, so the face shows (order kept, not differences "
          "of value). linear: black and white at the row's 1st and 99th percentile, values in proportion.")
-stretch = GREY_SCALES[grey]
-scale_note = ("each pixel's grey is its rank among all the pixels of its row (histogram equalisation): the rebuilt "
-              "values span orders of magnitude, a few coarse blocks carry most of the brightness, and a linear scale "
-              "shows those blocks and nothing else" if grey == "rank" else
-              "black and white are the 1st and 99th percentile of its row's pixels, values in proportion")
+stretch, _, scale_note = GREY_SCALES[grey]
 st.markdown("**The mean image of the main classes** (mean), rebuilt from its alpha-weighted coefficients and scaled "
             "by least squares to match it (rebuilt), and their difference (left out: what alpha leaves out). "
             f"**Grey scale:** one per row of pictures, shared by the row so that its pictures compare; {scale_note}. "

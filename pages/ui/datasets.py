@@ -145,24 +145,25 @@ def set_dataset(dataset: Dataset) -> None:
 _SIDE_KEY = "side_dataset"
 
 
-def current_side_dataset() -> Dataset | None:
-    """The side data uploaded on the Data page, when it describes the current data's features.
+def current_side_dataset(like: Dataset | None = None) -> Dataset | None:
+    """The side data uploaded on the Data page, when they describe the features of ``like``
+    (default: the current data set). The Haar page passes the images behind a feature family:
+    side images with one value per pixel, which it transforms with the images' own basis.
 
     Side data for another number of features are kept (switching back brings them back) but
     not offered.
     """
     side = st.session_state.get(_SIDE_KEY)
-    if side is None or side.n_features != current_dataset().n_features:
+    if side is None or side.n_features != (like if like is not None else current_dataset()).n_features:
         return None
     return side
 
 
-def side_images_for(images: Dataset) -> Dataset | None:
-    """The side data uploaded on the Data page when they hold one value per pixel of ``images``
-    (images of the same size, or a table with as many columns): the Haar page transforms them
-    with the images' own wavelet basis, whatever feature family the current data set uses."""
-    side = st.session_state.get(_SIDE_KEY)
-    return side if side is not None and side.n_features == images.n_features else None
+def with_recipe(dataset: Dataset, recipe: dict | None) -> Dataset:
+    """``dataset`` with how the library loads the same data (``{"function": ..., "files": [...],
+    "options": {...}}``) in ``meta["loaded_with"]``, from which the pages' snippets write their
+    lines (:mod:`pages.ui.snippets`)."""
+    return dataset if recipe is None else replace(dataset, meta={**dataset.meta, "loaded_with": recipe})
 
 
 def set_side_dataset(side: Dataset | None) -> None:
@@ -182,9 +183,7 @@ def load_upload(loader, recipe: dict | None = None) -> bool:
     except InputError as error:
         st.session_state["load_messages"] = [("error", f"Nothing was loaded: {error}")]
         return False
-    if recipe is not None:
-        dataset = replace(dataset, meta={**dataset.meta, "loaded_with": recipe})
-    set_dataset(dataset)
+    set_dataset(with_recipe(dataset, recipe))
     dataset = current_dataset()
     _open_link_view(dataset)
     summary = dataset.summary()
