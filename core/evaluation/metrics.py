@@ -290,14 +290,22 @@ def selection_curves(X, labels, rankings: dict, sizes, n_runs: int = 5, random_s
     return out
 
 
-def _append_grouping_scores(curves, Z, labels, n_runs, random_state):
-    """k-means accuracy and NMI (``n_runs`` starts averaged) and the precision index of ``Z``."""
+def kmeans_scores(Z, labels, n_runs: int = 5, random_state=0) -> tuple[np.ndarray, np.ndarray]:
+    """k-means on ``Z`` (as many clusters as classes, one start per run, seeds ``random_state``,
+    ``random_state + 1``, ...): the :func:`clustering_accuracy` and :func:`nmi` of each run. The
+    same seeds on two feature sets give paired runs."""
     from sklearn.cluster import KMeans
 
     n_clusters = np.unique(labels).size
     found = [KMeans(n_clusters, n_init=1, random_state=random_state + run).fit_predict(Z) for run in range(n_runs)]
-    curves["accuracy"].append(float(np.mean([clustering_accuracy(labels, f) for f in found])))
-    curves["nmi"].append(float(np.mean([nmi(labels, f) for f in found])))
+    return (np.array([clustering_accuracy(labels, f) for f in found]), np.array([nmi(labels, f) for f in found]))
+
+
+def _append_grouping_scores(curves, Z, labels, n_runs, random_state):
+    """k-means accuracy and NMI (``n_runs`` starts averaged) and the precision index of ``Z``."""
+    accuracy, information = kmeans_scores(Z, labels, n_runs, random_state)
+    curves["accuracy"].append(float(np.mean(accuracy)))
+    curves["nmi"].append(float(np.mean(information)))
     curves["precision"].append(normalized_precision_index(Z, labels, range(1, min(10, Z.shape[0] - 1) + 1)))
 
 

@@ -107,6 +107,27 @@ def test_selection_curves_reward_the_relevant_features():
     assert curves["relevant first"]["accuracy"][0] > 0.8
 
 
+def test_kmeans_scores_are_the_runs_selection_curves_average_and_repeat_with_the_seed():
+    """One score per k-means start, paired by seed (the same starts on any feature set), and the
+    means are what selection_curves reports."""
+    from sklearn.cluster import KMeans
+
+    from core.evaluation.metrics import kmeans_scores, selection_curves, zscores
+    from core.data.generators import weston_linear
+    data = weston_linear(120, random_state=1)
+    Z = zscores(data.X)[:, :6]
+    accuracy, information = kmeans_scores(Z, data.labels, n_runs=4, random_state=2)
+    assert accuracy.shape == information.shape == (4,)
+    again = kmeans_scores(Z, data.labels, n_runs=4, random_state=2)
+    assert np.array_equal(accuracy, again[0]) and np.array_equal(information, again[1])
+    by_hand = [clustering_accuracy(data.labels, KMeans(2, n_init=1, random_state=2 + run).fit_predict(Z))
+               for run in range(4)]
+    assert np.array_equal(accuracy, by_hand)
+    curves = selection_curves(data.X, data.labels, {"first six": np.arange(data.n_features)}, [6], n_runs=4,
+                              random_state=2)["first six"]
+    assert curves["accuracy"][0] == pytest.approx(accuracy.mean()) and curves["nmi"][0] == pytest.approx(information.mean())
+
+
 def test_zscores_match_scipy_and_use_the_reference_statistics():
     from scipy import stats
 
