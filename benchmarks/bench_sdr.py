@@ -37,17 +37,38 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
+def count_table(rng, rate, labels=None, profile=None):
+    """``(main, side)`` of a 366 x 34 Poisson count table in 3 classes, ``rate`` counts per cell on
+    average; class 0 is the side data. ``labels`` and ``profile`` (the classes' mean profiles)
+    are drawn from ``rng`` unless given."""
+    labels = rng.integers(0, 3, 366) if labels is None else labels
+    profile = rng.gamma(0.5, 2, (3, 34)) if profile is None else profile
+    counts = rng.poisson(rate * profile[labels]).astype(float)
+    counts[counts.sum(axis=1) == 0, 0] = 1  # every row needs some mass
+    return counts[labels != 0], counts[labels == 0]
+
+
+def timed_fit(main_data, side_data, inner, repeats=1):
+    """The fastest of ``repeats`` SDR-SI fits (2 dimensions, gamma = 2) and its result."""
+    from core.selection.sdr import sdr_si
+
+    times = []
+    for _ in range(repeats):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # convergence is reported in the tables
+            start = time.perf_counter()
+            result = sdr_si(main_data, side_data, 2, gamma=2.0, inner=inner)
+            times.append(time.perf_counter() - start)
+    return min(times), result
+
+
 def cases():
     """``(name, main, side)`` of every fit."""
     from core import load_dataset
 
     rng = np.random.default_rng(3)
     for rate in (2.0, 0.5, 0.2):
-        labels = rng.integers(0, 3, 366)
-        profile = rng.gamma(0.5, 2, (3, 34))
-        counts = rng.poisson(rate * profile[labels]).astype(float)
-        counts[counts.sum(axis=1) == 0, 0] = 1  # every row needs some mass
-        yield f"counts, rate {rate:g}", counts[labels != 0], counts[labels == 0]
+        yield (f"counts, rate {rate:g}", *count_table(rng, rate))
     scaled = np.abs(rng.normal(size=(366, 34))) * np.logspace(-3, 3, 34)
     yield "six decades of scale", scaled[:300], scaled[300:]
     for name in ("wine", "breast_cancer", "iris"):
@@ -58,24 +79,13 @@ def cases():
 
 
 def main():
-    from core.selection.sdr import sdr_si
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3, help="runs per fit; the fastest counts")
     options = parser.parse_args()
     print(f"{'fit':22s} {'main':>8s} {'side':>7s}   {'L-BFGS s':>8s} {'Newton s':>8s} {'ratio':>6s}   "
           f"{'iterations':>10s}   {'L, L-BFGS':>10s} {'L, Newton':>10s} {'difference':>10s}   converged")
     for name, main_data, side_data in cases():
-        runs = {}
-        for inner in ("lbfgs", "newton"):
-            times = []
-            for _ in range(options.repeats):
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # convergence is reported in the table
-                    start = time.perf_counter()
-                    result = sdr_si(main_data, side_data, 2, gamma=2.0, inner=inner)
-                    times.append(time.perf_counter() - start)
-            runs[inner] = (min(times), result)
+        runs = {inner: timed_fit(main_data, side_data, inner, options.repeats) for inner in ("lbfgs", "newton")}
         (slow, old), (fast, new) = runs["lbfgs"], runs["newton"]
         print(f"{name:22s} {'x'.join(map(str, main_data.shape)):>8s} {side_data.shape[0]:7d}   {slow:8.2f} {fast:8.2f} "
               f"{slow / fast:5.1f}x   {old.n_iter:4d} / {new.n_iter:<4d}   {old.objective:10.7f} {new.objective:10.7f} "
@@ -86,24 +96,13 @@ def main():
 
 def sweep():
     """The sparse count tables over seeds: a summary of the two solvers."""
-    from core.selection.sdr import sdr_si
-
     rows = []
     for seed in range(3, 12):
         rng = np.random.default_rng(seed)
-        labels = rng.integers(0, 3, 366)
-        profile = rng.gamma(0.5, 2, (3, 34))
+        labels, profile = rng.integers(0, 3, 366), rng.gamma(0.5, 2, (3, 34))
         for rate in (0.5, 0.3):
-            counts = rng.poisson(rate * profile[labels]).astype(float)
-            counts[counts.sum(axis=1) == 0, 0] = 1
-            fits = {}
-            for inner in ("lbfgs", "newton"):
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    start = time.perf_counter()
-                    result = sdr_si(counts[labels != 0], counts[labels == 0], 2, gamma=2.0, inner=inner)
-                    fits[inner] = (time.perf_counter() - start, result)
-            rows.append(fits)
+            main_data, side_data = count_table(rng, rate, labels, profile)
+            rows.append({inner: timed_fit(main_data, side_data, inner) for inner in ("lbfgs", "newton")})
     print(f"\nsparse count tables, seeds 3-11 x 0.5 and 0.3 counts per cell ({len(rows)} fits):")
     for inner, name in (("lbfgs", "L-BFGS"), ("newton", "Newton")):
         times = np.array([row[inner][0] for row in rows])
