@@ -52,6 +52,8 @@ _PUBLIC = {
     "weight_share_count": "core.selection.qalpha",
     "pairs_from_labels": "core.selection.qalpha", "q_alpha_ranker": "core.selection.qalpha",
     "q_alpha_path": "core.selection.lambda_path", "QAlphaPath": "core.selection.lambda_path",
+    "choose_settings": "core.selection.automatic", "AutoSettings": "core.selection.automatic",
+    "clustering_stability": "core.selection.automatic",
     "kernel_q_alpha": "core.selection.kernel_qalpha",
     "greedy_slda": "core.selection.slda", "greedy_spca": "core.selection.slda", "exact_slda": "core.selection.slda",
     "sparse_eigenvector": "core.selection.slda",

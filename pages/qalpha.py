@@ -1,14 +1,16 @@
 """Q-alpha: run the selection on the current data set, tune k and lambda, look at the weights."""
 
 import json
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from functools import partial
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from core import InputError
 from core.plots import dotplot_figure, history_figure, lambda_path_figure, sorted_weights_figure
+from core.selection.automatic import N_RESAMPLES, RESAMPLE_FRACTION
 from core.selection.qalpha import CRITERION_NAMES, QAlphaParameters, pairs_from_labels
 from pages.ui import datasets, downloads, runs, session, settings, snippets, views, widgets
 
@@ -34,7 +36,7 @@ max_k = settings.qalpha_max_k(data)
 uploaded_side = datasets.current_side_dataset()
 side_options = settings.qalpha_side_options(data, uploaded_side is not None)
 VIEW = {
-    "qa_supervised": views.flag, "qa_k": views.integer_in(1, max_k), "qa_criterion": views.choice_of(list(CRITERION_NAMES)),
+    "qa_supervised": views.flag, "qa_auto": views.flag, "qa_k": views.integer_in(1, max_k), "qa_criterion": views.choice_of(list(CRITERION_NAMES)),
     "qa_side_mode": views.choice_of(side_options), "qa_n_pairs": views.integer_in(1, 500),
     "qa_side_classes": lambda v: [views.choice_of(class_values)(c) for c in v],
     "qa_lambda": views.choice_of(LAMBDAS), "qa_init": views.choice_of(["uniform", "random"]),
@@ -42,7 +44,7 @@ VIEW = {
     "qa_tol": views.choice_of(TOLERANCES), "qa_seed": views.integer_in(0, 10_000),
     "qa_top_k": views.integer_in(1, data.n_features)}
 #: The settings as the page labels them (notes about a link or a new data set name them so)
-LABELS = {"qa_supervised": "Supervised", "qa_k": "k — number of clusters", "qa_criterion": "Criterion",
+LABELS = {"qa_supervised": "Supervised", "qa_auto": "Choose k and λ from the data", "qa_k": "k — number of clusters", "qa_criterion": "Criterion",
           "qa_side_mode": "Side information", "qa_n_pairs": "Number of pairs", "qa_side_classes": "Side classes",
           "qa_lambda": "λ — weight of the side information", "qa_init": "Initial Q", "qa_n_init": "Starts",
           "qa_max_iter": "Maximum iterations", "qa_tol": "Tolerance on the change of alpha", "qa_seed": "random_state",
@@ -77,10 +79,9 @@ with controls:
         "Supervised", disabled=not has_labels, key="qa_supervised", persist_state="session", width="content",
         help="Use the labels: fix Q to the orthonormalised, centred class indicators, so alpha weighs features by "
              "how well they separate the classes (one eigenproblem). Needs labels.")
-    k = st.number_input(
-        "k — number of clusters", min_value=1, max_value=max_k, disabled=supervised, key="qa_k", persist_state="session", width=170,
-        help="k in Eq. (1): the number of leading eigenvalues of the affinity A_alpha whose "
-             "squares are maximised (Wolf & Shashua 2003 Sec. 2). Supervised mode uses classes - 1.")
+    # k and λ are drawn once it is known whether the data choose them (that needs the side
+    # information, chosen below)
+    k_slot = st.container(width=170)
     criterion = st.selectbox(
         "Criterion", list(CRITERION_NAMES), format_func=CRITERION_NAMES.get, key="qa_criterion", persist_state="session",
         width=190,
@@ -100,12 +101,29 @@ with controls:
         n_pairs = st.slider("Number of pairs", 1, 500, key="qa_n_pairs", persist_state="session", width=260,
                             help="Pairs (x, y) drawn at random among samples with different labels; "
                                  "B = sum of (x o y)(x o y)^T (Shashua & Wolf 2004 Sec. 5).")
-    lam = st.select_slider(
-        "λ — weight of the side information", options=LAMBDAS, key="qa_lambda", persist_state="session", width=300,
-        format_func=lambda v: f"{v:g}", disabled=side_mode == "none",
-        help="lambda of Shashua & Wolf 2004 Eq. (2) / (3). With side data: alpha is the leading eigenvector of "
-             "(D + λI)^-1 G — small λ trusts the side data most (λ = 0 needs every side variance "
-             "positive). With pairs: of G − λB.")
+    automatic = side_mode != "none" and not supervised and st.toggle(
+        "Choose k and λ from the data", key="qa_auto", persist_state="session", width="content",
+        help="k among c and 2c (c: the clusters to find, the number of classes of the main data where there are "
+             "labels, else estimated from the spectrum) and λ among 0.1, 1 and 10: the setting under which k-means "
+             "finds the most reproducible groups over resamples of the main samples (no labels used). How it "
+             "fared on data nobody tuned it on: README, 'Automatic k and λ'. Turn off to set them yourself.")
+    lam_slot = st.container(width=300)
+    if not automatic:
+        with k_slot:
+            k = st.number_input(
+                "k — number of clusters", min_value=1, max_value=max_k, disabled=supervised, key="qa_k",
+                persist_state="session",
+                help="k in Eq. (1): the number of leading eigenvalues of the affinity A_alpha whose "
+                     "squares are maximised (Wolf & Shashua 2003 Sec. 2). Supervised mode uses classes - 1.")
+        with lam_slot:
+            lam = st.select_slider(
+                "λ — weight of the side information", options=LAMBDAS, key="qa_lambda", persist_state="session",
+                format_func=lambda v: f"{v:g}", disabled=side_mode == "none",
+                help="lambda of Shashua & Wolf 2004 Eq. (2) / (3). With side data: alpha is the leading eigenvector "
+                     "of (D + λI)^-1 G — small λ trusts the side data most (λ = 0 needs every side variance "
+                     "positive). With pairs: of G − λB.")
+    else:
+        k, lam = st.session_state["qa_k"], st.session_state["qa_lambda"]
     with st.expander("Iteration", width=300):
         init = st.selectbox("Initial Q", ["uniform", "random"], key="qa_init", persist_state="session",
                             help="Q(0) of Wolf & Shashua 2003 Def. 2. uniform: the k leading eigenvectors of the affinity "
@@ -125,6 +143,7 @@ with controls:
 
 # where the side information comes from decides the data handed to the run, not its parameters
 side_choice = dict(side_mode=side_mode, side_classes=[str(c) for c in side_classes], n_pairs=int(n_pairs))
+auto = None
 try:
     params = QAlphaParameters(k=None if supervised else int(k), supervised=supervised, criterion=criterion,
                               lam=float(lam) if side_mode != "none" else 0.0, init=init, n_init=int(n_init),
@@ -139,6 +158,20 @@ try:
         main, side = data, None
     pairs = (pairs_from_labels(main.labels, n_pairs, random_state=int(seed))
              if side_mode == "pairs" else None)
+    if automatic:
+        # the clusters k-means is asked for: the main data's classes (only their number is used)
+        n_main_classes = np.unique(main.labels).size if main.labels is not None else 0
+        with view:
+            auto = runs.run_auto_settings(main, side, pairs, params, n_main_classes if n_main_classes >= 2 else None)
+        if auto is not None:
+            params = replace(params, k=int(auto.k), lam=float(auto.lam))
+            # the widgets and the pages that run the user's Q-alpha (Compare) see the chosen values
+            st.session_state["qa_k"], st.session_state["qa_lambda"] = min(int(auto.k), max_k), float(auto.lam)
+        shown = auto if auto is not None else None
+        k_slot.metric("k — number of clusters", params.k, help="Chosen from the data" if shown else
+                      "The choice was stopped: the last k set")
+        lam_slot.metric("λ — weight of the side information", f"{params.lam:g}",
+                        help="Chosen from the data" if shown else "The choice was stopped: the last λ set")
     # once the λ path of these settings is computed, a λ on it is a lookup (the same fixed point a
     # cold run reaches: tests/core/selection/test_lambda_path.py)
     path_possible = side_mode != "none" and params.n_init == 1
@@ -154,6 +187,22 @@ except InputError as error:
     st.stop()
 if result is None:  # stopped before a first result (the note above says so)
     st.stop()
+if auto is not None:
+    with view:
+        if auto.weighting_helps:
+            st.caption(f"Chosen from the data: {auto.reason}")
+        else:
+            st.warning(f"{auto.reason} Where that happened on data nobody tuned the rule on, standardising and "
+                       "clustering every feature did as well or better (README, 'Automatic k and λ'): read these "
+                       "weights as a ranking, and check k-means on the selection below against all features.",
+                       icon=":material/warning:")
+        with st.expander("How k and λ were chosen"):
+            st.dataframe(pd.DataFrame(auto.table()).rename(columns={
+                "setting": "setting", "stability": "agreement between resamples (adjusted Rand)",
+                "stability_sd": "sd"}), hide_index=True)
+            st.caption(f"k-means into {auto.n_clusters} clusters on two random {RESAMPLE_FRACTION:.0%} subsets of "
+                       f"the main samples, {N_RESAMPLES} times; the agreement on the samples both hold (Lange et al. "
+                       "2004). Weighted settings scale the standardised features by sqrt((1 + alpha / mean alpha) / 2).")
 
 
 @st.fragment

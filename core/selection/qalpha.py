@@ -36,7 +36,7 @@ References
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -199,6 +199,9 @@ class QAlphaResult:
         What the caller should know about this result: an objective that stopped being finite
         (``converged`` is then False), or weights of both signs (the positivity that [WS03]
         observes does not hold for this operator, e.g. strong pairwise side information).
+    auto : AutoSettings or None
+        When k or lam was ``"auto"``: what was chosen, from which candidates, and why
+        (:class:`core.selection.automatic.AutoSettings`).
     """
 
     alpha: np.ndarray
@@ -218,6 +221,7 @@ class QAlphaResult:
     restart_objectives: np.ndarray = field(default_factory=lambda: np.zeros(0))
     stopped: bool = False
     warnings: tuple = ()
+    auto: "AutoSettings | None" = None
 
     @property
     def ranking(self) -> np.ndarray:
@@ -622,11 +626,11 @@ def side_variance(side, kept, scale, n_samples, n_features) -> np.ndarray:
     return n_samples * side.scaled_variance(kept, scale)
 
 
-def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion="sum",
+def q_alpha(X, k="auto", *, labels=None, side=None, pairs=None, lam="auto", criterion="sum",
             method="power", init="uniform", n_init=1, random_state=None, max_iter=500,
             tol=1e-6, solver="auto", eig_tol=1e-10, power_steps=1,
             progress: ProgressCallback | None = None,
-            dtype=np.float64, memory_limit: int | None = None) -> QAlphaResult:
+            dtype=np.float64, memory_limit: int | None = None, n_clusters: int | None = None) -> QAlphaResult:
     """Select features by the Q-alpha algorithm: positive, sparse weights from spectral coherence.
 
     Maximises ``trace(Q^T A_alpha^T A_alpha Q)`` over unit ``alpha`` and orthonormal ``Q``
@@ -640,9 +644,12 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
         chunks, in memory, on disk or on a ``dask.distributed`` cluster) are read one row block
         at a time, one pass per iteration with the power solver. The gap criterion and
         :func:`topographic_map` need dense data.
-    k : int
-        Number of clusters (columns of Q), ``1 <= k < n_samples``. With ``labels`` it may be
-        omitted: the supervised mode uses ``c - 1`` for ``c`` classes.
+    k : int or "auto"
+        Number of clusters (columns of Q), ``1 <= k < n_samples``. ``"auto"`` (the default)
+        chooses it from the data without labels (:func:`core.selection.automatic.choose_settings`:
+        c or 2c for the ``n_clusters`` c, whichever gives k-means the most reproducible clusters;
+        the result's ``auto`` says what was chosen and why). With ``labels`` it is ignored: the
+        supervised mode uses ``c - 1`` for ``c`` classes.
     labels : array_like, shape (n_samples,), optional
         Supervised mode. [WS03] and [SW04] defer it to a technical report; we fix ``Q`` to the
         orthonormalised, centred class-indicator matrix (``c - 1`` columns), so
@@ -658,9 +665,10 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
         Pairs of points known to lie in different clusters ([SW04] Sec. 5): alpha is the leading
         eigenvector of ``G - lam B``, ``B = sum_pairs (x o y)(x o y)^T`` (Eq. 3), with ``x, y``
         normalised like the main features. Index pairs refer to rows of ``X``.
-    lam : float
+    lam : float or "auto"
         Weight of the side information (``>= 0``). For ``side``, ``lam = 0`` is admissible only
-        when no side variance vanishes.
+        when no side variance vanishes. ``"auto"`` (the default): 0 without side information;
+        with it, chosen from 0.1, 1 and 10 as k is (the supervised mode needs it given).
     criterion : {"sum", "gap"}
         ``"sum"``: the sum of the k largest squared eigenvalues of ``A_alpha`` (Eq. 1).
         ``"gap"``: ``sum_{i<=k} lambda_i^2 - sum_{j>k} lambda_j^2`` ([WS03] Sec. 2), i.e.
@@ -712,6 +720,10 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
     memory_limit : int, optional
         Bytes the row blocks of a Dask array may take at once (half the machine's memory by
         default); chunks that do not fit are refused with the chunk size that would.
+    n_clusters : int, optional
+        For ``"auto"``: the clusters k-means will be asked for (estimated from the spectrum when
+        not given). The automatic choice needs dense data and an integer ``random_state``
+        (None means 0).
 
     Returns
     -------
@@ -724,6 +736,26 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=0.0, criterion
         number of features, vanishing side variances with ``lam = 0``, pairs out of range, or
         when every feature is constant.
     """
+    has_side = side is not None or pairs is not None
+    if labels is not None:
+        if isinstance(lam, str) and lam == "auto" and has_side:
+            raise InputError("With labels (the supervised mode) give lam: the automatic choice is label-free "
+                             "and made for the unsupervised mode.")
+        k = None if isinstance(k, str) and k == "auto" else k
+    choose_k = isinstance(k, str) and k == "auto"
+    choose_lam = isinstance(lam, str) and lam == "auto" and has_side
+    if isinstance(lam, str) and lam == "auto" and not has_side:
+        lam = 0.0
+    if choose_k or choose_lam:
+        from .automatic import _choose
+
+        check_settings(lam=0.0 if choose_lam else lam, init=init, n_init=n_init, max_iter=max_iter)
+        auto, result = _choose(X, side=side, pairs=pairs, k=k, lam=lam, n_clusters=n_clusters,
+                               random_state=0 if random_state is None else random_state, progress=None,
+                               init=init, n_init=n_init, criterion=criterion, method=method, max_iter=max_iter,
+                               tol=tol, solver=solver, eig_tol=eig_tol, power_steps=power_steps, dtype=dtype,
+                               memory_limit=memory_limit)
+        return replace(result, auto=auto)
     lam, n_init, max_iter = check_settings(lam=lam, init=init, n_init=n_init, max_iter=max_iter)
     prepared = _prepare(X, k, labels=labels, side=side, pairs=pairs, criterion=criterion, method=method,
                         max_iter=max_iter, tol=tol, solver=solver, eig_tol=eig_tol, power_steps=power_steps,

@@ -211,6 +211,29 @@ def run_q_alpha(main: Dataset, side: Dataset | None, pairs, params: QAlphaParame
         stop=stop, last=last, text="Q-alpha", status=iteration_status(params.max_iter * params.n_init), every=5)
 
 
+def run_auto_settings(main: Dataset, side: Dataset | None, pairs, params: QAlphaParameters, n_clusters: int | None):
+    """Q-alpha's k and λ chosen from the data (:func:`core.selection.automatic.choose_settings`) with
+    the other settings of ``params``, a progress bar per candidate and Stop; kept per (data, side,
+    pairs, settings). None when stopped."""
+    from core.selection.automatic import choose_settings
+
+    settings = {name: value for name, value in asdict(params).items() if name not in ("k", "lam")}
+    key = json.dumps(dict(auto=True, main=main.fingerprint, side=side.fingerprint if side is not None else None,
+                          pairs=None if pairs is None else np.asarray(pairs).tolist(), params=settings,
+                          n_clusters=n_clusters), sort_keys=True)
+
+    def status(elapsed, calls, report):
+        return report.fraction, (f"Choosing k and λ: {report.done} of {report.total} settings scored "
+                                 f"({report.message}), {elapsed:.1f} s so far")
+
+    return run_with_progress(
+        key, lambda progress: choose_settings(
+            main.X, side=None if side is None else side.X, pairs=pairs, n_clusters=n_clusters,
+            random_state=params.random_state or 0, progress=progress, criterion=params.criterion, init=params.init,
+            n_init=params.n_init, max_iter=params.max_iter, tol=params.tol, solver=q_alpha_solver(params, pairs)),
+        stop="qalpha", last=False, text="Choosing k and λ", status=status, keep=lambda settings: True)
+
+
 def _path_key(main: Dataset, side: Dataset | None, pairs, params: QAlphaParameters, lams) -> str:
     settings = {name: value for name, value in asdict(params).items() if name != "lam"}
     return json.dumps(dict(

@@ -21,6 +21,11 @@ def run_page(dataset=None):
     return app.run()
 
 
+def set_k_and_lambda_by_hand(app):
+    """With side information the page chooses k and λ from the data; tests that move them turn that off."""
+    return app.toggle(key="qa_auto").set_value(False).run()
+
+
 def open_per_class(app):
     """The per-class expander opened (as a click on it does): its content is computed only then."""
     app.session_state["qa_per_class"] = True
@@ -62,6 +67,7 @@ def test_moving_lambda_changes_alpha():
     app = run_page(load_dataset("wine"))
     side_radio = next(r for r in app.radio if r.label == "Side information")
     side_radio.set_value("side classes").run()
+    set_k_and_lambda_by_hand(app)
     assert not app.exception and not app.error
     lam = next(s for s in app.select_slider if s.label.startswith("λ"))
     lam.set_value(0.01).run()
@@ -123,8 +129,9 @@ def test_mask_png_round_trip():
 
 def test_view_is_written_to_and_restored_from_the_url():
     app = run_page(load_dataset("wine"))
-    app.number_input(key="qa_k").set_value(3).run()
     app.radio(key="qa_side_mode").set_value("side classes").run()
+    set_k_and_lambda_by_hand(app)
+    app.number_input(key="qa_k").set_value(3).run()
     assert not app.exception and not app.error
     link = dict(app.query_params)
     assert json.loads(link["qa_k"]) == 3 and json.loads(link["qa_side_mode"]) == "side classes"
@@ -216,6 +223,7 @@ def shown_selection(app):
 def test_count_title_and_marked_pixels_agree_through_lambda_and_k_moves():
     app = run_page()
     app.radio(key="qa_side_mode").set_value("side classes").run()
+    set_k_and_lambda_by_hand(app)
     gap_counts = []
     for lam in (0.01, 1.0, 0.001):
         app.select_slider(key="qa_lambda").set_value(lam).run()
@@ -256,6 +264,8 @@ def test_settings_that_do_not_apply_to_a_new_data_set_fall_back_with_a_note():
     app = run_page()
     app.number_input(key="qa_k").set_value(40).run()
     app.radio(key="qa_side_mode").set_value("side classes").run()
+    set_k_and_lambda_by_hand(app)
+    app.number_input(key="qa_k").set_value(40).run()
     app.multiselect(key="qa_side_classes").set_value([7, 8]).run()
     assert not app.error
     wine = load_dataset("wine")  # 3 classes, none of them 7 or 8
@@ -301,6 +311,7 @@ def test_lambda_path_is_computed_on_request_and_then_looked_up(monkeypatch):
 
     app = run_page(load_dataset("wine"))
     next(r for r in app.radio if r.label == "Side information").set_value("side classes").run()
+    set_k_and_lambda_by_hand(app)
     lam = next(s for s in app.select_slider if s.label.startswith("λ"))
     lam.set_value(0.3).run()
     cold = sorted_alpha(app)
@@ -396,9 +407,11 @@ def test_results_download_as_h5ad_beside_the_csv():
 @pytest.mark.parametrize("dataset, settings", [
     ("wine", {}),
     ("wine", {"qa_side_mode": "pairs", "qa_n_pairs": 40, "qa_criterion": "gap"}),
-    ("warpAR10P", {"qa_side_mode": "side classes", "qa_lambda": 0.3}),
+    ("warpAR10P", {"qa_side_mode": "side classes"}),
+    ("wine", {"qa_side_mode": "side classes", "qa_auto": False, "qa_lambda": 0.3}),
     ("wine", {"qa_supervised": True}),
-], ids=["wine unsupervised", "wine pairs, gap", "AR side classes", "wine supervised"])
+], ids=["wine unsupervised", "wine pairs, gap", "AR side classes, k and λ chosen", "wine side classes, λ set",
+        "wine supervised"])
 def test_the_python_snippet_recomputes_the_pages_result(dataset, settings):
     """The code in the page's Python expander, run as a user would paste it, gives the page's
     weights (to 1e-8) and its top K."""

@@ -151,14 +151,22 @@ def test_moving_the_lambda_slider_changes_the_plot(page, app_url):
     page.locator("[data-testid='stSidebar']").get_by_role("link", name="Q-alpha", exact=True).click()
     page.get_by_text("Selected (K)").first.wait_for(timeout=120_000)
     page.get_by_text("side classes", exact=True).click()
+    # with side information k and λ are chosen from the data, and the page says so and why
+    page.get_by_text("Chosen from the data: k = ").wait_for(timeout=120_000)
+    quiet(page)
+    chosen = page.locator("[data-testid='stMetric']").filter(has_text="λ — weight of the side information")
+    chosen_lam = chosen.locator("[data-testid='stMetricValue']").inner_text()
+    assert chosen_lam in ("0.1", "1", "10")
+    page.get_by_text("Choose k and λ from the data", exact=True).click()  # set them by hand
     thumb = page.get_by_role("slider", name="λ — weight of the side information")
     expect(thumb).to_be_enabled(timeout=120_000)
-    quiet(page)  # the run with side information (lambda = 0.1) has finished and drawn its weights
-    expect(thumb).to_have_attribute("aria-valuetext", "0.1")
+    quiet(page)  # the slider starts at the chosen λ, and the run there has drawn its weights
+    expect(thumb).to_have_attribute("aria-valuetext", chosen_lam)
     before = sorted_alpha_values(page)
     thumb.focus()
     thumb.press("ArrowLeft")
-    expect(thumb).to_have_attribute("aria-valuetext", "0.03", timeout=30_000)
+    expect(thumb).to_have_attribute("aria-valuetext", {"0.1": "0.03", "1": "0.3", "10": "3"}[chosen_lam],
+                                    timeout=30_000)
     # nothing else changed since the page was quiet: a new plot is the slider's doing
     page.wait_for_function(
         "(old) => { const p = document.querySelector('.js-plotly-plot');"
@@ -391,9 +399,12 @@ def test_settings_survive_leaving_and_a_data_set_switch_and_the_selection_agrees
     page.get_by_text("Selected (K)").first.wait_for(timeout=120_000)
     page.get_by_text("No clear sparsity gap").wait_for(timeout=60_000)  # AR faces: smooth sorted alpha
     page.get_by_text("side classes", exact=True).click()
+    page.get_by_text("Chosen from the data: k = ").wait_for(timeout=120_000)
     settle(page)
+    page.get_by_text("Choose k and λ from the data", exact=True).click()  # λ set by hand below
     thumb = page.get_by_role("slider", name="λ — weight of the side information")
     expect(thumb).to_be_enabled(timeout=120_000)
+    settle(page)
     seen = []
     for key in ["ArrowLeft", "ArrowLeft", "ArrowRight", "ArrowLeft", "ArrowLeft"]:
         press_until_changed(page, thumb, key, SORTED_ALPHA)  # a new lambda, new weights
@@ -638,7 +649,7 @@ def test_ten_quick_presses_of_the_lambda_slider_land_on_the_tenth_value(page, ap
     import json
     from urllib.parse import parse_qs, urlparse
 
-    wait_for_app(page, f"{app_url}/qalpha?qa_side_mode=%22side%20classes%22&qa_lambda=0.0001")
+    wait_for_app(page, f"{app_url}/qalpha?qa_side_mode=%22side%20classes%22&qa_auto=false&qa_lambda=0.0001")
     page.get_by_text("Selected (K)").first.wait_for(timeout=300_000)
     quiet(page)
     thumb = page.get_by_role("slider", name="λ — weight of the side information")

@@ -1,0 +1,311 @@
+"""Q-alpha's k and λ chosen from the data, without labels: the setting under which k-means finds
+the most reproducible clusters (issue 35; the protocol that judged it is
+``docs/protocol_automatic_settings.md``).
+
+Why stability. Nothing in Q-alpha's objective says which k or λ to use, and no label may be
+used to choose them. Clustering stability (Lange, Roth, Braun & Buhmann, Neural Computation
+16(6), 2004; used to choose features for clustering by Roth & Lange, NIPS 2003) asks the one
+question a user can check without labels: if the samples were drawn again, would k-means find the
+same groups? Each candidate weighting of the features is scored by the agreement (adjusted Rand
+index) of k-means fitted on two random subsets of the main samples, on the samples the subsets
+share; the same subsets and seeds serve every candidate, so the comparison is paired.
+
+The candidates: the standardised data with no weighting, and the standardised features scaled by
+``sqrt((1 + alpha / mean(alpha)) / 2)`` for k in {c, 2c} (c, the clusters asked for) and λ in
+{0.1, 1, 10}. Shrinking the weights half-way to equal is part of the rule: on the tuning sets
+(wine, iris, breast cancer, digits, Weston's and Ben-Dor's generators) the full ``sqrt(alpha)``
+weighting lost up to 0.2 pairwise accuracy to the standardised data on digits and 0.07 on breast
+cancer, and the half-shrunk one at most 0.03. When the unweighted data give the most stable
+clusters the rule says so (``weighting == "none"``): the weights did not make the groups more
+reproducible, and the app warns that weighting may hurt k-means on such data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+from ..matrix import dense_matrix
+from ..progress import report_or_stop
+from ..validation import check_real, zscores
+
+__all__ = ["AUTO_LAMBDAS", "AUTO_K_MULTIPLES", "WEIGHT_SHRINK", "N_RESAMPLES", "RESAMPLE_FRACTION",
+           "AutoCandidate", "AutoSettings", "choose_settings", "clustering_stability", "estimate_n_clusters",
+           "shrunk_scaling"]
+
+#: λ values tried when λ is chosen (the grid the paper's 0.1 and the former UCI rule's 10 span).
+AUTO_LAMBDAS = (0.1, 1.0, 10.0)
+#: k values tried, as multiples of the number of clusters c.
+AUTO_K_MULTIPLES = (1, 2)
+#: How far the weights are pulled towards equal weights before they scale the features.
+WEIGHT_SHRINK = 0.5
+#: Pairs of random subsets that score each candidate, and the fraction of samples in each subset.
+N_RESAMPLES = 8
+RESAMPLE_FRACTION = 0.8
+#: Clusters considered when their number is estimated from the spectrum.
+MAX_ESTIMATED_CLUSTERS = 10
+
+
+def shrunk_scaling(alpha, shrink: float = WEIGHT_SHRINK) -> np.ndarray:
+    """Per-feature factors ``sqrt(shrink + (1 - shrink) alpha_i / mean(alpha))`` for standardised
+    features: ``shrink = 0`` is Q-alpha's own geometry up to a constant (:func:`feature_scaling`),
+    ``shrink = 1`` equal weights. Negative weights count as 0."""
+    alpha = np.clip(np.asarray(alpha, dtype=np.float64), 0.0, None)
+    if not np.isfinite(alpha).all():
+        raise InputError("alpha contains NaN or infinite values.")
+    if not 0.0 <= shrink <= 1.0:
+        raise InputError(f"shrink must lie in [0, 1]; got {shrink!r}.")
+    mean = alpha.mean()
+    relative = alpha / mean if mean > 0 else np.ones_like(alpha)
+    return np.sqrt(shrink + (1.0 - shrink) * relative)
+
+
+def _resample_pairs(n_samples: int, n_resamples: int, fraction: float, rng) -> list[tuple[np.ndarray, np.ndarray]]:
+    size = max(int(round(fraction * n_samples)), 2)
+    return [(np.sort(rng.choice(n_samples, size, replace=False)), np.sort(rng.choice(n_samples, size, replace=False)))
+            for _ in range(n_resamples)]
+
+
+def _stability(X: np.ndarray, n_clusters: int, pairs, seed: int) -> np.ndarray:
+    """Adjusted Rand index of k-means on each pair of subsets, on the samples they share."""
+    from sklearn.cluster import KMeans
+    from sklearn.metrics import adjusted_rand_score
+
+    scores = []
+    for position, (first, second) in enumerate(pairs):
+        found = []
+        for offset, rows in enumerate((first, second)):
+            labels = np.full(X.shape[0], -1)
+            labels[rows] = KMeans(n_clusters, n_init=1, random_state=seed + 2 * position + offset).fit_predict(X[rows])
+            found.append(labels)
+        shared = (found[0] >= 0) & (found[1] >= 0)
+        scores.append(adjusted_rand_score(found[0][shared], found[1][shared]))
+    return np.asarray(scores, dtype=np.float64)
+
+
+def clustering_stability(X, n_clusters: int, *, n_resamples: int = N_RESAMPLES, fraction: float = RESAMPLE_FRACTION,
+                         random_state: int = 0) -> np.ndarray:
+    """How reproducible k-means' clusters of ``X`` are: for each of ``n_resamples`` pairs of random
+    subsets (``fraction`` of the samples each, without replacement), the adjusted Rand index between
+    k-means (``n_clusters``, one start) fitted on each subset, on the samples both hold
+    (Lange, Roth, Braun & Buhmann 2004). Returns the ``n_resamples`` indices; 1 is perfect
+    agreement, 0 what chance gives. Deterministic given ``random_state``."""
+    X = dense_matrix(X)
+    n_clusters = _check_clusters(n_clusters, X.shape[0])
+    if not 0.0 < fraction <= 1.0:
+        raise InputError(f"fraction must lie in (0, 1]; got {fraction!r}.")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
+        raise InputError(f"n_resamples must be a positive integer; got {n_resamples!r}.")
+    rng = np.random.default_rng(random_state)
+    return _stability(X, n_clusters, _resample_pairs(X.shape[0], int(n_resamples), fraction, rng), int(random_state))
+
+
+def _check_clusters(n_clusters, n_samples: int) -> int:
+    if isinstance(n_clusters, bool) or not isinstance(n_clusters, (int, np.integer)) or n_clusters < 2:
+        raise InputError(f"n_clusters must be an integer of at least 2; got {n_clusters!r}.")
+    if n_clusters >= n_samples * RESAMPLE_FRACTION:
+        raise InputError(f"{n_clusters} clusters need more samples than the {n_samples} given "
+                         f"(each resample holds {RESAMPLE_FRACTION:.0%} of them).")
+    return int(n_clusters)
+
+
+def estimate_n_clusters(X, max_clusters: int = MAX_ESTIMATED_CLUSTERS) -> int:
+    """A number of clusters from the spectrum of the standardised data: one more than the position
+    of the largest ratio between consecutive squared singular values among the first
+    ``max_clusters`` (c clusters span c - 1 directions beyond the mean; the eigengap heuristic,
+    von Luxburg, Statistics and Computing 17, 2007, Sec. 8.3). Used only when nobody says how many
+    clusters k-means should find."""
+    X = dense_matrix(X)
+    Z = zscores(X)
+    values = np.linalg.svd(Z, compute_uv=False) ** 2
+    top = values[: max_clusters + 1]
+    top = top[top > 1e-12 * values[0]] if values[0] > 0 else top[:0]
+    if top.size < 3:
+        return 2
+    ratios = top[:-1] / top[1:]
+    return int(np.argmax(ratios[: max_clusters - 1]) + 2)
+
+
+@dataclass(frozen=True)
+class AutoCandidate:
+    """One setting the rule scored: ``k`` and ``lam`` None for the unweighted data."""
+
+    k: int | None
+    lam: float | None
+    stability: float
+    stability_sd: float
+
+    @property
+    def label(self) -> str:
+        return "no weighting" if self.k is None else f"k = {self.k}, λ = {self.lam:g}"
+
+
+@dataclass(frozen=True, eq=False)
+class AutoSettings:
+    """Outcome of :func:`choose_settings`.
+
+    Attributes
+    ----------
+    k, lam : int, float
+        Q-alpha's settings: those of the most stable weighted candidate.
+    weighting : {"shrunk_sqrt_alpha", "none"}
+        How k-means should see the features: scaled by :func:`shrunk_scaling` of the weights, or
+        unweighted, when no weighting made the clusters more reproducible than none.
+    n_clusters : int
+        The clusters k-means is asked for (given, or :func:`estimate_n_clusters`).
+    n_clusters_estimated : bool
+        Whether ``n_clusters`` was estimated from the spectrum.
+    candidates : tuple of AutoCandidate
+        Every setting scored, in the order tried (no weighting first).
+    chose_k, chose_lam : bool
+        Which of k and λ were chosen (the others were given).
+    alphas : dict
+        Q-alpha's weights for each ``(k, lam)`` tried.
+    """
+
+    k: int
+    lam: float
+    weighting: str
+    n_clusters: int
+    n_clusters_estimated: bool
+    candidates: tuple
+    chose_k: bool
+    chose_lam: bool
+    alphas: dict
+
+    @property
+    def weighted_best(self) -> AutoCandidate:
+        return max((c for c in self.candidates if c.k is not None), key=lambda c: c.stability)
+
+    @property
+    def unweighted(self) -> AutoCandidate:
+        return next(c for c in self.candidates if c.k is None)
+
+    @property
+    def weighting_helps(self) -> bool:
+        return self.weighting != "none"
+
+    @property
+    def reason(self) -> str:
+        """The choice in a sentence a user can check."""
+        best, plain = self.weighted_best, self.unweighted
+        chosen = " and ".join(([f"k = {self.k}"] if self.chose_k else []) + ([f"λ = {self.lam:g}"] if self.chose_lam else []))
+        clusters = (f"{self.n_clusters} clusters (estimated from the spectrum)" if self.n_clusters_estimated
+                    else f"{self.n_clusters} clusters")
+        text = (f"{chosen or 'These settings'}: k-means into {clusters} found the most reproducible groups with "
+                f"these weights (agreement between resamples {best.stability:.2f} ± {best.stability_sd:.2f}, "
+                f"adjusted Rand index, of {len(self.candidates) - 1} weighted settings tried)")
+        if self.weighting_helps:
+            return text + f"; unweighted standardised data: {plain.stability:.2f}."
+        return (text + f". Unweighted standardised data gave more reproducible groups ({plain.stability:.2f}): "
+                "on these data the weights may make k-means worse than no weighting.")
+
+    def kmeans_features(self, X, alpha) -> np.ndarray:
+        """What k-means should cluster: the standardised ``X`` scaled by :func:`shrunk_scaling` of
+        ``alpha``, or unscaled when ``weighting == "none"``."""
+        Z = zscores(dense_matrix(X))
+        return Z * shrunk_scaling(alpha) if self.weighting_helps else Z
+
+    def table(self) -> list[dict]:
+        """The candidates as rows (setting, stability mean and sd, chosen)."""
+        best = self.weighted_best if self.weighting_helps else self.unweighted
+        return [dict(setting=c.label, k=c.k, lam=c.lam, stability=c.stability, stability_sd=c.stability_sd,
+                     chosen=c is best) for c in self.candidates]
+
+
+def choose_settings(X, *, side=None, pairs=None, k="auto", lam="auto", n_clusters=None, random_state=0,
+                    progress=None, **q_alpha_options) -> AutoSettings:
+    """Choose Q-alpha's ``k`` and ``lam`` from the main data (and the side data or pairs) alone.
+
+    Each candidate (k in {c, 2c}, λ in :data:`AUTO_LAMBDAS`, and the unweighted data) is scored by
+    :func:`clustering_stability` on the same resamples; the most stable weighted candidate gives k
+    and λ, and the unweighted data win when they are more stable still (see the module's text).
+
+    Parameters
+    ----------
+    X : array_like, shape (n_samples, n_features)
+        Main data (dense: the standardised data enter k-means).
+    side, pairs : optional
+        Side information as :func:`core.selection.qalpha.q_alpha` takes it. Without either, λ is 0.
+    k, lam : "auto" or a value
+        What to choose; a value is kept as given.
+    n_clusters : int, optional
+        The clusters k-means will be asked for (the number of classes to find); estimated from
+        the spectrum (:func:`estimate_n_clusters`) when not given.
+    random_state : int
+        Seeds the resamples and k-means; the choice is deterministic given it.
+    progress : callable, optional
+        Called after each candidate with a :class:`core.progress.Progress`; ``False`` stops
+        (raises :class:`core.errors.Stopped`).
+    **q_alpha_options
+        Passed to every Q-alpha solve (``criterion``, ``init``, ``max_iter``, ``tol``, ...).
+
+    Returns
+    -------
+    AutoSettings
+    """
+    settings, _ = _choose(X, side=side, pairs=pairs, k=k, lam=lam, n_clusters=n_clusters, random_state=random_state,
+                          progress=progress, **q_alpha_options)
+    return settings
+
+
+def _choose(X, *, side, pairs, k, lam, n_clusters, random_state, progress, **q_alpha_options):
+    """:func:`choose_settings`, and the Q-alpha result of the chosen (k, λ)."""
+    from .qalpha import _prepare, _solve
+
+    X = dense_matrix(X)
+    n_samples = X.shape[0]
+    if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)):
+        raise InputError(f"random_state must be an integer (the automatic choice is deterministic given it); "
+                         f"got {random_state!r}.")
+    estimated = n_clusters is None
+    n_clusters = _check_clusters(estimate_n_clusters(X) if estimated else n_clusters, n_samples)
+    if k == "auto":
+        ks = sorted({min(multiple * n_clusters, n_samples - 1) for multiple in AUTO_K_MULTIPLES})
+    else:
+        ks = [k]
+    has_side = side is not None or pairs is not None
+    if lam == "auto":
+        lams = list(AUTO_LAMBDAS) if has_side else [0.0]
+    else:
+        lams = [check_real(lam, "lam", low=0.0)]
+    init, n_init = q_alpha_options.pop("init", "uniform"), q_alpha_options.pop("n_init", 1)
+    total = 1 + len(ks) * len(lams)
+    rng = np.random.default_rng(random_state)
+    resamples = _resample_pairs(n_samples, N_RESAMPLES, RESAMPLE_FRACTION, rng)
+    Z = zscores(X)
+
+    def score(features):
+        values = _stability(features, n_clusters, resamples, int(random_state))
+        return float(values.mean()), float(values.std(ddof=1)) if values.size > 1 else 0.0
+
+    candidates = [AutoCandidate(None, None, *score(Z))]
+    report_or_stop(progress, 1, total, message="no weighting")
+    results = {}
+    for k_value in ks:
+        prepared = _prepare(X, k_value, labels=None, side=side, pairs=pairs,
+                            **_prepare_options(q_alpha_options))
+        for lam_value in lams:
+            result = _solve(prepared, lam_value, init=init, n_init=n_init, random_state=random_state)
+            results[(prepared.k, lam_value)] = result
+            candidates.append(AutoCandidate(prepared.k, lam_value, *score(Z * shrunk_scaling(result.alpha))))
+            report_or_stop(progress, len(candidates), total, message=candidates[-1].label)
+    weighted = max(candidates[1:], key=lambda c: c.stability)  # the first of equals: smaller k, smaller λ
+    settings = AutoSettings(k=weighted.k, lam=weighted.lam,
+                            weighting="shrunk_sqrt_alpha" if weighted.stability > candidates[0].stability else "none",
+                            n_clusters=n_clusters, n_clusters_estimated=estimated, candidates=tuple(candidates),
+                            chose_k=k == "auto", chose_lam=lam == "auto" and has_side,
+                            alphas={key: result.alpha for key, result in results.items()})
+    return settings, results[(weighted.k, weighted.lam)]
+
+
+def _prepare_options(options: dict) -> dict:
+    """q_alpha's options that :func:`core.selection.qalpha._prepare` takes, with q_alpha's defaults."""
+    allowed = dict(criterion="sum", method="power", max_iter=500, tol=1e-6, solver="auto", eig_tol=1e-10,
+                   power_steps=1, dtype=np.float64, memory_limit=None)
+    unknown = set(options) - set(allowed)
+    if unknown:
+        raise InputError(f"Unknown Q-alpha option(s) for the automatic choice: {', '.join(sorted(unknown))}.")
+    return {**allowed, **options}
