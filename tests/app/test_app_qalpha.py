@@ -440,3 +440,36 @@ def test_snippet_for_uploaded_side_data_imports_what_it_calls():
     imported = code.splitlines()[0].removeprefix("from core import ").split(", ")
     assert {"load_dataset", "load_side_data", "QAlphaParameters"} <= set(imported)
     compile(code, "snippet", "exec")
+
+
+def test_k_and_lambda_chosen_from_the_data_are_shown_with_their_reason_and_ignore_the_labels():
+    """With side information the page chooses k and λ (core.choose_settings on the same main and
+    side data), shows them where their controls stand, says why, lists the candidates; turned off,
+    the controls start from the chosen values. Shuffling the main samples' labels changes nothing."""
+    from dataclasses import replace
+
+    from core import choose_settings
+
+    faces = load_dataset("warpAR10P")
+    main = faces.subset_samples(faces.labels <= 5)
+    side = faces.subset_samples(faces.labels == 6)
+    expected = choose_settings(main.X, side=side.X, n_clusters=5, random_state=0, solver="power")
+    shown = []
+    for labels in (main.labels, np.random.default_rng(0).permutation(main.labels)):
+        app = AppTest.from_file(PAGE, default_timeout=300)
+        app.session_state["dataset"] = replace(main, labels=labels)
+        app.session_state["side_dataset"] = side
+        app.run()
+        app.radio(key="qa_side_mode").set_value("uploaded side data").run()
+        assert not app.exception and not app.error
+        metrics = {m.label: m.value for m in app.metric}
+        shown.append((metrics["k — number of clusters"], metrics["λ — weight of the side information"]))
+        assert not [n for n in app.number_input if n.key == "qa_k"]  # no control while the data choose
+        notes = " ".join(c.value for c in app.caption) + " ".join(w.value for w in app.warning)
+        assert f"k = {expected.k} and λ = {expected.lam:g}" in notes
+        table = next(frame.value for frame in app.dataframe if "setting" in frame.value.columns)
+        assert len(table) == 7 and table["chosen"].sum() == 1
+    assert shown[0] == shown[1] == (str(expected.k), f"{expected.lam:g}")
+    app.toggle(key="qa_auto").set_value(False).run()
+    assert app.number_input(key="qa_k").value == expected.k
+    assert app.select_slider(key="qa_lambda").value == expected.lam
