@@ -119,6 +119,7 @@ def judge_set(name: str, runs: int = RUNS, random_state: int = 0, sdr: bool = Tr
 def summarise(rows: pd.DataFrame) -> pd.DataFrame:
     """Per set and method: the setting with the best set-level pairwise accuracy (the only
     setting for the automatic rule and raw data), its mean and sd over turns."""
+    rows = rows.fillna({"setting": ""})  # raw data have no setting (read back from CSV: NaN)
     by_setting = rows.groupby(["set", "method", "setting"], sort=False)
     means = by_setting.xing.mean().reset_index()
     out = []
@@ -156,13 +157,19 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--no-sdr", action="store_true", help="leave SDR-SI out (slow on many samples)")
     parser.add_argument("--out", default=None, help="CSV of every per-turn row (and NAME_choices.csv)")
+    parser.add_argument("--table", default=None, help="print the tables of a CSV written by --out, without running")
     args = parser.parse_args(argv)
     names = {"tuning": TUNING, "judging": JUDGING + BESIDE}.get(args.sets) or args.sets.split(",")
     started = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=args.workers) as pool:
-        outcomes = list(pool.map(partial(judge_set, sdr=not args.no_sdr), names))
-    rows = pd.DataFrame([row for found, _ in outcomes for row in found])
-    choices = pd.DataFrame([choice for _, found in outcomes for choice in found])
+    if args.table:
+        rows = pd.read_csv(args.table)
+        choices = pd.read_csv(Path(args.table).with_name(Path(args.table).stem + "_choices.csv"))
+        names = [name for name in names if name in set(rows.set)]
+    else:
+        with ProcessPoolExecutor(max_workers=args.workers) as pool:
+            outcomes = list(pool.map(partial(judge_set, sdr=not args.no_sdr), names))
+        rows = pd.DataFrame([row for found, _ in outcomes for row in found])
+        choices = pd.DataFrame([choice for _, found in outcomes for choice in found])
     if args.out:
         rows.to_csv(args.out, index=False)
         choices.to_csv(Path(args.out).with_name(Path(args.out).stem + "_choices.csv"), index=False)

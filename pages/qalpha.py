@@ -192,9 +192,10 @@ if auto is not None:
         if auto.weighting_helps:
             st.caption(f"Chosen from the data: {auto.reason}")
         else:
-            st.warning(f"{auto.reason} Where that happened on data nobody tuned the rule on, standardising and "
-                       "clustering every feature did as well or better (README, 'Automatic k and λ'): read these "
-                       "weights as a ranking, and check k-means on the selection below against all features.",
+            st.warning(f"{auto.reason} Cluster the standardised features unweighted here, and read the weights as "
+                       "a ranking (check k-means on the selection below against all features). On the sets the rule "
+                       "was judged on this happened on 9 of 89 turns, and on 3 of 7 of lung_small's, the one set "
+                       "where the automatic weights fell below the standardised data (README, 'Automatic k and λ').",
                        icon=":material/warning:")
         with st.expander("How k and λ were chosen"):
             st.dataframe(pd.DataFrame(auto.table()).rename(columns={
