@@ -473,3 +473,21 @@ def test_k_and_lambda_chosen_from_the_data_are_shown_with_their_reason_and_ignor
     app.toggle(key="qa_auto").set_value(False).run()
     assert app.number_input(key="qa_k").value == expected.k
     assert app.select_slider(key="qa_lambda").value == expected.lam
+
+
+def test_the_page_warns_where_the_unweighted_data_cluster_more_reproducibly():
+    """Wine with class 0 as side data: k-means' groups are more reproducible unweighted (0.99
+    against 0.98 for the best weighting), so the page warns instead of captioning the choice."""
+    from core import choose_settings
+
+    wine = load_dataset("wine")
+    app = run_page(wine)
+    app.radio(key="qa_side_mode").set_value("side classes").run()
+    app.multiselect(key="qa_side_classes").set_value([wine.classes[0].item()]).run()
+    assert not app.exception and not app.error
+    main, side = wine.split_by_class([wine.classes[0]])
+    expected = choose_settings(main.X, side=side.X, n_clusters=2, random_state=0, solver="power")
+    assert expected.weighting == "none"
+    warnings = [w.value for w in app.warning if "Unweighted standardised data gave more reproducible groups" in w.value]
+    assert len(warnings) == 1 and "Cluster the standardised features unweighted" in warnings[0]
+    assert not [c for c in app.caption if c.value.startswith("Chosen from the data")]
