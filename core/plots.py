@@ -88,21 +88,36 @@ def sorted_weights_figure(alpha, feature_names: Sequence[str] | None = None,
         marker=dict(size=4), line=dict(width=1),
         customdata=names, name="alpha",
         hovertemplate="rank %{x}<br>%{customdata}<br>alpha = %{y:.4g}<extra></extra>"))
+    # the marks as layout shapes and annotations written out: Plotly's add_vline / add_vrect took
+    # 19 ms of every K or λ step (they resolve the axes each call)
+    shapes, notes = [], []
     if top_k is not None and 0 < top_k <= alpha.size:
-        fig.add_vrect(x0=0.5, x1=top_k + 0.5, fillcolor="deepskyblue", opacity=0.12, line_width=0,
-                      annotation_text=f"top {top_k}", annotation_position="top left")
+        shapes.append(dict(type="rect", x0=0.5, x1=top_k + 0.5, xref="x", y0=0, y1=1, yref="y domain",
+                           fillcolor="deepskyblue", opacity=0.12, line_width=0, layer="below"))
+        notes.append(_mark_note(0.5, f"top {top_k}", top=True))
     if n_selected is not None and 0 < n_selected < alpha.size:
         if clear_gap:
-            fig.add_vline(x=n_selected + 0.5, line_dash="dash", line_color="crimson",
-                          annotation_text=f"sparsity gap: {n_selected}", annotation_position="top right")
+            shapes.append(_vertical_line(n_selected + 0.5, "dash", "crimson"))
+            notes.append(_mark_note(n_selected + 0.5, f"sparsity gap: {n_selected}", top=True))
         else:
             title = f"{title} — no clear gap"
     if default is not None and not clear_gap and 0 < default.k < alpha.size:
-        fig.add_vline(x=default.k + 0.5, line_dash="dot", line_color="darkorange",
-                      annotation_text=f"{default.rule}: {default.k}", annotation_position="bottom right")
-    fig.update_layout(title=title, xaxis_title="rank", yaxis_title="alpha",
+        shapes.append(_vertical_line(default.k + 0.5, "dot", "darkorange"))
+        notes.append(_mark_note(default.k + 0.5, f"{default.rule}: {default.k}", top=False))
+    fig.update_layout(title=title, xaxis_title="rank", yaxis_title="alpha", shapes=shapes, annotations=notes,
                       yaxis_type="log" if log_y else "linear", **_LAYOUT)
     return fig
+
+
+def _vertical_line(x: float, dash: str, colour: str) -> dict:
+    """A vertical line across the plot at ``x`` (as ``add_vline`` draws it)."""
+    return dict(type="line", x0=x, x1=x, xref="x", y0=0, y1=1, yref="y domain", line=dict(dash=dash, color=colour))
+
+
+def _mark_note(x: float, text: str, top: bool) -> dict:
+    """A label just right of ``x``, at the top or bottom of the plot."""
+    return dict(x=x, xref="x", y=1 if top else 0, yref="y domain", text=text, showarrow=False, xanchor="left",
+                yanchor="top" if top else "bottom")
 
 
 def history_figure(history, title: str = "Objective per iteration") -> go.Figure:
