@@ -253,8 +253,13 @@ def choose_settings(X, *, side=None, pairs=None, k="auto", lam="auto", n_cluster
 
 def _choose(X, *, side, pairs, k, lam, n_clusters, random_state, progress, **q_alpha_options):
     """:func:`choose_settings`, and the Q-alpha result of the chosen (k, λ)."""
+    from ..matrix import data_matrix
     from .qalpha import _prepare, _solve
 
+    if data_matrix(X).kind != "dense":
+        raise InputError("Choosing k and λ from the data needs the main data as a dense array (k-means runs on "
+                         "their standardised values); give k and lam for sparse or chunked data, or pass a dense "
+                         "subset (e.g. the features of highest variance).")
     X = dense_matrix(X)
     n_samples = X.shape[0]
     if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)):

@@ -122,7 +122,7 @@ def test_refusals_say_what_to_do(wine_turn):
         q_alpha(main, side=side, n_clusters=1)
     with pytest.raises(InputError, match="give lam"):
         q_alpha(main, labels=labels, side=side)
-    with pytest.raises(InputError, match="dense|sparse"):
+    with pytest.raises(InputError, match="give k and lam for sparse or chunked data"):
         q_alpha(sp.csr_matrix(main), side=side, n_clusters=2)
     with pytest.raises(InputError, match="random_state"):
         choose_settings(main, side=side, n_clusters=2, random_state=None)
