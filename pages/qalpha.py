@@ -167,11 +167,11 @@ try:
             params = replace(params, k=int(auto.k), lam=float(auto.lam))
             # the widgets and the pages that run the user's Q-alpha (Compare) see the chosen values
             st.session_state["qa_k"], st.session_state["qa_lambda"] = min(int(auto.k), max_k), float(auto.lam)
-        shown = auto if auto is not None else None
-        k_slot.metric("k — number of clusters", params.k, help="Chosen from the data" if shown else
-                      "The choice was stopped: the last k set")
+        chosen = auto is not None
+        k_slot.metric("k — number of clusters", params.k,
+                      help="Chosen from the data" if chosen else "The choice was stopped: the last k set")
         lam_slot.metric("λ — weight of the side information", f"{params.lam:g}",
-                        help="Chosen from the data" if shown else "The choice was stopped: the last λ set")
+                        help="Chosen from the data" if chosen else "The choice was stopped: the last λ set")
     # once the λ path of these settings is computed, a λ on it is a lookup (the same fixed point a
     # cold run reaches: tests/core/selection/test_lambda_path.py)
     path_possible = side_mode != "none" and params.n_init == 1
@@ -199,8 +199,7 @@ if auto is not None:
                        icon=":material/warning:")
         with st.expander("How k and λ were chosen"):
             st.dataframe(pd.DataFrame(auto.table()).rename(columns={
-                "setting": "setting", "stability": "agreement between resamples (adjusted Rand)",
-                "stability_sd": "sd"}), hide_index=True)
+                "stability": "agreement between resamples (adjusted Rand)", "stability_sd": "sd"}), hide_index=True)
             st.caption(f"k-means into {auto.n_clusters} clusters on two random {RESAMPLE_FRACTION:.0%} subsets of "
                        f"the main samples, {N_RESAMPLES} times; the agreement on the samples both hold (Lange et al. "
                        "2004). Weighted settings scale the standardised features by sqrt((1 + alpha / mean alpha) / 2).")
