@@ -106,9 +106,14 @@ def _check_clusters(n_clusters, n_samples: int) -> int:
     if isinstance(n_clusters, bool) or not isinstance(n_clusters, (int, np.integer)) or n_clusters < 2:
         raise InputError(f"n_clusters must be an integer of at least 2; got {n_clusters!r}.")
     if n_clusters >= n_samples * RESAMPLE_FRACTION:
-        raise InputError(f"{n_clusters} clusters need more samples than the {n_samples} given "
-                         f"(each resample holds {RESAMPLE_FRACTION:.0%} of them).")
+        raise InputError(f"{n_clusters} clusters need more samples than the {n_samples} given (each resample holds "
+                         f"{RESAMPLE_FRACTION:.0%} of them): ask for fewer clusters, or set k and λ yourself.")
     return int(n_clusters)
+
+
+def _feasible_clusters(n_samples: int) -> int:
+    """The most clusters a resample of ``n_samples`` can hold (at least 2)."""
+    return max(2, min(MAX_ESTIMATED_CLUSTERS, int(np.ceil(n_samples * RESAMPLE_FRACTION)) - 1))
 
 
 def estimate_n_clusters(X, max_clusters: int = MAX_ESTIMATED_CLUSTERS) -> int:
@@ -136,6 +141,7 @@ class AutoCandidate:
     lam: float | None
     stability: float
     stability_sd: float
+    converged: bool | None = None  # Q-alpha's run at (k, λ); None for the unweighted data
 
     @property
     def label(self) -> str:
@@ -209,10 +215,10 @@ class AutoSettings:
         return Z * shrunk_scaling(alpha) if self.weighting_helps else Z
 
     def table(self) -> list[dict]:
-        """The candidates as rows (setting, stability mean and sd, chosen)."""
+        """The candidates as rows (setting, stability mean and sd, whether its Q-alpha run converged, chosen)."""
         best = self.weighted_best if self.weighting_helps else self.unweighted
         return [dict(setting=c.label, k=c.k, lam=c.lam, stability=c.stability, stability_sd=c.stability_sd,
-                     chosen=c is best) for c in self.candidates]
+                     converged=c.converged, chosen=c is best) for c in self.candidates]
 
 
 def choose_settings(X, *, side=None, pairs=None, k="auto", lam="auto", n_clusters=None, random_state=0,
@@ -266,7 +272,9 @@ def _choose(X, *, side, pairs, k, lam, n_clusters, random_state, progress, **q_a
         raise InputError(f"random_state must be an integer (the automatic choice is deterministic given it); "
                          f"got {random_state!r}.")
     estimated = n_clusters is None
-    n_clusters = _check_clusters(estimate_n_clusters(X) if estimated else n_clusters, n_samples)
+    if estimated:
+        n_clusters = estimate_n_clusters(X, _feasible_clusters(n_samples))
+    n_clusters = _check_clusters(n_clusters, n_samples)
     if k == "auto":
         ks = sorted({min(multiple * n_clusters, n_samples - 1) for multiple in AUTO_K_MULTIPLES})
     else:
@@ -295,7 +303,8 @@ def _choose(X, *, side, pairs, k, lam, n_clusters, random_state, progress, **q_a
         for lam_value in lams:
             result = _solve(prepared, lam_value, init=init, n_init=n_init, random_state=random_state)
             results[(prepared.k, lam_value)] = result
-            candidates.append(AutoCandidate(prepared.k, lam_value, *score(Z * shrunk_scaling(result.alpha))))
+            candidates.append(AutoCandidate(prepared.k, lam_value, *score(Z * shrunk_scaling(result.alpha)),
+                                            converged=result.converged))
             report_or_stop(progress, len(candidates), total, message=candidates[-1].label)
     weighted = max(candidates[1:], key=lambda c: c.stability)  # the first of equals: smaller k, smaller λ
     settings = AutoSettings(k=weighted.k, lam=weighted.lam,

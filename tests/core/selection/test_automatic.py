@@ -130,3 +130,14 @@ def test_refusals_say_what_to_do(wine_turn):
     fixed = q_alpha(main, 3, side=side, n_clusters=2, random_state=0)
     assert fixed.k == 3 and fixed.auto.chose_lam and not fixed.auto.chose_k
     assert q_alpha(main, 3, side=side, lam=0.5).auto is None
+
+
+def test_an_estimated_number_of_clusters_fits_the_resamples():
+    """Six samples: a resample holds five, so at most four clusters may be estimated (the
+    spectrum alone would ask for more); each candidate says whether its Q-alpha run converged."""
+    X = weston_linear(20, random_state=0).X[:6]
+    result = q_alpha(X, random_state=0)
+    assert result.auto.n_clusters_estimated and 2 <= result.auto.n_clusters <= 4
+    assert [row["converged"] is None for row in result.auto.table()] == [True] + [False] * (len(result.auto.candidates) - 1)
+    with pytest.raises(InputError, match="ask for fewer clusters, or set k and λ yourself"):
+        q_alpha(X, n_clusters=5)
