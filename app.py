@@ -32,3 +32,4 @@ navigation = st.navigation(PAGES, position="hidden")
 datasets.follow_link(navigation)  # a link to data this session lacks opens the Data page
 sidebar.sidebar_summary(PAGES)
 navigation.run()
+session.warm_imports()  # once per process, a few seconds on: scikit-learn before a page needs it

@@ -37,6 +37,32 @@ def leave_a_core() -> None:
     threadpool_limits(threads, user_api="blas")
 
 
+_WARMED = threading.Lock()
+#: Seconds after the first run of the process that the background imports start.
+WARM_AFTER = 3.0
+
+
+def warm_imports() -> None:
+    """Once per process, in a background thread: import what the pages' computations need
+    (scikit-learn's k-means and metrics, which bring SciPy's statistics and pandas, and the
+    library's solvers), so that the first page that clusters does not wait for them: they took
+    1.2 s of the Q-alpha page's first open in a fresh server (docs/benchmarks.md)."""
+    if not _WARMED.acquire(blocking=False):
+        return
+
+    def load():
+        import sklearn.cluster  # noqa: F401
+        import sklearn.metrics  # noqa: F401
+        import core.evaluation.metrics  # noqa: F401
+        import core.selection.baselines  # noqa: F401
+        import core.selection.qalpha  # noqa: F401
+
+    # later than the first page's drawing, which they would otherwise slow (Home by 1 s)
+    timer = threading.Timer(WARM_AFTER, load)
+    timer.name, timer.daemon = "warm-imports", True
+    timer.start()
+
+
 # ---------------------------------------------------------------------------- every page through app.py
 _RUN = threading.local()  # per script thread: did this run start in app.py?
 
