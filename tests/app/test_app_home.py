@@ -19,3 +19,31 @@ def test_home_page_shows_methods_and_data_sets():
     assert list(table["name"]) == [info.name for info in list_datasets()]
     # the sidebar names the current data set (the AR faces by default)
     assert any("warpAR10P" in m.value for m in app.sidebar.markdown)
+
+
+def test_imports_are_warmed_once_per_process_after_a_delay():
+    """session.warm_imports starts one background timer per process (a second call starts
+    nothing), and when it fires scikit-learn's k-means and the solvers are imported. Run in a
+    fresh interpreter, where none of them is loaded yet."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    code = """
+import sys, threading, time
+import pages.ui.session as session
+session.WARM_AFTER = 0.2
+assert "sklearn.cluster" not in sys.modules
+session.warm_imports(); session.warm_imports()
+timers = [t for t in threading.enumerate() if t.name == "warm-imports"]
+assert len(timers) == 1, timers
+assert "sklearn.cluster" not in sys.modules  # not before the delay
+timers[0].join(120)
+assert all(name in sys.modules for name in ("sklearn.cluster", "sklearn.metrics", "core.selection.qalpha"))
+print("ok")
+"""
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
