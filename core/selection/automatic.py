@@ -29,7 +29,7 @@ import numpy as np
 from ..errors import InputError
 from ..matrix import dense_matrix
 from ..progress import report_or_stop
-from ..validation import check_real, zscores
+from ..validation import check_positive_int, check_real, zscores
 
 __all__ = ["AUTO_LAMBDAS", "AUTO_K_MULTIPLES", "WEIGHT_SHRINK", "N_RESAMPLES", "RESAMPLE_FRACTION",
            "AutoCandidate", "AutoSettings", "choose_settings", "clustering_stability", "estimate_n_clusters",
@@ -94,12 +94,18 @@ def clustering_stability(X, n_clusters: int, *, n_resamples: int = N_RESAMPLES, 
     agreement, 0 what chance gives. Deterministic given ``random_state``."""
     X = dense_matrix(X)
     n_clusters = _check_clusters(n_clusters, X.shape[0])
-    if not 0.0 < fraction <= 1.0:
-        raise InputError(f"fraction must lie in (0, 1]; got {fraction!r}.")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise InputError(f"n_resamples must be a positive integer; got {n_resamples!r}.")
+    fraction = check_real(fraction, "fraction", low=0.0, high=1.0, low_open=True)
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    random_state = _check_seed(random_state)
     rng = np.random.default_rng(random_state)
-    return _stability(X, n_clusters, _resample_pairs(X.shape[0], int(n_resamples), fraction, rng), int(random_state))
+    return _stability(X, n_clusters, _resample_pairs(X.shape[0], n_resamples, fraction, rng), random_state)
+
+
+def _check_seed(random_state) -> int:
+    if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)):
+        raise InputError(f"random_state must be an integer (the automatic choice is deterministic given it); "
+                         f"got {random_state!r}.")
+    return int(random_state)
 
 
 def _check_clusters(n_clusters, n_samples: int) -> int:
@@ -156,9 +162,6 @@ class AutoSettings:
     ----------
     k, lam : int, float
         Q-alpha's settings: those of the most stable weighted candidate.
-    weighting : {"shrunk_sqrt_alpha", "none"}
-        How k-means should see the features: scaled by :func:`shrunk_scaling` of the weights, or
-        unweighted, when no weighting made the clusters more reproducible than none.
     n_clusters : int
         The clusters k-means is asked for (given, or :func:`estimate_n_clusters`).
     n_clusters_estimated : bool
@@ -167,22 +170,22 @@ class AutoSettings:
         Every setting scored, in the order tried (no weighting first).
     chose_k, chose_lam : bool
         Which of k and λ were chosen (the others were given).
-    alphas : dict
-        Q-alpha's weights for each ``(k, lam)`` tried.
+    results : dict
+        Q-alpha's result for each ``(k, lam)`` tried (the chosen one is ``results[(k, lam)]``).
     """
 
     k: int
     lam: float
-    weighting: str
     n_clusters: int
     n_clusters_estimated: bool
     candidates: tuple
     chose_k: bool
     chose_lam: bool
-    alphas: dict
+    results: dict
 
     @property
     def weighted_best(self) -> AutoCandidate:
+        """The most stable weighted candidate (the first of equals: smaller k, smaller λ)."""
         return max((c for c in self.candidates if c.k is not None), key=lambda c: c.stability)
 
     @property
@@ -190,8 +193,20 @@ class AutoSettings:
         return next(c for c in self.candidates if c.k is None)
 
     @property
+    def weighting(self) -> str:
+        """How k-means should see the features: ``"shrunk_sqrt_alpha"`` (scaled by
+        :func:`shrunk_scaling` of the weights) or ``"none"``, when no weighting made the clusters
+        more reproducible than none."""
+        return "shrunk_sqrt_alpha" if self.weighted_best.stability > self.unweighted.stability else "none"
+
+    @property
     def weighting_helps(self) -> bool:
         return self.weighting != "none"
+
+    @property
+    def alphas(self) -> dict:
+        """Q-alpha's weights for each ``(k, lam)`` tried."""
+        return {key: result.alpha for key, result in self.results.items()}
 
     @property
     def reason(self) -> str:
@@ -252,15 +267,8 @@ def choose_settings(X, *, side=None, pairs=None, k="auto", lam="auto", n_cluster
     -------
     AutoSettings
     """
-    settings, _ = _choose(X, side=side, pairs=pairs, k=k, lam=lam, n_clusters=n_clusters, random_state=random_state,
-                          progress=progress, **q_alpha_options)
-    return settings
-
-
-def _choose(X, *, side, pairs, k, lam, n_clusters, random_state, progress, **q_alpha_options):
-    """:func:`choose_settings`, and the Q-alpha result of the chosen (k, λ)."""
     from ..matrix import data_matrix
-    from .qalpha import _prepare, _solve
+    from .qalpha import q_alpha
 
     if data_matrix(X).kind != "dense":
         raise InputError("Choosing k and λ from the data needs the main data as a dense array (k-means runs on "
@@ -268,58 +276,37 @@ def _choose(X, *, side, pairs, k, lam, n_clusters, random_state, progress, **q_a
                          "subset (e.g. the features of highest variance).")
     X = dense_matrix(X)
     n_samples = X.shape[0]
-    if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)):
-        raise InputError(f"random_state must be an integer (the automatic choice is deterministic given it); "
-                         f"got {random_state!r}.")
+    random_state = _check_seed(random_state)
     estimated = n_clusters is None
     if estimated:
         n_clusters = estimate_n_clusters(X, _feasible_clusters(n_samples))
     n_clusters = _check_clusters(n_clusters, n_samples)
-    if k == "auto":
-        ks = sorted({min(multiple * n_clusters, n_samples - 1) for multiple in AUTO_K_MULTIPLES})
-    else:
-        ks = [k]
-    has_side = side is not None or pairs is not None
-    if lam == "auto":
-        lams = list(AUTO_LAMBDAS) if has_side else [0.0]
-    else:
-        lams = [check_real(lam, "lam", low=0.0)]
-    init, n_init = q_alpha_options.pop("init", "uniform"), q_alpha_options.pop("n_init", 1)
+    chose_k, has_side = _is_auto(k), side is not None or pairs is not None
+    chose_lam = _is_auto(lam) and has_side
+    ks = sorted({min(multiple * n_clusters, n_samples - 1) for multiple in AUTO_K_MULTIPLES}) if chose_k else [k]
+    lams = AUTO_LAMBDAS if chose_lam else [0.0 if _is_auto(lam) else lam]
     total = 1 + len(ks) * len(lams)
-    rng = np.random.default_rng(random_state)
-    resamples = _resample_pairs(n_samples, N_RESAMPLES, RESAMPLE_FRACTION, rng)
+    resamples = _resample_pairs(n_samples, N_RESAMPLES, RESAMPLE_FRACTION, np.random.default_rng(random_state))
     Z = zscores(X)
 
-    def score(features):
-        values = _stability(features, n_clusters, resamples, int(random_state))
-        return float(values.mean()), float(values.std(ddof=1)) if values.size > 1 else 0.0
+    def candidate(features, k_value=None, lam_value=None, converged=None):
+        values = _stability(features, n_clusters, resamples, random_state)
+        return AutoCandidate(k_value, lam_value, float(values.mean()), float(values.std(ddof=1)), converged)
 
-    candidates = [AutoCandidate(None, None, *score(Z))]
+    candidates = [candidate(Z)]
     report_or_stop(progress, 1, total, message="no weighting")
     results = {}
     for k_value in ks:
-        prepared = _prepare(X, k_value, labels=None, side=side, pairs=pairs,
-                            **_prepare_options(q_alpha_options))
         for lam_value in lams:
-            result = _solve(prepared, lam_value, init=init, n_init=n_init, random_state=random_state)
-            results[(prepared.k, lam_value)] = result
-            candidates.append(AutoCandidate(prepared.k, lam_value, *score(Z * shrunk_scaling(result.alpha)),
-                                            converged=result.converged))
+            result = q_alpha(X, k_value, side=side, pairs=pairs, lam=lam_value, random_state=random_state,
+                             **q_alpha_options)
+            results[(result.k, result.lam)] = result
+            candidates.append(candidate(Z * shrunk_scaling(result.alpha), result.k, result.lam, result.converged))
             report_or_stop(progress, len(candidates), total, message=candidates[-1].label)
-    weighted = max(candidates[1:], key=lambda c: c.stability)  # the first of equals: smaller k, smaller λ
-    settings = AutoSettings(k=weighted.k, lam=weighted.lam,
-                            weighting="shrunk_sqrt_alpha" if weighted.stability > candidates[0].stability else "none",
-                            n_clusters=n_clusters, n_clusters_estimated=estimated, candidates=tuple(candidates),
-                            chose_k=k == "auto", chose_lam=lam == "auto" and has_side,
-                            alphas={key: result.alpha for key, result in results.items()})
-    return settings, results[(weighted.k, weighted.lam)]
+    best = max(candidates[1:], key=lambda c: c.stability)
+    return AutoSettings(k=best.k, lam=best.lam, n_clusters=n_clusters, n_clusters_estimated=estimated,
+                        candidates=tuple(candidates), chose_k=chose_k, chose_lam=chose_lam, results=results)
 
 
-def _prepare_options(options: dict) -> dict:
-    """q_alpha's options that :func:`core.selection.qalpha._prepare` takes, with q_alpha's defaults."""
-    allowed = dict(criterion="sum", method="power", max_iter=500, tol=1e-6, solver="auto", eig_tol=1e-10,
-                   power_steps=1, dtype=np.float64, memory_limit=None)
-    unknown = set(options) - set(allowed)
-    if unknown:
-        raise InputError(f"Unknown Q-alpha option(s) for the automatic choice: {', '.join(sorted(unknown))}.")
-    return {**allowed, **options}
+def _is_auto(value) -> bool:
+    return isinstance(value, str) and value == "auto"

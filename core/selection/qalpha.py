@@ -737,25 +737,23 @@ def q_alpha(X, k="auto", *, labels=None, side=None, pairs=None, lam="auto", crit
         when every feature is constant.
     """
     has_side = side is not None or pairs is not None
+    auto_k, auto_lam = (isinstance(value, str) and value == "auto" for value in (k, lam))
     if labels is not None:
-        if isinstance(lam, str) and lam == "auto" and has_side:
+        if auto_lam and has_side:
             raise InputError("With labels (the supervised mode) give lam: the automatic choice is label-free "
                              "and made for the unsupervised mode.")
-        k = None if isinstance(k, str) and k == "auto" else k
-    choose_k = isinstance(k, str) and k == "auto"
-    choose_lam = isinstance(lam, str) and lam == "auto" and has_side
-    if isinstance(lam, str) and lam == "auto" and not has_side:
-        lam = 0.0
-    if choose_k or choose_lam:
-        from .automatic import _choose
+        k, auto_k = (None, False) if auto_k else (k, False)
+    if auto_lam and not has_side:
+        lam, auto_lam = 0.0, False
+    if auto_k or auto_lam:
+        from .automatic import choose_settings
 
-        check_settings(lam=0.0 if choose_lam else lam, init=init, n_init=n_init, max_iter=max_iter)
-        auto, result = _choose(X, side=side, pairs=pairs, k=k, lam=lam, n_clusters=n_clusters,
-                               random_state=0 if random_state is None else random_state, progress=None,
-                               init=init, n_init=n_init, criterion=criterion, method=method, max_iter=max_iter,
-                               tol=tol, solver=solver, eig_tol=eig_tol, power_steps=power_steps, dtype=dtype,
-                               memory_limit=memory_limit)
-        return replace(result, auto=auto)
+        check_settings(lam=0.0 if auto_lam else lam, init=init, n_init=n_init, max_iter=max_iter)
+        auto = choose_settings(X, side=side, pairs=pairs, k=k, lam=lam, n_clusters=n_clusters,
+                               random_state=0 if random_state is None else random_state, init=init, n_init=n_init,
+                               criterion=criterion, method=method, max_iter=max_iter, tol=tol, solver=solver,
+                               eig_tol=eig_tol, power_steps=power_steps, dtype=dtype, memory_limit=memory_limit)
+        return replace(auto.results[(auto.k, auto.lam)], auto=auto)
     lam, n_init, max_iter = check_settings(lam=lam, init=init, n_init=n_init, max_iter=max_iter)
     prepared = _prepare(X, k, labels=labels, side=side, pairs=pairs, criterion=criterion, method=method,
                         max_iter=max_iter, tol=tol, solver=solver, eig_tol=eig_tol, power_steps=power_steps,
