@@ -8,7 +8,7 @@ import json
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 import numpy as np
 import streamlit as st
@@ -202,19 +202,23 @@ def run_q_alpha(main: Dataset, side: Dataset | None, pairs, params: QAlphaParame
     pairs, parameters): pages that mean the same run share its result. ``stop`` and ``last`` as
     for :func:`run_with_progress` (a page that compares with this run passes its own ``stop`` and
     ``last=False``); None after a Stop with nothing to show."""
-    key = json.dumps(dict(
-        main=main.fingerprint, side=side.fingerprint if side is not None else None,
-        pairs=None if pairs is None else np.asarray(pairs).tolist(), params=params.key), sort_keys=True)
-    return run_with_progress(key, lambda progress: params.run(
+    return run_with_progress(_q_alpha_key(main, side, pairs, params), lambda progress: params.run(
         main.X, labels=main.labels, side=None if side is None else side.X, pairs=pairs, progress=progress,
         solver=q_alpha_solver(params, pairs)),
         stop=stop, last=last, text="Q-alpha", status=iteration_status(params.max_iter * params.n_init), every=5)
 
 
+def _q_alpha_key(main: Dataset, side: Dataset | None, pairs, params: QAlphaParameters) -> str:
+    return json.dumps(dict(
+        main=main.fingerprint, side=side.fingerprint if side is not None else None,
+        pairs=None if pairs is None else np.asarray(pairs).tolist(), params=params.key), sort_keys=True)
+
+
 def run_auto_settings(main: Dataset, side: Dataset | None, pairs, params: QAlphaParameters, n_clusters: int | None):
     """Q-alpha's k and λ chosen from the data (:func:`core.selection.automatic.choose_settings`) with
     the other settings of ``params``, a progress bar per candidate and Stop; kept per (data, side,
-    pairs, settings). None when stopped."""
+    pairs, settings), and its run at the chosen (k, λ) kept as :func:`run_q_alpha`'s. None when
+    stopped."""
     from core.selection.automatic import choose_settings
 
     settings = {name: value for name, value in asdict(params).items() if name not in ("k", "lam")}
@@ -226,12 +230,18 @@ def run_auto_settings(main: Dataset, side: Dataset | None, pairs, params: QAlpha
         return report.fraction, (f"Choosing k and λ: {report.done} of {report.total} settings scored "
                                  f"({report.message}), {elapsed:.1f} s so far")
 
-    return run_with_progress(
+    auto = run_with_progress(
         key, lambda progress: choose_settings(
             main.X, side=None if side is None else side.X, pairs=pairs, n_clusters=n_clusters,
             random_state=params.random_state or 0, progress=progress, criterion=params.criterion, init=params.init,
             n_init=params.n_init, max_iter=params.max_iter, tol=params.tol, solver=q_alpha_solver(params, pairs)),
         stop="qalpha", last=False, text="Choosing k and λ", status=status, keep=lambda settings: True)
+    if auto is not None:
+        # the choice solved Q-alpha at the chosen (k, λ) with these settings: the page's run there
+        # is that result, not a second solve
+        chosen = replace(params, k=int(auto.k), lam=float(auto.lam))
+        memoised(_q_alpha_key(main, side, pairs, chosen), lambda: auto.results[(auto.k, auto.lam)])
+    return auto
 
 
 def _path_key(main: Dataset, side: Dataset | None, pairs, params: QAlphaParameters, lams) -> str:

@@ -491,3 +491,22 @@ def test_the_page_warns_where_the_unweighted_data_cluster_more_reproducibly():
     warnings = [w.value for w in app.warning if "Unweighted standardised data gave more reproducible groups" in w.value]
     assert len(warnings) == 1 and "Cluster the standardised features unweighted" in warnings[0]
     assert not [c for c in app.caption if c.value.startswith("Chosen from the data")]
+
+
+def test_the_chosen_settings_are_not_solved_a_second_time(monkeypatch):
+    """The automatic choice solves Q-alpha at each of its 6 (k, λ); the page's result at the chosen
+    one is that run, not a seventh solve."""
+    import core.selection.qalpha as qalpha_module
+
+    solves = []
+    real = qalpha_module._solve
+    monkeypatch.setattr(qalpha_module, "_solve", lambda *args, **kwargs: solves.append(args[1]) or real(*args, **kwargs))
+    faces = load_dataset("warpAR10P")
+    app = AppTest.from_file(PAGE, default_timeout=300)
+    app.session_state["dataset"] = faces.subset_samples(faces.labels <= 4)
+    app.session_state["side_dataset"] = faces.subset_samples(faces.labels == 5)
+    app.run()
+    solves.clear()
+    app.radio(key="qa_side_mode").set_value("uploaded side data").run()
+    assert not app.exception and not app.error
+    assert sorted(solves) == sorted([0.1, 1.0, 10.0] * 2)
