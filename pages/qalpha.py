@@ -160,9 +160,9 @@ try:
              if side_mode == "pairs" else None)
     if automatic:
         # the clusters k-means is asked for: the main data's classes (only their number is used)
-        n_main_classes = np.unique(main.labels).size if main.labels is not None else 0
+        n_clusters = main.classes.size if main.classes.size >= 2 else None
         with view:
-            auto = runs.run_auto_settings(main, side, pairs, params, n_main_classes if n_main_classes >= 2 else None)
+            auto = runs.run_auto_settings(main, side, pairs, params, n_clusters)
         if auto is not None:
             params = replace(params, k=int(auto.k), lam=float(auto.lam))
             # the widgets and the pages that run the user's Q-alpha (Compare) see the chosen values
