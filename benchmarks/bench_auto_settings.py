@@ -61,9 +61,9 @@ def judge_set(name: str, runs: int = RUNS, random_state: int = 0, sdr: bool = Tr
 
     from core.selection.automatic import choose_settings, shrunk_scaling
     from core.selection.baselines import make_projection, score_features
-    from core.selection.qalpha import feature_scaling
     from core.validation import zscores
-    from experiments.tables import DIMS_GRID, OPCA_FEATURE_LIMIT, PROJECTION_KEYS, SDR_GAMMA, _protocol_turns
+    from experiments.tables import (DIMS_GRID, OPCA_FEATURE_LIMIT, PROJECTION_KEYS, SDR_GAMMA, _alpha_features,
+                                    _protocol_turns)
 
     data = load(name)
     rows, choices = [], []
@@ -89,8 +89,9 @@ def judge_set(name: str, runs: int = RUNS, random_state: int = 0, sdr: bool = Tr
                                 **{f"stability {cand.label}": round(cand.stability, 4) for cand in auto.candidates}))
             for (k, lam), alpha in auto.alphas.items():
                 # the protocol's grid names k as c and 2c; k = 2c is capped below the samples
-                score("Q-alpha-SI, best fixed rule", f"k={k} λ={lam:g} sqrt(alpha)", Z * feature_scaling(alpha))
-                score("Q-alpha-SI, best fixed rule", f"k={k} λ={lam:g} alpha", Z * np.clip(alpha, 0.0, None))
+                for weighting, shown in (("sqrt_alpha", "sqrt(alpha)"), ("alpha", "alpha")):
+                    score("Q-alpha-SI, best fixed rule", f"k={k} λ={lam:g} {shown}",
+                          _alpha_features(main, alpha, weighting, weight_zscores=True))
             methods = ["PCA", "CPCA"] + (["OPCA"] if data.n_features <= OPCA_FEATURE_LIMIT else [])
             dims_grid = [d for d in DIMS_GRID if d <= data.n_features]
             for method in methods:
