@@ -198,8 +198,10 @@ if auto is not None:
                        "where the automatic weights fell below the standardised data (README, 'Automatic k and λ').",
                        icon=":material/warning:")
         with st.expander("How k and λ were chosen"):
-            st.dataframe(pd.DataFrame(auto.table()).rename(columns={
-                "stability": "agreement between resamples (adjusted Rand)", "stability_sd": "sd"}), hide_index=True)
+            # every candidate in view (the setting names its k and λ; the columns k and lam would repeat it)
+            st.dataframe(pd.DataFrame(auto.table()).drop(columns=["k", "lam"]).rename(columns={
+                "stability": "agreement between resamples (adjusted Rand)", "stability_sd": "sd"}),
+                hide_index=True, height="content")
             st.caption(f"k-means into {auto.n_clusters} clusters on two random {RESAMPLE_FRACTION:.0%} subsets of "
                        f"the main samples, {N_RESAMPLES} times; the agreement on the samples both hold (Lange et al. "
                        "2004). Weighted settings scale the standardised features by sqrt((1 + alpha / mean alpha) / 2).")
