@@ -330,10 +330,11 @@ if curves:
 
     cells = widgets.row(2)
     cells[0].download_button("Every method's ranking (CSV)", lambda: downloads.frame_csv(rankings_table()),
-                             file_name=f"{data.name}-rankings.csv", mime="text/csv", key="cmp_rank_csv")
+                             file_name=f"{data.name}-rankings.csv", mime="text/csv", key="cmp_rank_csv",
+                             on_click="ignore")
     cells[1].download_button("Every method's ranking (Parquet)", lambda: downloads.frame_parquet(rankings_table()),
                              file_name=f"{data.name}-rankings.parquet", mime="application/vnd.apache.parquet",
-                             key="cmp_rank_parquet")
+                             key="cmp_rank_parquet", on_click="ignore")
 
 
 def curves_table():
@@ -346,7 +347,7 @@ def curves_table():
 
 
 st.download_button("Curves, every measure (CSV)", lambda: downloads.frame_csv(curves_table()),
-                   file_name=f"{data.name}-compare.csv", mime="text/csv", key="cmp_csv")
+                   file_name=f"{data.name}-compare.csv", mime="text/csv", key="cmp_csv", on_click="ignore")
 if curves:
     qalpha_code = None
     if any(m in QALPHA_METHODS for m in curves):

@@ -153,7 +153,7 @@ def show_server_result(request, result, names):
     # built when clicked, not on every rerun of the page (a row per feature: 10^4-10^6 of them)
     st.download_button("Ranking (CSV)", lambda: downloads.table_csv({"rank": list(range(1, ranking.size + 1)), "feature":
                                                               [names[j] for j in ranking], "weight": weights[ranking]}),
-                       file_name=f"{stored_name}.{request['method']}.csv", key="server_download")
+                       file_name=f"{stored_name}.{request['method']}.csv", key="server_download", on_click="ignore")
 
 
 def table_options(parsed, filename):

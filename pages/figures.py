@@ -102,8 +102,8 @@ with st.expander("Python: this reproduction in a notebook"):
             language="python")
 downloads = widgets.row(3)
 downloads[0].download_button("All measurements (CSV)", result.table.to_csv(index=False).encode(),
-                             file_name=f"{name}.csv", mime="text/csv")
+                             file_name=f"{name}.csv", mime="text/csv", on_click="ignore")
 downloads[1].download_button("Summary (CSV)", result.summary.to_csv(index=False).encode(),
-                             file_name=f"{name}_summary.csv", mime="text/csv")
+                             file_name=f"{name}_summary.csv", mime="text/csv", on_click="ignore")
 downloads[2].download_button("Comparison, claims, parameters (JSON)", json.dumps(result.to_json(), indent=1),
-                             file_name=f"{name}.json", mime="application/json")
+                             file_name=f"{name}.json", mime="application/json", on_click="ignore")

@@ -130,11 +130,12 @@ if linear is not None:
     table["linear alpha"] = linear.alpha[ranking]
 download = widgets.row(2)
 download[0].download_button("Weights and ranking (CSV)", partial(downloads.table_csv, table),
-                            file_name=f"{data.name}-kernel-qalpha.csv", mime="text/csv", key="kq_csv")
+                            file_name=f"{data.name}-kernel-qalpha.csv", mime="text/csv", key="kq_csv",
+                            on_click="ignore")
 download[1].download_button(
     "Parameters (JSON)", json.dumps(dict(data_set=data.name, kernel=kernel, k=int(k), **options, **solve,
                                          iterations=result.n_iter, converged=bool(result.converged)), indent=1),
-    file_name=f"{data.name}-kernel-qalpha-parameters.json", mime="application/json", key="kq_json")
+    file_name=f"{data.name}-kernel-qalpha-parameters.json", mime="application/json", key="kq_json", on_click="ignore")
 with st.expander("Python: this result in a notebook"):
     st.code(snippets.kernel_snippet(data, datasets.is_bundled(data), int(result.k), kernel, options, solve,
                                     MAX_ITER),

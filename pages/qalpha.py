@@ -318,19 +318,20 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
                                "not apply (tick log1p only if the values are log1p of counts).")
                 st.dataframe(marker_table, hide_index=True, height=260)
                 st.download_button("Per-class statistics (CSV)", downloads.frame_csv(marker_table),
-                                   file_name=f"{main.name}-per-class.csv", mime="text/csv", key="qa_markers_csv")
+                                   file_name=f"{main.name}-per-class.csv", mime="text/csv", key="qa_markers_csv",
+                                   on_click="ignore")
     selected = np.sort(top)
     download = widgets.row(2 if main.is_image else 1)
     # written when clicked (as the Data page's ranking): on the faces at K = 991 the file took 0.6 s,
     # in every rerun of the page
     download[0].download_button(
         f"Data, {top_k} selected features (CSV)", partial(downloads.selected_data_csv, main, selected),
-        file_name=f"{main.name}-selected.csv", mime="text/csv")
+        file_name=f"{main.name}-selected.csv", mime="text/csv", on_click="ignore")
     if main.is_image:
         mask = np.zeros(main.n_features, dtype=bool)
         mask[selected] = True
         download[1].download_button("Selection mask (PNG)", downloads.mask_png(main.to_image(mask)),
-                                    file_name=f"{main.name}-mask.png", mime="image/png")
+                                    file_name=f"{main.name}-mask.png", mime="image/png", on_click="ignore")
     with st.expander("Python: this result in a notebook"):
         st.code(snippets.qalpha_snippet(data, datasets.is_bundled(data),
                                         params, side_mode, side_classes, n_pairs, runs.q_alpha_solver(params, pairs),
@@ -370,15 +371,16 @@ st.dataframe({key: values[:50] for key, values in table.items()}, hide_index=Tru
 download = widgets.row(3)
 download[0].download_button(
     "Weights and ranking (CSV)", partial(downloads.table_csv, table), file_name=f"{main.name}-qalpha.csv",
-    mime="text/csv")
+    mime="text/csv", on_click="ignore")
 run_settings = dict(asdict(params), **side_choice, data_set=data.name)
 download[1].download_button(
     "Parameters (JSON)", json.dumps(run_settings, indent=1),
-    file_name=f"{main.name}-qalpha-parameters.json", mime="application/json")
+    file_name=f"{main.name}-qalpha-parameters.json", mime="application/json", on_click="ignore")
 # the data with alpha, rank and the selection per feature, for scanpy and the other AnnData tools
 download[2].download_button(
     "Data and results (.h5ad)",
     partial(downloads.results_h5ad, main, result.alpha, int(st.session_state["qa_top_k"]),
             {key: json.dumps(value) if isinstance(value, (list, dict)) else value for key, value in run_settings.items()}),
     file_name=f"{main.name}-qalpha.h5ad", mime="application/x-hdf5", key="qa_h5ad",
-    help="AnnData: X the data, var the features with alpha, rank and selected (the top K), uns the settings.")
+    help="AnnData: X the data, var the features with alpha, rank and selected (the top K), uns the settings.",
+    on_click="ignore")

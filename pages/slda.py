@@ -194,18 +194,19 @@ with lda_tab:
                 "Curves against k (CSV)", downloads.table_csv({
                     "k": np.arange(1, n + 1), "forward": path.forward_objective, "backward": path.backward_objective,
                     "dual": path.dual_objective, "fisher": path.fisher_objective, "bound": path.bound}),
-                file_name=f"{data.name}-slda-curves.csv", mime="text/csv", key="slda_curves_csv")
+                file_name=f"{data.name}-slda-curves.csv", mime="text/csv", key="slda_curves_csv", on_click="ignore")
             download[1].download_button(
                 f"Data, {k} selected features (CSV)", partial(downloads.selected_data_csv, data, subset),  # on click
-                file_name=f"{data.name}-slda-selected.csv", mime="text/csv", key="slda_subset_csv")
+                file_name=f"{data.name}-slda-selected.csv", mime="text/csv", key="slda_subset_csv", on_click="ignore")
             download[2].download_button(
                 "Parameters and weights (JSON)",
                 json.dumps(dict(parameters, weights=[float(weights[j]) for j in np.sort(subset)]), indent=1),
-                file_name=f"{data.name}-slda-parameters.json", mime="application/json", key="slda_json")
+                file_name=f"{data.name}-slda-parameters.json", mime="application/json", key="slda_json",
+                on_click="ignore")
             if data.is_image:
                 download[3].download_button("Selection mask (PNG)", downloads.mask_png(data.to_image(mask > 0)),
                                             file_name=f"{data.name}-slda-mask.png", mime="image/png",
-                                            key="slda_mask_png")
+                                            key="slda_mask_png", on_click="ignore")
             with st.expander("Python: this discriminant in a notebook"):
                 st.code(snippets.slda_snippet(data, datasets.is_bundled(data), first, second, reg, k, method),
                         language="python")
@@ -233,7 +234,7 @@ with pca_tab:
         st.download_button(
             f"Sparse eigenvector, k = {k} (CSV)",
             downloads.table_csv({"feature": list(data.feature_names), "loading": vector}),
-            file_name=f"{data.name}-spca-k{k}.csv", mime="text/csv", key="spca_csv")
+            file_name=f"{data.name}-spca-k{k}.csv", mime="text/csv", key="spca_csv", on_click="ignore")
         with st.expander("Python: this sparse eigenvector in a notebook"):
             st.code(snippets.spca_snippet(data, datasets.is_bundled(data), k), language="python")
 views.share_view(VIEW)

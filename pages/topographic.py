@@ -89,11 +89,12 @@ for r in range(rounds):
     table[f"direction in round {r + 1} (angle, radians)"] = topo.coordinates[r]
 download = widgets.row(2)
 download[0].download_button("Alphas and map coordinates of every round (CSV)", downloads.table_csv(table),
-                            file_name=f"{data.name}-topographic.csv", mime="text/csv", key="topo_csv")
+                            file_name=f"{data.name}-topographic.csv", mime="text/csv", key="topo_csv",
+                            on_click="ignore")
 download[1].download_button("Parameters (JSON)", json.dumps(dict(data_set=data.name, rounds=rounds, k=int(k),
                                                                  lam=lam, lam_times_n=lam_n), indent=1),
                             file_name=f"{data.name}-topographic-parameters.json", mime="application/json",
-                            key="topo_json")
+                            key="topo_json", on_click="ignore")
 with st.expander("Python: this map in a notebook"):
     st.code(snippets.topographic_snippet(data, datasets.is_bundled(data), int(k), rounds, lam), language="python")
 views.share_view(VIEW)

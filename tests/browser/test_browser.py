@@ -461,21 +461,12 @@ def quiet(page, checks: int = 3, timeout: float = 300.0):
 
 
 def download(page, name: str, timeout: float = 120_000):
-    """Click the download button ``name`` and return the download. A button whose data are built
-    on the click (Streamlit's deferred download) holds a file id that a later rerun revokes; on CI
-    a click has once landed on such a revoked id and nothing came. The click is then made once more
-    on the settled page, so a failure means the file never comes, not that a rerun raced the click."""
-    button = page.get_by_role("button", name=name)
-    try:
-        with page.expect_download(timeout=min(timeout, 20_000)) as first:
-            button.click()
-        return first.value
-    except Exception:
-        page.screenshot(path=str(ARTEFACTS / f"download-retried-{name[:20]}.png"), full_page=True)
-        quiet(page, checks=4)
-        with page.expect_download(timeout=timeout) as second:
-            button.click()
-        return second.value
+    """Click the download button ``name`` and return the download. The pages' download buttons do
+    not rerun the page (``on_click="ignore"``): a rerun started by the click once dropped the
+    deferred file's answer on CI and left the button spinning, which this test would now catch."""
+    with page.expect_download(timeout=timeout) as started:
+        page.get_by_role("button", name=name).click()
+    return started.value
 
 
 NARROW_PAGES = {"": "Spectral feature selection", **{path: title for path, title in PAGE_PATHS.items()}}
