@@ -12,8 +12,11 @@ option) to the last ``script_finished`` message of the runs it caused: an init s
 fragment finished; 2, stopped for a new rerun, does not end a step), so no fixed sleep enters a
 measure. A step counts as over once such a message came and nothing followed for 0.5 s (that wait
 is not part of the figure). A first open lasts from the navigation to the page's main control
-drawn ("controls") and to its last ``script_finished`` ("settled": the result on screen), each
-page in a new browser session.
+drawn ("controls"), to its last ``script_finished`` ("settled": the last message that draws the
+result) and to the last change of the page's DOM once 1 s passed without one ("painted": the
+browser has drawn what the messages carry; Streamlit loads each kind of element's code when it
+first appears, and Plotly's figures draw after that, so on a first visit the page is whole well
+after its last message, the bare page included), each page in a new browser session.
 
 Data: the bundled AR faces (2,400 pixels, 130 images); a 100 x 20,000 gene table uploaded as
 Parquet (four planted cell types, log1p of lognormal counts); the ORL faces uploaded as a ZIP of
@@ -43,10 +46,13 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
         "--disable-sync", "--no-first-run", "--disable-quic"]
 
 #: Records performance.now() of each keydown and click, of each ForwardMsg whose script_finished
-#: (field 6) is 0, 1 or 3, and of every message at all.
+#: (field 6) is 0, 1 or 3, of every message at all, and of the last change to the page's DOM.
 WATCH = """
 (() => {
-  window.__finished = []; window.__message = 0; window.__input = 0;
+  window.__finished = []; window.__message = 0; window.__input = 0; window.__mutation = 0;
+  document.addEventListener('DOMContentLoaded', () => new MutationObserver(() => {
+    window.__mutation = performance.now(); }).observe(document.documentElement,
+    {subtree: true, childList: true, attributes: true, characterData: true}));
   for (const kind of ['keydown', 'mousedown']) {
     document.addEventListener(kind, () => { window.__input = performance.now(); }, true);
   }
@@ -168,10 +174,22 @@ def click_and_settle(page, locator):
     settled(page, page.evaluate("() => window.__input"))
 
 
+def painted(page, quiet=1.0, timeout=60.0) -> float:
+    """Seconds from the navigation to the last change of the page's DOM, once none came for
+    ``quiet`` seconds (that wait is not part of the figure)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        last, now = page.evaluate("() => [window.__mutation, performance.now()]")
+        if now - last > quiet * 1000:
+            return last / 1000.0
+        page.wait_for_timeout(100)
+    raise TimeoutError("the page kept changing")
+
+
 def first_open(context, url, path, control=None):
-    """(to controls, to settled) in seconds from the navigation, in a new session. ``control``:
-    (role, name) of the element that shows the page's controls (default: ``PAGES[path]``, else
-    the first heading)."""
+    """(to controls, to settled, to painted) in seconds from the navigation, in a new session.
+    ``control``: (role, name) of the element that shows the page's controls (default:
+    ``PAGES[path]``, else the first heading)."""
     page = context.new_page()
     page.goto(f"{url}/{path}")
     kind, name = control or PAGES.get(path, ("heading", None))
@@ -183,9 +201,10 @@ def first_open(context, url, path, control=None):
         page.get_by_role("heading").first.wait_for(timeout=600_000)  # home, figures: the title
     controls = page.evaluate("() => performance.now()") / 1000.0
     done = settled(page, 0)
+    drawn = painted(page)
     assert page.locator("[data-testid='stException']").count() == 0, path
     page.close()
-    return controls, done
+    return controls, done, drawn
 
 
 def genes_parquet() -> bytes:
@@ -386,10 +405,14 @@ def main():
         new = [t for t in times if t.new]
         fresh = f"{len(new)}, {statistics.median(new):.3f}, {max(new):.3f}" if new else "-"
         print(f"{data_set:<26} {name:<30} {len(times):>7} {median:>9.3f} {p90:>7.3f} {median / floor:>7.1f} {fresh:>31}")
-    bare_open = opens[0][2]
-    print(f"\n{'first open (new session)':<26} {'to controls s':>13} {'to settled s':>13} {'settled - bare s':>17}")
-    for name, controls, done in opens:
-        print(f"{name:<26} {controls:>13.2f} {done:>13.2f} {done - bare_open:>17.2f}")
+    if not opens:
+        return
+    bare_settled, bare_painted = opens[0][2], opens[0][3]
+    print(f"\n{'first open (new session)':<26} {'to controls s':>13} {'to settled s':>13} {'to painted s':>13} "
+          f"{'settled - bare s':>17} {'painted - bare s':>17}")
+    for name, controls, done, drawn in opens:
+        print(f"{name:<26} {controls:>13.2f} {done:>13.2f} {drawn:>13.2f} {done - bare_settled:>17.2f} "
+              f"{drawn - bare_painted:>17.2f}")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,12 @@ pixels, k = 5) and a 20,000-gene table (100 samples, two groups, 20 side samples
 the planted genes, k = 2). Reported: both totals and their ratio, the iterations of each, the
 largest difference of the weights, the time of a lambda between grid points (warm from the
 nearest) against its cold solve. ``--tables 3`` runs this table alone.
+
+Table 4: BLAS threads (``core.matrix.threads``). Random data of 130 x 2,400 (the AR faces' size)
+to 1,000 x 10,000, k = 10, 20 iterations of the power and the Lanczos steps, best of 3, in one
+process: with every BLAS thread of the machine, with one, and as the library chooses (one thread
+below ``SMALL_PRODUCT_WORK`` multiply-adds per product). Reported: milliseconds per iteration and
+the all-threads time over the library's.
 """
 
 from __future__ import annotations
@@ -129,6 +135,55 @@ def table_path(quick):
               f"{warm_between:>12.3f} / {cold_between:.3f}")
 
 
+def table_threads(quick):
+    import os
+    import warnings
+
+    import scipy.linalg  # noqa: F401 - SciPy's BLAS loaded, so that the limits reach it
+    from threadpoolctl import threadpool_limits
+
+    from core import q_alpha
+    from core.matrix import threads
+
+    every = os.cpu_count() or 1
+    sizes = [(130, 2400), (200, 5000)] if quick else [(130, 2400), (200, 5000), (300, 8000), (1000, 2000),
+                                                       (400, 20000), (1000, 10000)]
+    print(f"\nTable 4: BLAS threads, ms per iteration (k = 10, 20 iterations, best of 3; {every} threads at most; "
+          f"one below {threads.SMALL_PRODUCT_WORK:.0e} multiply-adds)")
+    print(f"{'data':>12} {'m n k':>8} {'solver':>8} {'all threads':>12} {'one thread':>11} {'library':>8} "
+          f"{'all / library':>14}")
+    rng = np.random.default_rng(0)
+    limit = threads.SMALL_PRODUCT_WORK
+
+    def per_iteration(X, solver):
+        best = np.inf
+        for _ in range(3):
+            start = time.perf_counter()
+            result = q_alpha(X, 10, solver=solver, max_iter=20, tol=1e-12)
+            best = min(best, (time.perf_counter() - start) / result.n_iter)
+        return best * 1000
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # 20 iterations do not converge, by design
+        for m, n in sizes:
+            X = rng.standard_normal((m, n))
+            X[:, :50] += 3 * rng.standard_normal((m, 1))
+            for solver in ("power", "lanczos"):
+                times = {}
+                with threadpool_limits(every, user_api="blas"):
+                    threads.SMALL_PRODUCT_WORK = 0  # the library's limit off
+                    try:
+                        per_iteration(X, solver)  # warm-up
+                        times["all"] = per_iteration(X, solver)
+                    finally:
+                        threads.SMALL_PRODUCT_WORK = limit
+                    times["library"] = per_iteration(X, solver)
+                with threadpool_limits(1, user_api="blas"):
+                    times["one"] = per_iteration(X, solver)
+                print(f"{m:>5} x {n:<6,} {m * n * 10:>8.0e} {solver:>8} {times['all']:>12.1f} {times['one']:>11.1f} "
+                      f"{times['library']:>8.1f} {times['all'] / times['library']:>13.1f}x", flush=True)
+
+
 def run_in_child(kind, **kwargs):
     code = (f"import json, sys; sys.path.insert(0, {str(ROOT / 'benchmarks')!r}); "
             f"import bench_qalpha as b; print(json.dumps(b.case_{kind}(**{kwargs!r})))")
@@ -144,7 +199,7 @@ def main():
     parser.add_argument("--max-iter", type=int, default=300, help="iterations cap, table 2")
     parser.add_argument("--tol", type=float, default=1e-3, help="alpha-change tolerance, table 2")
     parser.add_argument("--dtype", default="float64", choices=["float64", "float32"])
-    parser.add_argument("--tables", default="1,2,3", help="which tables to run, e.g. 3")
+    parser.add_argument("--tables", default="1,2,3,4", help="which tables to run, e.g. 3")
     args = parser.parse_args()
     tables = {int(part) for part in args.tables.split(",")}
     compare_sizes = [2000, 5000] if args.quick else [2000, 5000, 20000]
@@ -156,6 +211,8 @@ def main():
         table_large(large_sizes, args)
     if 3 in tables:
         table_path(args.quick)
+    if 4 in tables:
+        table_threads(args.quick)
 
 
 def table_compare(compare_sizes, args):

@@ -58,7 +58,7 @@ elif kernel == "rbf":
 exact = controls.toggle(
     "Exact step", key="kq_exact", persist_state="session",
     help="Off (fast): step 3 of Definition 2 as one power step per iteration, matrix-free, with float32 products "
-         "(5-7x faster per iteration on the AR faces; the weights agree with float64's to 3e-7 to 6e-5). On: the leading eigenvector "
+         "(about 7x faster per iteration on the AR faces with the app's one BLAS thread; the weights agree with float64's to 3e-7 to 6e-5). On: the leading eigenvector "
          "of G solved at every iteration in float64, as printed. Both end at a fixed point of the same iteration; "
          "where there are several they may end at different ones (the objective says which is larger).")
 # the fast setting for stepping through kernels; the printed algorithm one click away

@@ -27,6 +27,7 @@ import numpy as np
 from scipy import linalg, sparse
 
 from .kinds import BLOCK_TARGET_BYTES, block_pieces
+from .threads import one_blas_thread
 
 __all__ = ["preprocess_features", "DenseFeatures", "SparseFeatures", "ChunkedFeatures",
            "leading_sample_vectors", "CONSTANT_RESOLUTION", "GRAM_LIMIT"]
@@ -259,9 +260,7 @@ def _one_blas_thread():
     """One BLAS thread per Dask thread while a pass runs in this process: Dask already runs a
     block per core, and OpenBLAS's own threads would spin against the other blocks' reading and
     decompression. (``dask.distributed`` workers start with one BLAS thread already.)"""
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(limits=1, user_api="blas")
+    return one_blas_thread()
 
 
 def _tree_sum(parts):

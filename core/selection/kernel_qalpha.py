@@ -36,6 +36,7 @@ from scipy.sparse.linalg import eigsh
 from ._spectral import check_clusters, check_settings, orient, result_warnings, side_scaling
 from ..errors import InputError
 from ..matrix import dense_matrix
+from ..matrix.threads import blas_threads_for
 from ..limits import memory_limit_bytes
 from ..progress import ProgressCallback, report, warn_not_converged
 from .qalpha import AUTO_DENSE_LIMIT, QAlphaResult, preprocess_features, side_variance
@@ -141,12 +142,16 @@ def _initial_E(V, scaling, k, init, rng):
 
 
 def _cholesky_upper(S):
-    """Upper Cholesky factor of a small SPD matrix, with a tiny ridge if it is singular."""
+    """Upper Cholesky factor of a small SPD matrix, with a tiny ridge if it is singular.
+
+    NumPy's, not SciPy's: the iteration's products run in NumPy's OpenBLAS, and a call into
+    SciPy's own OpenBLAS between them leaves two thread pools spinning on two cores (on the AR
+    faces the iteration took 17 ms instead of 8, ``benchmarks/bench_kernel_qalpha.py``)."""
     try:
-        return linalg.cholesky(S, lower=False)
-    except linalg.LinAlgError:
+        return np.linalg.cholesky(S).T
+    except np.linalg.LinAlgError:
         ridge = 1e-12 * max(np.trace(S), np.finfo(float).tiny)
-        return linalg.cholesky(S + ridge * np.eye(S.shape[0]), lower=False)
+        return np.linalg.cholesky(S + ridge * np.eye(S.shape[0])).T
 
 
 def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, side=None,
@@ -191,7 +196,8 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
     dtype : {numpy.float64, numpy.float32}
         Working precision of the kernel matrix and its products (float64 by default). float32
         halves the memory and the time of every product (on the AR faces with RBF gamma = 5
-        and ``solver="power"``: 18-22 ms per iteration against 30-34, ``benchmarks/bench_kernel_qalpha.py``);
+        and ``solver="power"``: 7 ms per iteration against 14 with two BLAS threads,
+        ``benchmarks/bench_kernel_qalpha.py``);
         the weights agreed with float64's to 3e-7 to 6e-5 there (gamma 2-20, tol 1e-6).
     memory_limit : int, optional
         Refuse problems whose ``n x n`` matrices need more bytes than this (default: half the
@@ -243,54 +249,58 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
     rng = np.random.default_rng(random_state)
 
     best, objectives = None, []
-    for start in range(n_init):
-        E = _initial_E(V, scaling, k, init if start == 0 else "random", rng)
-        beta = np.full(n, 1.0 / np.sqrt(n))
-        alpha = orient(scaling * beta / np.linalg.norm(scaling * beta))
-        history, converged, stopped, eigenvalue = [], False, False, np.nan
-        E = E.astype(dtype, copy=False)
-        P = V @ E  # columns v_i^T E: G = V o (P P^T)
-        for n_iter in range(1, max_iter + 1):
-            if power:
-                for _ in range(power_steps):  # beta <- S^1/2 G S^1/2 beta, G never formed
-                    weighted = scaling * beta
-                    beta = scaling * np.einsum("ij,ij->i", V @ (P * weighted[:, None].astype(dtype)), P)
-                    eigenvalue = float(np.linalg.norm(beta))
-                    beta /= eigenvalue
-            else:
-                G = P @ P.T
-                G *= V
-                C = G * np.outer(scaling, scaling) if side is not None else G
-                beta, eigenvalue = _leading(C.astype(np.float64, copy=False), beta)
-            new_alpha = scaling * beta
-            new_alpha = orient(new_alpha / np.linalg.norm(new_alpha))
-            beta = new_alpha / scaling
-            beta /= np.linalg.norm(beta)
-            change = float(np.linalg.norm(new_alpha - alpha))
-            alpha = new_alpha
-            T = alpha[:, None].astype(dtype) * P  # D V E
-            VT = V @ T
-            gram_Z = (T.T @ VT).astype(np.float64)  # Z^T Z = E^T V D V D V E
-            objective = float(np.trace(gram_Z))  # ||Z||_F^2 = alpha^T G alpha
-            if side is not None:
-                objective /= float(np.sum((alpha / scaling) ** 2))
-            history.append(objective)
-            if n_iter > 1 and change <= tol:
-                converged = True
-            if report(progress, n_iter, max_iter, objective) and not converged:
-                stopped = True
+    # one BLAS thread where threads cost more than they save (core.matrix.threads): by the work of
+    # one product, n x n x k for the power step, an n x n matrix-vector product for the eigensolver
+    with blas_threads_for(n * n * (k if power else 1)):
+        for start in range(n_init):
+            E = _initial_E(V, scaling, k, init if start == 0 else "random", rng)
+            beta = np.full(n, 1.0 / np.sqrt(n))
+            alpha = orient(scaling * beta / np.linalg.norm(scaling * beta))
+            history, converged, stopped, eigenvalue = [], False, False, np.nan
+            E = E.astype(dtype, copy=False)
+            P = V @ E  # columns v_i^T E: G = V o (P P^T)
+            for n_iter in range(1, max_iter + 1):
+                if power:
+                    for _ in range(power_steps):  # beta <- S^1/2 G S^1/2 beta, G never formed
+                        weighted = scaling * beta
+                        beta = scaling * np.einsum("ij,ij->i", V @ (P * weighted[:, None].astype(dtype)), P)
+                        eigenvalue = float(np.linalg.norm(beta))
+                        beta /= eigenvalue
+                else:
+                    G = P @ P.T
+                    G *= V
+                    C = G * np.outer(scaling, scaling) if side is not None else G
+                    beta, eigenvalue = _leading(C.astype(np.float64, copy=False), beta)
+                new_alpha = scaling * beta
+                new_alpha = orient(new_alpha / np.linalg.norm(new_alpha))
+                beta = new_alpha / scaling
+                beta /= np.linalg.norm(beta)
+                change = float(np.linalg.norm(new_alpha - alpha))
+                alpha = new_alpha
+                T = alpha[:, None].astype(dtype) * P  # D V E
+                VT = V @ T
+                gram_Z = (T.T @ VT).astype(np.float64)  # Z^T Z = E^T V D V D V E
+                objective = float(np.trace(gram_Z))  # ||Z||_F^2 = alpha^T G alpha
+                if side is not None:
+                    objective /= float(np.sum((alpha / scaling) ** 2))
+                history.append(objective)
+                if n_iter > 1 and change <= tol:
+                    converged = True
+                if report(progress, n_iter, max_iter, objective) and not converged:
+                    stopped = True
+                    break
+                if converged:
+                    break
+                # R^-1 of the k x k factor, then two n x k products (in NumPy, see _cholesky_upper)
+                inverse_R = np.linalg.inv(_cholesky_upper(gram_Z)).astype(dtype)
+                E = T @ inverse_R  # D V E R^-1
+                # V E for the next iteration from the product just made: V (T R^-1) = (V T) R^-1
+                P = VT @ inverse_R
+            objectives.append(history[-1])
+            if best is None or history[-1] > best[0][-1]:
+                best = (history, alpha, E, n_iter, converged, eigenvalue, stopped)
+            if stopped:
                 break
-            if converged:
-                break
-            R = _cholesky_upper(gram_Z)
-            E = linalg.solve_triangular(R, T.T, trans="T", lower=False).T.astype(dtype)  # D V E R^-1
-            # V E for the next iteration from the product just made: V (T R^-1) = (V T) R^-1
-            P = linalg.solve_triangular(R, VT.T, trans="T", lower=False).T.astype(dtype)
-        objectives.append(history[-1])
-        if best is None or history[-1] > best[0][-1]:
-            best = (history, alpha, E, n_iter, converged, eigenvalue, stopped)
-        if stopped:
-            break
     history, alpha, E, n_iter, converged, eigenvalue, stopped = best
     full = np.zeros(n_features)
     full[kept] = alpha

@@ -48,6 +48,7 @@ from ..errors import InputError
 from ..progress import ProgressCallback, report, warn_not_converged
 from ..matrix import data_matrix, dense_matrix
 from ..matrix.normalised import DenseFeatures, leading_sample_vectors, preprocess_features
+from ..matrix.threads import blas_threads_for
 from ..validation import as_labels as _as_labels
 from ..validation import check_positive_int as _check_positive_int
 from ..validation import check_real as _check_real
@@ -852,23 +853,25 @@ def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progre
     n_samples = features.n_samples
 
     best, restart_objectives, stopped = None, [], False
-    for start in range(n_init):
-        alpha0 = None
-        if prepared.fixed_Q:
-            Q0 = _class_subspace(prepared.labels, n_samples)
-        elif start == 0 and warm is not None:
-            Q0, alpha0 = warm.Q, warm.alpha[kept]
-        else:
-            Q0 = _initial_Q(problem, prepared.k, init if start == 0 else "random", rng)
-        run = _run(problem, Q0.astype(dtype), method=prepared.method, fixed_Q=prepared.fixed_Q,
-                   max_iter=settings["max_iter"], tol=settings["tol"], solver=solver, eig_tol=settings["eig_tol"],
-                   power_steps=settings["power_steps"], progress=progress, random_state=rng, alpha0=alpha0)
-        restart_objectives.append(run["history"][-1])
-        if best is None or run["history"][-1] > best["history"][-1]:
-            best = run
-        stopped = run["stopped"]
-        if prepared.fixed_Q or stopped:
-            break
+    # thin products: one BLAS thread where threads cost more than they save (core.matrix.threads)
+    with blas_threads_for(n_samples * kept.size * prepared.k):
+        for start in range(n_init):
+            alpha0 = None
+            if prepared.fixed_Q:
+                Q0 = _class_subspace(prepared.labels, n_samples)
+            elif start == 0 and warm is not None:
+                Q0, alpha0 = warm.Q, warm.alpha[kept]
+            else:
+                Q0 = _initial_Q(problem, prepared.k, init if start == 0 else "random", rng)
+            run = _run(problem, Q0.astype(dtype), method=prepared.method, fixed_Q=prepared.fixed_Q,
+                       max_iter=settings["max_iter"], tol=settings["tol"], solver=solver, eig_tol=settings["eig_tol"],
+                       power_steps=settings["power_steps"], progress=progress, random_state=rng, alpha0=alpha0)
+            restart_objectives.append(run["history"][-1])
+            if best is None or run["history"][-1] > best["history"][-1]:
+                best = run
+            stopped = run["stopped"]
+            if prepared.fixed_Q or stopped:
+                break
 
     alpha = np.zeros(prepared.n_features)
     alpha[kept] = best["alpha"]

@@ -53,6 +53,7 @@ from scipy import optimize, special
 
 from ..errors import InputError
 from ..matrix import dense_matrix
+from ..matrix.threads import blas_threads_for
 from ..progress import ProgressCallback, report, warn_not_converged
 from ..validation import check_positive_int, check_real
 
@@ -428,9 +429,11 @@ def sdr_si(X, side=None, n_components: int = 2, gamma: float = 1.0, max_iter: in
             stop["asked"] = True
             raise StopIteration
 
-    # SciPy ends the run when the callback raises StopIteration and returns the last iterate
-    result = optimize.minimize(fun, v0, jac=True, method="L-BFGS-B", callback=after_iteration,
-                               options=dict(maxiter=max_iter, ftol=tol * main.information, gtol=gtol, maxcor=20))
+    # SciPy ends the run when the callback raises StopIteration and returns the last iterate; the
+    # tables' products are small enough for one BLAS thread (core.matrix.threads)
+    with blas_threads_for(q * n * d):
+        result = optimize.minimize(fun, v0, jac=True, method="L-BFGS-B", callback=after_iteration,
+                                   options=dict(maxiter=max_iter, ftol=tol * main.information, gtol=gtol, maxcor=20))
     v, n_iter = result.x, len(history)
     message = "stopped by the progress callback" if stop["asked"] else str(result.message)
     phi, psi, b = unpack(v)

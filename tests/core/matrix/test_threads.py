@@ -1,0 +1,65 @@
+"""The solvers' BLAS threads (core.matrix.threads): one thread for thin products while they run,
+the caller's setting untouched outside and above the threshold."""
+
+import numpy as np
+import pytest
+import scipy.linalg  # noqa: F401 - SciPy's BLAS loaded, so that the limits reach it
+from threadpoolctl import threadpool_info, threadpool_limits
+
+from core import kernel_q_alpha, q_alpha, sdr_si
+from core.matrix.threads import SMALL_PRODUCT_WORK, blas_threads_for
+
+
+def blas_threads() -> set[int]:
+    return {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"}
+
+
+def recorder(seen):
+    def progress(_):
+        seen.append(blas_threads())  # returns None: go on (False would stop the run)
+    return progress
+
+
+def test_one_thread_below_the_threshold_and_none_changed_above():
+    with threadpool_limits(2, user_api="blas"):
+        with blas_threads_for(SMALL_PRODUCT_WORK / 2):
+            assert blas_threads() == {1}
+        assert blas_threads() == {2}
+        with blas_threads_for(SMALL_PRODUCT_WORK * 2):
+            assert blas_threads() == {2}
+
+
+@pytest.mark.parametrize("solver", ["power", "lanczos"])
+def test_q_alpha_iterates_on_one_thread_on_small_data_and_restores_the_callers(solver):
+    X = np.random.default_rng(0).standard_normal((40, 300))
+    seen = []
+    with threadpool_limits(2, user_api="blas"):
+        result = q_alpha(X, 3, solver=solver, max_iter=5, tol=1e-12, progress=recorder(seen))
+        assert blas_threads() == {2}
+    assert len(seen) == 5 and all(threads == {1} for threads in seen)
+    with threadpool_limits(1, user_api="blas"):  # the same weights whatever the threads
+        again = q_alpha(X, 3, solver=solver, max_iter=5, tol=1e-12)
+    np.testing.assert_allclose(result.alpha, again.alpha, rtol=0, atol=1e-12)
+
+
+def test_q_alpha_keeps_the_threads_on_large_products():
+    m, k = 200, 10
+    n = int(SMALL_PRODUCT_WORK // (m * k)) + 100
+    X = np.random.default_rng(1).standard_normal((m, n))
+    seen = []
+    with threadpool_limits(2, user_api="blas"):
+        q_alpha(X, k, solver="power", max_iter=2, tol=1e-12, progress=recorder(seen))
+    assert seen and all(threads == {2} for threads in seen)
+
+
+def test_kernel_q_alpha_and_sdr_si_on_small_problems_run_on_one_thread():
+    rng = np.random.default_rng(2)
+    seen_kernel, seen_sdr = [], []
+    with threadpool_limits(2, user_api="blas"):
+        kernel_q_alpha(rng.standard_normal((30, 60)), 2, "rbf", solver="power", max_iter=3, tol=1e-12,
+                       progress=recorder(seen_kernel))
+        sdr_si(rng.poisson(2.0, (60, 8)).astype(float) + 1, rng.poisson(2.0, (30, 8)).astype(float) + 1, 2,
+               max_iter=3, progress=recorder(seen_sdr))
+        assert blas_threads() == {2}
+    assert seen_kernel and all(threads == {1} for threads in seen_kernel)
+    assert seen_sdr and all(threads == {1} for threads in seen_sdr)
