@@ -273,7 +273,7 @@ def qalpha_steps(page, url, presses, rows, data_set, lam=True):
         return
     started = time.perf_counter()
     click_and_settle(page, page.get_by_text("side classes", exact=True))  # k and λ chosen from the data
-    record(rows, data_set, "Q-alpha: side classes on, k and λ chosen", [time.perf_counter() - started])
+    record(rows, data_set, "Q-alpha: side classes on, k and λ chosen", [Step(time.perf_counter() - started)])
     click_and_settle(page, page.get_by_text("Choose k and λ from the data", exact=True))  # λ by hand
     record(rows, data_set, "Q-alpha: λ, each λ solved", slider_steps(page, LAMBDA, presses, ("ArrowLeft", "ArrowRight")))
     button = page.get_by_role("button", name="Compute the λ path (13 values of λ)")
