@@ -18,9 +18,10 @@ SLDA_SECONDS_PER_STEP = 5e-5
 # greedy sparse PCA (benchmarks/bench_spca.py Table 2): 4.0 s at 256 features, 7.0 s at 320,
 # 8.1 s at 340 and 12.3 s at 384 on 2n samples; about 2.2e-7 s x n^3 in that range
 SPCA_SECONDS_PER_CUBE = 2.2e-7
-# kernel Q-alpha, per iteration and kernel entry: 17 ms (fast step) and 110 ms (exact step) on
-# the AR faces' 2,400 x 2,400 kernel; 40-140 iterations there before a run of its own says more
-KERNEL_SECONDS_PER_ENTRY = {"power": 3e-9, "eigen": 2e-8}
+# kernel Q-alpha, per iteration and kernel entry: 6 ms (fast step) and 75 ms (exact step) on the
+# AR faces' 2,400 x 2,400 kernel with one BLAS thread; 40-250 iterations there before a run of its
+# own says more
+KERNEL_SECONDS_PER_ENTRY = {"power": 1e-9, "eigen": 1.3e-8}
 KERNEL_FIRST_GUESS_ITERATIONS = 100
 
 

@@ -158,6 +158,35 @@ def test_power_solver_reaches_the_eigen_solvers_fixed_point_where_there_is_one(s
     assert single.alpha.dtype == np.float64 and single.Q.dtype == np.float64
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # the 4-iteration run
+@pytest.mark.parametrize("power_steps", [1, 3])
+def test_power_solver_with_side_data_reaches_the_eigen_solvers_fixed_point(power_steps):
+    """The power step's first product also serves the E-step (which then takes the weights the
+    iteration started from): with side data, and with extra power steps, the fixed point is still
+    the printed algorithm's, and the reported objective is alpha^T G alpha / |S^-1/2 alpha|^2 of
+    the weights and E returned."""
+    data = weston_linear(200, random_state=0)
+    main, side = data.X[:150], data.X[150:]
+    exact = kernel_q_alpha(main, 2, "poly", degree=2, side=side, lam=0.5)
+    power = kernel_q_alpha(main, 2, "poly", degree=2, side=side, lam=0.5, solver="power", power_steps=power_steps,
+                           max_iter=3000)
+    assert exact.converged and power.converged
+    assert np.abs(power.alpha - exact.alpha).max() < 1e-5
+    Mt, kept, _, scale = preprocess_features(main)
+    V = kernel_matrix(Mt, "poly", degree=2)
+    from core.selection._spectral import side_scaling
+    from core.selection.qalpha import side_variance
+    scaling = side_scaling(side_variance(side, kept, scale, *main.shape), 0.5)
+    # after 4 iterations the weights still move: the objective must be of the ones returned
+    early = kernel_q_alpha(main, 2, "poly", degree=2, side=side, lam=0.5, solver="power", power_steps=power_steps,
+                           max_iter=4, tol=1e-14)
+    for result in (power, early):
+        P = V @ result.Q
+        G = V * (P @ P.T)
+        alpha = result.alpha[kept]
+        assert result.objective == pytest.approx(alpha @ G @ alpha / np.sum((alpha / scaling) ** 2), rel=1e-10)
+
+
 def test_power_solver_keeps_q_orthonormal_and_refuses_indefinite_kernels():
     rng = np.random.default_rng(1)
     X = rng.standard_normal((30, 12))
