@@ -107,7 +107,7 @@ def topographic_snippet(data: Dataset, bundled: bool, k: int, rounds: int, lam: 
 
 
 def haar_snippet(images: Dataset, bundled: bool, main_classes, side_classes, levels: int, lam: float,
-                 side: Dataset | None = None) -> str:
+                 solver: str, side: Dataset | None = None) -> str:
     """Haar page: the images' Haar coefficients (:func:`core.to_haar`), Q-alpha with the side
     classes (or ``side``, the uploaded side images, in the same basis) as side data, and the mean
     image of the main classes rebuilt from alpha-weighted coefficients."""
@@ -122,7 +122,7 @@ def haar_snippet(images: Dataset, bundled: bool, main_classes, side_classes, lev
         lines += [side_line.replace("like=data", "like=images"),
                   "side = haar.family.basis.transform(side_data.X)  # the side images' Haar coefficients"]
     return _code(names | {"q_alpha", "to_haar"}, lines + [
-        f"result = q_alpha(haar.X[main], {len(main_classes)}, side=side, lam={float(lam)!r})",
+        f"result = q_alpha(haar.X[main], {len(main_classes)}, side=side, lam={float(lam)!r}, solver={solver!r})",
         f"mean_image = images.X[np.isin(images.labels, {list(main_classes)!r})].mean(axis=0).reshape(images.image_shape)",
         "rebuilt = haar.family.basis.reconstruct(mean_image, result.alpha)[0]",
         "print(haar.family.basis.band_mass(result.alpha))"], numpy=True)
