@@ -215,7 +215,7 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
     dtype : {numpy.float64, numpy.float32}
         Working precision of the kernel matrix and its products (float64 by default). float32
         halves the memory and the time of every product (on the AR faces with RBF gamma = 5
-        and ``solver="power"``: 7 ms per iteration against 14 with two BLAS threads,
+        and ``solver="power"``: 3.9 ms per iteration against 7.5 with two BLAS threads,
         ``benchmarks/bench_kernel_qalpha.py``);
         the weights agreed with float64's to 3e-7 to 6e-5 there (gamma 2-20, tol 1e-6).
     memory_limit : int, optional
