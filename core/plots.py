@@ -36,6 +36,7 @@ __all__ = [
     "band_mass_figure",
     "comparison_figure",
     "lambda_path_figure",
+    "gap_strength_figure",
     "dotplot_figure",
     "selection_outline",
     "figure_table",
@@ -44,6 +45,14 @@ __all__ = [
 # No named template: Streamlit draws every figure in its own theme, and building a figure with
 # "plotly_white" deep-copied that template each time (12 ms of a 14 ms figure, in every rerun)
 _LAYOUT = dict(margin=dict(l=50, r=20, t=50, b=45))
+#: Axes whose tick labels are short numbers (or hidden) keep fixed margins: Streamlit's theme turns
+#: Plotly's automargin on, which measures the labels after a first draw and draws the figure again
+#: once the margins moved. Streamlit draws a changed figure anew at every slider step, so that
+#: second pass is paid at every step: drawing the λ path took 71 ms with it and 20 ms without in
+#: Chromium (docs/benchmarks.md). Legends and colour bars still push the margins they need.
+_FIXED = dict(automargin=False)
+#: The margins for such axes: room for a tick label of six characters and the axis title.
+_FIXED_LAYOUT = dict(margin=dict(l=64, r=20, t=50, b=45))
 
 
 #: Number of points above which scatter plots switch from SVG to WebGL.
@@ -104,8 +113,9 @@ def sorted_weights_figure(alpha, feature_names: Sequence[str] | None = None,
     if default is not None and not clear_gap and 0 < default.k < alpha.size:
         shapes.append(_vertical_line(default.k + 0.5, "dot", "darkorange"))
         notes.append(_mark_note(default.k + 0.5, f"{default.rule}: {default.k}", top=False))
-    fig.update_layout(title=title, xaxis_title="rank", yaxis_title="alpha", shapes=shapes, annotations=notes,
-                      yaxis_type="log" if log_y else "linear", **_LAYOUT)
+    fig.update_layout(title=title, xaxis=dict(title_text="rank", **_FIXED),
+                      yaxis=dict(title_text="alpha", type="log" if log_y else "linear", **_FIXED), shapes=shapes,
+                      annotations=notes, **_FIXED_LAYOUT)
     return fig
 
 
@@ -127,16 +137,16 @@ def history_figure(history, title: str = "Objective per iteration") -> go.Figure
                                marker=dict(size=4), name="objective",
                                hovertemplate="iteration %{x}<br>objective %{y:.8g}<extra></extra>"))
     # at most 8 significant digits: a converged objective otherwise gets 18-digit tick labels
-    fig.update_layout(title=title, xaxis_title="iteration", yaxis_title="objective", yaxis_tickformat=".8~g",
-                      **_LAYOUT)
+    fig.update_layout(title=title, xaxis=dict(title_text="iteration", **_FIXED),
+                      yaxis=dict(title_text="objective", tickformat=".8~g"), **_LAYOUT)
     return fig
 
 
 def lambda_path_figure(lams, weights, feature_names: Sequence[str] | None = None, current: float | None = None,
-                       gap_strength=None, n_top: int = 10, title: str = "Weights along λ") -> go.Figure:
+                       n_top: int = 10, title: str = "Weights along λ") -> go.Figure:
     """The λ path as a lasso path is drawn: the weight of each of the ``n_top`` features that weigh
-    most anywhere on the path against λ (log axis), the current λ marked; below it, how clearly the
-    sorted weights break at each λ (the sparsity gap's share of explained variance, [SW04] Def. 3).
+    most anywhere on the path against λ (log axis), the current λ marked (how clearly the weights
+    break along λ: :func:`gap_strength_figure`).
 
     ``weights`` is (n_lams, n_features), one row per entry of ``lams``.
     """
@@ -146,31 +156,38 @@ def lambda_path_figure(lams, weights, feature_names: Sequence[str] | None = None
         raise InputError(f"weights must have one row per lambda ({lams.size}); got shape {weights.shape}.")
     names = list(feature_names) if feature_names is not None else [f"feature {j}" for j in range(weights.shape[1])]
     top = np.argsort(-np.abs(weights).max(axis=0), kind="stable")[:n_top]
-    # two panels on one shared log axis, laid out by hand: make_subplots took 50 ms of each
-    # rerun. The figure is redrawn at every step of λ (its dashed line moves): lines without
-    # markers or legend halve the browser's redraw (60 ms of a 0.35 s step, bench_app.py); the
-    # unified hover names every feature at the λ under the pointer instead
+    # The figure is drawn anew at every step of λ (its dashed line moves), so it is kept to one
+    # panel: lines without markers or legend (the unified hover names every feature at the λ under
+    # the pointer instead) and fixed margins; the gap's strength, which does not change with the
+    # slider, is a figure of its own beside it (one panel drew in 17 ms, two panels in 37 ms)
     traces = [go.Scatter(x=lams, y=weights[:, j], mode="lines", name=str(names[j]), showlegend=False,
                          hovertemplate=f"alpha %{{y:.4g}}<extra>{names[j]}</extra>")
               for j in top]
-    below = gap_strength is not None
-    layout = dict(xaxis=dict(type="log", title_text=None if below else "λ (log scale)", anchor="y"),
-                  yaxis=dict(title_text="alpha", domain=[0.36, 1.0] if below else [0.0, 1.0]))
-    if below:
-        traces.append(go.Scatter(x=lams, y=np.asarray(gap_strength, dtype=np.float64), mode="lines+markers",
-                                 marker=dict(size=4), line=dict(color="black"), name="sparsity gap", showlegend=False,
-                                 xaxis="x2", yaxis="y2",
-                                 hovertemplate="λ %{x:.3g}<br>the gap explains %{y:.0%} of the weights' variance"
-                                               "<extra></extra>"))
-        layout.update(xaxis2=dict(type="log", title_text="λ (log scale)", matches="x", anchor="y2"),
-                      yaxis2=dict(title_text="gap strength", range=[0, 1], tickformat=".0%", domain=[0.0, 0.28]))
-        layout["xaxis"].update(showticklabels=False)
+    shapes = []
     if current is not None and current > 0:
-        layout["shapes"] = [dict(type="line", x0=current, x1=current, xref=axis, y0=0, y1=1, yref=f"{y} domain",
-                                 line=dict(color="grey", dash="dash"))
-                            for axis, y in (("x", "y"), ("x2", "y2"))[:2 if below else 1]]
-    return go.Figure(traces, layout=dict(title=f"{title}: the {len(top)} features that weigh most (hover for names)",
-                                         hovermode="x unified", height=460, **layout, **_LAYOUT))
+        shapes.append(dict(type="line", x0=current, x1=current, xref="x", y0=0, y1=1, yref="y domain",
+                           line=dict(color="grey", dash="dash")))
+    return go.Figure(traces, layout=dict(
+        title=f"{title}: the {len(top)} features that weigh most (hover for names)", hovermode="x unified",
+        xaxis=dict(type="log", title_text="λ (log scale)", **_FIXED), yaxis=dict(title_text="alpha", **_FIXED),
+        shapes=shapes, **_FIXED_LAYOUT))
+
+
+def gap_strength_figure(lams, gap_strength, title: str = "How clearly the weights break") -> go.Figure:
+    """Along the λ path, the sparsity gap's strength at each λ: the share of the sorted weights'
+    variance that their best split explains ([SW04] Def. 3; a clear gap explains most of it)."""
+    lams = np.asarray(lams, dtype=np.float64).ravel()
+    strength = np.asarray(gap_strength, dtype=np.float64).ravel()
+    if strength.shape != lams.shape:
+        raise InputError(f"gap_strength must have one value per lambda ({lams.size}); got {strength.size}.")
+    fig = go.Figure(go.Scatter(x=lams, y=strength, mode="lines+markers", marker=dict(size=5),
+                               line=dict(color="black"), name="sparsity gap", showlegend=False,
+                               hovertemplate="λ %{x:.3g}<br>the gap explains %{y:.0%} of the weights' variance"
+                                             "<extra></extra>"))
+    fig.update_layout(title=title, xaxis=dict(type="log", title_text="λ (log scale)", **_FIXED),
+                      yaxis=dict(title_text="share of variance", range=[0, 1.02], tickformat=".0%", **_FIXED),
+                      **_FIXED_LAYOUT)
+    return fig
 
 
 def dotplot_figure(classes, feature_names: Sequence[str], colour, size=None, *, colour_title: str = "score",
@@ -221,8 +238,8 @@ def image_figure(image, image_shape=None, title: str = "", colorscale: str = "gr
         heat.customdata = np.asarray(hover_names, dtype=object).reshape(image.shape)
         heat.hovertemplate = "%{customdata}<br>value %{z:.4g}<extra></extra>"
     fig = go.Figure(heat)
-    fig.update_yaxes(autorange="reversed", scaleanchor="x", showticklabels=False)
-    fig.update_xaxes(showticklabels=False, constrain="domain")
+    fig.update_yaxes(autorange="reversed", scaleanchor="x", showticklabels=False, **_FIXED)
+    fig.update_xaxes(showticklabels=False, constrain="domain", **_FIXED)
     fig.update_layout(title=title, **_LAYOUT)
     return fig
 
@@ -369,8 +386,9 @@ def image_grid_figure(images, titles: Sequence[str] | None = None, n_cols: int =
         showscale=False, hoverongaps=False, zmin=zmin if shared_scale else 0.0, zmax=zmax if shared_scale else 1.0,
         hovertemplate=("value %{z:.3g}" if shared_scale and hover_values is None else "value %{customdata:.3g}")
         + "<extra></extra>"))
-    fig.update_yaxes(autorange="reversed", scaleanchor="x", showticklabels=False, showgrid=False, zeroline=False)
-    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, constrain="domain")
+    fig.update_yaxes(autorange="reversed", scaleanchor="x", showticklabels=False, showgrid=False, zeroline=False,
+                     **_FIXED)
+    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, constrain="domain", **_FIXED)
     fig.update_layout(title=title, annotations=annotations, height=max(220, 150 * n_rows + 60), **_LAYOUT)
     return fig
 

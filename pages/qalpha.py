@@ -9,7 +9,8 @@ import pandas as pd
 import streamlit as st
 
 from core import InputError
-from core.plots import dotplot_figure, history_figure, lambda_path_figure, sorted_weights_figure
+from core.plots import (dotplot_figure, gap_strength_figure, history_figure, lambda_path_figure,
+                        sorted_weights_figure)
 from core.selection.automatic import N_RESAMPLES, RESAMPLE_FRACTION
 from core.selection.qalpha import CRITERION_NAMES, QAlphaParameters, pairs_from_labels
 from pages.ui import datasets, downloads, runs, session, settings, snippets, views, widgets
@@ -353,8 +354,13 @@ if side_mode != "none":
                      "shows its result at once."):
             path = runs.run_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS)
             if path is not None:
-                widgets.chart(lambda_path_figure(path.lams, path.weights, main.feature_names, current=params.lam,
-                                                 gap_strength=path.gap_strength), "lambda_path")
+                # the weights (their dashed line follows the slider) and, beside them, the gap's
+                # strength (unchanged by the slider, so never redrawn by a λ step)
+                panels = st.container(horizontal=True, gap="medium")
+                widgets.chart(lambda_path_figure(path.lams, path.weights, main.feature_names, current=params.lam),
+                              "lambda_path", where=panels.container(width="stretch"))
+                widgets.chart(gap_strength_figure(path.lams, path.gap_strength), "gap_strength",
+                              where=panels.container(width=360))
                 st.caption(f"{path.lams.size} values of λ solved in {path.seconds:.1f} s ({int(path.n_iter.sum()):,} "
                            "iterations, each λ started from its neighbour's answer). The dashed line is the "
                            "slider's λ; λ = 0 is not on the log axis and is solved on its own.")

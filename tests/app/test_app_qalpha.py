@@ -322,7 +322,10 @@ def test_lambda_path_is_computed_on_request_and_then_looked_up(monkeypatch):
     monkeypatch.setattr(runs, "q_alpha_path", lambda *a, **k: calls.append(k["lams"]) or real(*a, **k))
     button.click().run()
     assert not app.exception and not app.error and len(calls) == 1
-    assert has_path_figure(app) == 11  # the weights of 10 features and the gap's strength
+    assert has_path_figure(app) == 10  # the weights of 10 features
+    gap = next(json.loads(c.proto.spec) for c in app.get("plotly_chart")
+               if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("How clearly the weights break"))
+    assert len(plotly_array(gap["data"][0]["y"])) == 13  # the gap's strength at every λ of the path, beside it
     lam.set_value(1.0).run()
     lam.set_value(0.3).run()
     assert len(calls) == 1  # the path was not computed again: the steps were lookups
@@ -330,10 +333,10 @@ def test_lambda_path_is_computed_on_request_and_then_looked_up(monkeypatch):
 
 
 def has_path_figure(app):
-    """The number of traces of the λ-path figure (a log λ axis under the weights), 0 if absent."""
+    """The number of traces of the λ-path figure (the weights on a log λ axis), 0 if absent."""
     for chart in app.get("plotly_chart"):
         spec = json.loads(chart.proto.spec)
-        if spec["layout"].get("xaxis2", {}).get("type") == "log":
+        if spec["layout"]["title"]["text"].startswith("Weights along λ"):
             return len(spec["data"])
     return 0
 

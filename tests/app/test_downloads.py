@@ -94,10 +94,9 @@ def test_a_figures_table_reads_back_as_the_numbers_it_draws():
 
     rng = np.random.default_rng(1)
     lams, weights = np.geomspace(1e-3, 10, 4), rng.random((4, 6))
-    back = read(figure_csv(lambda_path_figure(lams, weights, AWKWARD[:6], current=0.1, gap_strength=rng.random(4),
-                                              n_top=3)))
+    back = read(figure_csv(lambda_path_figure(lams, weights, AWKWARD[:6], current=0.1, n_top=3)))
     top = np.argsort(-weights.max(axis=0), kind="stable")[:3]
-    assert back.shape == (4 * 4, 3) and back["trace"].unique().tolist() == [AWKWARD[j] for j in top] + ["sparsity gap"]
+    assert back.shape == (3 * 4, 3) and back["trace"].unique().tolist() == [AWKWARD[j] for j in top]
     for j in top:
         rows = back[back["trace"] == AWKWARD[j]]
         assert np.array_equal(rows["x"].to_numpy(), lams) and np.array_equal(rows["y"].to_numpy(), weights[:, j])

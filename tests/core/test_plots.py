@@ -204,14 +204,39 @@ def test_lambda_path_figure_draws_the_top_features_against_log_lambda():
     weights[:, 3] = np.linspace(0.8, 0.1, 5)  # shrinks
     weights[:, 12] = 0.05
     names = [f"g{j}" for j in range(30)]
-    figure = lambda_path_figure(lams, weights, names, current=0.1, gap_strength=np.linspace(0, 1, 5), n_top=2)
-    assert [trace.name for trace in figure.data] == ["g7", "g3", "sparsity gap"]  # largest peak first
+    figure = lambda_path_figure(lams, weights, names, current=0.1, n_top=2)
+    assert [trace.name for trace in figure.data] == ["g7", "g3"]  # largest peak first
     assert "g7" in figure.data[0].hovertemplate and figure.layout.hovermode == "x unified"  # names on hover
     assert np.allclose(figure.data[0].x, lams) and np.allclose(figure.data[1].y, weights[:, 3])
-    assert figure.layout.xaxis.type == "log" and figure.layout.xaxis2.type == "log"
-    assert figure.layout.shapes[0].x0 == 0.1  # the current lambda
+    assert figure.layout.xaxis.type == "log" and len(figure.layout.shapes) == 1
+    assert figure.layout.shapes[0].x0 == 0.1 and figure.layout.shapes[0].xref == "x"  # the current lambda
+    assert not lambda_path_figure(lams, weights, names, current=None).layout.shapes
     with pytest.raises(InputError, match="one row per lambda"):
         lambda_path_figure(lams, weights[:4])
+
+
+def test_gap_strength_figure_draws_one_point_per_lambda_on_a_log_axis():
+    from core.plots import gap_strength_figure
+
+    lams, strength = np.geomspace(1e-3, 10, 5), np.array([0.2, 0.4, 0.9, 0.95, 0.5])
+    figure = gap_strength_figure(lams, strength)
+    assert np.allclose(figure.data[0].x, lams) and np.allclose(figure.data[0].y, strength)
+    assert figure.layout.xaxis.type == "log" and figure.layout.yaxis.tickformat == ".0%"
+    with pytest.raises(InputError, match="one value per lambda"):
+        gap_strength_figure(lams, strength[:4])
+
+
+def test_figures_redrawn_at_every_step_keep_fixed_margins():
+    """Plotly's automargin (which Streamlit's theme turns on) draws a figure twice once its labels
+    move the margins; the figures a slider step redraws turn it off on every axis."""
+    from core.plots import gap_strength_figure, image_figure, lambda_path_figure, sorted_weights_figure
+
+    lams = np.geomspace(1e-3, 10, 4)
+    for figure in (sorted_weights_figure(np.linspace(1, 0, 50), top_k=5),
+                   sorted_weights_figure(np.linspace(1, 0.01, 50), log_y=True),
+                   lambda_path_figure(lams, np.ones((4, 3)), current=0.1), gap_strength_figure(lams, np.ones(4)),
+                   image_figure(np.zeros((6, 4)))):
+        assert figure.layout.xaxis.automargin is False and figure.layout.yaxis.automargin is False
 
 
 def test_dotplot_places_a_dot_per_class_and_feature():
