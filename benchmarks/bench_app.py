@@ -353,6 +353,7 @@ def main():
             page.goto(bare_url)
             settled(page, 0)
             record(rows, "bare page", "slider", slider_steps(page, "value", options.presses))
+            page.close()
 
             for path in ("", "data", "qalpha", "kernel", "topographic", "haar", "slda", "compare", "figures"):
                 if "opens" in skip:
@@ -375,6 +376,9 @@ def main():
                 if run.count():  # nothing runs unasked: the methods wait for their button
                     click_and_settle(page, run)
                 record(rows, faces, "Compare: measure", radio_steps(page, ["NMI", "k-means accuracy"], options.presses))
+            # each data set's tab is closed before the next opens: a tab left open kept its renderer
+            # busy (a fifth of a core) while the next data set was measured, and a run stalled there
+            page.context.close()
 
             if "genes" not in skip:
                 page = context().new_page()
@@ -382,6 +386,7 @@ def main():
                        "Load table", "Loaded genes.parquet")
                 genes = "20,000 genes (uploaded)"
                 qalpha_steps(page, url, options.presses, rows, genes, lam=False)
+                page.context.close()
             if "zip" not in skip:
                 page = context().new_page()
                 upload(page, url, "Upload images", "Image files, or a ZIP", "orl.zip", orl_zip(), "Load images",
