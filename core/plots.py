@@ -168,7 +168,7 @@ def lambda_path_figure(lams, weights, feature_names: Sequence[str] | None = None
         shapes.append(dict(type="line", x0=current, x1=current, xref="x", y0=0, y1=1, yref="y domain",
                            line=dict(color="grey", dash="dash")))
     return go.Figure(traces, layout=dict(
-        title=f"{title}: the {len(top)} features that weigh most (hover for names)", hovermode="x unified",
+        title=f"{title}: the top {len(top)} features", hovermode="x unified",
         xaxis=dict(type="log", title_text="λ (log scale)", **_FIXED), yaxis=dict(title_text="alpha", **_FIXED),
         shapes=shapes, **_FIXED_LAYOUT))
 
