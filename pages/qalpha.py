@@ -362,9 +362,9 @@ if side_mode != "none":
                 widgets.chart(gap_strength_figure(path.lams, path.gap_strength), "gap_strength",
                               where=panels.container(width=360))
                 st.caption(f"{path.lams.size} values of λ solved in {path.seconds:.1f} s ({int(path.n_iter.sum()):,} "
-                           "iterations, each λ started from its neighbour's answer). Left: the ten features that "
+                           "iterations, each λ started from its neighbour's answer). The weights: the ten features that "
                            "weigh most anywhere on the path (hover for their names), the dashed line the slider's λ; "
-                           "right: how much of the sorted weights' variance the sparsity gap explains at each λ. "
+                           "beside them, how much of the sorted weights' variance the sparsity gap explains at each λ. "
                            "λ = 0 is not on the log axis and is solved on its own.")
         else:
             st.caption("Solve every λ of the slider once, and each later move of λ is a lookup.")
