@@ -48,8 +48,9 @@ _LAYOUT = dict(margin=dict(l=50, r=20, t=50, b=45))
 #: Axes whose tick labels are short numbers (or hidden) keep fixed margins: Streamlit's theme turns
 #: Plotly's automargin on, which measures the labels after a first draw and draws the figure again
 #: once the margins moved. Streamlit draws a changed figure anew at every slider step, so that
-#: second pass is paid at every step: drawing the λ path took 71 ms with it and 20 ms without in
-#: Chromium (docs/benchmarks.md). Legends and colour bars still push the margins they need.
+#: second pass is paid at every step: the λ path (two panels, as it was) drew in 71 ms with it and
+#: 20-37 ms without in Chromium (benchmarks/bench_figures.py). Legends and colour bars still push
+#: the margins they need.
 _FIXED = dict(automargin=False)
 #: The margins for such axes: room for a tick label of six characters and the axis title.
 _FIXED_LAYOUT = dict(margin=dict(l=64, r=20, t=50, b=45))
@@ -137,8 +138,8 @@ def history_figure(history, title: str = "Objective per iteration") -> go.Figure
                                marker=dict(size=4), name="objective",
                                hovertemplate="iteration %{x}<br>objective %{y:.8g}<extra></extra>"))
     # at most 8 significant digits: a converged objective otherwise gets 18-digit tick labels
-    fig.update_layout(title=title, xaxis=dict(title_text="iteration", **_FIXED),
-                      yaxis=dict(title_text="objective", tickformat=".8~g"), **_LAYOUT)
+    fig.update_layout(title=title, xaxis_title="iteration", yaxis_title="objective", yaxis_tickformat=".8~g",
+                      **_LAYOUT)
     return fig
 
 
