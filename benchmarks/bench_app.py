@@ -271,14 +271,34 @@ def upload(page, url, tab, label, name, content, button, loaded):
         settled(page, 0)
 
 
+#: The sidebar's link to each page
+TITLES = {"qalpha": "Q-alpha", "kernel": "Kernel Q-alpha", "topographic": "Topographical map",
+          "haar": "Haar reconstructions", "slda": "Sparse LDA / PCA", "compare": "Compare", "data": "Data",
+          "figures": "Paper figures"}
+
+
 def open_page(page, url, path, ready):
-    page.goto(f"{url}/{path}")
+    """The page ``path`` in this tab's session, by its sidebar link (a navigation by address starts
+    a new session, which holds none of the uploads: until 2026-11-26 the "uploaded" rows measured
+    the bundled AR faces), or by address in a new tab; once ``ready`` shows and the page settled."""
+    if page.url.startswith(url):
+        page.locator("[data-testid='stSidebar']").get_by_role("link", name=TITLES[path], exact=True).click()
+    else:
+        page.goto(f"{url}/{path}")
     page.get_by_text(ready).first.wait_for(timeout=900_000)
     settled(page, 0)
 
 
-def qalpha_steps(page, url, presses, rows, data_set, lam=True):
+def current_data(page) -> str:
+    """The data set the sidebar names (its summary's first line)."""
+    summary = page.locator("[data-testid='stSidebar']").inner_text().split("Data set")[-1]
+    return next(line for line in summary.splitlines() if line.strip())
+
+
+def qalpha_steps(page, url, presses, rows, data_set, lam=True, data_name=None):
     open_page(page, url, "qalpha", "Selected (K)")
+    if data_name is not None and current_data(page) != data_name:
+        raise RuntimeError(f"the Q-alpha page shows {current_data(page)}, not {data_name}")
     record(rows, data_set, "Q-alpha: K", slider_steps(page, K, presses))
     if not lam:
         return
@@ -397,14 +417,14 @@ def main():
                 upload(page, url, "Upload a table", "A table: samples x features", "genes.parquet", genes_parquet(),
                        "Load table", "Loaded genes.parquet")
                 genes = "20,000 genes (uploaded)"
-                qalpha_steps(page, url, options.presses, rows, genes, lam=False)
+                qalpha_steps(page, url, options.presses, rows, genes, lam=False, data_name="genes.parquet")
                 page.context.close()
             if "zip" not in skip:
                 page = context().new_page()
                 upload(page, url, "Upload images", "Image files, or a ZIP", "orl.zip", orl_zip(), "Load images",
                        "Loaded orl.zip")
                 orl = "ORL ZIP (uploaded)"
-                qalpha_steps(page, url, options.presses, rows, orl)
+                qalpha_steps(page, url, options.presses, rows, orl, data_name="orl.zip")
                 open_page(page, url, "kernel", "Top-")
                 record(rows, orl, "Kernel Q-alpha: gamma", slider_steps(page, "gamma", options.presses))
             browser.close()
