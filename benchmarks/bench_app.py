@@ -409,7 +409,7 @@ def main():
                     click_and_settle(page, run)
                 record(rows, faces, "Compare: measure", radio_steps(page, ["NMI", "k-means accuracy"], options.presses))
             # each data set's tab is closed before the next opens: a tab left open kept its renderer
-            # busy (a fifth of a core) while the next data set was measured, and a run stalled there
+            # busy (a fifth of a core) while the next data set was measured
             page.context.close()
 
             if "genes" not in skip:
