@@ -417,7 +417,7 @@ def main():
                 upload(page, url, "Upload a table", "A table: samples x features", "genes.parquet", genes_parquet(),
                        "Load table", "Loaded genes.parquet")
                 genes = "20,000 genes (uploaded)"
-                qalpha_steps(page, url, options.presses, rows, genes, lam=False, data_name="genes.parquet")
+                qalpha_steps(page, url, options.presses, rows, genes, data_name="genes.parquet")
                 page.context.close()
             if "zip" not in skip:
                 page = context().new_page()

@@ -171,13 +171,24 @@ def test_slda_curves_and_band_mass():
     assert list(fig.data[0].x) == ["A3", "L1 diagonal"]
 
 
-def test_sorted_weights_switch_to_webgl_only_for_many_features():
-    from core.plots import WEBGL_ABOVE, sorted_weights_figure
+def test_sorted_weights_of_many_features_are_drawn_at_every_early_rank_and_a_sample_of_the_rest():
+    from core.plots import EVERY_RANK_UP_TO, TAIL_RANKS, sorted_weights_figure
 
-    small = sorted_weights_figure(np.linspace(1, 0, WEBGL_ABOVE))
-    large = sorted_weights_figure(np.linspace(1, 0, WEBGL_ABOVE + 1))
-    assert small.data[0].type == "scatter" and large.data[0].type == "scattergl"
-    assert np.all(np.diff(large.data[0].y) <= 0)
+    names = [f"g{j}" for j in range(20_000)]
+    alpha = np.random.default_rng(0).random(20_000)
+    full = sorted_weights_figure(alpha[:EVERY_RANK_UP_TO + TAIL_RANKS], names[:EVERY_RANK_UP_TO + TAIL_RANKS])
+    assert full.data[0].y.size == EVERY_RANK_UP_TO + TAIL_RANKS and "drawn at" not in full.layout.title.text
+    lean = sorted_weights_figure(alpha, names, top_k=50)
+    trace = lean.data[0]
+    assert trace.type == "scatter" and trace.y.size == EVERY_RANK_UP_TO + TAIL_RANKS
+    assert "drawn at 3,000 of 20,000 ranks" in lean.layout.title.text
+    ranks = np.asarray(trace.x)
+    order = np.argsort(-alpha, kind="stable")
+    assert np.array_equal(ranks[:EVERY_RANK_UP_TO], np.arange(1, EVERY_RANK_UP_TO + 1))
+    assert ranks[-1] == 20_000 and np.all(np.diff(ranks) >= 1)
+    # each drawn point is that rank's weight and name
+    assert np.array_equal(trace.y, alpha[order][ranks - 1])
+    assert list(trace.customdata) == [names[j] for j in order[ranks - 1]]
 
 
 def test_bar_figure_shows_the_papers_values_beside_ours():
