@@ -204,7 +204,7 @@ def save_result(result: ExperimentResult, out_dir) -> list[Path]:
 
 
 #: The order of the reproductions: paper by paper, figure by figure (the app lists them so).
-ORDER = ("positivity", "sparsity", "weston_svm", "topographic", "ar_faces", "uci_side", "slda_pixels",
+ORDER = ("positivity", "sparsity", "weston_svm", "topographic", "ar_faces", "ar_faces_automatic", "uci_side", "slda_pixels",
          "spca_faces", "ben_dor", "unsupervised_benchmark")
 
 

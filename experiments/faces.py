@@ -39,6 +39,44 @@ def _split(labels, people, n_train, rng):
     return np.asarray(train), np.asarray(test)
 
 
+def _ar_splits(faces, n_runs: int, random_state):
+    """The runs of Shashua & Wolf 2004 Sec. 6 on the AR faces: per run 6 random people, 5 main
+    (7 training and 6 test images each) and the 6th the side data; the same draws for a given
+    ``random_state`` in every experiment that uses them. Yields ``(main_people, train, test, side)``."""
+    rng = np.random.default_rng(random_state)
+    for _ in range(n_runs):
+        people = rng.choice(faces.classes, 6, replace=False)
+        main_people, side_person = people[:5], people[5]
+        train, test = _split(faces.labels, main_people, 7, rng)
+        yield main_people, train, test, np.flatnonzero(faces.labels == side_person)
+
+
+def _paper_tuned_q_alpha_si(coefficients, train, test, side, indices, grid, k_values, standardize: bool, step):
+    """Q-alpha-SI as Shashua & Wolf 2004 Sec. 6 tunes it: for each k and λ of the grid, the
+    training coefficients' weights; the top coefficients (or all) scaled by ``sqrt(alpha)``; the
+    setting with the best training index kept. ``indices(train_features, test_features)`` gives
+    the (training, test) index. Returns ``(train_index, test_index, parameters, result)``."""
+    n_coefficients = coefficients.shape[1]
+    if standardize:
+        train_coefficients = zscores(coefficients[train])
+        test_coefficients = zscores(coefficients[test], reference=coefficients[train])
+    else:
+        centre = coefficients[train].mean(axis=0)
+        train_coefficients, test_coefficients = coefficients[train] - centre, coefficients[test] - centre
+    candidates = []
+    for k in k_values:
+        for lam in grid["lam"]:
+            step(f"Q-alpha-SI, k = {k}, lambda = {lam:g}")
+            result = q_alpha(coefficients[train], k, side=coefficients[side], lam=lam)
+            for top in grid["top"]:
+                weights = np.zeros(n_coefficients)
+                keep = result.top(top) if top else np.arange(n_coefficients)
+                weights[keep] = feature_scaling(result.alpha[keep])
+                candidates.append(indices(train_coefficients * weights, test_coefficients * weights)
+                                  + (dict(lam=lam, top=top or n_coefficients, k=k), result))
+    return _best(candidates)
+
+
 def _best(candidates):
     """The candidate with the highest training index: ``(train_index, test_index, parameters)``."""
     return max(candidates, key=lambda candidate: candidate[0])
@@ -83,39 +121,20 @@ def ar_faces(*, quick=False, random_state=0, progress=None, standardize: bool = 
     pixels = faces.X
     k_values = K_GRID if tune_k else [5]
     step = _Steps(progress, n_runs * (len(grid["lam"]) * len(k_values) + 4))
-    rng = np.random.default_rng(random_state)
     rows, sorted_alphas, mean_faces = [], [], []
     chosen_alpha = []
     all_mean = pixels.mean(axis=0)
-    for run in range(n_runs):
-        people = rng.choice(faces.classes, 6, replace=False)
-        main_people, side_person = people[:5], people[5]
-        train, test = _split(faces.labels, main_people, 7, rng)
-        side = np.flatnonzero(faces.labels == side_person)
+    for run, (main_people, train, test, side) in enumerate(_ar_splits(faces, n_runs, random_state)):
         y_train, y_test = faces.labels[train], faces.labels[test]
 
         def indices(train_features, test_features):
             return (normalized_precision_index(train_features, y_train, range(1, 7)),
                     normalized_precision_index(test_features, y_test, range(1, 6)))
 
-        candidates = []
-        if standardize:
-            train_coefficients, test_coefficients = zscores(haar.X[train]), zscores(haar.X[test], reference=haar.X[train])
-        else:
-            centre = haar.X[train].mean(axis=0)
-            train_coefficients, test_coefficients = haar.X[train] - centre, haar.X[test] - centre
-        for k in k_values:
-            for lam in grid["lam"]:
-                step(f"run {run + 1}: Q-alpha-SI, k = {k}, lambda = {lam:g}")
-                result = q_alpha(haar.X[train], k, side=haar.X[side], lam=lam)
-                for top in grid["top"]:
-                    weights = np.zeros(basis.n_coefficients)
-                    keep = result.top(top) if top else np.arange(basis.n_coefficients)
-                    weights[keep] = feature_scaling(result.alpha[keep])
-                    parameters = dict(lam=lam, top=top or basis.n_coefficients) | (dict(k=k) if tune_k else {})
-                    candidates.append(indices(train_coefficients * weights, test_coefficients * weights)
-                                      + (parameters, result))
-        train_index, test_index, parameters, result = _best(candidates)
+        train_index, test_index, parameters, result = _paper_tuned_q_alpha_si(
+            haar.X, train, test, side, indices, grid, k_values, standardize, lambda what: step(f"run {run + 1}: {what}"))
+        if not tune_k:
+            parameters.pop("k")
         rows.append(dict(run=run, method="Q-alpha-SI", train_index=train_index, test_index=test_index,
                          parameters=str(parameters), selected=sparsity_gap(result.alpha),
                          converged=result.converged))
@@ -241,3 +260,128 @@ def ar_faces_figures(result: ExperimentResult) -> list:
                                      title="Shashua & Wolf 2004, Fig. 3d: each row a person, 4 images then their "
                                            "alpha-weighted reconstructions"))
     return figures
+
+
+@register("ar_faces_automatic", "Automatic k and λ on AR faces (precision index)",
+          "Shashua & Wolf 2004 Fig. 3; issue 35")
+def ar_faces_automatic(*, quick=False, random_state=0, progress=None) -> ExperimentResult:
+    """Q-alpha-SI with k and λ chosen from the data (:func:`core.selection.automatic.choose_settings`,
+    no labels) in Shashua & Wolf 2004's own AR protocol and measure (:func:`ar_faces`: the same
+    runs for the same ``random_state``, the normalised precision index on held-out images).
+
+    Per run, on the 3-level Haar coefficients of the 35 training images with the side person's
+    13 as side data, the rule picks k in {5, 10} and λ in {0.1, 1, 10} (5: the number of main
+    people, the only thing it is told) and whether the weights help. Reported beside it:
+
+    * the rule's choice of k and λ with the paper's representation (centred coefficients times
+      ``sqrt(alpha)``): all of them, which separates the choice from the rule's weighting, and
+      the top ones as the library counts them without labels (the default K,
+      :func:`core.selection.qalpha.default_k`, and the sparsity gap's count);
+    * the paper's default k = 5 and λ = 0.1 with the top coefficients at the sparsity gap, a fixed
+      label-free setting;
+    * Q-alpha-SI tuned as the paper tunes it (k = 5; λ and the number of top coefficients chosen
+      with the labels on the training images), the 0.64 of the paper's Fig. 3a;
+    * the standardised coefficients unweighted, and the raw pixels.
+    """
+    from core.selection.automatic import choose_settings, shrunk_scaling
+
+    grid = QUICK_GRID if quick else FULL_GRID
+    n_runs = 6 if quick else 20
+    faces = load_dataset("warpAR10P")
+    coefficients = to_haar(faces, levels=3).X
+    step = _Steps(progress, n_runs * (len(grid["lam"]) + 2))
+    rows = []
+    for run, (main_people, train, test, side) in enumerate(_ar_splits(faces, n_runs, random_state)):
+        y_train, y_test = faces.labels[train], faces.labels[test]
+
+        def indices(train_features, test_features):
+            return (normalized_precision_index(train_features, y_train, range(1, 7)),
+                    normalized_precision_index(test_features, y_test, range(1, 6)))
+
+        def row(method, features, **details):
+            train_index, test_index = indices(*features)
+            rows.append(dict(run=run, method=method, train_index=train_index, test_index=test_index, **details))
+
+        step(f"run {run + 1}: k and λ chosen from the data")
+        auto = choose_settings(coefficients[train], side=coefficients[side], n_clusters=main_people.size,
+                               random_state=random_state)
+        alpha = auto.results[(auto.k, auto.lam)].alpha
+        scaling = shrunk_scaling(alpha) if auto.weighting_helps else np.ones(alpha.size)
+        standardised = zscores(coefficients[train]), zscores(coefficients[test], reference=coefficients[train])
+        chosen = dict(k=auto.k, lam=auto.lam, weighting=auto.weighting)
+        row("Q-alpha-SI, automatic", (standardised[0] * scaling, standardised[1] * scaling), **chosen)
+        centre = coefficients[train].mean(axis=0)
+
+        def weighted(result, top):
+            """The paper's representation: the top coefficients, centred, times sqrt(alpha)."""
+            weights = np.zeros(alpha.size)
+            keep = result.top(top)
+            weights[keep] = feature_scaling(result.alpha[keep])
+            return (coefficients[train] - centre) * weights, (coefficients[test] - centre) * weights
+
+        result = auto.results[(auto.k, auto.lam)]
+        row("Q-alpha-SI, automatic k and λ, sqrt(alpha)", weighted(result, alpha.size), **chosen)
+        # the numbers of top coefficients the library chooses without labels
+        row("Q-alpha-SI, automatic k and λ, top at the default K", weighted(result, result.default_k.k),
+            **chosen | dict(weighting=f"top {result.default_k.k}"))
+        row("Q-alpha-SI, automatic k and λ, top at the sparsity gap", weighted(result, result.gap.n_selected),
+            **chosen | dict(weighting=f"top {result.gap.n_selected}"))
+        fixed = q_alpha(coefficients[train], 5, side=coefficients[side], lam=0.1)
+        row("Q-alpha-SI, k = 5 and λ = 0.1, top at the sparsity gap", weighted(fixed, fixed.gap.n_selected),
+            k=5, lam=0.1, weighting=f"top {fixed.gap.n_selected}")
+        train_index, test_index, parameters, _ = _paper_tuned_q_alpha_si(
+            coefficients, train, test, side, indices, grid, [5], False, lambda what: step(f"run {run + 1}: {what}"))
+        rows.append(dict(run=run, method="Q-alpha-SI, tuned with labels (the paper)", train_index=train_index,
+                         test_index=test_index, k=5, lam=parameters["lam"], weighting=f"top {parameters['top']}"))
+        step(f"run {run + 1}: the baselines")
+        row("Haar coefficients, z-scores", standardised)
+        row("raw pixels", (faces.X[train], faces.X[test]))
+
+    table = pd.DataFrame(rows)
+    summary = summary_frame(table, ["method"], ["test_index", "train_index"])
+    mean_of = summary.set_index("method").test_index_mean
+    per_run = table.pivot(index="run", columns="method", values="test_index")
+    automatic = per_run["Q-alpha-SI, automatic"]
+
+    def paired(other: str) -> str:
+        difference = automatic - per_run[other]
+        return f"{difference.mean():+.3f} ± {difference.std(ddof=1) / np.sqrt(difference.size):.3f}"
+
+    picks = table[table.method == "Q-alpha-SI, automatic"]
+    choice = ", ".join(f"k = {k:.0f}, λ = {lam:g}: {n}" for (k, lam), n in picks.groupby(["k", "lam"]).size().items())
+    label_free = [m for m in mean_of.index if m.startswith("Q-alpha-SI") and "labels" not in m]
+    best_free = max(label_free, key=lambda m: mean_of[m])
+    helps = int((picks.weighting != "none").sum())
+    comparison = comparison_frame([
+        ("precision index, Q-alpha-SI", PAPER_INDEX["Q-alpha-SI"],
+         f"automatic {mean_of['Q-alpha-SI, automatic']:.3f}; tuned with labels "
+         f"{mean_of['Q-alpha-SI, tuned with labels (the paper)']:.3f}"),
+        ("precision index, the best label-free Q-alpha-SI here", PAPER_INDEX["Q-alpha-SI"],
+         f"{mean_of[best_free]:.3f} ({best_free})"),
+        ("the rule's choice over runs", "(k = 5 and λ tuned with labels)", f"{choice}; weights used in {helps} of {n_runs}"),
+        ("precision index, standardised coefficients", "(not reported)", round(float(mean_of["Haar coefficients, z-scores"]), 3)),
+        ("precision index, raw pixels", "(not reported)", round(float(mean_of["raw pixels"]), 3)),
+    ])
+    claims = (
+        Claim("Automatic Q-alpha-SI reaches the paper's precision index (0.64) without labels",
+              bool(mean_of["Q-alpha-SI, automatic"] >= PAPER_INDEX["Q-alpha-SI"]),
+              f"{mean_of['Q-alpha-SI, automatic']:.3f} over {n_runs} runs"),
+        Claim("Automatic Q-alpha-SI is above the standardised coefficients unweighted",
+              bool(automatic.mean() > per_run["Haar coefficients, z-scores"].mean()),
+              f"difference {paired('Haar coefficients, z-scores')} (mean ± s.e. over runs)"),
+        Claim("Automatic Q-alpha-SI is within 0.03 of Q-alpha-SI tuned with labels",
+              bool(automatic.mean() >= per_run["Q-alpha-SI, tuned with labels (the paper)"].mean() - 0.03),
+              f"difference {paired('Q-alpha-SI, tuned with labels (the paper)')}"),
+    )
+    return ExperimentResult(
+        "ar_faces_automatic", "Automatic k and λ on AR faces", "Shashua & Wolf 2004 Fig. 3; issue 35",
+        "warpAR10P, the runs of ar_faces: 5 main people (7 train / 6 test images each), 1 side person",
+        table, summary, comparison, claims, {}, dict(runs=n_runs, haar_levels=3, random_state=random_state))
+
+
+@figures_of("ar_faces_automatic")
+def ar_faces_automatic_figures(result: ExperimentResult) -> list:
+    summary = result.summary
+    return [bar_figure(summary.method, summary.test_index_mean, summary.test_index_std,
+                       "AR faces, automatic k and λ: normalised precision index on held-out images (± s.d. over runs)",
+                       "precision index", paper={"Q-alpha-SI, tuned with labels (the paper)": PAPER_INDEX["Q-alpha-SI"]})]

@@ -37,7 +37,7 @@ def quick(name, **options):
 
 def test_registry_lists_every_reproduction_of_the_issue():
     assert set(EXPERIMENTS) == {"positivity", "sparsity", "weston_svm", "topographic", "ar_faces",
-                                "uci_side", "uci_sensitivity", "slda_pixels", "spca_faces", "ben_dor",
+                                "ar_faces_automatic", "uci_side", "uci_sensitivity", "slda_pixels", "spca_faces", "ben_dor",
                                 "unsupervised_benchmark"}
 
 
@@ -133,6 +133,37 @@ def test_ar_faces_variants_are_options():
     assert np.allclose(variant.table[others].test_index, plain.table[others].test_index)
     q = (plain.table.method == "Q-alpha-SI")
     assert not np.allclose(variant.table[q].test_index, plain.table[q].test_index)
+
+
+def test_ar_faces_automatic_runs_the_papers_protocol_without_labels():
+    """The same runs as ar_faces (its tuned Q-alpha-SI and raw pixels rows equal ar_faces' own);
+    k and λ come from the rule's grid, and the rule is handed no labels."""
+    from core.selection import automatic
+
+    seen = []
+    real = automatic.choose_settings
+
+    def spy(X, **options):
+        seen.append(options)
+        return real(X, **options)
+
+    result = quick("ar_faces_automatic")
+    plain = quick("ar_faces").table
+    table = result.table
+    for ours, theirs in (("Q-alpha-SI, tuned with labels (the paper)", "Q-alpha-SI"), ("raw pixels", "raw pixels")):
+        assert np.allclose(table[table.method == ours].test_index, plain[plain.method == theirs].test_index)
+    picks = table[table.method == "Q-alpha-SI, automatic"]
+    assert set(picks.k) <= {5, 10} and set(picks.lam) <= {0.1, 1.0, 10.0} and len(picks) == 6
+    counts = table[table.method == "Q-alpha-SI, automatic k and λ, top at the sparsity gap"].weighting
+    assert all(re.fullmatch(r"top \d+", w) for w in counts)
+    import experiments.faces as faces
+    original = automatic.choose_settings
+    automatic.choose_settings = spy
+    try:
+        faces.ar_faces_automatic(quick=True, random_state=1)
+    finally:
+        automatic.choose_settings = original
+    assert len(seen) == 6 and all("labels" not in options and options["n_clusters"] == 5 for options in seen)
 
 
 def test_uci_side_wine_row():
