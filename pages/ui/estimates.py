@@ -43,3 +43,26 @@ def kernel_seconds(n_features: int, solver: str, last: tuple[float, int] | None 
     per_iteration, iterations = last if last is not None else (
         KERNEL_SECONDS_PER_ENTRY[solver] * n_features**2, KERNEL_FIRST_GUESS_ITERATIONS)
     return per_iteration * iterations, per_iteration, iterations
+
+
+
+class RestOfRun:
+    """The rest of a run of like steps at the rate of the steps since the first report: for runs
+    without a cost model, whose steps (Q-alpha solves) take as many iterations as the data need
+    (choosing k and λ, the λ path). The first step is left out of the rate: in choosing k and λ it
+    scores the unweighted data (k-means only), on the λ path it is the one cold solve before the
+    warm-started ones. ``benchmarks/bench_estimates.py`` checks it against the actual rest."""
+
+    def __init__(self):
+        self._since = None  # (elapsed, done) at the first report
+
+    def seconds(self, elapsed: float, done: int, total: int) -> float | None:
+        """Seconds left after ``done`` of ``total`` steps in ``elapsed`` seconds (None: no rate yet)."""
+        if self._since is None:
+            if done >= 1:
+                self._since = (elapsed, done)
+            return None
+        since_elapsed, since_done = self._since
+        if done <= since_done or done >= total:
+            return None
+        return (elapsed - since_elapsed) / (done - since_done) * (total - done)

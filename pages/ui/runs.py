@@ -15,6 +15,7 @@ import streamlit as st
 
 from core import Dataset, Stopped
 
+from . import estimates
 from .datasets import current_dataset
 from core.selection.lambda_path import QAlphaPath, q_alpha_path
 from core.selection.qalpha import QAlphaParameters, QAlphaResult
@@ -226,9 +227,11 @@ def run_auto_settings(main: Dataset, side: Dataset | None, pairs, params: QAlpha
                           pairs=None if pairs is None else np.asarray(pairs).tolist(), params=settings,
                           n_clusters=n_clusters), sort_keys=True)
 
+    rest = estimates.RestOfRun()
+
     def status(elapsed, calls, report):
         return report.fraction, (f"Choosing k and λ: {report.done} of {report.total} settings scored "
-                                 f"({report.message}), {elapsed:.1f} s so far")
+                                 f"({report.message}), {elapsed:.1f} s so far{_left(rest, elapsed, report)}")
 
     auto = run_with_progress(
         key, lambda progress: choose_settings(
@@ -242,6 +245,12 @@ def run_auto_settings(main: Dataset, side: Dataset | None, pairs, params: QAlpha
         chosen = replace(params, k=int(auto.k), lam=float(auto.lam))
         memoised(_q_alpha_key(main, side, pairs, chosen), lambda: auto.results[(auto.k, auto.lam)])
     return auto
+
+
+def _left(rest: estimates.RestOfRun, elapsed: float, report) -> str:
+    """", about N s left" at the rate of the steps so far (:class:`.estimates.RestOfRun`), or nothing."""
+    left = rest.seconds(elapsed, report.done, report.total)
+    return "" if left is None else f", about {max(left, 1):.0f} s left"
 
 
 def _path_key(main: Dataset, side: Dataset | None, pairs, params: QAlphaParameters, lams) -> str:
@@ -261,9 +270,11 @@ def run_q_alpha_path(main: Dataset, side: Dataset | None, pairs, params: QAlphaP
     """Q-alpha with ``params`` at every λ of ``lams`` (:func:`core.selection.lambda_path.q_alpha_path`),
     with a progress bar per λ and Stop, kept per (data, side, pairs, settings but λ). None when
     stopped (a stopped path is not kept)."""
+    rest = estimates.RestOfRun()
+
     def status(elapsed, calls, report):
         return report.fraction, (f"λ path: {report.done} of {report.total} values ({report.message}), "
-                                 f"{elapsed:.1f} s so far")
+                                 f"{elapsed:.1f} s so far{_left(rest, elapsed, report)}")
 
     return run_with_progress(
         _path_key(main, side, pairs, params, lams),
