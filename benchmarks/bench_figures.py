@@ -1,7 +1,13 @@
 """The figures a slider step changes, drawn in Chromium as Streamlit draws them, and the browser's
 CPU over the Q-alpha page's λ steps.
 
-    python benchmarks/bench_figures.py [--repeats 20] [--skip figures,app]
+    python benchmarks/bench_figures.py [--repeats 20] [--skip build,figures,app]
+
+Part 0 (build): on the server, what each figure of a λ step costs before the browser sees it:
+building it in ``core.plots`` (Plotly's dicts taken as they are, ``core.plots._figure``) against
+the same figure built with Plotly's validation of every property (``go.Figure(figure.to_dict())``,
+how the builders made it before), and what ``st.plotly_chart`` then does to any figure (``to_dict``
+and ``plotly.io.to_json``). Median of ``--repeats`` in milliseconds.
 
 Streamlit identifies a chart by its figure: a figure that changed is a new chart, drawn with
 ``Plotly.newPlot`` from scratch (twice on mounting), never updated in place. So what a step costs
@@ -97,8 +103,9 @@ def two_panels(path: go.Figure, gap: go.Figure) -> go.Figure:
     return figure
 
 
-def step_figures():
-    """The figures a λ step on the computed path changes, at λ = 0.3 (and the one it does not)."""
+def step_figures(made: dict | None = None):
+    """The figures a λ step on the computed path changes, at λ = 0.3 (and the one it does not);
+    ``made`` (if given) receives each figure's builder and arguments, to build it again."""
     faces = load_dataset("warpAR10P")
     main, side = faces.split_by_class([faces.classes[-1]])
     # k as the page sets it (the data set's classes), the λ of the page's slider
@@ -107,23 +114,52 @@ def step_figures():
     result = path.at(0.3)
     chosen = result.default_k
     top = result.top(chosen.k)
-    weights = lambda_path_figure(path.lams, path.weights, main.feature_names, current=0.3)
-    gap = gap_strength_figure(path.lams, path.gap_strength)
-    return {
-        "sorted weights (2,400 points)": sorted_weights_figure(
-            result.alpha, main.feature_names, result.gap.n_selected, clear_gap=result.gap.clear, top_k=chosen.k,
-            default=chosen),
-        "alpha over the mean image": pixel_view(main, result.alpha, top),
-        "λ path: the weights": weights,
-        "λ path: the gap's strength (unchanged by λ)": gap,
-        "λ path as it was (two panels)": two_panels(weights, gap),
+    recipes = {
+        "sorted weights (2,400 points)": (sorted_weights_figure, (
+            result.alpha, main.feature_names, result.gap.n_selected, False, "Sorted weights (alpha)",
+            result.gap.clear, chosen.k, chosen)),
+        "alpha over the mean image": (pixel_view, (main, result.alpha, top)),
+        "λ path: the weights": (lambda_path_figure, (path.lams, path.weights, main.feature_names, 0.3)),
+        "λ path: the gap's strength (unchanged by λ)": (gap_strength_figure, (path.lams, path.gap_strength)),
     }
+    if made is not None:
+        made.update(recipes)
+    figures = {name: builder(*arguments) for name, (builder, arguments) in recipes.items()}
+    if made is None:
+        figures["λ path as it was (two panels)"] = two_panels(figures["λ path: the weights"],
+                                                              figures["λ path: the gap's strength (unchanged by λ)"])
+    return figures
 
 
 def bare_figures():
     rng = np.random.default_rng(0)
     return {"bare page: heat map 60 x 40": go.Figure(go.Heatmap(z=rng.random((60, 40)))),
             "bare page: 2,400 points": go.Figure(go.Scatter(y=np.sort(rng.random(2400))[::-1], mode="lines+markers"))}
+
+
+def build_figures(repeats: int):
+    """Part 0: milliseconds to build each figure of a λ step, as built and validated, and to send it."""
+    import plotly.io as pio
+
+    def median_ms(make):
+        make()
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            make()
+            times.append(1000.0 * (time.perf_counter() - start))
+        return statistics.median(times)
+
+    print(f"building a λ step's figures on the server, median of {repeats} (ms)\n")
+    print(f"{'figure':<46} {'as built':>9} {'validated':>10} {'x':>5} {'sent (to_dict + to_json)':>25}")
+    made = {}
+    for name, figure in step_figures(made).items():
+        builder, arguments = made[name]
+        built = median_ms(lambda: builder(*arguments))
+        validated = median_ms(lambda: go.Figure(builder(*arguments).to_dict()))
+        sent = median_ms(lambda: pio.to_json(figure.to_dict(), validate=False))
+        print(f"{name:<46} {built:>9.1f} {validated:>10.1f} {validated / built:>5.1f} {sent:>25.1f}")
+    print()
 
 
 def draw_figures(browser, repeats: int):
@@ -221,9 +257,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--presses", type=int, default=12)
-    parser.add_argument("--skip", default="", help="comma-separated parts to leave out: figures, app")
+    parser.add_argument("--skip", default="", help="comma-separated parts to leave out: build, figures, app")
     options = parser.parse_args()
     skip = set(filter(None, options.skip.split(",")))
+    if "build" not in skip:
+        build_figures(options.repeats)
+    if not {"figures", "app"} - skip:
+        return
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=bench_app.ARGS)
         if "figures" not in skip:

@@ -17,8 +17,11 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from functools import lru_cache
+
 import numpy as np
 import plotly.graph_objects as go
+from plotly.colors import get_colorscale
 
 from .errors import InputError
 
@@ -54,6 +57,48 @@ _LAYOUT = dict(margin=dict(l=50, r=20, t=50, b=45))
 _FIXED = dict(automargin=False)
 #: The margins for such axes: room for a tick label of six characters and the axis title.
 _FIXED_LAYOUT = dict(margin=dict(l=64, r=20, t=50, b=45))
+
+
+def _figure(traces: Sequence[dict], layout: dict) -> go.Figure:
+    """A figure of plain trace and layout dicts, taken as they are.
+
+    Plotly validates every property a figure is given as it is built; for the AR faces' four
+    Q-alpha figures that took 18-75 ms each, at every step of a slider, against 2-4 ms to take the
+    same dicts as they are (``benchmarks/bench_figures.py``). So the builders write each property
+    out by the name Plotly's schema gives it (``title=dict(text=...)``, not the ``title_text``
+    shorthand that only validation expands), and the tests validate every builder's figure instead:
+    Plotly's validation of it must leave it unchanged (``tests/core/test_plots.py``). A figure
+    built here is an ordinary ``go.Figure``: ``update_layout`` and ``add_trace`` work on it as on
+    any other.
+    """
+    # no shapes or annotations is none at all, as validation has it
+    layout = {key: value for key, value in layout.items() if not (key in ("shapes", "annotations") and not value)}
+    return go.Figure(data=[_unset_left_out(trace) for trace in traces], layout=_unset_left_out(layout),
+                     _validate=False)
+
+
+def _unset_left_out(properties: dict) -> dict:
+    """``properties`` without the ones set to None, at every depth (validation leaves them out:
+    None is Plotly's "not set")."""
+    return {key: _unset_left_out(value) if isinstance(value, dict) else value
+            for key, value in properties.items() if value is not None}
+
+
+@lru_cache(maxsize=None)
+def _scale(name: str) -> tuple:
+    """A named colour scale written out as Plotly's validation writes it (Plotly.js knows only
+    some of Plotly's names, and not their reversed ``_r`` forms)."""
+    return tuple(tuple(stop) for stop in get_colorscale(name))
+
+
+def _colorscale(name: str) -> list:
+    """:func:`_scale` as the list a figure carries."""
+    return [list(stop) for stop in _scale(name)]
+
+
+def _text(text: str) -> dict:
+    """A title as Plotly's schema writes it."""
+    return dict(text=text)
 
 
 #: Sorted weights of more features are drawn at every rank up to ``EVERY_RANK_UP_TO`` and at
@@ -102,17 +147,15 @@ def sorted_weights_figure(alpha, feature_names: Sequence[str] | None = None,
                                 np.linspace(EVERY_RANK_UP_TO, values.size - 1, TAIL_RANKS).round().astype(int)])
         title = f"{title} — drawn at {drawn.size:,} of {values.size:,} ranks"
         values, names, ranks = values[drawn], names[drawn], dict(x=drawn + 1)
-    fig = go.Figure(go.Scatter(
-        **ranks, y=values, mode="markers+lines" if values.size <= MARKERS_UP_TO else "lines",
-        marker=dict(size=4), line=dict(width=1),
-        customdata=names, name="alpha",
-        hovertemplate="rank %{x}<br>%{customdata}<br>alpha = %{y:.4g}<extra></extra>"))
+    curve = dict(type="scatter", **ranks, y=values, mode="markers+lines" if values.size <= MARKERS_UP_TO else "lines",
+                 marker=dict(size=4), line=dict(width=1), customdata=names, name="alpha",
+                 hovertemplate="rank %{x}<br>%{customdata}<br>alpha = %{y:.4g}<extra></extra>")
     # the marks as layout shapes and annotations written out: Plotly's add_vline / add_vrect took
     # 19 ms of every K or λ step (they resolve the axes each call)
     shapes, notes = [], []
     if top_k is not None and 0 < top_k <= alpha.size:
         shapes.append(dict(type="rect", x0=0.5, x1=top_k + 0.5, xref="x", y0=0, y1=1, yref="y domain",
-                           fillcolor="deepskyblue", opacity=0.12, line_width=0, layer="below"))
+                           fillcolor="deepskyblue", opacity=0.12, line=dict(width=0), layer="below"))
         notes.append(_mark_note(0.5, f"top {top_k}", top=True))
     if n_selected is not None and 0 < n_selected < alpha.size:
         if clear_gap:
@@ -123,10 +166,9 @@ def sorted_weights_figure(alpha, feature_names: Sequence[str] | None = None,
     if default is not None and not clear_gap and 0 < default.k < alpha.size:
         shapes.append(_vertical_line(default.k + 0.5, "dot", "darkorange"))
         notes.append(_mark_note(default.k + 0.5, f"{default.rule}: {default.k}", top=False))
-    fig.update_layout(title=title, xaxis=dict(title_text="rank", **_FIXED),
-                      yaxis=dict(title_text="alpha", type="log" if log_y else "linear", **_FIXED), shapes=shapes,
-                      annotations=notes, **_FIXED_LAYOUT)
-    return fig
+    return _figure([curve], dict(title=_text(title), xaxis=dict(title=_text("rank"), **_FIXED),
+                                 yaxis=dict(title=_text("alpha"), type="log" if log_y else "linear", **_FIXED),
+                                 shapes=shapes, annotations=notes, **_FIXED_LAYOUT))
 
 
 def _vertical_line(x: float, dash: str, colour: str) -> dict:
@@ -143,13 +185,12 @@ def _mark_note(x: float, text: str, top: bool) -> dict:
 def history_figure(history, title: str = "Objective per iteration") -> go.Figure:
     """Convergence history: the objective after each iteration."""
     history = np.asarray(history, dtype=np.float64).ravel()
-    fig = go.Figure(go.Scatter(x=np.arange(1, history.size + 1), y=history, mode="lines+markers",
-                               marker=dict(size=4), name="objective",
-                               hovertemplate="iteration %{x}<br>objective %{y:.8g}<extra></extra>"))
+    curve = dict(type="scatter", x=np.arange(1, history.size + 1), y=history, mode="lines+markers",
+                 marker=dict(size=4), name="objective",
+                 hovertemplate="iteration %{x}<br>objective %{y:.8g}<extra></extra>")
     # at most 8 significant digits: a converged objective otherwise gets 18-digit tick labels
-    fig.update_layout(title=title, xaxis_title="iteration", yaxis_title="objective", yaxis_tickformat=".8~g",
-                      **_LAYOUT)
-    return fig
+    return _figure([curve], dict(title=_text(title), xaxis=dict(title=_text("iteration")),
+                                 yaxis=dict(title=_text("objective"), tickformat=".8~g"), **_LAYOUT))
 
 
 def lambda_path_figure(lams, weights, feature_names: Sequence[str] | None = None, current: float | None = None,
@@ -170,16 +211,16 @@ def lambda_path_figure(lams, weights, feature_names: Sequence[str] | None = None
     # panel: lines without markers or legend (the unified hover names every feature at the λ under
     # the pointer instead) and fixed margins; the gap's strength, which does not change with the
     # slider, is a figure of its own beside it (one panel drew in 17 ms, two panels in 37 ms)
-    traces = [go.Scatter(x=lams, y=weights[:, j], mode="lines", name=str(names[j]), showlegend=False,
-                         hovertemplate=f"alpha %{{y:.4g}}<extra>{names[j]}</extra>")
+    traces = [dict(type="scatter", x=lams, y=weights[:, j], mode="lines", name=str(names[j]), showlegend=False,
+                   hovertemplate=f"alpha %{{y:.4g}}<extra>{names[j]}</extra>")
               for j in top]
     shapes = []
     if current is not None and current > 0:
         shapes.append(dict(type="line", x0=current, x1=current, xref="x", y0=0, y1=1, yref="y domain",
                            line=dict(color="grey", dash="dash")))
-    return go.Figure(traces, layout=dict(
-        title=f"{title}: the top {len(top)} features", hovermode="x unified",
-        xaxis=dict(type="log", title_text="λ (log scale)", **_FIXED), yaxis=dict(title_text="alpha", **_FIXED),
+    return _figure(traces, dict(
+        title=_text(f"{title}: the top {len(top)} features"), hovermode="x unified",
+        xaxis=dict(type="log", title=_text("λ (log scale)"), **_FIXED), yaxis=dict(title=_text("alpha"), **_FIXED),
         shapes=shapes, **_FIXED_LAYOUT))
 
 
@@ -190,14 +231,12 @@ def gap_strength_figure(lams, gap_strength, title: str = "How clearly the weight
     strength = np.asarray(gap_strength, dtype=np.float64).ravel()
     if strength.shape != lams.shape:
         raise InputError(f"gap_strength must have one value per lambda ({lams.size}); got {strength.size}.")
-    fig = go.Figure(go.Scatter(x=lams, y=strength, mode="lines+markers", marker=dict(size=5),
-                               line=dict(color="black"), name="sparsity gap", showlegend=False,
-                               hovertemplate="λ %{x:.3g}<br>the gap explains %{y:.0%} of the weights' variance"
-                                             "<extra></extra>"))
-    fig.update_layout(title=title, xaxis=dict(type="log", title_text="λ (log scale)", **_FIXED),
-                      yaxis=dict(title_text="share of variance", range=[0, 1.02], tickformat=".0%", **_FIXED),
-                      **_FIXED_LAYOUT)
-    return fig
+    curve = dict(type="scatter", x=lams, y=strength, mode="lines+markers", marker=dict(size=5),
+                 line=dict(color="black"), name="sparsity gap", showlegend=False,
+                 hovertemplate="λ %{x:.3g}<br>the gap explains %{y:.0%} of the weights' variance<extra></extra>")
+    return _figure([curve], dict(title=_text(title), xaxis=dict(type="log", title=_text("λ (log scale)"), **_FIXED),
+                                 yaxis=dict(title=_text("share of variance"), range=[0, 1.02], tickformat=".0%",
+                                            **_FIXED), **_FIXED_LAYOUT))
 
 
 def dotplot_figure(classes, feature_names: Sequence[str], colour, size=None, *, colour_title: str = "score",
@@ -213,17 +252,16 @@ def dotplot_figure(classes, feature_names: Sequence[str], colour, size=None, *, 
     size = np.ones_like(colour) if size is None else np.clip(np.asarray(size, dtype=np.float64), 0.0, 1.0)
     rows, cols = np.meshgrid(np.arange(len(classes)), np.arange(len(names)), indexing="ij")
     limit = float(np.abs(colour).max()) or 1.0
-    fig = go.Figure(go.Scatter(
-        x=[names[j] for j in cols.ravel()], y=[classes[c] for c in rows.ravel()], mode="markers",
-        marker=dict(size=4 + 18 * np.sqrt(size.ravel()), color=colour.ravel(), colorscale="RdBu_r", cmin=-limit,
+    dots = dict(
+        type="scatter", x=[names[j] for j in cols.ravel()], y=[classes[c] for c in rows.ravel()], mode="markers",
+        marker=dict(size=4 + 18 * np.sqrt(size.ravel()), color=colour.ravel(), colorscale=_colorscale("RdBu_r"), cmin=-limit,
                     cmax=limit, colorbar=dict(title=dict(text=colour_title)), line=dict(width=0.5, color="grey")),
         customdata=np.stack([colour.ravel(), size.ravel()], axis=1),
         hovertemplate=(f"%{{x}} in %{{y}}<br>{colour_title} %{{customdata[0]:.3g}}<br>{size_title} "
-                       "%{customdata[1]:.0%}<extra></extra>")))
-    fig.update_layout(title=title, xaxis=dict(title="feature", tickangle=-45, type="category"),
-                      yaxis=dict(title="class", type="category", autorange="reversed"),
-                      height=max(260, 60 + 34 * len(classes)), **_LAYOUT)
-    return fig
+                       "%{customdata[1]:.0%}<extra></extra>"))
+    return _figure([dots], dict(title=_text(title), xaxis=dict(title=_text("feature"), tickangle=-45, type="category"),
+                                yaxis=dict(title=_text("class"), type="category", autorange="reversed"),
+                                height=max(260, 60 + 34 * len(classes)), **_LAYOUT))
 
 
 def _as_image(values, image_shape=None) -> np.ndarray:
@@ -242,16 +280,23 @@ def image_figure(image, image_shape=None, title: str = "", colorscale: str = "gr
                  showscale: bool = False) -> go.Figure:
     """One image (or a per-feature vector with ``image_shape``) drawn upright, pixels square."""
     image = _as_image(image, image_shape)
-    heat = go.Heatmap(z=image, colorscale=colorscale, showscale=showscale, zmin=zmin, zmax=zmax,
-                      hovertemplate="row %{y}, column %{x}<br>value %{z:.4g}<extra></extra>")
+    heat = _image_trace(image, colorscale, zmin, zmax, showscale)
     if hover_names is not None:
-        heat.customdata = np.asarray(hover_names, dtype=object).reshape(image.shape)
-        heat.hovertemplate = "%{customdata}<br>value %{z:.4g}<extra></extra>"
-    fig = go.Figure(heat)
-    fig.update_yaxes(autorange="reversed", scaleanchor="x", showticklabels=False, **_FIXED)
-    fig.update_xaxes(showticklabels=False, constrain="domain", **_FIXED)
-    fig.update_layout(title=title, **_LAYOUT)
-    return fig
+        heat.update(customdata=np.asarray(hover_names, dtype=object).reshape(image.shape),
+                    hovertemplate="%{customdata}<br>value %{z:.4g}<extra></extra>")
+    return _figure([heat], _image_layout(title))
+
+
+def _image_trace(image, colorscale: str = "gray", zmin=None, zmax=None, showscale: bool = False) -> dict:
+    """A 2-D image as a heat map trace, its row and column under the pointer."""
+    return dict(type="heatmap", z=image, colorscale=_colorscale(colorscale), showscale=showscale, zmin=zmin, zmax=zmax,
+                hovertemplate="row %{y}, column %{x}<br>value %{z:.4g}<extra></extra>")
+
+
+def _image_layout(title: str) -> dict:
+    """Axes for images: upright (row 0 on top), pixels square, no tick labels."""
+    return dict(title=_text(title), yaxis=dict(autorange="reversed", scaleanchor="x", showticklabels=False, **_FIXED),
+                xaxis=dict(showticklabels=False, constrain="domain", **_FIXED), **_LAYOUT)
 
 
 def weight_overlay_figure(background, weights, image_shape=None, selected=None,
@@ -266,7 +311,7 @@ def weight_overlay_figure(background, weights, image_shape=None, selected=None,
     """
     background = _as_image(background, image_shape)
     weights = _as_image(weights, background.shape)
-    fig = image_figure(background, title=title)
+    traces = [_image_trace(background)]
     shown, bar = weights, "alpha"
     if log_scale:
         top = max(float(weights.max()), np.finfo(np.float64).tiny)
@@ -277,17 +322,17 @@ def weight_overlay_figure(background, weights, image_shape=None, selected=None,
     hover = "row %{y}, column %{x}<br>alpha " + ("%{customdata:.4g}" if log_scale else "%{z:.4g}")
     # the hover says which pixels are selected; an empty string for the others keeps the figure
     # small (it is sent at every step of K)
-    fig.add_trace(go.Heatmap(z=shown, customdata=weights if log_scale else None, colorscale="Hot", reversescale=True,
-                             opacity=opacity, showscale=True, colorbar=dict(title=bar), name="alpha",
-                             text=np.where(marked, "selected", "") if selected is not None else None,
-                             hovertemplate=hover + ("<br>%{text}" if selected is not None else "") + "<extra></extra>"))
+    traces.append(dict(type="heatmap", z=shown, customdata=weights if log_scale else None, colorscale=_colorscale("Hot"),
+                       reversescale=True, opacity=opacity, showscale=True, colorbar=dict(title=_text(bar)), name="alpha",
+                       text=np.where(marked, "selected", "") if selected is not None else None,
+                       hovertemplate=hover + ("<br>%{text}" if selected is not None else "") + "<extra></extra>"))
     if marked.any():
         # the selection's outline as one path (a marker per pixel made the page redraw hundreds
         # of elements at every step of K)
         x, y = selection_outline(marked)
-        fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name="selected", line=dict(color="deepskyblue", width=1.5),
-                                 hoverinfo="skip"))
-    return fig
+        traces.append(dict(type="scatter", x=x, y=y, mode="lines", name="selected",
+                           line=dict(color="deepskyblue", width=1.5), hoverinfo="skip"))
+    return _figure(traces, _image_layout(title))
 
 
 def selection_outline(mask) -> tuple[np.ndarray, np.ndarray]:
@@ -391,16 +436,16 @@ def image_grid_figure(images, titles: Sequence[str] | None = None, n_cols: int =
         if titles is not None and index < len(titles):
             annotations.append(dict(x=left + (width - 1) / 2, y=top - 0.5, text=str(titles[index]), showarrow=False,
                                     xref="x", yref="y", yanchor="bottom", font=dict(size=11)))
-    fig = go.Figure(go.Heatmap(
-        z=mosaic, customdata=values if hover_values is not None or not shared_scale else None, colorscale="gray",
-        showscale=False, hoverongaps=False, zmin=zmin if shared_scale else 0.0, zmax=zmax if shared_scale else 1.0,
+    heat = dict(
+        type="heatmap", z=mosaic, customdata=values if hover_values is not None or not shared_scale else None,
+        colorscale=_colorscale("gray"), showscale=False, hoverongaps=False, zmin=zmin if shared_scale else 0.0,
+        zmax=zmax if shared_scale else 1.0,
         hovertemplate=("value %{z:.3g}" if shared_scale and hover_values is None else "value %{customdata:.3g}")
-        + "<extra></extra>"))
-    fig.update_yaxes(autorange="reversed", scaleanchor="x", showticklabels=False, showgrid=False, zeroline=False,
-                     **_FIXED)
-    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, constrain="domain", **_FIXED)
-    fig.update_layout(title=title, annotations=annotations, height=max(220, 150 * n_rows + 60), **_LAYOUT)
-    return fig
+        + "<extra></extra>")
+    layout = _image_layout(title)
+    for axis in ("xaxis", "yaxis"):
+        layout[axis].update(showgrid=False, zeroline=False)
+    return _figure([heat], dict(layout, annotations=annotations, height=max(220, 150 * n_rows + 60)))
 
 
 def topographic_figure(coordinates, alphas, feature_names: Sequence[str] | None = None,
@@ -430,7 +475,7 @@ def topographic_figure(coordinates, alphas, feature_names: Sequence[str] | None 
         spread = max(np.ptp(x) if x.size else 0.0, np.ptp(y) if y.size else 0.0, 1e-9)
         scale = 0.15 * spread / max(a.max(initial=0.0), b.max(initial=0.0), 1e-12)
     t = np.linspace(0, 2 * np.pi, 41)
-    fig = go.Figure()
+    traces = []
     for name, members, colour in ((f"alpha larger in round {first + 1}", a >= b, "royalblue"),
                                   (f"alpha larger in round {second + 1}", a < b, "crimson")):
         if not members.any():
@@ -440,32 +485,33 @@ def topographic_figure(coordinates, alphas, feature_names: Sequence[str] | None 
         gap = np.full((members.sum(), 1), np.nan)
         ex = np.hstack([x[members, None] + scale * a[members, None] * np.cos(t), gap]).ravel()
         ey = np.hstack([y[members, None] + scale * b[members, None] * np.sin(t), gap]).ravel()
-        fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", fill="toself", line=dict(width=1, color=colour),
-                                 opacity=0.45, name=name, hoverinfo="skip"))
+        traces.append(dict(type="scatter", x=ex, y=ey, mode="lines", fill="toself", line=dict(width=1, color=colour),
+                           opacity=0.45, name=name, hoverinfo="skip"))
     difference = a - b
     limit = max(float(np.abs(difference).max(initial=0.0)), 1e-12)
     # names where they fit: the heaviest features first, each only where its label overlaps no
     # label already placed; every feature keeps its name on hover
-    drawn_x = np.concatenate([x] + [trace.x for trace in fig.data])  # the ellipses widen the axes
-    drawn_y = np.concatenate([y] + [trace.y for trace in fig.data])
+    drawn_x = np.concatenate([x] + [trace["x"] for trace in traces])  # the ellipses widen the axes
+    drawn_y = np.concatenate([y] + [trace["y"] for trace in traces])
     extent = (np.nanmin(drawn_x), np.nanmax(drawn_x), np.nanmin(drawn_y), np.nanmax(drawn_y)) if x.size else None
     labelled = non_overlapping_labels(x, y, names[shown], priority=np.maximum(a, b), extent=extent)
-    fig.add_trace(go.Scatter(
-        x=x, y=y, mode="markers+text", text=np.where(labelled, names[shown], ""), textposition="top center",
+    traces.append(dict(
+        type="scatter", x=x, y=y, mode="markers+text", text=np.where(labelled, names[shown], ""),
+        textposition="top center",
         textfont=dict(size=9),
-        marker=dict(size=7, color=difference, colorscale="RdBu", cmin=-limit, cmax=limit,
+        marker=dict(size=7, color=difference, colorscale=_colorscale("RdBu"), cmin=-limit, cmax=limit,
                     line=dict(width=0.5, color="black"),
-                    colorbar=dict(title=f"alpha in round {first + 1}<br>minus round {second + 1}", x=1.02)),
+                    colorbar=dict(title=_text(f"alpha in round {first + 1}<br>minus round {second + 1}"), x=1.02)),
         customdata=np.c_[a, b], name="features", showlegend=False, hovertext=names[shown],
         hovertemplate=("%{hovertext}<br>alpha round " + str(first + 1) + " = %{customdata[0]:.3g}"
                        "<br>alpha round " + str(second + 1) + " = %{customdata[1]:.3g}"
                        # the axes' formula, where the reader points: [SW04] Sec. 4's coordinate
                        f"<br>direction θ = atan2(v₂ⱼ, v₁ⱼ): {first + 1}: %{{x:.3f}}, {second + 1}: %{{y:.3f}} rad"
                        "<br>(v₁, v₂: the round's two leading eigenvectors of G)<extra></extra>")))
-    fig.update_layout(title=title, xaxis_title=f"direction of the feature in round {first + 1} (angle, radians)",
-                      yaxis_title=f"direction in round {second + 1} (angle, radians)",
-                      legend=dict(orientation="h", y=-0.18), **_LAYOUT)
-    return fig
+    return _figure(traces, dict(
+        title=_text(title), xaxis=dict(title=_text(f"direction of the feature in round {first + 1} (angle, radians)")),
+        yaxis=dict(title=_text(f"direction in round {second + 1} (angle, radians)")),
+        legend=dict(orientation="h", y=-0.18), **_LAYOUT))
 
 
 #: A label's box in the plot's own proportions (a 9-pixel font on a plot area about 600 x 300
@@ -503,18 +549,16 @@ def non_overlapping_labels(x, y, names, priority, extent=None) -> np.ndarray:
 def probability_curve_figure(n_values, probability,
                              title: str = "P(leading eigenvector of G is positive)") -> go.Figure:
     """[WS03] Fig. 1a: the probability of a positive leading eigenvector against the matrix size."""
-    fig = go.Figure(go.Scatter(x=np.asarray(n_values), y=np.asarray(probability),
-                               mode="lines+markers", name="simulation",
-                               hovertemplate="n = %{x}<br>P = %{y:.3f}<extra></extra>"))
-    fig.update_layout(title=title, xaxis_title="n (size of G)", yaxis_title="probability",
-                      yaxis_range=[0, 1.05], **_LAYOUT)
-    return fig
+    curve = dict(type="scatter", x=np.asarray(n_values), y=np.asarray(probability), mode="lines+markers",
+                 name="simulation", hovertemplate="n = %{x}<br>P = %{y:.3f}<extra></extra>")
+    return _figure([curve], dict(title=_text(title), xaxis=dict(title=_text("n (size of G)")),
+                                 yaxis=dict(title=_text("probability"), range=[0, 1.05]), **_LAYOUT))
 
 
 def slda_curves_figure(forward, backward, fisher, bound=None, exact=None, log_y: bool = False,
                        title: str = "Sparse LDA: class separability against cardinality") -> go.Figure:
     """[MWA07] Fig. 7/12: forward, backward, Fisher-thresholding (and exact, bound) curves against k."""
-    fig = go.Figure()
+    traces = []
     k = np.arange(1, len(forward) + 1)
     for name, values, style in (("backward", backward, dict(color="crimson")),
                                 ("forward", forward, dict(color="royalblue")),
@@ -526,24 +570,21 @@ def slda_curves_figure(forward, backward, fisher, bound=None, exact=None, log_y:
         values = np.asarray(values, dtype=np.float64)
         if np.all(np.isnan(values)):
             continue
-        fig.add_trace(go.Scatter(
-            x=k[: values.size], y=values, mode="lines", name=name, line=style,
+        traces.append(dict(
+            type="scatter", x=k[: values.size], y=values, mode="lines", name=name, line=style,
             # the axis in words, its formula (the two-class objective of [MWA07] on the subset s) where the reader points
             hovertemplate="k = %{x}<br>separability aₛᵀ Bₛₛ⁻¹ aₛ = %{y:.5g}<br>(a: difference of the class means, "
                           "B: within-class scatter)<extra>" + name + "</extra>"))
-    fig.update_layout(title=title, xaxis_title="k (number of features)",
-                      yaxis_title="class separability of the best k-feature direction",
-                      yaxis_type="log" if log_y else "linear",
-                      legend=dict(orientation="h", y=-0.2), **_LAYOUT)
-    return fig
+    return _figure(traces, dict(title=_text(title), xaxis=dict(title=_text("k (number of features)")),
+                                yaxis=dict(title=_text("class separability of the best k-feature direction"),
+                                           type="log" if log_y else "linear"),
+                                legend=dict(orientation="h", y=-0.2), **_LAYOUT))
 
 
 def band_mass_figure(mass: dict, title: str = "Share of |alpha| per wavelet band") -> go.Figure:
     """Bar chart of the weight mass per Haar band (approximation, then details by level)."""
-    fig = go.Figure(go.Bar(x=list(mass), y=list(mass.values()),
-                           hovertemplate="%{x}: %{y:.1%}<extra></extra>"))
-    fig.update_layout(title=title, yaxis_title="share", yaxis_tickformat=".0%", **_LAYOUT)
-    return fig
+    bars = dict(type="bar", x=list(mass), y=list(mass.values()), hovertemplate="%{x}: %{y:.1%}<extra></extra>")
+    return _figure([bars], dict(title=_text(title), yaxis=dict(title=_text("share"), tickformat=".0%"), **_LAYOUT))
 
 
 def comparison_figure(curves: dict, metric: str, title: str | None = None, extracted: dict | None = None) -> go.Figure:
@@ -551,57 +592,51 @@ def comparison_figure(curves: dict, metric: str, title: str | None = None, extra
     with error bars where the curves carry a spread (``"<metric>_sd"``, e.g. over
     cross-validation folds); ``extracted`` (named as they are to be shown) adds feature-extraction
     methods against their number of dimensions, dashed (those without ``metric`` are left out)."""
-    fig = go.Figure()
+    traces = []
     # Q-alpha's lines last and thicker: where methods agree they would otherwise hide under the others
     for method in sorted(curves, key=lambda name: name.startswith("Q-alpha")):
         values = curves[method]
         spread = values.get(f"{metric}_sd")
-        fig.add_trace(go.Scatter(x=values["size"], y=values[metric], mode="lines+markers", name=method,
-                                 line=dict(width=3 if method.startswith("Q-alpha") else 1.5),
-                                 error_y=dict(type="data", array=spread, thickness=1) if spread is not None else None,
-                                 hovertemplate="%{x} features: %{y:.3f}<extra>" + method + "</extra>"))
+        traces.append(dict(type="scatter", x=values["size"], y=values[metric], mode="lines+markers", name=method,
+                           line=dict(width=3 if method.startswith("Q-alpha") else 1.5),
+                           error_y=dict(type="data", array=spread, thickness=1) if spread is not None else None,
+                           hovertemplate="%{x} features: %{y:.3f}<extra>" + method + "</extra>"))
     extracted = {method: values for method, values in (extracted or {}).items() if metric in values}
     for method, values in extracted.items():
-        fig.add_trace(go.Scatter(x=values["size"], y=values[metric], mode="lines+markers", name=method,
-                                 line=dict(width=1.5, dash="dash"), marker=dict(symbol="diamond-open"),
-                                 hovertemplate="%{x} dimensions: %{y:.3f}<extra>" + method + "</extra>"))
-    fig.update_layout(title=title or metric,
-                      xaxis_title="number of features" + (" (selected) or dimensions (extracted, dashed)" if extracted else ""),
-                      xaxis_type="log", yaxis_title=metric, legend=dict(orientation="h", y=-0.25), **_LAYOUT)
-    return fig
+        traces.append(dict(type="scatter", x=values["size"], y=values[metric], mode="lines+markers", name=method,
+                           line=dict(width=1.5, dash="dash"), marker=dict(symbol="diamond-open"),
+                           hovertemplate="%{x} dimensions: %{y:.3f}<extra>" + method + "</extra>"))
+    x_title = "number of features" + (" (selected) or dimensions (extracted, dashed)" if extracted else "")
+    return _figure(traces, dict(title=_text(title or metric), xaxis=dict(title=_text(x_title), type="log"),
+                                yaxis=dict(title=_text(metric)), legend=dict(orientation="h", y=-0.25), **_LAYOUT))
 
 
 # ---------------------------------------------------------------------------- paper reproductions
 def curves_figure(series: dict, x_title: str, y_title: str, title: str = "", log_x: bool = False,
                   log_y: bool = False, y_range=None) -> go.Figure:
     """One line per entry of ``series`` (``name -> (x, y)``)."""
-    fig = go.Figure()
-    for name, (x, y) in series.items():
-        fig.add_trace(go.Scatter(x=np.asarray(x), y=np.asarray(y), mode="lines+markers", name=str(name),
-                                 hovertemplate="%{x}: %{y:.4g}<extra>" + str(name) + "</extra>"))
-    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title,
-                      xaxis_type="log" if log_x else "linear", yaxis_type="log" if log_y else "linear",
-                      legend=dict(orientation="h", y=-0.25), **_LAYOUT)
-    if y_range is not None:
-        fig.update_yaxes(range=y_range)
-    return fig
+    traces = [dict(type="scatter", x=np.asarray(x), y=np.asarray(y), mode="lines+markers", name=str(name),
+                   hovertemplate="%{x}: %{y:.4g}<extra>" + str(name) + "</extra>") for name, (x, y) in series.items()]
+    return _figure(traces, dict(title=_text(title), xaxis=dict(title=_text(x_title), type="log" if log_x else "linear"),
+                                yaxis=dict(title=_text(y_title), type="log" if log_y else "linear",
+                                           range=None if y_range is None else list(y_range)),
+                                legend=dict(orientation="h", y=-0.25), **_LAYOUT))
 
 
 def bar_figure(labels, values, errors=None, title: str = "", y_title: str = "", paper: dict | None = None) -> go.Figure:
     """Bars with optional error bars (one standard deviation or standard error, as labelled), and
     the paper's values (``label -> value``) as markers beside ours where the paper gives one."""
     labels = [str(v) for v in labels]
-    fig = go.Figure(go.Bar(x=labels, y=np.asarray(values, dtype=np.float64), name="this run",
-                           error_y=None if errors is None else dict(type="data", array=np.asarray(errors, dtype=np.float64)),
-                           hovertemplate="%{x}: %{y:.4f}<extra>this run</extra>"))
+    traces = [dict(type="bar", x=labels, y=np.asarray(values, dtype=np.float64), name="this run",
+                   error_y=None if errors is None else dict(type="data", array=np.asarray(errors, dtype=np.float64)),
+                   hovertemplate="%{x}: %{y:.4f}<extra>this run</extra>")]
     reported = [(label, float(paper[label])) for label in labels if paper and label in paper]
     if reported:
-        fig.add_trace(go.Scatter(x=[label for label, _ in reported], y=[value for _, value in reported],
-                                 mode="markers", name="the paper", marker=dict(symbol="diamond", size=12, color="crimson"),
-                                 hovertemplate="%{x}: %{y:.4f}<extra>the paper</extra>"))
-        fig.update_layout(legend=dict(orientation="h", y=-0.2))
-    fig.update_layout(title=title, yaxis_title=y_title, **_LAYOUT)
-    return fig
+        traces.append(dict(type="scatter", x=[label for label, _ in reported], y=[value for _, value in reported],
+                           mode="markers", name="the paper", marker=dict(symbol="diamond", size=12, color="crimson"),
+                           hovertemplate="%{x}: %{y:.4f}<extra>the paper</extra>"))
+    return _figure(traces, dict(title=_text(title), yaxis=dict(title=_text(y_title)),
+                                legend=dict(orientation="h", y=-0.2) if reported else None, **_LAYOUT))
 
 
 def heatmap_table_figure(row_labels, column_labels, values, errors=None, title: str = "",
@@ -614,13 +649,11 @@ def heatmap_table_figure(row_labels, column_labels, values, errors=None, title: 
     if errors is not None:
         text = text + " ± " + np.char.mod("%.3f", np.asarray(errors, dtype=np.float64)).astype(object)
     text[~np.isfinite(values)] = ""
-    fig = go.Figure(go.Heatmap(z=values, x=[str(c) for c in column_labels], y=[str(r) for r in row_labels],
-                               text=text.tolist(), texttemplate="%{text}", colorscale="Viridis",
-                               colorbar=dict(title=value_title),
-                               hovertemplate="%{y}, %{x}: %{text}<extra></extra>"))
-    fig.update_yaxes(autorange="reversed")
-    fig.update_layout(title=title, height=max(300, 28 * len(row_labels) + 120), **_LAYOUT)
-    return fig
+    heat = dict(type="heatmap", z=values, x=[str(c) for c in column_labels], y=[str(r) for r in row_labels],
+                text=text.tolist(), texttemplate="%{text}", colorscale=_colorscale("Viridis"), colorbar=dict(title=_text(value_title)),
+                hovertemplate="%{y}, %{x}: %{text}<extra></extra>")
+    return _figure([heat], dict(title=_text(title), yaxis=dict(autorange="reversed"),
+                                height=max(300, 28 * len(row_labels) + 120), **_LAYOUT))
 
 
 def _column(values, n: int):
