@@ -1,6 +1,7 @@
 """Haar reconstructions: images rebuilt from alpha-weighted wavelet coefficients (Shashua & Wolf 2004 Fig. 3c, 3d)."""
 
 import json
+from functools import partial
 
 import numpy as np
 import streamlit as st
@@ -138,8 +139,8 @@ ranking = result.ranking
 download = widgets.row(2)
 download[0].download_button(
     "Coefficient weights (CSV)",
-    downloads.table_csv({"rank": np.arange(1, basis.n_coefficients + 1), "coefficient": np.asarray(haar.feature_names)[ranking],
-                  "alpha": result.alpha[ranking]}),
+    partial(downloads.table_csv, {"rank": np.arange(1, basis.n_coefficients + 1),
+                                  "coefficient": np.asarray(haar.feature_names)[ranking], "alpha": result.alpha[ranking]}),
     file_name=f"{pixels.name}-haar-alpha.csv", mime="text/csv", key="haar_csv", on_click="ignore")
 download[1].download_button(
     "Parameters and alpha mass per band (JSON)",

@@ -331,7 +331,7 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
     if main.is_image:
         mask = np.zeros(main.n_features, dtype=bool)
         mask[selected] = True
-        download[1].download_button("Selection mask (PNG)", downloads.mask_png(main.to_image(mask)),
+        download[1].download_button("Selection mask (PNG)", partial(downloads.mask_png, main.to_image(mask)),
                                     file_name=f"{main.name}-mask.png", mime="image/png", on_click="ignore")
     with st.expander("Python: this result in a notebook"):
         st.code(snippets.qalpha_snippet(data, datasets.is_bundled(data),

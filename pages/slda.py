@@ -191,7 +191,7 @@ with lda_tab:
                               method=method, selected=[data.feature_names[j] for j in np.sort(subset)])
             download = widgets.row(4 if data.is_image else 3)
             download[0].download_button(
-                "Curves against k (CSV)", downloads.table_csv({
+                "Curves against k (CSV)", partial(downloads.table_csv, {
                     "k": np.arange(1, n + 1), "forward": path.forward_objective, "backward": path.backward_objective,
                     "dual": path.dual_objective, "fisher": path.fisher_objective, "bound": path.bound}),
                 file_name=f"{data.name}-slda-curves.csv", mime="text/csv", key="slda_curves_csv", on_click="ignore")
@@ -204,7 +204,7 @@ with lda_tab:
                 file_name=f"{data.name}-slda-parameters.json", mime="application/json", key="slda_json",
                 on_click="ignore")
             if data.is_image:
-                download[3].download_button("Selection mask (PNG)", downloads.mask_png(data.to_image(mask > 0)),
+                download[3].download_button("Selection mask (PNG)", partial(downloads.mask_png, data.to_image(mask > 0)),
                                             file_name=f"{data.name}-slda-mask.png", mime="image/png",
                                             key="slda_mask_png", on_click="ignore")
             with st.expander("Python: this discriminant in a notebook"):
@@ -233,7 +233,7 @@ with pca_tab:
                                        colorscale="RdBu", showscale=True), "eigenface")
         st.download_button(
             f"Sparse eigenvector, k = {k} (CSV)",
-            downloads.table_csv({"feature": list(data.feature_names), "loading": vector}),
+            partial(downloads.table_csv, {"feature": list(data.feature_names), "loading": vector}),
             file_name=f"{data.name}-spca-k{k}.csv", mime="text/csv", key="spca_csv", on_click="ignore")
         with st.expander("Python: this sparse eigenvector in a notebook"):
             st.code(snippets.spca_snippet(data, datasets.is_bundled(data), k), language="python")

@@ -1,6 +1,7 @@
 """Topographical map of all relevant feature subsets (Shashua & Wolf, ECCV 2004, Sec. 4)."""
 
 import json
+from functools import partial
 
 import numpy as np
 import streamlit as st
@@ -88,7 +89,7 @@ if data.is_image:
 for r in range(rounds):
     table[f"direction in round {r + 1} (angle, radians)"] = topo.coordinates[r]
 download = widgets.row(2)
-download[0].download_button("Alphas and map coordinates of every round (CSV)", downloads.table_csv(table),
+download[0].download_button("Alphas and map coordinates of every round (CSV)", partial(downloads.table_csv, table),
                             file_name=f"{data.name}-topographic.csv", mime="text/csv", key="topo_csv",
                             on_click="ignore")
 download[1].download_button("Parameters (JSON)", json.dumps(dict(data_set=data.name, rounds=rounds, k=int(k),
