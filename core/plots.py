@@ -69,7 +69,8 @@ def _figure(traces: Sequence[dict], layout: dict) -> go.Figure:
     shorthand that only validation expands), and the tests validate every builder's figure instead:
     Plotly's validation of it must leave it unchanged (``tests/core/test_plots.py``). A figure
     built here is an ordinary ``go.Figure``: ``update_layout`` and ``add_trace`` work on it as on
-    any other.
+    any other. ``_validate`` is Plotly's own figure-level switch (plotly.py pull request 2403, not
+    yet documented); ``requirements.txt`` pins the version it is tested with.
     """
     # no shapes or annotations is none at all, as validation has it
     layout = {key: value for key, value in layout.items() if not (key in ("shapes", "annotations") and not value)}
