@@ -33,7 +33,6 @@ GENES = "genes"
 RATE_SETS = ["warpAR10P", "ORL", "Yale", "colon", "lung_small", "GLIOMA", GENES]
 #: A rest shorter than this is not judged (the page says at least "about 1 s left")
 SHORTEST_REST = 1.0
-PATH_LAMBDAS = [1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0]
 
 
 def rate_checks(name):
@@ -44,6 +43,7 @@ def rate_checks(name):
     from core.selection.automatic import choose_settings
     from core.selection.lambda_path import q_alpha_path
     from pages.ui.estimates import RestOfRun
+    from pages.ui.settings import QALPHA_PATH_LAMBDAS
 
     if name == GENES:
         from bench_app import genes_parquet
@@ -58,7 +58,7 @@ def rate_checks(name):
     for run, call in (
             ("choosing k and λ", lambda progress: choose_settings(main.X, side=side.X, n_clusters=clusters,
                                                                   solver="power", progress=progress)),
-            ("λ path", lambda progress: q_alpha_path(main.X, clusters or 2, side=side.X, lams=PATH_LAMBDAS,
+            ("λ path", lambda progress: q_alpha_path(main.X, clusters or 2, side=side.X, lams=QALPHA_PATH_LAMBDAS,
                                                      solver="power", progress=progress))):
         reports = []
         start = time.perf_counter()

@@ -17,10 +17,9 @@ from pages.ui import datasets, downloads, runs, session, settings, snippets, vie
 
 session.page_start()
 
-LAMBDAS = [0.0, 1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0]
+LAMBDAS = settings.QALPHA_LAMBDAS
 TOLERANCES = [1e-3, 1e-4, 1e-5, 1e-6, 1e-8]
-#: The λ path is solved at the slider's positive values, so that every step of the slider is a lookup.
-PATH_LAMBDAS = [value for value in LAMBDAS if value > 0]
+PATH_LAMBDAS = settings.QALPHA_PATH_LAMBDAS
 #: The per-class view shows at most this many of the selected features (a dot plot stays legible).
 MARKER_LIMIT = 30
 

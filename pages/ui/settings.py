@@ -10,6 +10,10 @@ from .datasets import class_values, current_dataset
 
 
 _JUDGED_FOR = "_settings_judged_for"
+#: The Q-alpha page's λ slider, and the λ path solved at its positive values so that every step of
+#: the slider is a lookup (the benchmarks step and time this same grid)
+QALPHA_LAMBDAS = [0.0, 1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0]
+QALPHA_PATH_LAMBDAS = [value for value in QALPHA_LAMBDAS if value > 0]
 
 
 def set_defaults(defaults: dict, valid: dict | None = None, labels: dict | None = None,
