@@ -37,6 +37,7 @@ import statistics
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -51,6 +52,7 @@ from app_server import start_server  # noqa: E402
 from core.data.bundled import load_dataset  # noqa: E402
 from core.plots import gap_strength_figure, lambda_path_figure, sorted_weights_figure  # noqa: E402
 from core.selection.lambda_path import q_alpha_path  # noqa: E402
+from pages.ui.settings import QALPHA_PATH_LAMBDAS  # noqa: E402
 from pages.ui.widgets import pixel_view  # noqa: E402
 
 #: What Streamlit's theme sets that matters here: automargin on both axes, the title left and bold.
@@ -103,31 +105,32 @@ def two_panels(path: go.Figure, gap: go.Figure) -> go.Figure:
     return figure
 
 
-def step_figures(made: dict | None = None):
-    """The figures a λ step on the computed path changes, at λ = 0.3 (and the one it does not);
-    ``made`` (if given) receives each figure's builder and arguments, to build it again."""
+def step_recipes() -> dict:
+    """How to build each figure a λ step on the computed path changes, at λ = 0.3 (and the one it
+    does not): ``name -> builder`` called with no arguments."""
     faces = load_dataset("warpAR10P")
     main, side = faces.split_by_class([faces.classes[-1]])
     # k as the page sets it (the data set's classes), the λ of the page's slider
     path = q_alpha_path(main.X, faces.classes.size, side=side.X, solver="power",
-                        lams=[1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0])
+                        lams=QALPHA_PATH_LAMBDAS)
     result = path.at(0.3)
     chosen = result.default_k
     top = result.top(chosen.k)
-    recipes = {
-        "sorted weights (2,400 points)": (sorted_weights_figure, (
-            result.alpha, main.feature_names, result.gap.n_selected, False, "Sorted weights (alpha)",
-            result.gap.clear, chosen.k, chosen)),
-        "alpha over the mean image": (pixel_view, (main, result.alpha, top)),
-        "λ path: the weights": (lambda_path_figure, (path.lams, path.weights, main.feature_names, 0.3)),
-        "λ path: the gap's strength (unchanged by λ)": (gap_strength_figure, (path.lams, path.gap_strength)),
+    return {
+        "sorted weights (2,400 points)": partial(
+            sorted_weights_figure, result.alpha, main.feature_names, result.gap.n_selected, clear_gap=result.gap.clear,
+            top_k=chosen.k, default=chosen),
+        "alpha over the mean image": partial(pixel_view, main, result.alpha, top),
+        "λ path: the weights": partial(lambda_path_figure, path.lams, path.weights, main.feature_names, current=0.3),
+        "λ path: the gap's strength (unchanged by λ)": partial(gap_strength_figure, path.lams, path.gap_strength),
     }
-    if made is not None:
-        made.update(recipes)
-    figures = {name: builder(*arguments) for name, (builder, arguments) in recipes.items()}
-    if made is None:
-        figures["λ path as it was (two panels)"] = two_panels(figures["λ path: the weights"],
-                                                              figures["λ path: the gap's strength (unchanged by λ)"])
+
+
+def step_figures() -> dict:
+    """The figures of :func:`step_recipes`, and the λ path as it was drawn before (two panels)."""
+    figures = {name: build() for name, build in step_recipes().items()}
+    figures["λ path as it was (two panels)"] = two_panels(figures["λ path: the weights"],
+                                                          figures["λ path: the gap's strength (unchanged by λ)"])
     return figures
 
 
@@ -152,11 +155,10 @@ def build_figures(repeats: int):
 
     print(f"building a λ step's figures on the server, median of {repeats} (ms)\n")
     print(f"{'figure':<46} {'as built':>9} {'validated':>10} {'x':>5} {'sent (to_dict + to_json)':>25}")
-    made = {}
-    for name, figure in step_figures(made).items():
-        builder, arguments = made[name]
-        built = median_ms(lambda: builder(*arguments))
-        validated = median_ms(lambda: go.Figure(builder(*arguments).to_dict()))
+    for name, build in step_recipes().items():
+        figure = build()
+        built = median_ms(build)
+        validated = median_ms(lambda: go.Figure(build().to_dict()))
         sent = median_ms(lambda: pio.to_json(figure.to_dict(), validate=False))
         print(f"{name:<46} {built:>9.1f} {validated:>10.1f} {validated / built:>5.1f} {sent:>25.1f}")
     print()
