@@ -51,6 +51,15 @@ def _ar_splits(faces, n_runs: int, random_state):
         yield main_people, train, test, np.flatnonzero(faces.labels == side_person)
 
 
+def _top_weights(result, top: int | None) -> np.ndarray:
+    """The paper's weighting of the coefficients: ``sqrt(alpha)`` on the ``top`` that weigh most
+    (all of them for None), 0 on the rest."""
+    weights = np.zeros(result.alpha.size)
+    keep = np.arange(result.alpha.size) if top is None else result.top(top)
+    weights[keep] = feature_scaling(result.alpha[keep])
+    return weights
+
+
 def _paper_tuned_q_alpha_si(coefficients, train, test, side, indices, grid, k_values, standardize: bool, step):
     """Q-alpha-SI as Shashua & Wolf 2004 Sec. 6 tunes it: for each k and λ of the grid, the
     training coefficients' weights; the top coefficients (or all) scaled by ``sqrt(alpha)``; the
@@ -69,9 +78,7 @@ def _paper_tuned_q_alpha_si(coefficients, train, test, side, indices, grid, k_va
             step(f"Q-alpha-SI, k = {k}, lambda = {lam:g}")
             result = q_alpha(coefficients[train], k, side=coefficients[side], lam=lam)
             for top in grid["top"]:
-                weights = np.zeros(n_coefficients)
-                keep = result.top(top) if top else np.arange(n_coefficients)
-                weights[keep] = feature_scaling(result.alpha[keep])
+                weights = _top_weights(result, top)
                 candidates.append(indices(train_coefficients * weights, test_coefficients * weights)
                                   + (dict(lam=lam, top=top or n_coefficients, k=k), result))
     return _best(candidates)
@@ -305,8 +312,8 @@ def ar_faces_automatic(*, quick=False, random_state=0, progress=None) -> Experim
         step(f"run {run + 1}: k and λ chosen from the data")
         auto = choose_settings(coefficients[train], side=coefficients[side], n_clusters=main_people.size,
                                random_state=random_state)
-        alpha = auto.results[(auto.k, auto.lam)].alpha
-        scaling = shrunk_scaling(alpha) if auto.weighting_helps else np.ones(alpha.size)
+        result = auto.results[(auto.k, auto.lam)]
+        scaling = shrunk_scaling(result.alpha) if auto.weighting_helps else np.ones(result.alpha.size)
         standardised = zscores(coefficients[train]), zscores(coefficients[test], reference=coefficients[train])
         chosen = dict(k=auto.k, lam=auto.lam, weighting=auto.weighting)
         row("Q-alpha-SI, automatic", (standardised[0] * scaling, standardised[1] * scaling), **chosen)
@@ -314,13 +321,10 @@ def ar_faces_automatic(*, quick=False, random_state=0, progress=None) -> Experim
 
         def weighted(result, top):
             """The paper's representation: the top coefficients, centred, times sqrt(alpha)."""
-            weights = np.zeros(alpha.size)
-            keep = result.top(top)
-            weights[keep] = feature_scaling(result.alpha[keep])
+            weights = _top_weights(result, top)
             return (coefficients[train] - centre) * weights, (coefficients[test] - centre) * weights
 
-        result = auto.results[(auto.k, auto.lam)]
-        row("Q-alpha-SI, automatic k and λ, sqrt(alpha)", weighted(result, alpha.size), **chosen)
+        row("Q-alpha-SI, automatic k and λ, sqrt(alpha)", weighted(result, None), **chosen)
         # the numbers of top coefficients the library chooses without labels
         row("Q-alpha-SI, automatic k and λ, top at the default K", weighted(result, result.default_k.k),
             **chosen | dict(weighting=f"top {result.default_k.k}"))
