@@ -45,7 +45,6 @@ def kernel_seconds(n_features: int, solver: str, last: tuple[float, int] | None 
     return per_iteration * iterations, per_iteration, iterations
 
 
-
 class RestOfRun:
     """The rest of a run of like steps at the rate of the steps since the first report: for runs
     without a cost model, whose steps (Q-alpha solves) take as many iterations as the data need

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from core.errors import InputError
+from core.selection.qalpha import DefaultK
 from core.plots import (bar_figure, comparison_figure, curves_figure, dotplot_figure, gap_strength_figure,
                         lambda_path_figure,
                         band_mass_figure, heatmap_table_figure, slda_curves_figure, history_figure, image_figure, image_grid_figure, probability_curve_figure,
@@ -318,7 +319,7 @@ def _every_builder():
     return {
         "sorted weights": sorted_weights_figure(alpha, [f"g{j}" for j in range(40)], 6, top_k=8),
         "sorted weights, log, no clear gap": sorted_weights_figure(
-            alpha - 0.1, None, 6, log_y=True, clear_gap=False, default=type("D", (), dict(k=9, rule="half"))()),
+            alpha - 0.1, None, 6, log_y=True, clear_gap=False, default=DefaultK(k=9, rule="half of the squared weight")),
         "history": history_figure([1.0, 2.0, 2.5]),
         "lambda path": lambda_path_figure(lams, rng.random((5, 20)), current=0.1),
         "gap strength": gap_strength_figure(lams, rng.random(5)),
