@@ -46,25 +46,27 @@ settings.set_defaults({"slda_first": classes[0] if classes else None,
 settings.show_settings_notes()
 
 
-def cubic_run(name, key, compute, *, n, seconds, rate_from=64, what, kept_for, phases, stages, ask=None):
-    """``compute(progress)`` once per ``key``, for the page's runs whose cost grows as ``n^3``:
-    the estimate is the last run's measured seconds per ``n^3`` times ``n^3``, or ``seconds()``
-    (the cost model of :mod:`pages.ui.estimates`) before any run. From :data:`LONG_RUN`
+def modelled_run(name, key, compute, *, n, seconds, rate_from=64, what, kept_for, phases, stages, ask=None):
+    """``compute(progress)`` once per ``key``, for the page's runs with a cost model ``seconds()``
+    (:mod:`pages.ui.estimates`): the estimate is the model's, scaled by how the session's last
+    run compared with it (a machine busier or faster than the model's). From :data:`LONG_RUN`
     on, the page says how long it will take before it starts, offers Stop and, with ``ask``
     (a button's label and help), waits for that button (both tabs run on every rerun: a run the
     other tab's user did not ask for must not hold the page); the notice goes once the run is over.
     A progress bar says ``stages`` before the first step, then names the pass (``phases``: the
     first and second half of the steps). None when it waits for the button.
     """
-    rate_key = f"{name}_seconds_per_cube"
-    per_cube = st.session_state.get(rate_key)
-    estimate = per_cube * n**3 if per_cube is not None else seconds()
-    per_cube = estimate / n**3
+    ratio_key = f"{name}_over_model"
+    modelled = seconds()
+    ratio = st.session_state.get(ratio_key)
+    estimate = modelled * (ratio or 1.0)
     notice = st.empty()
     if estimate >= LONG_RUN and not runs.is_memoised(key):
+        basis = ("the cost model measured on this machine" if ratio is None
+                 else f"the cost model x {ratio:.2g}, as this session's last run")
         with notice.container():
-            st.caption(f"{what} on {n:,} features takes about {estimate:.0f} s here (measured: "
-                       f"{per_cube:.1e} s x n^3); the result is kept for {kept_for}.")
+            st.caption(f"{what} on {n:,} features takes about {estimate:.0f} s here ({basis}); the result is "
+                       f"kept for {kept_for}.")
             if ask is not None:
                 label, help_text = ask
                 if not st.button(f"{label} (about {estimate:.0f} s)", key=f"{name}_run", type="primary",
@@ -75,8 +77,8 @@ def cubic_run(name, key, compute, *, n, seconds, rate_from=64, what, kept_for, p
     def run(progress):
         start = time.perf_counter()
         result = compute(progress)
-        if n >= rate_from:  # below, fixed costs would inflate the rate
-            st.session_state[rate_key] = (time.perf_counter() - start) / n**3
+        if n >= rate_from:  # below, fixed costs would distort the ratio
+            st.session_state[ratio_key] = (time.perf_counter() - start) / modelled
         return result
 
     def status(elapsed, calls, report):
@@ -97,17 +99,17 @@ def run_slda(data, keep, pair, reg):
     n = data.n_features
     key = json.dumps(dict(data=data.fingerprint, classes=[str(c) for c in pair], reg=reg), sort_keys=True)
     # the scatter's factorisations come before the first pass step (about a fifth of the run)
-    return cubic_run(
+    return modelled_run(
         "slda", key, lambda progress: greedy_slda(data.X[keep], data.labels[keep], classes=pair, reg=reg,
                                                   progress=progress),
-        n=n, seconds=partial(estimates.slda_seconds, n, int(keep.sum())), rate_from=1024, what="Sparse LDA", kept_for="this pair", phases=("backward pass", "forward pass"),
-        stages=f"forming and factorising the scatter, then two passes of {n:,} steps")
+        n=n, seconds=partial(estimates.slda_seconds, n, int(keep.sum()), reg=reg), rate_from=1024, what="Sparse LDA", kept_for="this pair", phases=("backward pass", "forward pass"),
+        stages=f"forming the within-class scatter, then two passes of {n:,} steps")
 
 
 def run_spca(data):
     """greedy_spca on the data set, kept once computed; None until asked for when it is long."""
     n = data.n_features
-    return cubic_run(
+    return modelled_run(
         "spca", json.dumps(dict(data=data.fingerprint, method="greedy_spca"), sort_keys=True),
         lambda progress: greedy_spca(data.X, progress=progress), n=n, seconds=partial(estimates.spca_seconds, n),
         what="Greedy sparse PCA", kept_for="this data set", phases=("forward pass", "backward pass"),

@@ -39,7 +39,8 @@ References
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Callable
 
 import numpy as np
@@ -64,7 +65,8 @@ def _unit_free(X):
 
 __all__ = ["SLDAPath", "PairPath", "SPCAPath", "ExactResult", "greedy_slda", "greedy_pair",
            "greedy_spca", "sparse_eigenvector", "exact_slda", "two_class_scatter", "scatter_matrices",
-           "subset_objective", "slda_memory_bytes", "EXACT_LIMIT", "ELIMINATION_BLOCK"]
+           "subset_objective", "slda_memory_bytes", "slda_solver", "EXACT_LIMIT", "ELIMINATION_BLOCK",
+           "LOW_RANK_FRACTION"]
 
 #: Largest number of features :func:`exact_slda` accepts by default (see its notes on cost).
 EXACT_LIMIT = 32
@@ -103,7 +105,11 @@ class SLDAPath:
     classes : tuple
         The two classes (``a`` = mean of the second minus mean of the first).
     a, B : ndarray
-        The problem that was solved.
+        The problem that was solved. With ``scatter_factor``, ``B`` (``n x n``) is formed on
+        first use.
+    scatter_factor : ndarray or None
+        ``U`` (``n_features x n_samples``) with ``B = U U^T + reg I``, when the low-rank solver
+        computed the path (``None`` otherwise).
     """
 
     forward_order: np.ndarray
@@ -119,7 +125,17 @@ class SLDAPath:
     reg: float
     classes: tuple
     a: np.ndarray
-    B: np.ndarray
+    scatter_factor: np.ndarray | None = field(default=None, repr=False)
+    _dense_scatter: np.ndarray | None = field(default=None, repr=False)
+
+    @cached_property
+    def B(self) -> np.ndarray:
+        """The regularised within-class scatter, ``n x n``."""
+        if self._dense_scatter is not None:
+            return self._dense_scatter
+        B = self.scatter_factor @ self.scatter_factor.T
+        B[np.diag_indices_from(B)] += self.reg
+        return B
 
     @property
     def n_features(self) -> int:
@@ -148,7 +164,13 @@ class SLDAPath:
         """The sparse discriminant of cardinality ``k``: ``B_ss^{-1} a_s`` on its subset, 0 elsewhere."""
         s = self.subset(k, method)
         x = np.zeros(self.n_features)
-        x[s] = linalg.solve(self.B[np.ix_(s, s)], self.a[s], assume_a="pos")
+        if self._dense_scatter is not None:
+            x[s] = linalg.solve(self.B[np.ix_(s, s)], self.a[s], assume_a="pos")
+            return x
+        U_s = self.scatter_factor[s]  # B_ss = U_s U_s^T + reg I: Woodbury, m x m
+        K = U_s.T @ U_s
+        K[np.diag_indices_from(K)] += self.reg
+        x[s] = (self.a[s] - U_s @ linalg.solve(K, U_s.T @ self.a[s], assume_a="pos")) / self.reg
         return x
 
 
@@ -277,8 +299,8 @@ def two_class_scatter(X, y, classes=None, reg=None):
     return a, B, float(reg), classes
 
 
-def _class_pair_problem(X, y, classes):
-    """``a``, the within-class scatter ``B`` (no ridge) and the pair of classes."""
+def _class_pair_members(X, y, classes):
+    """The data (unit-free), the rows of each class of the pair, their means and the pair."""
     X = _unit_free(dense_matrix(X))
     y = _as_labels(y, X.shape[0], "y")
     present = np.unique(y)
@@ -300,6 +322,12 @@ def _class_pair_problem(X, y, classes):
             raise InputError(f"Class {c!r} has {rows.size} sample(s); each class needs at least 2.")
     means = [sum(X[rows[i:i + _SCATTER_ROWS]].sum(axis=0) for i in range(0, rows.size, _SCATTER_ROWS)) / rows.size
              for rows in members]
+    return X, members, means, classes
+
+
+def _class_pair_problem(X, y, classes):
+    """``a``, the within-class scatter ``B`` (no ridge) and the pair of classes."""
+    X, members, means, classes = _class_pair_members(X, y, classes)
     a = means[1] - means[0]
     # the scatter of each class about its mean, a block of samples at a time: no centred copy of X
     # (forming it and stacking the classes took longer than the product at 12,288 x 4,096)
@@ -309,6 +337,14 @@ def _class_pair_problem(X, y, classes):
             block = X[rows[i:i + _SCATTER_ROWS]] - mean
             B += block.T @ block
     return a, B, classes
+
+
+def _class_pair_factor(X, y, classes):
+    """``a``, the factor ``U`` (``n_features x n_samples``: each sample minus its class mean, as
+    a column) with ``U U^T`` the within-class scatter, and the pair of classes."""
+    X, members, means, classes = _class_pair_members(X, y, classes)
+    U = np.concatenate([X[rows] - mean for rows, mean in zip(members, means)]).T.copy()
+    return means[1] - means[0], U, classes
 
 
 def _greedy_eliminate(M, v, pick_largest):
@@ -589,7 +625,7 @@ def slda_memory_bytes(n_features: int) -> int:
 
 # ---------------------------------------------------------------------------- two-class SLDA
 def greedy_slda(X=None, y=None, classes=None, direction="both", reg=None,
-                progress: ProgressCallback | None = None, *, a=None, B=None,
+                progress: ProgressCallback | None = None, *, a=None, B=None, solver="auto",
                 memory_limit: int | None = None) -> SLDAPath:
     """Greedy sparse LDA for two classes: every cardinality from 1 to n at once ([MWA07]).
 
@@ -611,9 +647,17 @@ def greedy_slda(X=None, y=None, classes=None, direction="both", reg=None,
         The problem itself instead of ``(X, y)``: the difference of the class means and the
         (symmetric, positive semi-definite) within-class scatter, as :func:`exact_slda` takes
         them. ``reg`` applies to ``B`` as to a scatter computed here (added to a copy).
+    solver : {"auto", "dense", "low-rank"}
+        ``"dense"``: the blocked Schur-complement elimination on ``B`` (``O(n^3)``, see Notes).
+        ``"low-rank"`` (from data only): the passes on the factor ``U`` of ``B = U U^T + reg I``
+        (the ``m`` samples of the pair less their class means), ``O(n^2 m)`` time and ``O(n m)``
+        memory; it needs ``reg > 0`` (automatic when ``m - 2 < n``, where ``B`` is singular).
+        ``"auto"``: low-rank when ``B`` is singular and ``m <= LOW_RANK_FRACTION * n``.
+        Both give the same orders and objectives up to rounding (``tests/core/selection/test_slda.py``).
     memory_limit : int, optional
         Bytes the computation may use (default: half the machine's memory); ``n`` features need
-        :func:`slda_memory_bytes` (``B`` and one ``n x n`` work matrix).
+        :func:`slda_memory_bytes` (``B`` and one ``n x n`` work matrix) with the dense solver,
+        ``8 n (m + 4)`` with the low-rank one.
 
     Returns
     -------
@@ -632,16 +676,40 @@ def greedy_slda(X=None, y=None, classes=None, direction="both", reg=None,
     """
     if direction not in ("both", "forward", "backward"):
         raise InputError(f"direction must be 'both', 'forward' or 'backward'; got {direction!r}.")
+    if solver not in ("auto", "dense", "low-rank"):
+        raise InputError(f"solver must be 'auto', 'dense' or 'low-rank'; got {solver!r}.")
     limit = memory_limit_bytes() if memory_limit is None else int(memory_limit)
     given = a is not None or B is not None
     if given:
         if X is not None or y is not None:
             raise InputError("Give the data (X, y) or the problem (a, B), not both.")
+        if solver == "low-rank":
+            raise InputError("solver='low-rank' works from the data (X, y); a given B is solved densely.")
         n_features = np.size(a)
     elif X is None or y is None:
         raise InputError("Give the data (X, y) or the problem (a, B).")
     else:
         n_features = np.shape(X)[1] if np.ndim(X) == 2 else 0
+    if not given and solver != "dense":
+        n_samples = _pair_size(y, classes)
+        singular = n_samples - 2 < n_features
+        if solver == "low-rank" or slda_solver(n_features, n_samples, reg) == "low-rank":
+            needed = 8 * n_features * (n_samples + 4)
+            if needed > limit:
+                raise _too_large(n_features, needed, limit)
+            a, U, classes = _class_pair_factor(X, y, classes)
+            if reg is None:
+                # rank(B) <= m - 2: singular below n features, as the dense test would find
+                reg = (1e-3 * max(float(np.einsum("ij,ij->", U, U)) / n_features, np.finfo(float).tiny)
+                       if singular else _ridge(U @ U.T, None))
+                if reg == 0:
+                    raise InputError("The within-class scatter is well conditioned here and needs no ridge, which "
+                                     "the low-rank solver works with: use solver='dense' or give reg > 0.")
+            elif not (np.isfinite(reg) and reg >= 0):
+                raise InputError(f"reg must be a non-negative number; got {reg!r}.")
+            elif reg == 0:
+                raise InputError("The low-rank solver needs a ridge reg > 0 (B = U U^T has rank at most m - 2).")
+            return _low_rank_path(a, U, float(reg), classes, direction, progress)
     needed = slda_memory_bytes(n_features)
     if needed > limit:
         raise _too_large(n_features, needed, limit)
@@ -659,6 +727,25 @@ def greedy_slda(X=None, y=None, classes=None, direction="both", reg=None,
             B = B.copy()  # the caller's B stays as it was
         B[np.diag_indices_from(B)] += reg
     return _path_from_problem(a, B, reg, classes, direction, progress, work, factored)
+
+
+def slda_solver(n_features: int, n_samples: int, reg=None) -> str:
+    """The solver ``greedy_slda(X, y, solver="auto")`` takes for a pair of ``n_samples`` samples
+    on ``n_features`` features: ``"low-rank"`` when the within-class scatter is singular (fewer
+    than ``n_features + 2`` samples) and gets a ridge, and the samples are at most
+    :data:`LOW_RANK_FRACTION` of the features; ``"dense"`` otherwise."""
+    singular = n_samples - 2 < n_features
+    return "low-rank" if singular and n_samples <= LOW_RANK_FRACTION * n_features and reg != 0 else "dense"
+
+
+def _pair_size(y, classes) -> int:
+    """Samples of the pair (of all of ``y`` when no pair is named; invalid input: 0, for the
+    validation that follows to report)."""
+    try:
+        labels = np.asarray(y).ravel()
+        return int(labels.size if classes is None else np.isin(labels, list(classes)).sum())
+    except (TypeError, ValueError):
+        return 0
 
 
 def _too_large(n, needed, limit):
@@ -733,9 +820,16 @@ def _path_from_problem(a, B, reg, classes, direction, progress=None, work=None, 
         backward_objective = _nested_objectives(a, B, backward_order, work)
     fisher_order = np.argsort(-np.abs(fisher), kind="stable")
     fisher_objective = _nested_objectives(a, B, fisher_order, work)
+    return _finish_path(a, reg, classes, forward_order, forward_objective, backward_order, backward_objective,
+                        fisher_order, fisher_objective, lambda_max, _largest_eigenvalue(B), dense_scatter=B)
+
+
+def _finish_path(a, reg, classes, forward_order, forward_objective, backward_order, backward_objective,
+                 fisher_order, fisher_objective, lambda_max, largest_eigenvalue, *, dense_scatter=None,
+                 scatter_factor=None):
+    """The :class:`SLDAPath` of the passes' orders and objectives: the dual curve and the bounds."""
     dual = np.fmax(forward_objective, backward_objective)
     squares = np.sort(a**2)
-    largest_eigenvalue = _largest_eigenvalue(B)
     bound = np.cumsum(squares[::-1]) / largest_eigenvalue
     worst_case_bound = np.cumsum(squares) / largest_eigenvalue
     for values, what in ((fisher_objective, "The Fisher-thresholding objectives"), (bound, "The bound of Eq. (5)"),
@@ -745,8 +839,147 @@ def _path_from_problem(a, B, reg, classes, direction, progress=None, work=None, 
                     backward_order=backward_order, backward_objective=backward_objective,
                     fisher_order=fisher_order, fisher_objective=fisher_objective,
                     dual_objective=dual, bound=bound, worst_case_bound=worst_case_bound,
-                    lambda_max=lambda_max, reg=reg,
-                    classes=classes, a=a, B=B)
+                    lambda_max=lambda_max, reg=reg, classes=classes, a=a,
+                    scatter_factor=scatter_factor, _dense_scatter=dense_scatter)
+
+
+# ---------------------------------------------------------------------------- low-rank scatter
+# With fewer samples than features (images, genes) the within-class scatter is B = U U^T + rho I,
+# U the n x m centred samples. By Woodbury, with S a set of features and M = (rho I + U_S^T U_S)^-1
+# (m x m), the Schur complement of B_SS in B is rho I + rho U M U^T off S, and the part of a that
+# B_SS does not explain is r = a - U M U_S^T a_S. So a greedy step needs, for every candidate j,
+# r_j and s_j = rho (1 + u_j^T M u_j) (forward, gain r_j^2 / s_j) or s_j = rho (1 - u_j^T M u_j)
+# (backward, loss r_j^2 / s_j): a rank-1 change of M per step keeps both current in O(n m), so a
+# pass costs O(n^2 m) instead of O(n^3).
+
+#: Steps between exact recomputations of M, r and s in a low-rank pass (at least m): the rank-1
+#: updates' rounding does not accumulate over a whole pass
+LOW_RANK_REFRESH = 64
+#: ``solver="auto"`` takes the low-rank path when the pair has at most this fraction of the
+#: features as samples (and B needs a ridge): at m / n = 1/16 it was 2-3x faster than the dense
+#: solver at n = 512-2,048, at 1/4 3x slower (benchmarks/bench_slda.py, Table 4)
+LOW_RANK_FRACTION = 1 / 16
+
+
+def _low_rank_state(a, U, rho, members, candidates, forward):
+    """``(M, r, s)`` afresh: ``M`` of the features in ``members`` (a boolean mask), ``r`` and ``s``
+    of the ``candidates`` (indices)."""
+    inside = U[members]
+    K = inside.T @ inside
+    K[np.diag_indices_from(K)] += rho
+    M = np.linalg.inv(K)  # NumPy's BLAS throughout the pass (see _cholesky_upper in kernel_qalpha)
+    M = (M + M.T) / 2
+    Y = U[candidates] @ M
+    r = a[candidates] - Y @ (inside.T @ a[members])
+    q = np.einsum("ij,ij->i", Y, U[candidates])
+    s = rho * (1.0 + q) if forward else rho * (1.0 - q)
+    return M, r, np.maximum(s, np.finfo(float).tiny)  # round-off must not make a Schur diagonal <= 0
+
+
+def _low_rank_pass(a, U, rho, forward, progress=None, offset=0, total=None):
+    """One greedy pass on ``B = U U^T + rho I``: ``(order, scores)`` as :func:`_blocked_eliminate`
+    returns them for ``M = B`` (forward: gains, in the order of selection) or ``M = B^-1``
+    (backward: losses, in the order of removal). Ties go to the lowest index, as there.
+
+    Every :data:`LOW_RANK_REFRESH` (or ``m``) steps ``M``, ``r`` and ``s`` are recomputed and
+    the arrays shrink to the features still in play, so later steps cost less.
+    """
+    n, m = U.shape
+    members = np.zeros(n, dtype=bool) if forward else np.ones(n, dtype=bool)
+    order = np.empty(n, dtype=np.intp)
+    scores = np.empty(n)
+    refresh = max(LOW_RANK_REFRESH, m)
+    report_every = max(1, n // 50)
+    sign = 1.0 if forward else -1.0
+    tiny = np.finfo(float).tiny
+    for k in range(n):
+        if k % refresh == 0:
+            candidates = np.flatnonzero(~members if forward else members)  # increasing: ties as before
+            M, r, s = _low_rank_state(a, U, rho, members, candidates, forward)
+            U_c = U[candidates]  # a copy: rows of taken features are zeroed
+            taken = np.zeros(candidates.size)  # +inf where a candidate has been taken
+            score, z = np.empty(candidates.size), np.empty(candidates.size)
+        np.multiply(r, r, out=score)
+        score /= s
+        if forward:
+            score -= taken
+            p = int(np.argmax(score))
+        else:
+            score += taken
+            p = int(np.argmin(score))
+        feature = candidates[p]
+        order[k], scores[k] = feature, score[p]
+        taken[p] = np.inf
+        members[feature] = forward
+        if k + 1 < n:
+            pivot, residual = s[p], r[p]
+            root = np.sqrt(pivot)
+            w = M @ U_c[p]
+            np.matmul(U_c, w, out=z)
+            z *= rho / root  # z_j = rho u_j^T M u_p / sqrt(s_p)
+            # forward: r -= z r_p / sqrt(s_p), M -= rho w w^T / s_p; backward: both signs flip
+            r -= z * (sign * residual / root)
+            s -= z * z
+            if not forward:  # s stays >= rho when adding features; removing them it may round to 0
+                np.maximum(s, tiny, out=s)
+            M -= np.outer(w, w * (sign * rho / pivot))
+            # a taken feature's r and s mean nothing from now on: frozen at finite values
+            U_c[p], r[p], s[p] = 0.0, 0.0, 1.0
+        if progress is not None and (k % report_every == 0 or k == n - 1):
+            report_or_stop(progress, offset + k + 1, total or n)
+    return order, scores
+
+
+def _low_rank_nested(a, U, rho, order, block=LOW_RANK_REFRESH):
+    """``f(order[:k])`` for every k on ``B = U U^T + rho I``, a block of the order at a time: the
+    block's part of a, less what the features before it explain, solved against the block's Schur
+    complement ``rho I + rho U_C M U_C^T`` (``M`` of the features before it); prefix sums of the
+    squares of that triangular solve, as :func:`_nested_objectives` takes them."""
+    m = U.shape[1]
+    K = rho * np.eye(m)
+    explained = np.zeros(m)  # U_S^T a_S of the features S before the block
+    terms = np.empty(order.size)
+    for start in range(0, order.size, block):
+        chosen = order[start:start + block]
+        U_C = U[chosen]
+        M = np.linalg.inv(K)
+        M = (M + M.T) / 2
+        UM = U_C @ M
+        schur = rho * (UM @ U_C.T)
+        schur[np.diag_indices_from(schur)] += rho
+        factor = np.linalg.cholesky(schur)
+        residual = a[chosen] - UM @ explained
+        terms[start:start + chosen.size] = linalg.solve_triangular(factor, residual, lower=True,
+                                                                   check_finite=False) ** 2
+        K += U_C.T @ U_C
+        explained += U_C.T @ a[chosen]
+    return np.cumsum(terms)
+
+
+def _low_rank_path(a, U, rho, classes, direction, progress=None):
+    """Every output of :class:`SLDAPath` from ``a`` and the factor ``U`` of ``B - rho I``, in
+    ``O(n^2 m)`` time and ``O(n m)`` memory (``B`` itself is formed only if the result is asked for it)."""
+    n, m = U.shape
+    K = U.T @ U
+    K[np.diag_indices_from(K)] += rho
+    explained = U.T @ a
+    fisher = (a - U @ np.linalg.solve(K, explained)) / rho  # B^-1 a by Woodbury
+    total = n * (2 if direction == "both" else 1)
+    nan = np.full(n, np.nan)
+    forward_order = backward_order = np.zeros(0, dtype=np.intp)
+    forward_objective = backward_objective = nan
+    if direction in ("both", "backward"):
+        removal, _ = _low_rank_pass(a, U, rho, False, progress, 0, total)
+        backward_order = removal[::-1].copy()
+        backward_objective = _low_rank_nested(a, U, rho, backward_order)
+    if direction in ("both", "forward"):
+        forward_order, gains = _low_rank_pass(a, U, rho, True, progress, n if direction == "both" else 0, total)
+        forward_objective = np.cumsum(gains)
+    fisher_order = np.argsort(-np.abs(fisher), kind="stable")
+    fisher_objective = _low_rank_nested(a, U, rho, fisher_order)
+    largest_eigenvalue = rho + float(np.linalg.eigvalsh(U.T @ U)[-1])
+    return _finish_path(a, rho, classes, forward_order, forward_objective, backward_order, backward_objective,
+                        fisher_order, fisher_objective, float(a @ fisher), largest_eigenvalue, scatter_factor=U)
 
 
 # ---------------------------------------------------------------------------- general pairs

@@ -15,6 +15,12 @@ from __future__ import annotations
 SLDA_SECONDS_PER_CUBE = 4.5e-11
 SLDA_SECONDS_PER_SCATTER_ENTRY = 1e-11
 SLDA_SECONDS_PER_STEP = 5e-5
+# with fewer samples m than features n (core.selection.slda.slda_solver), each of the 2n steps
+# of the low-rank solver costs about 40 us and 0.3 ns per entry of the n x m samples (one matrix-
+# vector product over those still in play; fitted on the bundled pairs, 0.1-2.8 s,
+# benchmarks/bench_estimates.py)
+SLDA_LOW_RANK_SECONDS_PER_STEP = 4e-5
+SLDA_LOW_RANK_SECONDS_PER_ENTRY = 3e-10
 # greedy sparse PCA (benchmarks/bench_spca.py Table 2): 4.0 s at 256 features, 7.0 s at 320,
 # 8.1 s at 340 and 12.3 s at 384 on 2n samples; about 2.2e-7 s x n^3 in that range
 SPCA_SECONDS_PER_CUBE = 2.2e-7
@@ -25,8 +31,14 @@ KERNEL_SECONDS_PER_ENTRY = {"power": 1e-9, "eigen": 1.3e-8}
 KERNEL_FIRST_GUESS_ITERATIONS = 100
 
 
-def slda_seconds(n_features: int, n_samples: int, per_cube: float = SLDA_SECONDS_PER_CUBE) -> float:
-    """Sparse LDA's whole path on ``n_features`` features and ``n_samples`` samples of the pair."""
+def slda_seconds(n_features: int, n_samples: int, per_cube: float = SLDA_SECONDS_PER_CUBE, reg=None) -> float:
+    """Sparse LDA's whole path on ``n_features`` features and ``n_samples`` samples of the pair,
+    by the solver ``greedy_slda`` takes for them."""
+    from core.selection.slda import slda_solver
+
+    if slda_solver(n_features, n_samples, reg) == "low-rank":
+        return 2 * n_features * (SLDA_LOW_RANK_SECONDS_PER_STEP
+                                 + SLDA_LOW_RANK_SECONDS_PER_ENTRY * n_features * n_samples)
     return (per_cube * n_features**3 + SLDA_SECONDS_PER_SCATTER_ENTRY * n_samples * n_features**2
             + SLDA_SECONDS_PER_STEP * 2 * n_features)
 

@@ -379,7 +379,10 @@ def test_precomputed_problem_and_memory_are_checked():
         greedy_slda(a=np.ones(8192), B=np.eye(2), memory_limit=1 << 29)
     X, y = random_labelled(10, 20000, 0)
     with pytest.raises(InputError, match=r"20,000 features needs about 6\.0 GB"):
-        greedy_slda(X, y, memory_limit=4 << 30)
+        greedy_slda(X, y, memory_limit=4 << 30, solver="dense")
+    # the low-rank solver keeps the 20,000 x 10 samples, not a 20,000 x 20,000 scatter
+    with pytest.raises(InputError, match=r"20,000 features needs about 0\.0 GB .* limit of 0\.0 GB"):
+        greedy_slda(X, y, memory_limit=1 << 20)
 
 
 @pytest.mark.parametrize("use_blas", [True, False])
@@ -410,3 +413,115 @@ def test_symmetry_check_reads_every_tile():
         far[n - 1, 0] += 1e-6 * np.abs(M).max()  # in the last tile of the first tile column
         assert _symmetric(far) == (n == 1)
         assert _symmetric(M + 1e-12 * np.abs(M).max() * rng.standard_normal((n, n)))  # rounding passes
+
+
+# ------------------------------------------------------------------ the low-rank solver
+ORDERS = ("forward_order", "backward_order", "fisher_order")
+CURVES = ("forward_objective", "backward_objective", "fisher_objective", "dual_objective", "bound",
+          "worst_case_bound")
+
+
+def assert_same_path(low, dense, rtol=1e-10, orders=True):
+    if orders:
+        for name in ORDERS:
+            assert np.array_equal(getattr(low, name), getattr(dense, name)), name
+    for name in CURVES:
+        assert np.allclose(getattr(low, name), getattr(dense, name), rtol=rtol, atol=0, equal_nan=True), name
+    assert low.lambda_max == pytest.approx(dense.lambda_max, rel=rtol)
+    assert low.reg == pytest.approx(dense.reg, rel=1e-12)
+
+
+@pytest.mark.parametrize("name", ["warpAR10P", "warpPIE10P"])
+def test_low_rank_solver_gives_the_dense_path_on_face_pairs(name):
+    """Fewer samples than pixels: the same three orders, curves within 1e-10, the same B and
+    discriminants, and a path the auto solver computes by the low-rank route."""
+    data = load_dataset(name)
+    pair = tuple(np.unique(data.labels)[:2])
+    keep = np.isin(data.labels, pair)
+    X, y = data.X[keep], data.labels[keep]
+    low, dense = greedy_slda(X, y, classes=pair), greedy_slda(X, y, classes=pair, solver="dense")
+    assert low.scatter_factor is not None and low.scatter_factor.shape == (X.shape[1], X.shape[0])
+    assert dense.scatter_factor is None
+    assert_same_path(low, dense)
+    assert np.allclose(low.B, dense.B, rtol=0, atol=1e-13 * np.abs(dense.B).max())
+    for k in (1, 7, 100):
+        assert np.allclose(low.discriminant(k), dense.discriminant(k), rtol=1e-9,
+                           atol=1e-12 * np.abs(dense.discriminant(k)).max())
+    for order, values in ((low.forward_order, low.forward_objective), (low.backward_order, low.backward_objective)):
+        for k in (1, 2, 20, 500, X.shape[1]):
+            direct = subset_objective(dense.a, dense.B, order[:k])
+            assert abs(values[k - 1] - direct) <= 1e-10 * direct
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_low_rank_solver_equals_naive_greedy_and_direct_objectives(seed):
+    """The low-rank passes choose as the naive search on a small problem with a singular scatter
+    (12 samples, 40 features), and every objective equals a direct solve."""
+    X, y = random_labelled(12, 40, seed)
+    path = greedy_slda(X, y, solver="low-rank")
+    a, B = path.a, path.B
+    assert path.reg > 0
+    check_objectives(path, a, B, rtol=1e-10)
+    chosen, remaining = [], list(range(40))
+    for _ in range(40):
+        scores = [subset_objective(a, B, chosen + [j]) for j in remaining]
+        chosen.append(remaining.pop(int(np.argmax(scores))))
+    assert np.array_equal(path.forward_order, chosen)
+    current, removed = list(range(40)), []
+    while len(current) > 1:
+        scores = [subset_objective(a, B, current[:i] + current[i + 1:]) for i in range(len(current))]
+        removed.append(current.pop(int(np.argmax(scores))))
+    assert np.array_equal(path.backward_order, current + removed[::-1])
+
+
+def test_low_rank_solver_across_its_refreshes_and_with_duplicate_features():
+    """More steps than one refresh period on random data with a given ridge, each pass alone;
+    and the colon genes, whose duplicated columns tie exactly: there the orders may take either
+    twin, the curves agree."""
+    from core.selection.slda import LOW_RANK_REFRESH
+
+    X, y = random_labelled(30, 5 * LOW_RANK_REFRESH, 5)
+    for direction in ("forward", "backward"):
+        low = greedy_slda(X, y, direction=direction, reg=0.5, solver="low-rank")
+        dense = greedy_slda(X, y, direction=direction, reg=0.5, solver="dense")
+        assert_same_path(low, dense)
+    data = load_dataset("colon")
+    low, dense = greedy_slda(data.X, data.labels), greedy_slda(data.X, data.labels, solver="dense")
+    assert low.scatter_factor is not None
+    assert_same_path(low, dense, rtol=1e-9, orders=False)
+
+
+def test_the_automatic_solver_and_its_input_checks():
+    X, y = random_labelled(20, 400, 1)  # m / n = 1/20: low-rank
+    assert greedy_slda(X, y).scatter_factor is not None
+    assert greedy_slda(X[:, :200], y).scatter_factor is None  # m / n = 1/10: dense
+    with pytest.raises(InputError, match="not positive definite"):  # no ridge: the dense solver, and its error
+        greedy_slda(X, y, reg=0.0)
+    with pytest.raises(InputError, match="reg > 0"):
+        greedy_slda(X, y, reg=0.0, solver="low-rank")
+    with pytest.raises(InputError, match="non-negative"):
+        greedy_slda(X, y, reg=-1.0)
+    with pytest.raises(InputError, match="solver must be"):
+        greedy_slda(X, y, solver="woodbury")
+    a, B = random_problem(20, 0)
+    with pytest.raises(InputError, match="from the data"):
+        greedy_slda(a=a, B=B, solver="low-rank")
+    with pytest.raises(InputError, match="do not occur"):
+        greedy_slda(X, y, classes=(0, 7))
+    # more samples than features: B needs no ridge, which the low-rank solver cannot do without
+    X, y = random_labelled(200, 30, 2)
+    assert greedy_slda(X, y).reg == 0.0
+    with pytest.raises(InputError, match="needs no ridge"):
+        greedy_slda(X, y, solver="low-rank")
+    assert_same_path(greedy_slda(X, y, reg=0.5, solver="low-rank"), greedy_slda(X, y, reg=0.5))
+
+
+def test_low_rank_progress_is_reported_and_stops():
+    from core.errors import Stopped
+
+    X, y = random_labelled(20, 400, 3)
+    reports = []
+    greedy_slda(X, y, progress=lambda report: reports.append(report.done))
+    assert reports[-1] == 800 and reports == sorted(reports) and 50 <= len(reports) <= 110
+    with pytest.raises(Stopped):
+        greedy_slda(X, y, progress=lambda report: report.done < 100)
