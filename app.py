@@ -27,9 +27,9 @@ PAGES = {
 # The sidebar draws its own links (sidebar.sidebar_summary): Streamlit's automatic list would
 # otherwise flash the helper modules of pages/ before the first run registers these pages.
 session.leave_a_core()  # once per process: the browser and the server's messages keep a core
-session.app_run()  # every page checks that its run started here (session.page_start)
-navigation = st.navigation(PAGES, position="hidden")
-datasets.follow_link(navigation)  # a link to data this session lacks opens the Data page
-sidebar.sidebar_summary(PAGES)
-navigation.run()
+with session.app_run():  # every page checks that its run started here (session.page_start)
+    navigation = st.navigation(PAGES, position="hidden")
+    datasets.follow_link(navigation)  # a link to data this session lacks opens the Data page
+    sidebar.sidebar_summary(PAGES)
+    navigation.run()
 session.warm_imports()  # once per process, a few seconds on: scikit-learn before a page needs it

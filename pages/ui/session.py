@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import gc
+import importlib
 import os
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import streamlit as st
@@ -40,22 +42,31 @@ def leave_a_core() -> None:
 _WARMED = threading.Lock()
 #: Seconds after the first run of the process that the background imports start.
 WARM_AFTER = 3.0
+#: The modules warmed, one at a time (each 0.2-1 s), in the order the pages' computations need them.
+WARM_MODULES = ("scipy.stats", "sklearn.utils", "sklearn.metrics", "sklearn.cluster", "core.evaluation.metrics",
+                "core.selection.baselines", "core.selection.qalpha")
+#: Each module waits until no run of ``app.py`` has been in progress for this long.
+QUIET_FOR = 0.5
 
 
 def warm_imports() -> None:
     """Once per process, in a background thread: import what the pages' computations need
     (scikit-learn's k-means and metrics, which bring SciPy's statistics and pandas, and the
     library's solvers), so that the first page that clusters does not wait for them: they took
-    1.2 s of the Q-alpha page's first open in a fresh server (docs/benchmarks.md)."""
+    1.2 s of the Q-alpha page's first open in a fresh server (docs/benchmarks.md).
+
+    An import holds the interpreter for its whole length: one module at a time, each when the
+    app has been quiet for :data:`QUIET_FOR` (no run in progress, :func:`app_run`). Imported
+    while a page opened, they had made the Data page's first open 1.2 s slower.
+    """
     if not _WARMED.acquire(blocking=False):
         return
 
     def load():
-        import sklearn.cluster  # noqa: F401
-        import sklearn.metrics  # noqa: F401
-        import core.evaluation.metrics  # noqa: F401
-        import core.selection.baselines  # noqa: F401
-        import core.selection.qalpha  # noqa: F401
+        for name in WARM_MODULES:
+            while not _quiet():
+                time.sleep(0.1)
+            importlib.import_module(name)
 
     # later than the first page's drawing, which they would otherwise slow (Home by 1 s)
     timer = threading.Timer(WARM_AFTER, load)
@@ -67,9 +78,28 @@ def warm_imports() -> None:
 _RUN = threading.local()  # per script thread: did this run start in app.py?
 
 
-def app_run() -> None:
-    """Called by ``app.py`` at the start of every run, before the page runs."""
+_RUNS_CHANGED = threading.Lock()
+_RUNS = {"in progress": 0, "last ended": float("-inf")}  # runs of app.py, for the warm imports
+
+
+@contextmanager
+def app_run():
+    """``app.py``'s every run, the page's included: marks it as started there (:func:`page_start`)
+    and counts it while it runs (:func:`warm_imports` waits for quiet)."""
     _RUN.through_app = True
+    with _RUNS_CHANGED:
+        _RUNS["in progress"] += 1
+    try:
+        yield
+    finally:  # st.stop and st.rerun end a run by exceptions
+        with _RUNS_CHANGED:
+            _RUNS["in progress"] -= 1
+            _RUNS["last ended"] = time.monotonic()
+
+
+def _quiet() -> bool:
+    with _RUNS_CHANGED:
+        return _RUNS["in progress"] == 0 and time.monotonic() - _RUNS["last ended"] >= QUIET_FOR
 
 
 def page_start() -> None:

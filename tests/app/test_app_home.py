@@ -23,8 +23,9 @@ def test_home_page_shows_methods_and_data_sets():
 
 def test_imports_are_warmed_once_per_process_after_a_delay():
     """session.warm_imports starts one background timer per process (a second call starts
-    nothing), and when it fires scikit-learn's k-means and the solvers are imported. Run in a
-    fresh interpreter, where none of them is loaded yet."""
+    nothing); when it fires it waits while a run of app.py is in progress, then imports
+    scikit-learn's k-means and the solvers. Run in a fresh interpreter, where none of them is
+    loaded yet."""
     import os
     import subprocess
     import sys
@@ -35,11 +36,13 @@ def test_imports_are_warmed_once_per_process_after_a_delay():
 import sys, threading, time
 import pages.ui.session as session
 session.WARM_AFTER = 0.2
-assert "sklearn.cluster" not in sys.modules
-session.warm_imports(); session.warm_imports()
-timers = [t for t in threading.enumerate() if t.name == "warm-imports"]
-assert len(timers) == 1, timers
-assert "sklearn.cluster" not in sys.modules  # not before the delay
+assert "sklearn.cluster" not in sys.modules and "scipy.stats" not in sys.modules
+with session.app_run():  # a page running
+    session.warm_imports(); session.warm_imports()
+    timers = [t for t in threading.enumerate() if t.name == "warm-imports"]
+    assert len(timers) == 1, timers
+    time.sleep(1.0)
+    assert "scipy.stats" not in sys.modules  # past the delay, but waiting for the run to end
 timers[0].join(120)
 assert all(name in sys.modules for name in ("sklearn.cluster", "sklearn.metrics", "core.selection.qalpha"))
 print("ok")
