@@ -31,6 +31,7 @@ __all__ = [
     "image_figure",
     "weight_overlay_figure",
     "image_grid_figure",
+    "image_mosaic",
     "contrast_stretch",
     "rank_stretch",
     "topographic_figure",
@@ -398,6 +399,27 @@ def rank_stretch(images) -> np.ndarray:
     return ((ranks - 1.0) / (images.size - 1.0)).reshape(images.shape)
 
 
+def _tiles(images, n_cols, titled):
+    """Where each of ``images`` (count x height x width) goes in a mosaic: ``(shape, n_rows,
+    positions, row_gap)``, one ``(top, left)`` per image, a gutter between images and, with
+    ``titled``, room for titles between rows (``row_gap`` high)."""
+    count, height, width = images.shape
+    n_cols = max(1, min(n_cols, count))
+    n_rows = int(np.ceil(count / n_cols))
+    gap = max(1, round(0.06 * width))
+    row_gap = max(gap, round(0.25 * height)) if titled else gap
+    positions = [(row * (height + row_gap), col * (width + gap))
+                 for row, col in (divmod(index, n_cols) for index in range(count))]
+    return (n_rows * (height + row_gap) - row_gap, n_cols * (width + gap) - gap), n_rows, positions, row_gap
+
+
+def _check_images(images, name):
+    images = np.asarray(images, dtype=np.float64)
+    if images.ndim != 3 or images.shape[0] == 0:
+        raise InputError(f"{name} needs a stack of images (count x height x width).")
+    return images
+
+
 def image_grid_figure(images, titles: Sequence[str] | None = None, n_cols: int = 8,
                       title: str = "", zmin=None, zmax=None, hover_values=None) -> go.Figure:
     """Several images side by side, upright, pixels square: one heat map of the images tiled with
@@ -408,33 +430,29 @@ def image_grid_figure(images, titles: Sequence[str] | None = None, n_cols: int =
     stretched between its own minimum and maximum (as separate heat maps would be), and the hover
     gives the values themselves. ``hover_values`` (same shape as ``images``): the values the hover
     gives instead, for images already mapped to a grey scale (:func:`contrast_stretch`,
-    :func:`rank_stretch`). ``titles`` are written above the images.
+    :func:`rank_stretch`). ``titles`` are written above the images. Pictures redrawn at every
+    slider step and needing no hover are lighter as :func:`image_mosaic`.
     """
-    images = np.asarray(images, dtype=np.float64)
-    if images.ndim != 3 or images.shape[0] == 0:
-        raise InputError("image_grid_figure needs a stack of images (count x height x width).")
+    images = _check_images(images, "image_grid_figure")
     raw = images if hover_values is None else np.asarray(hover_values, dtype=np.float64)
     if raw.shape != images.shape:
         raise InputError(f"hover_values must have the images' shape {images.shape}; got {raw.shape}.")
     count, height, width = images.shape
-    n_cols = max(1, min(n_cols, count))
-    n_rows = int(np.ceil(count / n_cols))
-    gap = max(1, round(0.06 * width))
-    row_gap = max(gap, round(0.25 * height)) if titles is not None else gap
+    shape, n_rows, positions, _ = _tiles(images, n_cols, titles is not None)
     shared_scale = zmin is not None and zmax is not None
-    mosaic = np.full((n_rows * (height + row_gap) - row_gap, n_cols * (width + gap) - gap), np.nan)
+    # float32: the greys and the hover's three digits need no more, and the figure is sent at half the
+    # size (the Haar page's rows of faces: 3.2 MB of base64 in float64 at every λ step)
+    mosaic = np.full(shape, np.nan, dtype=np.float32)
     values = mosaic.copy()
     annotations = []
-    for index, (image, value) in enumerate(zip(images, raw)):
-        row, col = divmod(index, n_cols)
-        top, left = row * (height + row_gap), col * (width + gap)
+    for index, (image, value, (top, left)) in enumerate(zip(images, raw, positions)):
         shown = image
         if not shared_scale:
             low, high = np.nanmin(image), np.nanmax(image)
             shown = (image - low) / (high - low) if high > low else np.full_like(image, 0.5)
         mosaic[top:top + height, left:left + width] = shown
         values[top:top + height, left:left + width] = value
-        if titles is not None and index < len(titles):
+        if titles is not None and index < len(titles) and str(titles[index]):  # each annotation costs a draw
             annotations.append(dict(x=left + (width - 1) / 2, y=top - 0.5, text=str(titles[index]), showarrow=False,
                                     xref="x", yref="y", yanchor="bottom", font=dict(size=11)))
     heat = dict(
@@ -447,6 +465,47 @@ def image_grid_figure(images, titles: Sequence[str] | None = None, n_cols: int =
     for axis in ("xaxis", "yaxis"):
         layout[axis].update(showgrid=False, zeroline=False)
     return _figure([heat], dict(layout, annotations=annotations, height=max(220, 150 * n_rows + 60)))
+
+
+#: :func:`image_mosaic` enlarges its images (by whole pixels) to about this height, as
+#: :func:`image_grid_figure` draws them in a row of its figure.
+MOSAIC_IMAGE_HEIGHT = 140
+
+
+def image_mosaic(images, titles: Sequence[str] | None = None, n_cols: int = 8, zmin: float = 0.0,
+                 zmax: float = 1.0, image_height: int = MOSAIC_IMAGE_HEIGHT) -> np.ndarray:
+    """The pictures of :func:`image_grid_figure` as one grey image (``uint8``, height x width) for
+    ``st.image``: the images tiled on white, grey between ``zmin`` (black) and ``zmax`` (white),
+    ``titles`` written above them, every pixel enlarged to a square of whole pixels so that each
+    image is about ``image_height`` pixels high.
+
+    The browser shows it as a picture. A heat map is a chart that Plotly draws anew (twice) at each
+    slider step that changes it: the Haar page's rows of faces took 0.3 s of the browser's time
+    per λ step that way (``docs/benchmarks.md``). No hover, no zoom.
+    """
+    from PIL import Image, ImageDraw, ImageFont
+
+    images = _check_images(images, "image_mosaic")
+    count, height, width_of_one = images.shape
+    shape, _, positions, row_gap = _tiles(images, n_cols, titles is not None)
+    band = row_gap if titles is not None else 0  # the first row's titles above it
+    positions = [(top + band, left) for top, left in positions]
+    enlarge = int(np.clip(round(image_height / height), 1, 16))
+    grey = np.clip((images - zmin) / max(zmax - zmin, np.finfo(float).tiny), 0.0, 1.0)
+    grey = np.round(np.nan_to_num(grey, nan=1.0) * 255).astype(np.uint8)
+    canvas = np.full((shape[0] + band, shape[1]), 255, dtype=np.uint8)
+    for image, (top, left) in zip(grey, positions):
+        canvas[top:top + height, left:left + width_of_one] = image
+    canvas = np.repeat(np.repeat(canvas, enlarge, axis=0), enlarge, axis=1)
+    picture = Image.fromarray(canvas)
+    if titles is not None:
+        draw = ImageDraw.Draw(picture)
+        font = ImageFont.load_default(size=max(10, min(16, enlarge * round(0.2 * height))))
+        for text, (top, left) in zip(titles, positions):
+            if str(text):  # centred above the image, on its baseline, in Streamlit's text colour (as grey)
+                draw.text(((left + width_of_one / 2) * enlarge, top * enlarge - 2), str(text), fill=51, font=font,
+                          anchor="md")
+    return np.asarray(picture)
 
 
 def topographic_figure(coordinates, alphas, feature_names: Sequence[str] | None = None,

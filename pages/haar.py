@@ -7,7 +7,7 @@ import numpy as np
 import streamlit as st
 
 from core import InputError
-from core.plots import band_mass_figure, contrast_stretch, image_grid_figure, rank_stretch, weight_overlay_figure
+from core.plots import band_mass_figure, contrast_stretch, image_mosaic, rank_stretch, weight_overlay_figure
 from core.selection.qalpha import QAlphaParameters
 from pages.ui import datasets, downloads, runs, session, settings, snippets, views, widgets
 
@@ -30,11 +30,11 @@ LAMBDAS = [0.001, 0.01, 0.1, 1.0]
 #: The rebuilt images' grey scales: the stretch, its name on the radio, and what the caption says of it.
 GREY_SCALES = {
     "rank": (rank_stretch, "rank (histogram-equalised)",
-             "each pixel's grey is its rank among all the pixels of its row (histogram equalisation): the rebuilt "
+             "each pixel's grey is its rank among all the pixels of its set (histogram equalisation): the rebuilt "
              "values span orders of magnitude, a few coarse blocks carry most of the brightness, and a linear scale "
              "shows those blocks and nothing else"),
     "linear": (lambda images: contrast_stretch(images, shared=True), "linear (1st to 99th percentile)",
-               "black and white are the 1st and 99th percentile of its row's pixels, values in proportion")}
+               "black and white are the 1st and 99th percentile of its set's pixels, values in proportion")}
 SIDE_SOURCES = ["side classes"] + (["uploaded side data"] if uploaded_side is not None else [])
 is_class = lambda values: all(c in classes for c in values)  # noqa: E731
 VIEW = {"haar_main": lambda v: [views.choice_of(classes)(c) for c in v],
@@ -105,35 +105,35 @@ grey = st.radio(
     "Grey scale of the rebuilt images", list(GREY_SCALES), horizontal=True, key="haar_grey", persist_state="session",
     format_func=lambda name: GREY_SCALES[name][1],
     help="Rebuilt images' values span orders of magnitude: a few coarse blocks carry most of the brightness. "
-         "rank: each pixel's grey is its rank among the row's pixels, so the face shows (order kept, not differences "
-         "of value). linear: black and white at the row's 1st and 99th percentile, values in proportion.")
+         "rank: each pixel's grey is its rank among the set's pixels, so the face shows (order kept, not differences "
+         "of value). linear: black and white at the set's 1st and 99th percentile, values in proportion.")
 stretch, _, scale_note = GREY_SCALES[grey]
 st.markdown("**The mean image of the main classes** (mean), rebuilt from its alpha-weighted coefficients and scaled "
             "by least squares to match it (rebuilt), and their difference (left out: what alpha leaves out). "
-            f"**Grey scale:** one per row of pictures, shared by the row so that its pictures compare; {scale_note}. "
-            "The originals in the rows below are on a linear scale of their own row.")
+            f"**Grey scale:** one per set of pictures (the three here; each class's images; their rebuilds), shared "
+            f"by the set so that its pictures compare; {scale_note}. The classes' images are on a linear scale of "
+            "their own set.")
+# pictures, not heat maps: a λ step redraws them all, and as Plotly heat maps the rows of faces
+# took 0.3 s of the browser's time per step (docs/benchmarks.md)
 mean_row = np.stack([mean_face, scale * rebuilt, mean_face - scale * rebuilt])
-widgets.chart(image_grid_figure(stretch(mean_row), titles=["mean", "rebuilt", "left out"],
-                                n_cols=3, zmin=0, zmax=1, hover_values=mean_row), "mean_reconstruction")
+widgets.picture(image_mosaic(stretch(mean_row), titles=["mean", "rebuilt", "left out"], n_cols=3),
+                "mean_reconstruction")
 widgets.chart(weight_overlay_figure(mean_face, basis.pixel_map(result.alpha), log_scale=True,
                                     title="Where alpha's weight lies: each coefficient's weight spread over its "
                                           "footprint (log scale, 3 decades)"), "alpha_pixels")
 per_class = st.slider("Images per class", 1, 8, key="haar_per_class", persist_state="session",
                       help="How many images of each main class to show with their reconstructions.")
-# the classes' rows in one figure: one chart to draw in the browser instead of one per class
-shown, raw, titles = [], [], []
+# the classes' rows in one picture, a class per row: its images, then their rebuilds
+shown, titles = [], []
 # as many images of every class (a class may have fewer than asked for)
 per_class = min(per_class, *(int(np.sum(pixels.labels == label)) for label in main_classes))
 for label in main_classes:
     images = pixels.images()[pixels.labels == label][:per_class]
     rebuilt = basis.reconstruct(images, result.alpha)
-    shown += [contrast_stretch(images, shared=True), stretch(rebuilt)]  # one grey scale per row
-    raw += [images, rebuilt]
+    shown += [contrast_stretch(images, shared=True), stretch(rebuilt)]  # one grey scale per set
     titles += [f"class {label}"] + [""] * (per_class - 1) + ["rebuilt"] + [""] * (per_class - 1)
-widgets.chart(image_grid_figure(np.concatenate(shown), titles=titles, n_cols=per_class, zmin=0, zmax=1,
-                                hover_values=np.concatenate(raw),
-                                title="Each main class: its images (upper row) and their rebuilds (lower row)"),
-              "class_rows")
+widgets.picture(image_mosaic(np.concatenate(shown), titles=titles, n_cols=2 * per_class), "class_rows",
+                caption="Each main class: its images (left) and their rebuilds (right)")
 widgets.chart(band_mass_figure(mass), "band_mass")
 ranking = result.ranking
 download = widgets.row(2)

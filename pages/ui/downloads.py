@@ -80,6 +80,15 @@ def results_h5ad(data: Dataset, alpha, top_k: int, settings: dict) -> bytes:
         return path.read_bytes()
 
 
+def picture_png(picture) -> bytes:
+    """A grey (or RGB) ``uint8`` picture as PNG bytes."""
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.fromarray(np.asarray(picture, dtype=np.uint8)).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
 def mask_png(mask) -> bytes:
     """A boolean image as PNG bytes (white = selected)."""
     from PIL import Image

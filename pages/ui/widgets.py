@@ -1,5 +1,5 @@
 """Small widgets the pages share: errors, the sparsity-gap metric, wrapping rows, the weights on the image,
-figures with their downloads."""
+figures and pictures with their downloads."""
 
 from __future__ import annotations
 
@@ -85,3 +85,15 @@ def chart(figure, key: str, where=None, file_name: str | None = None) -> None:
                        "the camera button above saves a PNG at screen size.")
         st.download_button("Table behind it (CSV)", partial(downloads.figure_csv, figure),
                            file_name=f"{file_name}.csv", mime="text/csv", key=f"{key}_as_csv", on_click="ignore")
+
+
+def picture(image, key: str, caption: str | None = None, file_name: str | None = None) -> None:
+    """A picture (a grey ``uint8`` array, :func:`core.plots.image_mosaic`) at its own size, as PNG, with a
+    button that saves it as PNG (written when clicked). For images redrawn at every slider step:
+    the browser shows a picture at once, where a Plotly heat map is drawn anew each time."""
+    from .datasets import current_dataset
+
+    file_name = file_name or f"{current_dataset().name}-{key.replace('_', '-')}"
+    st.image(image, caption=caption, width="content", output_format="PNG")  # JPEG would blur the pixels
+    st.download_button("Save picture (PNG)", partial(downloads.picture_png, image), file_name=f"{file_name}.png",
+                       mime="image/png", key=f"{key}_png", icon=":material/download:", on_click="ignore")

@@ -53,7 +53,8 @@ MUST_SHOW = {
     ("topographic", "*"): dict(title="Topographical map", table=True, charts=[_TOPOGRAPHIC]),
     ("haar", "faces"): dict(title="Haar reconstructions",
                             metrics=["Coefficients", "Sparsity gap", "Share in the approximation band A3"],
-                            charts=["", "Where alpha's weight lies", "Each main class: its images (upper row)"]),
+                            charts=["Where alpha's weight lies", "Share of |alpha| per wavelet band"],
+                            pictures=["", "Each main class: its images (left) and their rebuilds"]),
     ("haar", "*"): dict(title="Haar reconstructions", info=[_NEEDS_IMAGES]),
     ("slda", "faces"): dict(title="Sparse LDA / PCA", metrics=_SLDA_METRICS, info=[_SPCA_TOO_LARGE],
                             charts=["Sparse LDA: class separability", "class 1 mean, 10 selected",
@@ -84,6 +85,11 @@ def test_page_renders(page, name):
     titles = chart_titles(app)
     assert len(titles) >= len(expected.get("charts", [])), titles
     assert all(title.startswith(start) for title, start in zip(titles, expected.get("charts", []))), titles
+    if "pictures" in expected:  # pictures drawn as images (not charts), each with its PNG written when clicked
+        captions = [caption for picture in app.get("image") for caption in picture.captions]
+        assert len(captions) == len(expected["pictures"]), captions
+        assert all(caption.startswith(start) for caption, start in zip(captions, expected["pictures"])), captions
+        assert len([b for b in app.get("download_button") if (b.key or "").endswith("_png")]) >= len(captions)
     notices = [notice.value for notice in app.info]
     assert all(any(notice.startswith(start) for notice in notices) for start in expected.get("info", [])), notices
     assert bool(len(app.dataframe)) == expected.get("table", False)
@@ -635,13 +641,22 @@ def test_a_links_invalid_value_is_named_by_its_label():
     assert "k — number of clusters (999)" in notes and "qa_k" not in notes, notes
 
 
-def test_haar_rows_share_one_grey_scale_and_the_hover_gives_the_values():
+def test_haar_rows_share_one_grey_scale_drawn_as_pictures(monkeypatch):
     """Each row of the Haar page's pictures is on one grey scale: the originals linear between the
     row's 1st and 99th percentile; the rebuilt ones by rank over the row (histogram-equalised: the
-    greys of n pixels are their ranks / (n - 1), averaging 1/2) or linear, as chosen. The hover
-    gives the values before the grey scale."""
-    from core.plots import contrast_stretch, rank_stretch
+    greys of n pixels are their ranks / (n - 1), averaging 1/2) or linear, as chosen. The rows are
+    pictures (PNG), each with a button that saves it, and no heat map of images is left."""
+    import core.plots
+    from core.plots import contrast_stretch
 
+    drawn = []
+    real_mosaic = core.plots.image_mosaic
+
+    def recording_mosaic(images, *args, **kwargs):
+        drawn.append((np.array(images), kwargs.get("titles")))
+        return real_mosaic(images, *args, **kwargs)
+
+    monkeypatch.setattr(core.plots, "image_mosaic", recording_mosaic)
     digits = load_dataset("digits")
     app = AppTest.from_file(str(ROOT / "pages" / "haar.py"), default_timeout=300)
     app.session_state["dataset"] = digits
@@ -649,20 +664,25 @@ def test_haar_rows_share_one_grey_scale_and_the_hover_gives_the_values():
     app.run()
     assert not app.exception and app.radio(key="haar_grey").value == "rank"
     assert any("histogram equalisation" in m.value for m in app.markdown)
+    pictures = app.get("image")
+    assert len(pictures) == 2 and all(url.endswith(".png") for picture in pictures for url in picture.value)
+    assert {"mean_reconstruction_png", "class_rows_png"} <= {b.key for b in app.get("download_button")}
+    assert not [c for c in app.get("plotly_chart") if "class_rows" in c.proto.id or "mean_reconstruction" in c.proto.id]
 
-    def rows(app):
-        chart = next(c for c in app.get("plotly_chart") if "class_rows" in c.proto.id)
-        trace = json.loads(chart.proto.spec)["data"][0]
-        z, raw = plotly_array(trace["z"]), plotly_array(trace["customdata"])
-        # 8 x 8 digits, 1 pixel between images and 2 between rows: class 0's images, then their rebuilds
-        assert z.shape == (5 * 2 * 10 - 2, 3 * 9 - 1)  # the five main classes' rows in one figure
-        cells = lambda a: np.stack([a[:, c * 9:c * 9 + 8] for c in range(3)])  # noqa: E731
-        return cells(z[:8]), cells(z[10:18]), cells(raw[:8]), cells(raw[10:18])
+    def rows():
+        images, titles = drawn[-1]  # the class rows: class 0's 3 images, their rebuilds, then class 1's ...
+        assert images.shape == (5 * 2 * 3, 8, 8) and titles[:6] == ["class 0", "", "", "rebuilt", "", ""]
+        return images[:3], images[3:6]
 
-    top, bottom, raw_top, raw_bottom = rows(app)
-    assert np.allclose(top, contrast_stretch(raw_top, shared=True), atol=1e-12)
-    assert np.allclose(bottom, rank_stretch(raw_bottom), atol=1e-12) and abs(bottom.mean() - 0.5) < 1e-12
-    assert np.array_equal(raw_top, digits.images()[digits.labels == 0][:3])  # the hover: the images' own values
+    top, bottom = rows()
+    assert np.allclose(top, contrast_stretch(digits.images()[digits.labels == 0][:3], shared=True), atol=1e-12)
+    n = bottom.size  # ranks / (n - 1), ties sharing their mean rank: the mean is exactly 1/2
+    assert abs(bottom.mean() - 0.5) < 1e-12 and bottom.min() == 0 and bottom.max() == 1
+    assert np.all(np.isclose((bottom * (n - 1) * 2) % 1, 0) | np.isclose((bottom * (n - 1) * 2) % 1, 1))
+    mean_images, mean_titles = drawn[-2]
+    assert mean_titles == ["mean", "rebuilt", "left out"] and mean_images.shape == (3, 8, 8)
     app.radio(key="haar_grey").set_value("linear").run()
-    _, bottom, _, raw_bottom = rows(app)
-    assert np.allclose(bottom, contrast_stretch(raw_bottom, shared=True), atol=1e-12)
+    _, linear = rows()
+    # linear between the row's own 1st and 99th percentile: clipped at 0 and 1, in proportion between
+    assert linear.min() == 0 and linear.max() == 1 and 0.1 < linear.mean() < 0.9
+    assert not np.allclose(linear, bottom)

@@ -76,16 +76,17 @@ def test_image_grid():
     images = np.random.default_rng(0).random((5, 4, 3))
     fig = image_grid_figure(images, titles=list("abcde"), n_cols=3, zmin=0, zmax=1)
     assert len(fig.data) == 1  # one heat map of the tiled images
-    mosaic = np.asarray(fig.data[0].z, dtype=float)
+    mosaic = np.asarray(fig.data[0].z)
+    assert mosaic.dtype == np.float32  # sent at half the size of float64
     tiles = [mosaic[top:top + 4, left:left + 3] for top in (0, 5) for left in (0, 4, 8)][:5]
-    assert all(np.array_equal(tile, image) for tile, image in zip(tiles, images))
+    assert all(np.array_equal(tile, image.astype(np.float32)) for tile, image in zip(tiles, images))
     assert np.isnan(mosaic[:, 3]).all() and np.isnan(mosaic[4]).all()  # the gutters
     assert [a.text for a in fig.layout.annotations] == list("abcde")
     # without a shared scale each image is stretched to [0, 1], and the hover keeps its values
     scaled = image_grid_figure(images * np.arange(1, 6)[:, None, None], n_cols=5)
     z, values = np.asarray(scaled.data[0].z, dtype=float), np.asarray(scaled.data[0].customdata, dtype=float)
     assert np.nanmin(z[:, 4:7]) == 0 and np.nanmax(z[:, 4:7]) == 1
-    assert np.allclose(values[:, 4:7], 2 * images[1])
+    assert np.allclose(values[:, 4:7], 2 * images[1], rtol=1e-7)
     # images already on a grey scale: the hover gives the values they were made from
     greyed = image_grid_figure(images, n_cols=5, zmin=0, zmax=1, hover_values=100 * images)
     assert np.allclose(np.asarray(greyed.data[0].customdata, dtype=float)[:, 4:7], 100 * images[1])
@@ -94,6 +95,31 @@ def test_image_grid():
         image_grid_figure(np.zeros((4, 3)))
     with pytest.raises(InputError, match="shape"):
         image_grid_figure(images, hover_values=images[:2])
+
+
+def test_image_mosaic_tiles_the_images_as_image_grid_figure_does():
+    """The picture of a grid: each image where image_grid_figure tiles it (below a title band),
+    every pixel a square of whole pixels, greys from zmin (black) to zmax (white), white gutters,
+    a title written above an image that has one and nothing above one that has none."""
+    from core.plots import image_mosaic
+
+    images = np.random.default_rng(1).random((5, 8, 6)) * 2 - 0.5  # some below 0 and above 1: clipped
+    picture = image_mosaic(images, titles=["a", "", "c", "", ""], n_cols=3, image_height=32)
+    enlarge, band = 4, 2  # 32 / 8; the row gap of 8-pixel-high images with titles
+    mosaic = np.asarray(image_grid_figure(images, titles=list("abcde"), n_cols=3, zmin=0, zmax=1).data[0].z)
+    assert picture.dtype == np.uint8 and picture.ndim == 2
+    assert picture.shape == ((mosaic.shape[0] + band) * enlarge, mosaic.shape[1] * enlarge)
+    body = picture[band * enlarge:]
+    expected = np.where(np.isnan(mosaic), 255, np.round(np.clip(mosaic, 0, 1) * 255))
+    assert np.array_equal(body, np.repeat(np.repeat(expected, enlarge, 0), enlarge, 1))
+    title_band = picture[:band * enlarge]
+    columns = lambda c: slice(c * 7 * enlarge, (c * 7 + 6) * enlarge)  # noqa: E731 - 6 wide, a 1-pixel gutter
+    assert (title_band[:, columns(0)] < 128).any() and (title_band[:, columns(2)] < 128).any()
+    assert (title_band[:, columns(1)] == 255).all()
+    plain = image_mosaic(images[:2], n_cols=2, zmin=-0.5, zmax=1.5, image_height=8)
+    assert plain.shape == (8, 13) and np.array_equal(plain[:, :6], np.round((images[0] + 0.5) / 2 * 255))
+    with pytest.raises(InputError):
+        image_mosaic(np.zeros((4, 3)))
 
 
 def test_topographic_figure_one_ellipse_per_feature():
