@@ -403,9 +403,10 @@ def test_session_list_keeps_uploads_up_to_its_cap_and_says_what_left(monkeypatch
 
 
 def test_slda_page_runs_full_resolution_image_pairs_and_says_how_long_first():
-    """64 x 64 images (4,096 pixels): the page runs the blocked path, records its rate for the next
-    estimate and shows the selection; the estimate and Stop it drew before the run (seen during
-    the run by the browser test) are gone once the run is over; a second visit reuses the result."""
+    """64 x 64 images (4,096 pixels): the page runs the path (the low-rank solver: 40 images),
+    records its ratio to the cost model for the next estimate and shows the selection; the
+    estimate and Stop it drew before a long run (seen during the run by the browser test) are
+    gone once the run is over; a second visit reuses the result."""
     import numpy as np
     from core.data.dataset import Dataset
 
