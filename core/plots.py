@@ -309,7 +309,9 @@ def weight_overlay_figure(background, weights, image_shape=None, selected=None,
     ``selected`` (indices into the flattened image) are marked with points, so the top-K
     selection can be seen at once. With ``log_scale`` the colours follow log10 of the weights
     over the ``decades`` below the largest (weights that span orders of magnitude otherwise show
-    as a few dots on black); the hover still gives the weight itself.
+    as a few dots on black); the hover still gives the weight itself. With ``opacity`` 0 only the
+    background and the outline are drawn (an invisible layer still costs the browser a heat map
+    at every step).
     """
     background = _as_image(background, image_shape)
     weights = _as_image(weights, background.shape)
@@ -324,7 +326,7 @@ def weight_overlay_figure(background, weights, image_shape=None, selected=None,
     hover = "row %{y}, column %{x}<br>alpha " + ("%{customdata:.4g}" if log_scale else "%{z:.4g}")
     # the hover says which pixels are selected; an empty string for the others keeps the figure
     # small (it is sent at every step of K)
-    traces.append(dict(type="heatmap", z=shown, customdata=weights if log_scale else None, colorscale=_colorscale("Hot"),
+    traces.append(None if opacity == 0 else dict(type="heatmap", z=shown, customdata=weights if log_scale else None, colorscale=_colorscale("Hot"),
                        reversescale=True, opacity=opacity, showscale=True, colorbar=dict(title=_text(bar)), name="alpha",
                        text=np.where(marked, "selected", "") if selected is not None else None,
                        hovertemplate=hover + ("<br>%{text}" if selected is not None else "") + "<extra></extra>"))
@@ -334,7 +336,7 @@ def weight_overlay_figure(background, weights, image_shape=None, selected=None,
         x, y = selection_outline(marked)
         traces.append(dict(type="scatter", x=x, y=y, mode="lines", name="selected",
                            line=dict(color="deepskyblue", width=1.5), hoverinfo="skip"))
-    return _figure(traces, _image_layout(title))
+    return _figure([trace for trace in traces if trace is not None], _image_layout(title))
 
 
 def selection_outline(mask) -> tuple[np.ndarray, np.ndarray]:

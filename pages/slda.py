@@ -117,6 +117,61 @@ def run_spca(data):
         stages=f"a forward and a backward pass of {n:,} steps")
 
 
+@st.fragment
+def discriminant_view(path, first, second, reg) -> None:
+    """Everything that follows k and the subset rule (the separability, the selected pixels on both
+    class means, the downloads, the snippet). A fragment: a step of the k slider reruns only this
+    part, not the curves, the metrics and the other tab above and below it."""
+    n = data.n_features
+    k = st.slider("k — number of features", 1, n, key="slda_k", persist_state="session",
+                  help="Cardinality k of the sparse discriminant whose pixels are shown.")
+    method = st.radio("Subset", METHODS, horizontal=True, key="slda_method", persist_state="session",
+                      help="dual: the better of the forward and backward greedy passes for this k; "
+                           "fisher: the k largest loadings of the Fisher vector B^-1 a.")
+    subset = path.subset(k, method)
+    weights = path.discriminant(k, method)
+    objective = {"dual": path.dual_objective, "forward": path.forward_objective,
+                 "backward": path.backward_objective, "fisher": path.fisher_objective}[method]
+    st.markdown(f"Separability of the {k} features: **{objective[k - 1]:.4g}** "
+                f"({100 * objective[k - 1] / path.lambda_max:.1f}% of all features').")
+    if data.is_image:
+        mask = np.zeros(n)
+        mask[subset] = 1.0
+        image_columns = st.columns(2)
+        for column, label in zip(image_columns, (first, second)):
+            mean = data.X[data.labels == label].mean(axis=0)
+            widgets.chart(weight_overlay_figure(mean, mask, data.image_shape, selected=subset,
+                                                title=f"class {label} mean, {k} selected", opacity=0.0),
+                          f"mask_{label}", where=column)
+    else:
+        st.dataframe({"feature": [data.feature_names[j] for j in subset],
+                      "weight": weights[subset]}, hide_index=True)
+    parameters = dict(data_set=data.name, classes=[str(first), str(second)], reg=path.reg, k=k,
+                      method=method, selected=[data.feature_names[j] for j in np.sort(subset)])
+    download = widgets.row(4 if data.is_image else 3)
+    download[0].download_button(
+        "Curves against k (CSV)", partial(downloads.table_csv, {
+            "k": np.arange(1, n + 1), "forward": path.forward_objective, "backward": path.backward_objective,
+            "dual": path.dual_objective, "fisher": path.fisher_objective, "bound": path.bound}),
+        file_name=f"{data.name}-slda-curves.csv", mime="text/csv", key="slda_curves_csv", on_click="ignore")
+    download[1].download_button(
+        f"Data, {k} selected features (CSV)", partial(downloads.selected_data_csv, data, subset),  # on click
+        file_name=f"{data.name}-slda-selected.csv", mime="text/csv", key="slda_subset_csv", on_click="ignore")
+    download[2].download_button(
+        "Parameters and weights (JSON)",
+        json.dumps(dict(parameters, weights=[float(weights[j]) for j in np.sort(subset)]), indent=1),
+        file_name=f"{data.name}-slda-parameters.json", mime="application/json", key="slda_json",
+        on_click="ignore")
+    if data.is_image:
+        download[3].download_button("Selection mask (PNG)", partial(downloads.mask_png, data.to_image(mask > 0)),
+                                    file_name=f"{data.name}-slda-mask.png", mime="image/png",
+                                    key="slda_mask_png", on_click="ignore")
+    with st.expander("Python: this discriminant in a notebook"):
+        st.code(snippets.slda_snippet(data, datasets.is_bundled(data), first, second, reg, k, method),
+                language="python")
+    views.share_view(VIEW)  # the link follows k too (the page's own reruns share it at the end)
+
+
 lda_tab, pca_tab = st.tabs(["Sparse LDA (two classes)", "Sparse PCA"])
 
 with lda_tab:
@@ -166,52 +221,7 @@ with lda_tab:
                 st.caption(f"The Eq. 5 bound is correct but loose here: at most {np.nanmax(path.bound):.3g}, under 1% "
                            f"of the greedy objective ({best:.3g}), so it lies on the axis; switch on the log scale "
                            "to see it.")
-            k = st.slider("k — number of features", 1, n, key="slda_k", persist_state="session",
-                          help="Cardinality k of the sparse discriminant whose pixels are shown.")
-            method = st.radio("Subset", METHODS, horizontal=True, key="slda_method", persist_state="session",
-                              help="dual: the better of the forward and backward greedy passes for this k; "
-                                   "fisher: the k largest loadings of the Fisher vector B^-1 a.")
-            subset = path.subset(k, method)
-            weights = path.discriminant(k, method)
-            objective = {"dual": path.dual_objective, "forward": path.forward_objective,
-                         "backward": path.backward_objective, "fisher": path.fisher_objective}[method]
-            st.markdown(f"Separability of the {k} features: **{objective[k - 1]:.4g}** "
-                        f"({100 * objective[k - 1] / path.lambda_max:.1f}% of all features').")
-            if data.is_image:
-                mask = np.zeros(n)
-                mask[subset] = 1.0
-                image_columns = st.columns(2)
-                for column, label in zip(image_columns, (first, second)):
-                    mean = data.X[data.labels == label].mean(axis=0)
-                    widgets.chart(weight_overlay_figure(mean, mask, data.image_shape, selected=subset,
-                                                        title=f"class {label} mean, {k} selected", opacity=0.0),
-                                  f"mask_{label}", where=column)
-            else:
-                st.dataframe({"feature": [data.feature_names[j] for j in subset],
-                              "weight": weights[subset]}, hide_index=True)
-            parameters = dict(data_set=data.name, classes=[str(first), str(second)], reg=path.reg, k=k,
-                              method=method, selected=[data.feature_names[j] for j in np.sort(subset)])
-            download = widgets.row(4 if data.is_image else 3)
-            download[0].download_button(
-                "Curves against k (CSV)", partial(downloads.table_csv, {
-                    "k": np.arange(1, n + 1), "forward": path.forward_objective, "backward": path.backward_objective,
-                    "dual": path.dual_objective, "fisher": path.fisher_objective, "bound": path.bound}),
-                file_name=f"{data.name}-slda-curves.csv", mime="text/csv", key="slda_curves_csv", on_click="ignore")
-            download[1].download_button(
-                f"Data, {k} selected features (CSV)", partial(downloads.selected_data_csv, data, subset),  # on click
-                file_name=f"{data.name}-slda-selected.csv", mime="text/csv", key="slda_subset_csv", on_click="ignore")
-            download[2].download_button(
-                "Parameters and weights (JSON)",
-                json.dumps(dict(parameters, weights=[float(weights[j]) for j in np.sort(subset)]), indent=1),
-                file_name=f"{data.name}-slda-parameters.json", mime="application/json", key="slda_json",
-                on_click="ignore")
-            if data.is_image:
-                download[3].download_button("Selection mask (PNG)", partial(downloads.mask_png, data.to_image(mask > 0)),
-                                            file_name=f"{data.name}-slda-mask.png", mime="image/png",
-                                            key="slda_mask_png", on_click="ignore")
-            with st.expander("Python: this discriminant in a notebook"):
-                st.code(snippets.slda_snippet(data, datasets.is_bundled(data), first, second, reg, k, method),
-                        language="python")
+            discriminant_view(path, first, second, reg)
 
 with pca_tab:
     if data.n_features > SPCA_LIMIT:

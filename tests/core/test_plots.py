@@ -49,6 +49,10 @@ def test_overlay_marks_selected_pixels():
     centres = {(round(np.nanmean(outline.y[i:i + 2])), round(np.nanmean(outline.x[i:i + 2])))
                for i in range(0, len(outline.x), 3)}
     assert centres <= {(1, 1), (2, 3), (0, 1), (2, 1), (1, 0), (1, 2), (1, 3), (3, 3), (2, 2), (2, 4)}
+    # with opacity 0 (the Sparse LDA page's masks) only the background and the outline are drawn
+    bare = weight_overlay_figure(background, np.arange(12.0), selected=[5, 11], opacity=0.0)
+    assert [trace.type for trace in bare.data] == ["heatmap", "scatter"]
+    assert np.array_equal(bare.data[1].x, outline.x, equal_nan=True)
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -353,6 +357,7 @@ def _every_builder():
         "image": image_figure(rng.random(20), (4, 5), title="t", hover_names=[f"p{j}" for j in range(20)], zmin=0, zmax=1),
         "overlay": weight_overlay_figure(rng.random((4, 5)), rng.random((4, 5)), selected=[0, 1, 6]),
         "overlay, log": weight_overlay_figure(rng.random((4, 5)), rng.random((4, 5)), log_scale=True),
+        "overlay, outline only": weight_overlay_figure(rng.random((4, 5)), rng.random((4, 5)), selected=[2], opacity=0.0),
         "image grid": image_grid_figure(images, titles=["a", "b", "c"], n_cols=2),
         "image grid, one scale": image_grid_figure(images, zmin=0.0, zmax=1.0, hover_values=images * 2),
         "topographic": topographic_figure(coordinates, alphas, top=np.arange(8)),
