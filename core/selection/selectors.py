@@ -144,6 +144,9 @@ class GreedySLDASelector(SelectorMixin, BaseEstimator):
         With more than two classes in ``y``, restrict to these two (fast path).
     reg : float or None
         Ridge on the within-class scatter (automatic when it is singular).
+    solver : {"auto", "dense", "low-rank"}
+        How the two-class path is computed (:func:`~core.selection.slda.greedy_slda`): on the
+        scatter, or on the samples when they are far fewer than the features; the same choices.
 
     Attributes
     ----------
@@ -154,11 +157,12 @@ class GreedySLDASelector(SelectorMixin, BaseEstimator):
         The class separability ``lambda_max(A_s, B_s)`` of the selected subset.
     """
 
-    def __init__(self, n_features_to_select=10, *, direction="both", classes=None, reg=None):
+    def __init__(self, n_features_to_select=10, *, direction="both", classes=None, reg=None, solver="auto"):
         self.n_features_to_select = n_features_to_select
         self.direction = direction
         self.classes = classes
         self.reg = reg
+        self.solver = solver
 
     def fit(self, X, y):
         X, y = validate_data(self, X, y, ensure_min_samples=2, dtype=np.float64)
@@ -167,7 +171,8 @@ class GreedySLDASelector(SelectorMixin, BaseEstimator):
         k = _selection_size(self.n_features_to_select, n_features, "a positive int or a fraction in (0, 1]")
         labels = np.unique(y)
         if self.classes is not None or labels.size == 2:
-            self.path_ = greedy_slda(X, y, classes=self.classes, direction=self.direction, reg=self.reg)
+            self.path_ = greedy_slda(X, y, classes=self.classes, direction=self.direction, reg=self.reg,
+                                     solver=self.solver)
         else:
             A, B, _ = scatter_matrices(X, y, reg=self.reg)
             self.path_ = greedy_pair(A, B, direction=self.direction)

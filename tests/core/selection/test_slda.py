@@ -516,6 +516,17 @@ def test_the_automatic_solver_and_its_input_checks():
     assert_same_path(greedy_slda(X, y, reg=0.5, solver="low-rank"), greedy_slda(X, y, reg=0.5))
 
 
+def test_selector_takes_either_solver_and_selects_the_same():
+    X, y = random_labelled(20, 400, 6)  # m / n = 1/20: "auto" is low-rank
+    chosen = {solver: GreedySLDASelector(15, solver=solver).fit(X, y) for solver in ("auto", "dense", "low-rank")}
+    assert chosen["auto"].path_.scatter_factor is not None and chosen["dense"].path_.scatter_factor is None
+    for solver in ("dense", "low-rank"):
+        assert np.array_equal(chosen[solver].get_support(), chosen["auto"].get_support())
+        assert chosen[solver].objective_ == pytest.approx(chosen["auto"].objective_, rel=1e-10)
+    with pytest.raises(InputError, match="solver must be"):
+        GreedySLDASelector(5, solver="qr").fit(X, y)
+
+
 def test_low_rank_progress_is_reported_and_stops():
     from core.errors import Stopped
 
