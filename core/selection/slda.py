@@ -170,10 +170,7 @@ class SLDAPath:
         if self._dense_scatter is not None:
             x[s] = linalg.solve(self.B[np.ix_(s, s)], self.a[s], assume_a="pos")
             return x
-        U_s = self.scatter_factor[s]  # B_ss = U_s U_s^T + reg I: Woodbury, m x m
-        K = U_s.T @ U_s
-        K[np.diag_indices_from(K)] += self.reg
-        x[s] = (self.a[s] - U_s @ linalg.solve(K, U_s.T @ self.a[s], assume_a="pos")) / self.reg
+        x[s] = _woodbury_solve(self.scatter_factor[s], self.reg, self.a[s])
         return x
 
 
@@ -864,14 +861,30 @@ LOW_RANK_REFRESH = 64
 LOW_RANK_FRACTION = 1 / 16
 
 
+def _woodbury_core(U_rows, rho):
+    """``rho I + U_S^T U_S`` (m x m) of the features whose rows of ``U`` are ``U_rows``."""
+    K = U_rows.T @ U_rows
+    K[np.diag_indices_from(K)] += rho
+    return K
+
+
+def _symmetric_inverse(K):
+    """``K^-1`` of the small SPD ``K``, made exactly symmetric (NumPy's BLAS throughout the pass:
+    see ``_cholesky_upper`` in kernel_qalpha)."""
+    M = np.linalg.inv(K)
+    return (M + M.T) / 2
+
+
+def _woodbury_solve(U_rows, rho, v):
+    """``B_SS^-1 v`` for ``B_SS = U_S U_S^T + rho I`` by Woodbury, through the m x m core."""
+    return (v - U_rows @ linalg.solve(_woodbury_core(U_rows, rho), U_rows.T @ v, assume_a="pos")) / rho
+
+
 def _low_rank_state(a, U, rho, members, candidates, forward):
     """``(M, r, s)`` afresh: ``M`` of the features in ``members`` (a boolean mask), ``r`` and ``s``
     of the ``candidates`` (indices)."""
     inside = U[members]
-    K = inside.T @ inside
-    K[np.diag_indices_from(K)] += rho
-    M = np.linalg.inv(K)  # NumPy's BLAS throughout the pass (see _cholesky_upper in kernel_qalpha)
-    M = (M + M.T) / 2
+    M = _symmetric_inverse(_woodbury_core(inside, rho))
     Y = U[candidates] @ M
     r = a[candidates] - Y @ (inside.T @ a[members])
     q = np.einsum("ij,ij->i", Y, U[candidates])
@@ -945,9 +958,7 @@ def _low_rank_nested(a, U, rho, order, block=LOW_RANK_REFRESH):
     for start in range(0, order.size, block):
         chosen = order[start:start + block]
         U_C = U[chosen]
-        M = np.linalg.inv(K)
-        M = (M + M.T) / 2
-        UM = U_C @ M
+        UM = U_C @ _symmetric_inverse(K)
         schur = rho * (UM @ U_C.T)
         schur[np.diag_indices_from(schur)] += rho
         factor = np.linalg.cholesky(schur)
@@ -963,10 +974,8 @@ def _low_rank_path(a, U, rho, classes, direction, progress=None):
     """Every output of :class:`SLDAPath` from ``a`` and the factor ``U`` of ``B - rho I``, in
     ``O(n^2 m)`` time and ``O(n m)`` memory (``B`` itself is formed only if the result is asked for it)."""
     n, m = U.shape
-    K = U.T @ U
-    K[np.diag_indices_from(K)] += rho
-    explained = U.T @ a
-    fisher = (a - U @ np.linalg.solve(K, explained)) / rho  # B^-1 a by Woodbury
+    K = _woodbury_core(U, rho)
+    fisher = (a - U @ linalg.solve(K, U.T @ a, assume_a="pos")) / rho  # B^-1 a (as _woodbury_solve)
     total = n * (2 if direction == "both" else 1)
     nan = np.full(n, np.nan)
     forward_order = backward_order = np.zeros(0, dtype=np.intp)
@@ -980,7 +989,7 @@ def _low_rank_path(a, U, rho, classes, direction, progress=None):
         forward_objective = np.cumsum(gains)
     fisher_order = np.argsort(-np.abs(fisher), kind="stable")
     fisher_objective = _low_rank_nested(a, U, rho, fisher_order)
-    largest_eigenvalue = rho + float(np.linalg.eigvalsh(U.T @ U)[-1])
+    largest_eigenvalue = float(np.linalg.eigvalsh(K)[-1])  # rho + the largest of U^T U: B's
     return _finish_path(a, rho, classes, forward_order, forward_objective, backward_order, backward_objective,
                         fisher_order, fisher_objective, float(a @ fisher), largest_eigenvalue, scatter_factor=U)
 
