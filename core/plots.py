@@ -488,7 +488,7 @@ def image_mosaic(images, titles: Sequence[str] | None = None, n_cols: int = 8, z
     from PIL import Image, ImageDraw, ImageFont
 
     images = _check_images(images, "image_mosaic")
-    count, height, width_of_one = images.shape
+    _, height, width_of_one = images.shape
     shape, _, positions, row_gap = _tiles(images, n_cols, titles is not None)
     band = row_gap if titles is not None else 0  # the first row's titles above it
     positions = [(top + band, left) for top, left in positions]

@@ -91,11 +91,7 @@ def picture_png(picture) -> bytes:
 
 def mask_png(mask) -> bytes:
     """A boolean image as PNG bytes (white = selected)."""
-    from PIL import Image
-
-    buffer = io.BytesIO()
-    Image.fromarray((np.asarray(mask, dtype=bool) * 255).astype(np.uint8)).save(buffer, format="PNG")
-    return buffer.getvalue()
+    return picture_png(np.asarray(mask, dtype=bool) * np.uint8(255))
 
 
 #: Figures export at this width when they have none (the page draws them at its own width), and
