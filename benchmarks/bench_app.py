@@ -158,9 +158,15 @@ def slider_steps(page, name, presses, keys=("ArrowRight", "ArrowLeft")):
     """``presses`` arrow presses on the slider ``name`` (direction alternating in pairs, so that
     values are new and revisited), each timed to the settled page. A press at the end of the range
     changes nothing and is not counted."""
-    thumb = page.get_by_role("slider", name=name).first
+    locator = page.get_by_role("slider", name=name).first
+    # the thumb is found once, not by a query of the page's accessibility tree at every press:
+    # that query (70 ms of the browser's main thread on the Q-alpha page, none on the bare one)
+    # ran just after the press, beside the rerun it was timing
+    thumb = locator.element_handle()
     times, seen = [], {value_of(thumb)}
     for index in range(presses):
+        if not thumb.evaluate("e => e.isConnected"):  # redrawn: found again
+            thumb = locator.element_handle()
         before = value_of(thumb)
         thumb.focus()
         thumb.press(keys[(index // 2) % 2])

@@ -151,7 +151,7 @@ try:
     if side_mode == "side classes":
         if not side_classes:
             raise InputError("Choose at least one side class, or switch side information off.")
-        main, side = data.split_by_class(side_classes)
+        main, side = datasets.split_by_class(data, side_classes)
     elif side_mode == "uploaded side data":
         main, side = data, uploaded_side
     else:

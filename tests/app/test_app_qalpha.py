@@ -513,3 +513,30 @@ def test_the_chosen_settings_are_not_solved_a_second_time(monkeypatch):
     app.radio(key="qa_side_mode").set_value("uploaded side data").run()
     assert not app.exception and not app.error
     assert sorted(solves) == sorted([0.1, 1.0, 10.0] * 2)
+
+
+def test_the_class_split_is_made_once_for_the_reruns_of_the_same_data_and_classes():
+    """A rerun that keeps the data and the side classes reuses the main and side parts (their
+    copies and hashes are not made again); other classes or other data split anew, and the parts
+    are always those of the data and classes on the page."""
+    app = run_page()
+    app.radio(key="qa_side_mode").set_value("side classes").run()
+    set_k_and_lambda_by_hand(app)
+    main, side = app.session_state["_last_class_split"][2]
+    app.number_input(key="qa_k").set_value(4).run()
+    assert app.session_state["_last_class_split"][2][0] is main
+    faces = load_dataset("warpAR10P")
+    chosen = app.multiselect(key="qa_side_classes").value
+    app.multiselect(key="qa_side_classes").set_value(chosen + [faces.classes[0].item()]).run()
+    assert not app.exception and not app.error
+    new_main, new_side = app.session_state["_last_class_split"][2]
+    assert new_main is not main
+    expected_main, expected_side = faces.split_by_class(chosen + [faces.classes[0].item()])
+    assert np.array_equal(new_main.X, expected_main.X) and np.array_equal(new_side.X, expected_side.X)
+    wine = load_dataset("wine")
+    app.session_state["dataset"] = wine
+    app.run()
+    assert not app.exception and not app.error
+    wine_main, wine_side = app.session_state["_last_class_split"][2]
+    assert wine_main.n_features == wine.n_features == wine_side.n_features
+    assert wine_main.n_samples + wine_side.n_samples == wine.n_samples
