@@ -339,6 +339,67 @@ def weight_overlay_figure(background, weights, image_shape=None, selected=None,
     return _figure([trace for trace in traces if trace is not None], _image_layout(title))
 
 
+#: The weights map as a picture (:func:`weight_overlay_picture`) is about this many pixels high.
+OVERLAY_PICTURE_HEIGHT = 420
+
+
+def _colour_scale_rgb(name: str, positions, reverse: bool = False) -> np.ndarray:
+    """The RGB colours (0-255, float) of a named Plotly colour scale at ``positions`` in [0, 1],
+    interpolated between its stops as Plotly.js does."""
+    stops = _scale(name)
+    where = np.array([position for position, _ in stops])
+    colours = np.array([[float(part) for part in colour[colour.index("(") + 1:-1].split(",")] for _, colour in stops])
+    positions = np.clip(np.asarray(positions, dtype=np.float64), 0.0, 1.0)
+    if reverse:
+        positions = 1.0 - positions
+    return np.stack([np.interp(positions, where, colours[:, channel]) for channel in range(3)], axis=-1)
+
+
+def weight_overlay_picture(background, weights, image_shape=None, selected=None, opacity: float = 0.6,
+                           image_height: int = OVERLAY_PICTURE_HEIGHT) -> np.ndarray:
+    """:func:`weight_overlay_figure` as one RGB picture (``uint8``, height x width x 3) for
+    ``st.image``: the background in grey from its smallest (black) to its largest value (white),
+    the weights over it in the figure's colours (Plotly's "Hot" reversed, white at the smallest
+    weight and black at the largest, at ``opacity``), and the ``selected`` pixels outlined in
+    deep sky blue along their region's border. Every pixel is enlarged to a square of whole
+    pixels so that the picture is about ``image_height`` high.
+
+    The browser shows a picture at once; a heat map is a chart that Plotly draws anew (twice) at
+    every step of a slider that changes it: on the Q-alpha page the figure cost a λ step 0.09 s
+    (``docs/benchmarks.md``). No hover: the pages offer the figure beside it on request.
+    """
+    background = _as_image(background, image_shape)
+    weights = _as_image(weights, background.shape)
+    if not 0.0 <= opacity <= 1.0:
+        raise InputError(f"opacity must lie in [0, 1]; got {opacity}.")
+
+    def unit(values):  # the heat map's own colour range: smallest to largest value
+        low, high = float(values.min()), float(values.max())
+        return np.zeros_like(values) if high <= low else (values - low) / (high - low)
+
+    grey = unit(background)[..., None] * 255.0
+    colour = _colour_scale_rgb("Hot", unit(weights), reverse=True)
+    picture = (1.0 - opacity) * grey + opacity * colour
+    enlarge = int(np.clip(round(image_height / background.shape[0]), 1, 16))
+    picture = np.repeat(np.repeat(picture, enlarge, axis=0), enlarge, axis=1)
+    if selected is not None and len(selected):
+        marked = np.zeros(background.shape, dtype=bool)
+        marked.flat[np.asarray(selected, dtype=np.intp)] = True
+        marked = np.repeat(np.repeat(marked, enlarge, axis=0), enlarge, axis=1)
+        # the border: marked pixels with an unmarked (or no) neighbour, as wide as a third of
+        # an enlarged pixel
+        width = max(1, enlarge // 3)
+        padded = np.pad(marked, width)
+        height, across = marked.shape
+        inside = marked.copy()
+        for shift in range(1, width + 1):
+            for rows, cols in ((shift, 0), (-shift, 0), (0, shift), (0, -shift)):
+                inside &= padded[width + rows:width + rows + height, width + cols:width + cols + across]
+        border = marked & ~inside
+        picture[border] = (0.0, 191.0, 255.0)
+    return np.round(picture).astype(np.uint8)
+
+
 def selection_outline(mask) -> tuple[np.ndarray, np.ndarray]:
     """The boundary of the ``True`` cells of a 2-D ``mask`` as line segments in the heat map's
     coordinates (cell ``(r, c)`` spans ``c ± 0.5``, ``r ± 0.5``): ``(x, y)`` with a NaN after each

@@ -119,9 +119,7 @@ st.caption(("Exact step: the leading eigenvector of G at every iteration, float6
 default = default_k(result.alpha, gap)
 widgets.chart(sorted_weights_figure(result.alpha, data.feature_names, gap.n_selected, clear_gap=gap.clear,
                                     default=default), "kernel_sorted")
-overlay = widgets.pixel_view(data, result.alpha, result.top(default.k))
-if overlay is not None:
-    widgets.chart(overlay, "kernel_overlay")
+widgets.pixel_view(data, result.alpha, result.top(default.k), "kernel_overlay")
 widgets.chart(history_figure(result.history), "kernel_history")
 ranking = result.ranking
 table = {"rank": np.arange(1, data.n_features + 1), "feature": np.asarray(data.feature_names)[ranking],

@@ -263,9 +263,7 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
                  disabled=not st.session_state.get("qa_top_k_set"),
                  help="Let K follow the default rule again: the sparsity gap's count where the gap is clear, else "
                       "the fewest features holding half of the squared weight.")
-    overlay = widgets.pixel_view(main, result.alpha, top)
-    if overlay is not None:
-        widgets.chart(overlay, "overlay")
+    widgets.pixel_view(main, result.alpha, top, "overlay")
     if main.labels is not None and np.unique(main.labels).size >= 2:
         # the selection's score follows K and the parameters; the all-features reference only
         # the data and the seed, so moving the K slider does not cluster every feature again

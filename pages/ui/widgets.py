@@ -34,24 +34,35 @@ def row(n: int, width="content") -> list:
     return [line.container(width=width) for _ in range(n)]
 
 
-def pixel_view(data: Dataset, alpha, top):
-    """The weights on the image, for images and for feature families of images (None for
-    tables): alpha over the mean image with the ``top`` pixels marked, or the top features'
-    weights drawn back in pixel space."""
-    from core.plots import weight_overlay_figure
+def pixel_view(data: Dataset, alpha, top, key: str) -> None:
+    """The weights on the image, for images and for feature families of images (nothing for
+    tables): alpha over the mean image with the ``top`` pixels outlined, or the top features'
+    weights drawn back in pixel space. A picture (drawn at once at every slider step, where the
+    heat map cost a step of the Q-alpha page 0.09 s), and under it the same map as a figure with
+    each pixel's weight under the pointer, drawn only while its expander is open."""
+    from core.plots import weight_overlay_figure, weight_overlay_picture
 
     family = data.family
     if family is None:
-        return None
+        return
     images = family.images
+    mean_image = images.X.mean(axis=0)
     marked = family.marked_pixels(top)
     if marked is not None:  # the features are pixels: all of alpha, the top ones marked
-        return weight_overlay_figure(images.X.mean(axis=0), family.pixel_map(alpha), images.image_shape,
-                                     selected=marked, title=f"alpha over the mean image, top {len(top)} marked")
-    kept = np.zeros(data.n_features)
-    kept[top] = alpha[top]
-    return weight_overlay_figure(images.X.mean(axis=0), family.pixel_map(kept), images.image_shape,
-                                 title=f"alpha of the top {len(top)} in pixel space")
+        weights, title = family.pixel_map(alpha), f"alpha over the mean image, top {len(top)} marked"
+    else:
+        kept = np.zeros(data.n_features)
+        kept[top] = alpha[top]
+        weights, title = family.pixel_map(kept), f"alpha of the top {len(top)} in pixel space"
+    low, high = float(np.min(weights)), float(np.max(weights))
+    picture(weight_overlay_picture(mean_image, weights, images.image_shape, selected=marked), key,
+            caption=f"{title}: white at the smallest weight ({low:.3g}), through yellow and red to black at the "
+                    f"largest ({high:.3g})" + ("; the selected pixels outlined in blue" if marked is not None else ""))
+    hover = st.expander("The same map with each pixel's weight under the pointer", key=f"{key}_hover",
+                        on_change="rerun")
+    if hover.open:
+        chart(weight_overlay_figure(mean_image, weights, images.image_shape, selected=marked, title=title), key,
+              where=hover)
 
 
 def chart(figure, key: str, where=None, file_name: str | None = None) -> None:
@@ -96,6 +107,9 @@ def picture(image, key: str, caption: str | None = None, file_name: str | None =
     file_name = file_name or f"{current_dataset().name}-{key.replace('_', '-')}"
     # PNG (JPEG would blur the pixels), written here with light compression: st.image's own writer
     # took 31 ms per picture at every rerun, and the bytes only cross the loopback
-    st.image(downloads.picture_png(image, compress_level=1), caption=caption, width="content", output_format="PNG")
+    # at its own width in pixels: with "content" the Q-alpha page drew its 200-pixel weights map
+    # across the whole column
+    st.image(downloads.picture_png(image, compress_level=1), caption=caption, width=int(np.shape(image)[1]),
+             output_format="PNG")
     st.download_button("Save picture (PNG)", partial(downloads.picture_png, image), file_name=f"{file_name}.png",
                        mime="image/png", key=f"{key}_png", icon=":material/download:", on_click="ignore")

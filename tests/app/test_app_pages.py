@@ -41,11 +41,12 @@ MUST_SHOW = {
     ("data", "faces"): dict(title="Data", charts=["First images"]),
     ("data", "*"): dict(title="Data", table=True),
     ("qalpha", "faces"): dict(title="Q-alpha", metrics=_SELECTION_METRICS, table=True,
-                              charts=["Sorted weights (alpha)", "alpha over the mean image"]),
+                              charts=["Sorted weights (alpha)"], pictures=["alpha over the mean image, top "]),
     ("qalpha", "*"): dict(title="Q-alpha", metrics=_SELECTION_METRICS, table=True,
                           charts=["Sorted weights (alpha)"]),
     ("kernel", "faces"): dict(title="Kernel Q-alpha", metrics=_KERNEL_METRICS,
-                              charts=["Sorted weights (alpha)", "alpha over the mean image", "Objective per iteration"]),
+                              charts=["Sorted weights (alpha)", "Objective per iteration"],
+                              pictures=["alpha over the mean image, top "]),
     ("kernel", "*"): dict(title="Kernel Q-alpha", metrics=_KERNEL_METRICS,
                           charts=["Sorted weights (alpha)", "Objective per iteration"]),
     ("topographic", "faces"): dict(title="Topographical map", table=True,
@@ -355,6 +356,10 @@ def test_kernel_page_draws_alpha_on_the_image_and_stops():
     app.session_state["dataset"] = load_dataset("Yale")
     app.run()
     assert not app.exception and not app.error
+    captions = [caption for picture in app.get("image") for caption in picture.captions]
+    assert any(caption.startswith("alpha over the mean image, top ") for caption in captions)
+    app.session_state["kernel_overlay_hover"] = True  # the map with the pointer's weight, on request
+    app.run()
     titles = [json.loads(chart.proto.spec)["layout"]["title"]["text"] for chart in app.get("plotly_chart")]
     assert any(title.startswith("alpha over the mean image, top ") for title in titles)
     assert not any(button.label == "Stop" for button in app.button)  # idle: nothing to stop

@@ -26,6 +26,13 @@ def set_k_and_lambda_by_hand(app):
     return app.toggle(key="qa_auto").set_value(False).run()
 
 
+def open_hover_map(app):
+    """The weights map with each pixel's weight under the pointer opened (as a click on its
+    expander does): it is drawn only then, beside the picture."""
+    app.session_state["overlay_hover"] = True
+    return app.run()
+
+
 def open_per_class(app):
     """The per-class expander opened (as a click on it does): its content is computed only then."""
     app.session_state["qa_per_class"] = True
@@ -100,9 +107,13 @@ def test_feature_families_draw_back_on_the_image(family, options):
     from core.features.families import to_feature_family
     app = run_page(to_feature_family(load_dataset("warpAR10P"), family, **options))
     assert not app.exception and not app.error
+    # sorted alpha as a figure, the top features' weights drawn back on the images (the family's
+    # pixel map) as a picture; the per-class dot plot and the history wait for their expanders
+    assert len(app.get("plotly_chart")) == 1
+    captions = [caption for picture in app.get("image") for caption in picture.captions]
+    assert len(captions) == 1 and captions[0].startswith("alpha of the top") and "in pixel space:" in captions[0]
+    open_hover_map(app)
     titles = [json.loads(chart.proto.spec)["layout"]["title"]["text"] for chart in app.get("plotly_chart")]
-    # sorted alpha, the top features' weights drawn back on the images (the family's pixel map); the
-    # per-class dot plot and the history wait for their expanders to be opened
     assert len(titles) == 2 and titles[1].startswith("alpha of the top") and titles[1].endswith("in pixel space")
     overlay = json.loads(app.get("plotly_chart")[1].proto.spec)["data"]
     assert len(overlay) >= 2 and overlay[-1]["type"] == "heatmap"  # the mean image and the weights over it
@@ -213,6 +224,8 @@ def test_uploaded_side_data_is_offered_only_for_matching_features():
 def shown_selection(app):
     """What the page says is selected: the count, the overlay's title, the marked pixels, K."""
     count = int(app.metric[0].value.replace(",", ""))
+    caption = next(caption for picture in app.get("image") for caption in picture.captions)
+    assert caption.startswith(f"alpha over the mean image, top {count} marked"), caption
     overlay = json.loads(app.get("plotly_chart")[1].proto.spec)
     title = int(overlay["layout"]["title"]["text"].split("top ")[1].split()[0])
     weights = next(trace for trace in overlay["data"] if trace.get("name") == "alpha")
@@ -221,7 +234,7 @@ def shown_selection(app):
 
 
 def test_count_title_and_marked_pixels_agree_through_lambda_and_k_moves():
-    app = run_page()
+    app = open_hover_map(run_page())
     app.radio(key="qa_side_mode").set_value("side classes").run()
     set_k_and_lambda_by_hand(app)
     gap_counts = []

@@ -55,10 +55,12 @@ def test_qalpha_page_runs_on_the_faces(page, app_url):
     page.get_by_role("link", name="Q-alpha", exact=True).click()
     page.get_by_role("heading", name="Q-alpha").wait_for(timeout=60_000)
     page.get_by_text("Selected (K)").first.wait_for(timeout=120_000)
-    # sorted alpha and the overlay (the per-class dot plot and the history wait in closed
-    # expanders): the overlay comes last
-    page.locator(".js-plotly-plot").filter(has_text="alpha over the mean image").wait_for(timeout=60_000)
+    # sorted alpha as a figure and the weights over the mean image as a picture (the figure of
+    # the same map, the per-class dot plot and the history wait in closed expanders)
+    page.get_by_text("alpha over the mean image, top").first.wait_for(timeout=60_000)
+    page.locator("[data-testid='stImage'] img").first.wait_for(timeout=60_000)
     assert page.locator(".js-plotly-plot").filter(has_text="Sorted weights (alpha)").count() == 1
+    assert page.locator(".js-plotly-plot").filter(has_text="alpha over the mean image").count() == 0
     assert page.locator("[data-testid='stException']").count() == 0
     page.screenshot(path=str(ARTEFACTS / "qalpha.png"))
 
@@ -362,8 +364,11 @@ SHOWN_SELECTION = """() => {
     const plots = [...document.querySelectorAll('.js-plotly-plot')];
     const overlay = plots.find(p => p.layout && p.layout.title && /top \\d+/.test(p.layout.title.text || ''));
     const weights = overlay.data.find(t => t.name === 'alpha');
+    const caption = [...document.querySelectorAll('[data-testid="stImageCaption"]')]
+        .map(e => e.innerText).find(t => /^alpha over the mean image, top \\d+/.test(t));
     return {count: Number(document.querySelector('[data-testid="stMetricValue"]').innerText.replace(/,/g, '')),
             title: Number(overlay.layout.title.text.match(/top (\\d+)/)[1]),
+            caption: Number(caption.match(/top (\\d+)/)[1]),
             marked: weights.text.flat().filter(t => t === 'selected').length};
 }"""
 
@@ -405,18 +410,22 @@ def test_settings_survive_leaving_and_a_data_set_switch_and_the_selection_agrees
     thumb = page.get_by_role("slider", name="λ — weight of the side information")
     expect(thumb).to_be_enabled(timeout=120_000)
     settle(page)
+    # the weights map as a figure (its hover marks the selected pixels), beside the picture
+    page.get_by_text("The same map with each pixel's weight under the pointer").click()
+    page.locator(".js-plotly-plot").filter(has_text="alpha over the mean image").wait_for(timeout=60_000)
+    settle(page)
     seen = []
     for key in ["ArrowLeft", "ArrowLeft", "ArrowRight", "ArrowLeft", "ArrowLeft"]:
         press_until_changed(page, thumb, key, SORTED_ALPHA)  # a new lambda, new weights
         shown = shown_selection(page)
-        assert shown["count"] == shown["title"] == shown["marked"] == shown["k"], shown
+        assert shown["count"] == shown["caption"] == shown["title"] == shown["marked"] == shown["k"], shown
         seen.append(shown["k"])
     assert len(set(seen)) > 1  # K followed the gap as lambda moved
     k_thumb = page.get_by_role("slider", name="K — top features to show and to cluster with")
     for _ in range(3):
         press_until_changed(page, k_thumb, "ArrowLeft", FIRST_METRIC)  # the count follows K
     chosen = shown_selection(page)
-    assert chosen["count"] == chosen["title"] == chosen["marked"] == chosen["k"] == seen[-1] - 3, chosen
+    assert chosen["count"] == chosen["caption"] == chosen["title"] == chosen["marked"] == chosen["k"] == seen[-1] - 3, chosen
     press_until_changed(page, thumb, "ArrowRight", SORTED_ALPHA)
     assert shown_selection(page) == chosen  # set by the user: K stays
     page.screenshot(path=str(ARTEFACTS / "qalpha-selection-agrees.png"), full_page=True)

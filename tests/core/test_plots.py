@@ -8,7 +8,8 @@ from core.selection.qalpha import DefaultK
 from core.plots import (bar_figure, comparison_figure, curves_figure, dotplot_figure, gap_strength_figure,
                         lambda_path_figure,
                         band_mass_figure, heatmap_table_figure, slda_curves_figure, history_figure, image_figure, image_grid_figure, probability_curve_figure,
-                        sorted_weights_figure, topographic_figure, weight_overlay_figure)
+                        sorted_weights_figure, topographic_figure, weight_overlay_figure,
+                        weight_overlay_picture)
 
 
 def test_sorted_weights_sorted_with_names_and_cut():
@@ -399,3 +400,37 @@ def test_every_builder_writes_a_figure_plotly_validation_leaves_unchanged(name):
     figure = _every_builder()[name]
     validated = go.Figure(figure.to_dict())  # raises ValueError on an invalid property
     assert _plain(json.loads(pio.to_json(figure, validate=False))) == _plain(json.loads(pio.to_json(validated)))
+
+
+def test_overlay_picture_blends_plotlys_colours_over_the_grey_image():
+    """Each pixel: (1 - opacity) x its grey (black at the image's smallest value, white at its
+    largest) + opacity x its weight's colour on Plotly's reversed "Hot" scale, as the figure's heat
+    maps draw them (the colours from Plotly's own sampling of the scale)."""
+    from plotly.colors import sample_colorscale, unlabel_rgb
+
+    rng = np.random.default_rng(0)
+    background, weights = rng.random((3, 4)), rng.random((3, 4))
+    picture = weight_overlay_picture(background, weights, opacity=0.6, image_height=3)
+    assert picture.shape == (3, 4, 3) and picture.dtype == np.uint8
+    grey = (background - background.min()) / np.ptp(background) * 255
+    level = (weights - weights.min()) / np.ptp(weights)
+    for (row, col), t in np.ndenumerate(level):
+        colour = np.array(unlabel_rgb(sample_colorscale("Hot", [1.0 - t])[0]))
+        assert np.allclose(picture[row, col], 0.4 * grey[row, col] + 0.6 * colour, atol=1.0)
+    assert np.array_equal(weight_overlay_picture(background, weights, opacity=0.0, image_height=3)[..., 0],
+                          np.round(grey).astype(np.uint8))
+
+
+def test_overlay_picture_outlines_the_selected_region_and_nothing_else():
+    blue = (0, 191, 255)
+    weights = np.zeros(12)
+    picture = weight_overlay_picture(np.zeros((3, 4)), weights, selected=[5, 6, 3], image_height=12)
+    assert picture.shape == (12, 16, 3)  # every pixel 4 x 4
+    outline = (picture == blue).all(axis=-1)
+    expected = np.zeros((12, 16), dtype=bool)
+    expected[4, 4:12] = expected[7, 4:12] = expected[4:8, 4] = expected[4:8, 11] = True  # cells 5 and 6: one region
+    expected[0, 12:16] = expected[3, 12:16] = expected[0:4, 12] = expected[0:4, 15] = True  # cell 3, in the corner
+    assert np.array_equal(outline, expected)
+    assert not (weight_overlay_picture(np.zeros((3, 4)), weights, image_height=12) == blue).all(axis=-1).any()
+    with pytest.raises(InputError, match="opacity"):
+        weight_overlay_picture(np.zeros((3, 4)), weights, opacity=1.5)
