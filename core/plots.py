@@ -346,9 +346,11 @@ OVERLAY_PICTURE_HEIGHT = 420
 def _colour_scale_rgb(name: str, positions, reverse: bool = False) -> np.ndarray:
     """The RGB colours (0-255, float) of a named Plotly colour scale at ``positions`` in [0, 1],
     interpolated between its stops as Plotly.js does."""
+    from plotly.colors import unlabel_rgb
+
     stops = _scale(name)
     where = np.array([position for position, _ in stops])
-    colours = np.array([[float(part) for part in colour[colour.index("(") + 1:-1].split(",")] for _, colour in stops])
+    colours = np.array([unlabel_rgb(colour) for _, colour in stops], dtype=np.float64)
     positions = np.clip(np.asarray(positions, dtype=np.float64), 0.0, 1.0)
     if reverse:
         positions = 1.0 - positions
