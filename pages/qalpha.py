@@ -363,6 +363,13 @@ if side_mode != "none":
                            "weigh most anywhere on the path (hover for their names), the dashed line the slider's λ; "
                            "beside them, how much of the sorted weights' variance the sparsity gap explains at each λ. "
                            "λ = 0 is not on the log axis and is solved on its own.")
+                unconverged = [f"{lam:g}" for lam, run in zip(path.lams, path.results) if not run.converged]
+                if unconverged:
+                    st.warning(f"{len(unconverged)} of the {path.lams.size} values of λ ({', '.join(unconverged)}) "
+                               f"stopped at {params.max_iter:,} iterations without converging (tolerance "
+                               f"{params.tol:g}): their weights are those of the last iteration. Raise Maximum "
+                               "iterations (under Iteration) and compute the path again.",
+                               icon=":material/warning:")
         else:
             st.caption("Solve every λ of the slider once, and each later move of λ is a lookup.")
 convergence = st.expander(f"Convergence: the objective at each of the {result.n_iter} iterations", key="qa_convergence",

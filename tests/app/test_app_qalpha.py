@@ -553,3 +553,21 @@ def test_the_class_split_is_made_once_for_the_reruns_of_the_same_data_and_classe
     wine_main, wine_side = app.session_state["_last_class_split"][2]
     assert wine_main.n_features == wine.n_features == wine_side.n_features
     assert wine_main.n_samples + wine_side.n_samples == wine.n_samples
+
+
+def test_a_path_with_unconverged_values_says_which():
+    """λ values of the path that ran out of iterations are named under it, with what to do; a
+    converged path says nothing of the kind."""
+    app = run_page(load_dataset("wine"))
+    app.radio(key="qa_side_mode").set_value("side classes").run()
+    set_k_and_lambda_by_hand(app)
+    app.number_input(key="qa_max_iter").set_value(10).run()
+    app.button(key="qa_path_run").click().run()
+    assert not app.exception and not app.error
+    warning = next(w.value for w in app.warning if "values of λ" in w.value)
+    assert warning.endswith("compute the path again.") and "stopped at 10 iterations without converging" in warning
+    count = int(warning.split(" of the ")[0])
+    assert 1 <= count <= 13
+    app.number_input(key="qa_max_iter").set_value(5000).run()
+    app.button(key="qa_path_run").click().run()
+    assert not app.exception and not any("values of λ" in w.value for w in app.warning)
