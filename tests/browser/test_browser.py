@@ -59,6 +59,8 @@ def test_qalpha_page_runs_on_the_faces(page, app_url):
     # the same map, the per-class dot plot and the history wait in closed expanders)
     page.get_by_text("alpha over the mean image, top").first.wait_for(timeout=60_000)
     page.locator("[data-testid='stImage'] img").first.wait_for(timeout=60_000)
+    # Plotly writes the figure's title a moment after the picture shows
+    page.locator(".js-plotly-plot").filter(has_text="Sorted weights (alpha)").first.wait_for(timeout=60_000)
     assert page.locator(".js-plotly-plot").filter(has_text="Sorted weights (alpha)").count() == 1
     assert page.locator(".js-plotly-plot").filter(has_text="alpha over the mean image").count() == 0
     assert page.locator("[data-testid='stException']").count() == 0
