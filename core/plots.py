@@ -343,6 +343,17 @@ def weight_overlay_figure(background, weights, image_shape=None, selected=None,
 OVERLAY_PICTURE_HEIGHT = 420
 
 
+def _whole_pixel_factor(height: int, image_height: int) -> int:
+    """How many times to enlarge an image ``height`` pixels high (by whole pixels, 1-16) so that
+    it is about ``image_height`` high as a picture."""
+    return int(np.clip(round(image_height / height), 1, 16))
+
+
+def _enlarged(image, factor: int) -> np.ndarray:
+    """``image`` with every pixel a ``factor`` x ``factor`` square (its first two axes)."""
+    return np.repeat(np.repeat(image, factor, axis=0), factor, axis=1)
+
+
 def _colour_scale_rgb(name: str, positions, reverse: bool = False) -> np.ndarray:
     """The RGB colours (0-255, float) of a named Plotly colour scale at ``positions`` in [0, 1],
     interpolated between its stops as Plotly.js does."""
@@ -381,25 +392,19 @@ def weight_overlay_picture(background, weights, image_shape=None, selected=None,
 
     grey = unit(background)[..., None] * 255.0
     colour = _colour_scale_rgb("Hot", unit(weights), reverse=True)
-    picture = (1.0 - opacity) * grey + opacity * colour
-    enlarge = int(np.clip(round(image_height / background.shape[0]), 1, 16))
-    picture = np.repeat(np.repeat(picture, enlarge, axis=0), enlarge, axis=1)
+    enlarge = _whole_pixel_factor(background.shape[0], image_height)
+    picture = _enlarged(np.round((1.0 - opacity) * grey + opacity * colour).astype(np.uint8), enlarge)
     if selected is not None and len(selected):
+        from scipy.ndimage import binary_erosion
+
         marked = np.zeros(background.shape, dtype=bool)
         marked.flat[np.asarray(selected, dtype=np.intp)] = True
-        marked = np.repeat(np.repeat(marked, enlarge, axis=0), enlarge, axis=1)
-        # the border: marked pixels with an unmarked (or no) neighbour, as wide as a third of
-        # an enlarged pixel
-        width = max(1, enlarge // 3)
-        padded = np.pad(marked, width)
-        height, across = marked.shape
-        inside = marked.copy()
-        for shift in range(1, width + 1):
-            for rows, cols in ((shift, 0), (-shift, 0), (0, shift), (0, -shift)):
-                inside &= padded[width + rows:width + rows + height, width + cols:width + cols + across]
-        border = marked & ~inside
-        picture[border] = (0.0, 191.0, 255.0)
-    return np.round(picture).astype(np.uint8)
+        marked = _enlarged(marked, enlarge)
+        # the border: the marked pixels that an erosion as deep as a third of an enlarged pixel
+        # removes (the picture's edge counts as unmarked)
+        border = marked & ~binary_erosion(marked, iterations=max(1, enlarge // 3), border_value=0)
+        picture[border] = (0, 191, 255)
+    return picture
 
 
 def selection_outline(mask) -> tuple[np.ndarray, np.ndarray]:
@@ -555,13 +560,13 @@ def image_mosaic(images, titles: Sequence[str] | None = None, n_cols: int = 8, z
     shape, _, positions, row_gap = _tiles(images, n_cols, titles is not None)
     band = row_gap if titles is not None else 0  # the first row's titles above it
     positions = [(top + band, left) for top, left in positions]
-    enlarge = int(np.clip(round(image_height / height), 1, 16))
+    enlarge = _whole_pixel_factor(height, image_height)
     grey = np.clip((images - zmin) / max(zmax - zmin, np.finfo(float).tiny), 0.0, 1.0)
     grey = np.round(np.nan_to_num(grey, nan=1.0) * 255).astype(np.uint8)
     canvas = np.full((shape[0] + band, shape[1]), 255, dtype=np.uint8)
     for image, (top, left) in zip(grey, positions):
         canvas[top:top + height, left:left + width_of_one] = image
-    canvas = np.repeat(np.repeat(canvas, enlarge, axis=0), enlarge, axis=1)
+    canvas = _enlarged(canvas, enlarge)
     picture = Image.fromarray(canvas)
     if titles is not None:
         draw = ImageDraw.Draw(picture)
