@@ -875,9 +875,11 @@ def _symmetric_inverse(K):
     return (M + M.T) / 2
 
 
-def _woodbury_solve(U_rows, rho, v):
-    """``B_SS^-1 v`` for ``B_SS = U_S U_S^T + rho I`` by Woodbury, through the m x m core."""
-    return (v - U_rows @ linalg.solve(_woodbury_core(U_rows, rho), U_rows.T @ v, assume_a="pos")) / rho
+def _woodbury_solve(U_rows, rho, v, core=None):
+    """``B_SS^-1 v`` for ``B_SS = U_S U_S^T + rho I`` by Woodbury, through the m x m ``core``
+    (:func:`_woodbury_core`, formed here unless the caller has it)."""
+    core = _woodbury_core(U_rows, rho) if core is None else core
+    return (v - U_rows @ linalg.solve(core, U_rows.T @ v, assume_a="pos")) / rho
 
 
 def _low_rank_state(a, U, rho, members, candidates, forward):
@@ -975,7 +977,7 @@ def _low_rank_path(a, U, rho, classes, direction, progress=None):
     ``O(n^2 m)`` time and ``O(n m)`` memory (``B`` itself is formed only if the result is asked for it)."""
     n, m = U.shape
     K = _woodbury_core(U, rho)
-    fisher = (a - U @ linalg.solve(K, U.T @ a, assume_a="pos")) / rho  # B^-1 a (as _woodbury_solve)
+    fisher = _woodbury_solve(U, rho, a, core=K)  # B^-1 a
     total = n * (2 if direction == "both" else 1)
     nan = np.full(n, np.nan)
     forward_order = backward_order = np.zeros(0, dtype=np.intp)
