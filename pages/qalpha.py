@@ -107,7 +107,9 @@ with controls:
              "labels, else estimated from the spectrum) and λ among 0.1, 1 and 10: the setting under which k-means "
              "finds the most reproducible groups over resamples of the main samples (no labels used). How it "
              "fared on data nobody tuned it on: README, 'Automatic k and λ'. Turn off to set them yourself.")
-    lam_slot = st.container(width=300)
+    # chosen from the data, λ is shown here; set by hand, its slider heads the results (a λ step
+    # reruns only them: lambda_view)
+    lam_slot = st.container(width=300) if automatic else None
     if not automatic:
         with k_slot:
             k = st.number_input(
@@ -115,15 +117,9 @@ with controls:
                 persist_state="session",
                 help="k in Eq. (1): the number of leading eigenvalues of the affinity A_alpha whose "
                      "squares are maximised (Wolf & Shashua 2003 Sec. 2). Supervised mode uses classes - 1.")
-        with lam_slot:
-            lam = st.select_slider(
-                "λ — weight of the side information", options=LAMBDAS, key="qa_lambda", persist_state="session",
-                format_func=lambda v: f"{v:g}", disabled=side_mode == "none",
-                help="lambda of Shashua & Wolf 2004 Eq. (2) / (3). With side data: alpha is the leading eigenvector "
-                     "of (D + λI)^-1 G — small λ trusts the side data most (λ = 0 needs every side variance "
-                     "positive). With pairs: of G − λB.")
     else:
-        k, lam = st.session_state["qa_k"], st.session_state["qa_lambda"]
+        k = st.session_state["qa_k"]
+    lam = st.session_state["qa_lambda"]
     with st.expander("Iteration", width=300):
         init = st.selectbox("Initial Q", ["uniform", "random"], key="qa_init", persist_state="session",
                             help="Q(0) of Wolf & Shashua 2003 Def. 2. uniform: the k leading eigenvectors of the affinity "
@@ -139,7 +135,6 @@ with controls:
                                     "two iterations is at most this.")
         seed = st.number_input("random_state", 0, 10_000, key="qa_seed", persist_state="session",
                                help="Seeds the random starts, the pairs and k-means: same seed, same result.")
-    runs.stop_control("qalpha")
 
 # where the side information comes from decides the data handed to the run, not its parameters
 side_choice = dict(side_mode=side_mode, side_classes=[str(c) for c in side_classes], n_pairs=int(n_pairs))
@@ -172,20 +167,9 @@ try:
                       help="Chosen from the data" if chosen else "The choice was stopped: the last k set")
         lam_slot.metric("λ — weight of the side information", f"{params.lam:g}",
                         help="Chosen from the data" if chosen else "The choice was stopped: the last λ set")
-    # once the λ path of these settings is computed, a λ on it is a lookup (the same fixed point a
-    # cold run reaches: tests/core/selection/test_lambda_path.py)
-    path_possible = side_mode != "none" and params.n_init == 1
-    path_ready = path_possible and runs.has_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS)
-    with view:
-        if path_ready and params.lam > 0:
-            result = runs.run_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS).at(params.lam)
-        else:
-            result = runs.run_q_alpha(main, side, pairs, params)
 except InputError as error:
     with view:
         widgets.show_error(error)
-    st.stop()
-if result is None:  # stopped before a first result (the note above says so)
     st.stop()
 if auto is not None:
     with view:
@@ -338,61 +322,102 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
     views.share_view([key for key in VIEW if key != "qa_top_k" or st.session_state.get("qa_top_k_set")])
 
 
-with view:
-    selection_view(result, main, params, side_mode, side_choice, int(seed), side_classes, int(n_pairs), pairs)
-if side_mode != "none":
-    with st.expander("λ path: the weights at every λ", expanded=True):
-        if not path_possible:
-            st.caption("The λ path runs one start per λ: set Starts (under Iteration) to 1 to compute it.")
-        elif path_ready or st.button(
-                f"Compute the λ path ({len(PATH_LAMBDAS)} values of λ)", key="qa_path_run",
-                help="Solves Q-alpha once at every positive value of the λ slider, each from the answer at the "
-                     "next larger λ (as glmnet computes a lasso path); afterwards a move of the λ slider "
-                     "shows its result at once."):
-            path = runs.run_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS)
-            if path is not None:
-                # the weights (their dashed line follows the slider) and, beside them, the gap's
-                # strength (unchanged by the slider, so never redrawn by a λ step)
-                panels = st.container(horizontal=True, gap="medium")
-                widgets.chart(lambda_path_figure(path.lams, path.weights, main.feature_names, current=params.lam),
-                              "lambda_path", where=panels.container(width="stretch"))
-                widgets.chart(gap_strength_figure(path.lams, path.gap_strength), "gap_strength",
-                              where=panels.container(width=360))
-                st.caption(f"{path.lams.size} values of λ solved in {path.seconds:.1f} s ({int(path.n_iter.sum()):,} "
-                           "iterations, each λ started from its neighbour's answer). The weights: the ten features that "
-                           "weigh most anywhere on the path (hover for their names), the dashed line the slider's λ; "
-                           "beside them, how much of the sorted weights' variance the sparsity gap explains at each λ. "
-                           "λ = 0 is not on the log axis and is solved on its own.")
-                unconverged = [f"{lam:g}" for lam, run in zip(path.lams, path.results) if not run.converged]
-                if unconverged:
-                    st.warning(f"{len(unconverged)} of the {path.lams.size} values of λ ({', '.join(unconverged)}) "
-                               f"stopped at {params.max_iter:,} iterations without converging (tolerance "
-                               f"{params.tol:g}): their weights are those of the last iteration. Raise Maximum "
-                               "iterations (under Iteration) and compute the path again.",
-                               icon=":material/warning:")
+@st.fragment
+def lambda_view(main, side, pairs, params, side_mode: str, side_choice: dict, automatic: bool, side_classes,
+                n_pairs) -> None:
+    """Everything that follows λ: its slider, the result at that λ (a lookup once the λ path is
+    computed), the selection, the path, the convergence, the table and the downloads. A fragment:
+    a λ step reruns only this part, not the settings and controls above it, which do not depend
+    on λ (a full rerun of the page cost a λ step on the computed path 0.4 s, docs/benchmarks.md)."""
+    runs.stop_control("qalpha")
+    path_possible = side_mode != "none" and params.n_init == 1
+    if not automatic:
+        lam_row = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
+        lam = lam_row.select_slider(
+            "λ — weight of the side information", options=LAMBDAS, key="qa_lambda", persist_state="session",
+            format_func=lambda v: f"{v:g}", disabled=side_mode == "none", width=300,
+            help="lambda of Shashua & Wolf 2004 Eq. (2) / (3). With side data: alpha is the leading eigenvector "
+                 "of (D + λI)^-1 G — small λ trusts the side data most (λ = 0 needs every side variance "
+                 "positive). With pairs: of G − λB.")
+        params = replace(params, lam=float(lam) if side_mode != "none" else 0.0)
+    # once the λ path of these settings is computed, a λ on it is a lookup (the same fixed point a
+    # cold run reaches: tests/core/selection/test_lambda_path.py)
+    path_ready = path_possible and runs.has_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS)
+    if not automatic:
+        if side_mode == "none":
+            lam_row.caption("Choose side information above to weigh it with λ.")
+        elif path_ready:
+            lam_row.caption("The λ path is computed: each λ above 0 is looked up.")
+        elif path_possible:
+            lam_row.caption("Each new λ is solved; compute the λ path (below) and every λ is a lookup.")
+    try:
+        if path_ready and params.lam > 0:
+            result = runs.run_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS).at(params.lam)
         else:
-            st.caption("Solve every λ of the slider once, and each later move of λ is a lookup.")
-convergence = st.expander(f"Convergence: the objective at each of the {result.n_iter} iterations", key="qa_convergence",
-                          on_change="rerun")
-if convergence.open:  # drawn only when asked for: every λ step would redraw it
-    widgets.chart(history_figure(result.history), "history", where=convergence)
-ranking = result.ranking
-table = {"rank": np.arange(1, main.n_features + 1), "feature": np.asarray(main.feature_names)[ranking],
-         "alpha": result.alpha[ranking]}
-st.dataframe({key: values[:50] for key, values in table.items()}, hide_index=True, height=240)
-download = widgets.row(3)
-download[0].download_button(
-    "Weights and ranking (CSV)", partial(downloads.table_csv, table), file_name=f"{main.name}-qalpha.csv",
-    mime="text/csv", on_click="ignore")
-run_settings = dict(asdict(params), **side_choice, data_set=data.name)
-download[1].download_button(
-    "Parameters (JSON)", json.dumps(run_settings, indent=1),
-    file_name=f"{main.name}-qalpha-parameters.json", mime="application/json", on_click="ignore")
-# the data with alpha, rank and the selection per feature, for scanpy and the other AnnData tools
-download[2].download_button(
-    "Data and results (.h5ad)",
-    partial(downloads.results_h5ad, main, result.alpha, int(st.session_state["qa_top_k"]),
-            {key: json.dumps(value) if isinstance(value, (list, dict)) else value for key, value in run_settings.items()}),
-    file_name=f"{main.name}-qalpha.h5ad", mime="application/x-hdf5", key="qa_h5ad",
-    help="AnnData: X the data, var the features with alpha, rank and selected (the top K), uns the settings.",
-    on_click="ignore")
+            result = runs.run_q_alpha(main, side, pairs, params)
+    except InputError as error:
+        widgets.show_error(error)
+        return
+    if result is None:  # stopped before a first result (the note above says so)
+        return
+    selection_view(result, main, params, side_mode, side_choice, params.random_state, side_classes, n_pairs, pairs)
+    if side_mode != "none":
+        with st.expander("λ path: the weights at every λ", expanded=True):
+            if not path_possible:
+                st.caption("The λ path runs one start per λ: set Starts (under Iteration) to 1 to compute it.")
+            elif path_ready or st.button(
+                    f"Compute the λ path ({len(PATH_LAMBDAS)} values of λ)", key="qa_path_run",
+                    help="Solves Q-alpha once at every positive value of the λ slider, each from the answer at the "
+                         "next larger λ (as glmnet computes a lasso path); afterwards a move of the λ slider "
+                         "shows its result at once."):
+                path = runs.run_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS)
+                if path is not None:
+                    # the weights (their dashed line follows the slider) and, beside them, the gap's
+                    # strength (unchanged by the slider, so never redrawn by a λ step)
+                    panels = st.container(horizontal=True, gap="medium")
+                    widgets.chart(lambda_path_figure(path.lams, path.weights, main.feature_names, current=params.lam),
+                                  "lambda_path", where=panels.container(width="stretch"))
+                    widgets.chart(gap_strength_figure(path.lams, path.gap_strength), "gap_strength",
+                                  where=panels.container(width=360))
+                    st.caption(f"{path.lams.size} values of λ solved in {path.seconds:.1f} s ({int(path.n_iter.sum()):,} "
+                               "iterations, each λ started from its neighbour's answer). The weights: the ten features that "
+                               "weigh most anywhere on the path (hover for their names), the dashed line the slider's λ; "
+                               "beside them, how much of the sorted weights' variance the sparsity gap explains at each λ. "
+                               "λ = 0 is not on the log axis and is solved on its own.")
+                    unconverged = [f"{lam:g}" for lam, run in zip(path.lams, path.results) if not run.converged]
+                    if unconverged:
+                        st.warning(f"{len(unconverged)} of the {path.lams.size} values of λ ({', '.join(unconverged)}) "
+                                   f"stopped at {params.max_iter:,} iterations without converging (tolerance "
+                                   f"{params.tol:g}): their weights are those of the last iteration. Raise Maximum "
+                                   "iterations (under Iteration) and compute the path again.",
+                                   icon=":material/warning:")
+            else:
+                st.caption("Solve every λ of the slider once, and each later move of λ is a lookup.")
+    convergence = st.expander(f"Convergence: the objective at each of the {result.n_iter} iterations", key="qa_convergence",
+                              on_change="rerun")
+    if convergence.open:  # drawn only when asked for: every λ step would redraw it
+        widgets.chart(history_figure(result.history), "history", where=convergence)
+    ranking = result.ranking
+    table = {"rank": np.arange(1, main.n_features + 1), "feature": np.asarray(main.feature_names)[ranking],
+             "alpha": result.alpha[ranking]}
+    st.dataframe({key: values[:50] for key, values in table.items()}, hide_index=True, height=240)
+    download = widgets.row(3)
+    download[0].download_button(
+        "Weights and ranking (CSV)", partial(downloads.table_csv, table), file_name=f"{main.name}-qalpha.csv",
+        mime="text/csv", on_click="ignore")
+    run_settings = dict(asdict(params), **side_choice, data_set=data.name)
+    download[1].download_button(
+        "Parameters (JSON)", json.dumps(run_settings, indent=1),
+        file_name=f"{main.name}-qalpha-parameters.json", mime="application/json", on_click="ignore")
+    # the data with alpha, rank and the selection per feature, for scanpy and the other AnnData tools
+    download[2].download_button(
+        "Data and results (.h5ad)",
+        partial(downloads.results_h5ad, main, result.alpha, int(st.session_state["qa_top_k"]),
+                {key: json.dumps(value) if isinstance(value, (list, dict)) else value for key, value in run_settings.items()}),
+        file_name=f"{main.name}-qalpha.h5ad", mime="application/x-hdf5", key="qa_h5ad",
+        help="AnnData: X the data, var the features with alpha, rank and selected (the top K), uns the settings.",
+        on_click="ignore")
+
+
+with view:
+    lambda_view(main, side, pairs, params, side_mode, side_choice, automatic, side_classes, int(n_pairs))
