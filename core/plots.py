@@ -407,6 +407,33 @@ def weight_overlay_picture(background, weights, image_shape=None, selected=None,
     return picture
 
 
+#: A map drawn by :func:`heatmap_picture` is about this many pixels high.
+MAP_PICTURE_HEIGHT = 240
+
+
+def heatmap_picture(values, image_shape=None, colorscale: str = "Hot", zmin: float | None = None,
+                    zmax: float | None = None, image_height: int = MAP_PICTURE_HEIGHT) -> np.ndarray:
+    """:func:`image_figure`'s heat map as one RGB picture (``uint8``, height x width x 3) for
+    ``st.image``: each pixel in the colour of its value on the named Plotly colour scale between
+    ``zmin`` and ``zmax`` (by default the values' own smallest and largest; values beyond them take
+    the end colours, as in the figure), enlarged to a square of whole pixels so that the picture is
+    about ``image_height`` high.
+
+    For maps that change at every step of a slider (:func:`weight_overlay_picture` says why). No
+    hover and no colour bar: a page names the end colours and values in the picture's caption.
+    """
+    image = _as_image(values, image_shape)
+    if not np.isfinite(image).all():
+        raise InputError("heatmap_picture needs finite values (it has no colour for NaN or infinity).")
+    low = float(image.min()) if zmin is None else float(zmin)
+    high = float(image.max()) if zmax is None else float(zmax)
+    if not (np.isfinite(low) and np.isfinite(high)) or high < low:
+        raise InputError(f"zmin and zmax must be finite with zmin <= zmax; got {low} and {high}.")
+    level = np.zeros_like(image) if high == low else (image - low) / (high - low)
+    colour = _colour_scale_rgb(colorscale, level)
+    return _enlarged(np.round(colour).astype(np.uint8), _whole_pixel_factor(image.shape[0], image_height))
+
+
 def selection_outline(mask) -> tuple[np.ndarray, np.ndarray]:
     """The boundary of the ``True`` cells of a 2-D ``mask`` as line segments in the heat map's
     coordinates (cell ``(r, c)`` spans ``c ± 0.5``, ``r ± 0.5``): ``(x, y)`` with a NaN after each

@@ -7,7 +7,7 @@ import numpy as np
 import streamlit as st
 
 from core import InputError
-from core.plots import image_figure, topographic_figure
+from core.plots import heatmap_picture, image_figure, topographic_figure
 from pages.ui import datasets, downloads, runs, session, settings, snippets, views, widgets
 
 session.page_start()
@@ -75,17 +75,28 @@ for r in range(rounds):
 order = np.argsort(-topo.alphas.max(axis=0))[:30]
 st.dataframe({key: np.asarray(values)[order] for key, values in table.items()}, hide_index=True, height=260)
 if data.is_image:
+    # pictures, redrawn at once when the rounds change (three heat maps cost a step of λ x n their
+    # drawing); the figures with each pixel's value under the pointer are drawn only on request
     top_weight = float(topo.alphas[[first, second]].max())
     difference = topo.alphas[second] - topo.alphas[first]
     limit = max(float(np.abs(difference).max()), 1e-12)
-    columns = widgets.row(3, width=300)
-    for column, r in zip(columns, pair):
-        widgets.chart(image_figure(topo.alphas[r], data.image_shape, title=f"alpha, round {r + 1}",
-                                   colorscale="Hot", showscale=True, zmin=0, zmax=top_weight), f"round_{r}", where=column)
-    widgets.chart(image_figure(difference, data.image_shape, colorscale="RdBu_r", showscale=True,
-                               zmin=-limit, zmax=limit,
-                               title=f"round {second + 1} − round {first + 1}"), "round_difference", where=columns[2])
-    st.caption("Same colour scale for both rounds; the difference is red where the later round weighs more.")
+    maps = {f"round_{r}": (topo.alphas[r], "Hot", 0.0, top_weight, f"alpha, round {r + 1}") for r in pair}
+    maps["round_difference"] = (difference, "RdBu_r", -limit, limit, f"round {second + 1} − round {first + 1}")
+    columns = widgets.row(3, width=240)  # three in a row in a 1,400-pixel window
+    for column, (key, (values, scale, low, high, title)) in zip(columns, maps.items()):
+        ends = (f"black at 0, red, yellow, white at {high:.3g}" if scale == "Hot"
+                else f"blue at {low:.3g}, white at 0, red at {high:.3g}")
+        with column:
+            widgets.picture(heatmap_picture(values, data.image_shape, scale, low, high), key,
+                            caption=f"{title}: {ends}")
+    st.caption("Both rounds on the same colour scale; the difference is red where the later round weighs more.")
+    hover = st.expander("The same maps with each pixel's value under the pointer", key="topo_hover",
+                        on_change="rerun")
+    if hover.open:
+        cells = hover.container(horizontal=True, gap="medium")
+        for key, (values, scale, low, high, title) in maps.items():
+            widgets.chart(image_figure(values, data.image_shape, title=title, colorscale=scale, showscale=True,
+                                       zmin=low, zmax=high), key, where=cells.container(width=300))
 for r in range(rounds):
     table[f"direction in round {r + 1} (angle, radians)"] = topo.coordinates[r]
 download = widgets.row(2)

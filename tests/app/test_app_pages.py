@@ -49,8 +49,9 @@ MUST_SHOW = {
                               pictures=["alpha over the mean image, top "]),
     ("kernel", "*"): dict(title="Kernel Q-alpha", metrics=_KERNEL_METRICS,
                           charts=["Sorted weights (alpha)", "Objective per iteration"]),
-    ("topographic", "faces"): dict(title="Topographical map", table=True,
-                                   charts=[_TOPOGRAPHIC, "alpha, round 1", "alpha, round 2", "round 2 − round 1"]),
+    ("topographic", "faces"): dict(title="Topographical map", table=True, charts=[_TOPOGRAPHIC],
+                                   pictures=["alpha, round 1: black at 0", "alpha, round 2: black at 0",
+                                             "round 2 − round 1: blue at -"]),
     ("topographic", "*"): dict(title="Topographical map", table=True, charts=[_TOPOGRAPHIC]),
     ("haar", "faces"): dict(title="Haar reconstructions",
                             metrics=["Coefficients", "Sparsity gap", "Share in the approximation band A3"],
@@ -116,6 +117,28 @@ def test_topographic_page_on_the_paper_data():
     assert not app.exception
     table = app.dataframe[0].value
     assert set(table["feature"][:9]) == {"1", "2", "3", "A", "B", "C", "1A", "2B", "3C"}
+
+
+def test_topographic_rounds_as_pictures_and_on_request_as_figures_with_the_same_values():
+    """On images the rounds' maps are pictures (redrawn at once at a step of λ x n); the
+    expander under them draws the same maps as figures, with each pixel's value under the
+    pointer, on the same colour ranges the captions name."""
+    app = AppTest.from_file(str(ROOT / "pages" / "topographic.py"), default_timeout=300)
+    app.session_state["dataset"] = datasets()["faces"]
+    app.run()
+    assert not app.exception
+    assert len(app.get("image")) == 3 and chart_titles(app) == [_TOPOGRAPHIC]
+    captions = [caption for picture in app.get("image") for caption in picture.captions]
+    app.session_state["topo_hover"] = True  # as a click on the expander does
+    app.run()
+    assert not app.exception
+    titles = chart_titles(app)
+    assert titles[1:] == ["alpha, round 1", "alpha, round 2", "round 2 − round 1"], titles
+    specs = [json.loads(chart.proto.spec) for chart in app.get("plotly_chart")[1:]]
+    for spec, caption in zip(specs, captions):
+        heat = spec["data"][0]
+        high = float(caption.rsplit(" ", 1)[1])  # "... white at 0.0123" / "... red at 0.0123"
+        assert heat["zmax"] == pytest.approx(high, rel=1e-2), (caption, heat["zmax"])
 
 
 def test_slda_page_k_slider_moves_the_selection():

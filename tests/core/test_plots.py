@@ -8,7 +8,7 @@ from core.selection.qalpha import DefaultK
 from core.plots import (bar_figure, comparison_figure, curves_figure, dotplot_figure, gap_strength_figure,
                         lambda_path_figure,
                         band_mass_figure, heatmap_table_figure, slda_curves_figure, history_figure, image_figure, image_grid_figure, probability_curve_figure,
-                        sorted_weights_figure, topographic_figure, weight_overlay_figure,
+                        heatmap_picture, sorted_weights_figure, topographic_figure, weight_overlay_figure,
                         weight_overlay_picture)
 
 
@@ -434,3 +434,26 @@ def test_overlay_picture_outlines_the_selected_region_and_nothing_else():
     assert not (weight_overlay_picture(np.zeros((3, 4)), weights, image_height=12) == blue).all(axis=-1).any()
     with pytest.raises(InputError, match="opacity"):
         weight_overlay_picture(np.zeros((3, 4)), weights, opacity=1.5)
+
+
+@pytest.mark.parametrize("scale", ["Hot", "RdBu_r"])
+def test_heatmap_picture_has_plotlys_colours_between_zmin_and_zmax(scale):
+    """Each pixel in the colour Plotly's own sampling gives its value's place between zmin and
+    zmax; values beyond them take the end colours (as the heat map clips them); every pixel is
+    enlarged to a square of whole pixels."""
+    from plotly.colors import sample_colorscale, unlabel_rgb
+
+    values = np.random.default_rng(1).uniform(-1.5, 1.5, 12)
+    picture = heatmap_picture(values, (3, 4), scale, zmin=-1.0, zmax=1.0, image_height=6)
+    assert picture.shape == (6, 8, 3) and picture.dtype == np.uint8
+    for (row, col), value in np.ndenumerate(values.reshape(3, 4)):
+        expected = unlabel_rgb(sample_colorscale(scale, [float(np.clip((value + 1.0) / 2.0, 0, 1))])[0])
+        cell = picture[2 * row:2 * row + 2, 2 * col:2 * col + 2].reshape(-1, 3)
+        assert (np.abs(cell - np.array(expected)) <= 1.0).all(), (value, cell[0], expected)
+    # without a range: the values' own smallest and largest
+    own = heatmap_picture(np.array([[2.0, 4.0]]), colorscale="Hot", image_height=1)
+    assert own[0, 0].tolist() == [0, 0, 0] and own[0, 1].tolist() == [255, 255, 255]
+    with pytest.raises(InputError, match="finite"):
+        heatmap_picture(np.array([[np.nan, 1.0]]))
+    with pytest.raises(InputError, match="zmin"):
+        heatmap_picture(np.ones((2, 2)), zmin=1.0, zmax=0.0)
