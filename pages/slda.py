@@ -8,7 +8,8 @@ import numpy as np
 import streamlit as st
 
 from core import InputError
-from core.plots import image_figure, slda_curves_figure, weight_overlay_figure
+from core.plots import (heatmap_picture, image_figure, slda_curves_figure, weight_overlay_figure,
+                        weight_overlay_picture)
 from core.selection.slda import EXACT_LIMIT, greedy_slda, greedy_spca, sparse_eigenvector
 from pages.ui import datasets, downloads, estimates, runs, session, settings, snippets, views, widgets
 
@@ -19,6 +20,8 @@ SPCA_LIMIT = 340
 LONG_RUN = 2.0  # seconds from which the page says how long and offers Stop
 EPSILONS = [1e-6, 1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0]
 METHODS = ["dual", "forward", "backward", "fisher"]
+#: The class means with the selected pixels are pictures about this high (two side by side).
+MASK_PICTURE_HEIGHT = 360
 
 data = datasets.current_dataset()
 st.title("Sparse LDA / PCA")
@@ -137,12 +140,21 @@ def discriminant_view(path, first, second, reg) -> None:
     if data.is_image:
         mask = np.zeros(n)
         mask[subset] = 1.0
-        image_columns = st.columns(2)
-        for column, label in zip(image_columns, (first, second)):
-            mean = data.X[data.labels == label].mean(axis=0)
-            widgets.chart(weight_overlay_figure(mean, mask, data.image_shape, selected=subset,
-                                                title=f"class {label} mean, {k} selected", opacity=0.0),
-                          f"mask_{label}", where=column)
+        # pictures, shown at once at every step of k (two heat maps were drawn anew by Plotly at
+        # each); the same as figures, each pixel's value under the pointer, on request
+        means = {label: data.X[data.labels == label].mean(axis=0) for label in (first, second)}
+        for column, (label, mean) in zip(st.columns(2), means.items()):
+            with column:
+                widgets.picture(weight_overlay_picture(mean, mask, data.image_shape, selected=subset, opacity=0.0,
+                                                       image_height=MASK_PICTURE_HEIGHT),
+                                f"mask_{label}", caption=f"class {label} mean, {k} selected (outlined in blue)")
+        hover = st.expander("The same with each pixel's value under the pointer", key="slda_hover",
+                            on_change="rerun")
+        if hover.open:
+            for column, (label, mean) in zip(hover.columns(2), means.items()):
+                widgets.chart(weight_overlay_figure(mean, mask, data.image_shape, selected=subset,
+                                                    title=f"class {label} mean, {k} selected", opacity=0.0),
+                              f"mask_{label}", where=column)
     else:
         st.dataframe({"feature": [data.feature_names[j] for j in subset],
                       "weight": weights[subset]}, hide_index=True)
@@ -170,6 +182,39 @@ def discriminant_view(path, first, second, reg) -> None:
         st.code(snippets.slda_snippet(data, datasets.is_bundled(data), first, second, reg, k, method),
                 language="python")
     views.share_view(VIEW)  # the link follows k too (the page's own reruns share it at the end)
+
+
+@st.fragment
+def principal_view(path) -> None:
+    """Everything that follows the sparse PCA k (the variance, the sparse eigenvector, its
+    download and snippet). A fragment: a step of its slider reruns only this part, not the curves
+    and the sparse LDA tab."""
+    n = data.n_features
+    k = st.slider("k — number of features", 1, n, key="spca_k", persist_state="session",
+                  help="Cardinality k of the sparse eigenvector (Moghaddam et al. 2007 Fig. 2/4).")
+    vector = sparse_eigenvector(path, k)
+    st.markdown(f"Variance of the k = {k} sparse eigenvector: {path.dual_objective[k - 1]:.4g} "
+                f"({path.dual_objective[k - 1] / path.upper_bound:.1%} of the full leading eigenvalue).")
+    if data.is_image:
+        # a picture, shown at once at every step of k; the figure (each loading under the pointer)
+        # on request. One range symmetric about 0 for both: the pixels left out are 0, white
+        limit = max(float(np.abs(vector).max()), 1e-12)
+        title = f"Sparse eigenface, k = {k}"
+        widgets.picture(heatmap_picture(vector, data.image_shape, "RdBu", -limit, limit), "eigenface",
+                        caption=f"{title}: red at {-limit:.3g}, white at 0 (the {n - k:,} pixels left out), "
+                                f"blue at {limit:.3g}")
+        hover = st.expander("The same with each pixel's loading under the pointer", key="spca_hover",
+                            on_change="rerun")
+        if hover.open:
+            widgets.chart(image_figure(vector, data.image_shape, title=title, colorscale="RdBu", showscale=True,
+                                       zmin=-limit, zmax=limit), "eigenface", where=hover)
+    st.download_button(
+        f"Sparse eigenvector, k = {k} (CSV)",
+        partial(downloads.table_csv, {"feature": list(data.feature_names), "loading": vector}),
+        file_name=f"{data.name}-spca-k{k}.csv", mime="text/csv", key="spca_csv", on_click="ignore")
+    with st.expander("Python: this sparse eigenvector in a notebook"):
+        st.code(snippets.spca_snippet(data, datasets.is_bundled(data), k), language="python")
+    views.share_view(VIEW)  # the link follows k too
 
 
 lda_tab, pca_tab = st.tabs(["Sparse LDA (two classes)", "Sparse PCA"])
@@ -235,18 +280,5 @@ with pca_tab:
                                  title="Sparse PCA: variance of the leading sparse eigenvector")
         fig.update_layout(yaxis_title="variance captured")
         widgets.chart(fig, "spca_curves")
-        k = st.slider("k — number of features", 1, data.n_features, key="spca_k", persist_state="session",
-                      help="Cardinality k of the sparse eigenvector (Moghaddam et al. 2007 Fig. 2/4).")
-        vector = sparse_eigenvector(path, k)
-        st.markdown(f"Variance of the k = {k} sparse eigenvector: {path.dual_objective[k - 1]:.4g} "
-                    f"({path.dual_objective[k - 1] / path.upper_bound:.1%} of the full leading eigenvalue).")
-        if data.is_image:
-            widgets.chart(image_figure(vector, data.image_shape, title=f"Sparse eigenface, k = {k}",
-                                       colorscale="RdBu", showscale=True), "eigenface")
-        st.download_button(
-            f"Sparse eigenvector, k = {k} (CSV)",
-            partial(downloads.table_csv, {"feature": list(data.feature_names), "loading": vector}),
-            file_name=f"{data.name}-spca-k{k}.csv", mime="text/csv", key="spca_csv", on_click="ignore")
-        with st.expander("Python: this sparse eigenvector in a notebook"):
-            st.code(snippets.spca_snippet(data, datasets.is_bundled(data), k), language="python")
+        principal_view(path)
 views.share_view(VIEW)

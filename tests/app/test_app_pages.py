@@ -59,8 +59,8 @@ MUST_SHOW = {
                             pictures=["", "Each main class: its images (left) and their rebuilds"]),
     ("haar", "*"): dict(title="Haar reconstructions", info=[_NEEDS_IMAGES]),
     ("slda", "faces"): dict(title="Sparse LDA / PCA", metrics=_SLDA_METRICS, info=[_SPCA_TOO_LARGE],
-                            charts=["Sparse LDA: class separability", "class 1 mean, 10 selected",
-                                    "class 2 mean, 10 selected"]),
+                            charts=["Sparse LDA: class separability"],
+                            pictures=["class 1 mean, 10 selected", "class 2 mean, 10 selected"]),
     ("slda", "genes"): dict(title="Sparse LDA / PCA", metrics=_SLDA_METRICS, info=[_SPCA_TOO_LARGE], table=True,
                             charts=["Sparse LDA: class separability"]),
     ("slda", "synthetic"): dict(title="Sparse LDA / PCA", metrics=_SLDA_METRICS, table=True,
@@ -473,7 +473,15 @@ def test_spca_tab_runs_small_sets_at_once_and_larger_ones_on_request():
     app.run()
     assert not app.exception and not app.error
     titles = [json.loads(chart.proto.spec)["layout"]["title"]["text"] for chart in app.get("plotly_chart")]
-    assert titles[-2:] == ["Sparse PCA: variance of the leading sparse eigenvector", "Sparse eigenface, k = 32"]
+    assert titles[-1] == "Sparse PCA: variance of the leading sparse eigenvector"
+    captions = [caption for picture in app.get("image") for caption in picture.captions]
+    # the two class means of the sparse LDA tab, then the eigenface
+    assert captions[-1].startswith("Sparse eigenface, k = 32: red at -") and len(captions) == 3, captions
+    assert "white at 0 (the 32 pixels left out)" in captions[-1]
+    app.session_state["spca_hover"] = True  # as a click on the expander does: the figure, same title
+    app.run()
+    titles = [json.loads(chart.proto.spec)["layout"]["title"]["text"] for chart in app.get("plotly_chart")]
+    assert titles[-1] == "Sparse eigenface, k = 32"
     assert any(m.value.startswith("Variance of the k = 32 sparse eigenvector") for m in app.markdown)
     assert not any(b.label.startswith("Compute sparse PCA") for b in app.button)
 

@@ -133,7 +133,7 @@ def test_sparse_lda_and_pca_snippets_give_the_pages_subset_and_eigenvector():
     shown = app.dataframe[0].value["feature"].tolist()
     assert shown == [wine.feature_names[j] for j in namespace["subset"]]
     digits = load_dataset("digits")
-    app = run_page("slda", digits, spca_k=9)
+    app = run_page("slda", digits, spca_k=9, spca_hover=True)  # the eigenface as a figure: its expander open
     namespace = run_page_snippet(app, "greedy_spca(")
     assert np.allclose(namespace["vector"].reshape(digits.image_shape), chart_z(app, "eigenface"), rtol=0, atol=1e-12)
 
