@@ -318,8 +318,7 @@ def weight_overlay_figure(background, weights, image_shape=None, selected=None,
     traces = [_image_trace(background)]
     shown, bar = weights, "alpha"
     if log_scale:
-        top = max(float(weights.max()), np.finfo(np.float64).tiny)
-        shown, bar = np.log10(np.clip(weights, top * 10.0 ** -decades, None)), "log10 alpha"
+        shown, bar = _log_weights(weights, decades), "log10 alpha"
     marked = np.zeros(background.shape, dtype=bool)
     if selected is not None and len(selected):
         marked.flat[np.asarray(selected, dtype=np.intp)] = True
@@ -337,6 +336,13 @@ def weight_overlay_figure(background, weights, image_shape=None, selected=None,
         traces.append(dict(type="scatter", x=x, y=y, mode="lines", name="selected",
                            line=dict(color="deepskyblue", width=1.5), hoverinfo="skip"))
     return _figure([trace for trace in traces if trace is not None], _image_layout(title))
+
+
+def _log_weights(weights: np.ndarray, decades: float) -> np.ndarray:
+    """log10 of the weights over the ``decades`` below the largest (smaller ones, and those not
+    positive, at the bottom of that range)."""
+    top = max(float(weights.max()), np.finfo(np.float64).tiny)
+    return np.log10(np.clip(weights, top * 10.0 ** -decades, None))
 
 
 #: The weights map as a picture (:func:`weight_overlay_picture`) is about this many pixels high.
@@ -369,13 +375,15 @@ def _colour_scale_rgb(name: str, positions, reverse: bool = False) -> np.ndarray
 
 
 def weight_overlay_picture(background, weights, image_shape=None, selected=None, opacity: float = 0.6,
-                           image_height: int = OVERLAY_PICTURE_HEIGHT) -> np.ndarray:
+                           image_height: int = OVERLAY_PICTURE_HEIGHT, log_scale: bool = False,
+                           decades: float = 3.0) -> np.ndarray:
     """:func:`weight_overlay_figure` as one RGB picture (``uint8``, height x width x 3) for
     ``st.image``: the background in grey from its smallest (black) to its largest value (white),
     the weights over it in the figure's colours (Plotly's "Hot" reversed, white at the smallest
     weight and black at the largest, at ``opacity``), and the ``selected`` pixels outlined in
     deep sky blue along their region's border. Every pixel is enlarged to a square of whole
-    pixels so that the picture is about ``image_height`` high.
+    pixels so that the picture is about ``image_height`` high. ``log_scale`` and ``decades`` colour
+    the weights as the figure's do (log10 of the weights over the ``decades`` below the largest).
 
     The browser shows a picture at once; a heat map is a chart that Plotly draws anew (twice) at
     every step of a slider that changes it: on the Q-alpha page the figure cost a λ step 0.09 s
@@ -391,7 +399,7 @@ def weight_overlay_picture(background, weights, image_shape=None, selected=None,
         return np.zeros_like(values) if high <= low else (values - low) / (high - low)
 
     grey = unit(background)[..., None] * 255.0
-    colour = _colour_scale_rgb("Hot", unit(weights), reverse=True)
+    colour = _colour_scale_rgb("Hot", unit(_log_weights(weights, decades) if log_scale else weights), reverse=True)
     enlarge = _whole_pixel_factor(background.shape[0], image_height)
     picture = _enlarged(np.round((1.0 - opacity) * grey + opacity * colour).astype(np.uint8), enlarge)
     if selected is not None and len(selected):

@@ -7,7 +7,8 @@ import numpy as np
 import streamlit as st
 
 from core import InputError
-from core.plots import band_mass_figure, contrast_stretch, image_mosaic, rank_stretch, weight_overlay_figure
+from core.plots import (band_mass_figure, contrast_stretch, image_mosaic, rank_stretch, weight_overlay_figure,
+                        weight_overlay_picture)
 from core.selection.qalpha import QAlphaParameters
 from pages.ui import datasets, downloads, runs, session, settings, snippets, views, widgets
 
@@ -118,9 +119,19 @@ st.markdown("**The mean image of the main classes** (mean), rebuilt from its alp
 mean_row = np.stack([mean_face, scale * rebuilt, mean_face - scale * rebuilt])
 widgets.picture(image_mosaic(stretch(mean_row), titles=["mean", "rebuilt", "left out"], n_cols=3),
                 "mean_reconstruction")
-widgets.chart(weight_overlay_figure(mean_face, basis.pixel_map(result.alpha), log_scale=True,
-                                    title="Where alpha's weight lies: each coefficient's weight spread over its "
-                                          "footprint (log scale, 3 decades)"), "alpha_pixels")
+# the same: a picture at every step, the figure with each pixel's weight under the pointer on request
+spread = basis.pixel_map(result.alpha)
+where_title = "Where alpha's weight lies: each coefficient's weight spread over its footprint (log scale, 3 decades)"
+largest = float(spread.max())
+floor = largest * 1e-3  # three decades: smaller weights take the floor's colour
+smallest = max(float(spread.min()), floor)
+widgets.picture(weight_overlay_picture(mean_face, spread, log_scale=True), "alpha_pixels",
+                caption=f"{where_title}: white at {smallest:.3g}{' or less' if spread.min() < floor else ''}, through "
+                        f"yellow and red to black at the largest ({largest:.3g}), over the mean image")
+hover = st.expander("The same map with each pixel's weight under the pointer", key="haar_hover", on_change="rerun")
+if hover.open:
+    widgets.chart(weight_overlay_figure(mean_face, spread, log_scale=True, title=where_title), "alpha_pixels",
+                  where=hover)
 per_class = st.slider("Images per class", 1, 8, key="haar_per_class", persist_state="session",
                       help="How many images of each main class to show with their reconstructions.")
 # the classes' rows in one picture, a class per row: its images, then their rebuilds

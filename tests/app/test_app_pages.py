@@ -55,8 +55,8 @@ MUST_SHOW = {
     ("topographic", "*"): dict(title="Topographical map", table=True, charts=[_TOPOGRAPHIC]),
     ("haar", "faces"): dict(title="Haar reconstructions",
                             metrics=["Coefficients", "Sparsity gap", "Share in the approximation band A3"],
-                            charts=["Where alpha's weight lies", "Share of |alpha| per wavelet band"],
-                            pictures=["", "Each main class: its images (left) and their rebuilds"]),
+                            charts=["Share of |alpha| per wavelet band"],
+                            pictures=["", "Where alpha's weight lies", "Each main class: its images (left) and their rebuilds"]),
     ("haar", "*"): dict(title="Haar reconstructions", info=[_NEEDS_IMAGES]),
     ("slda", "faces"): dict(title="Sparse LDA / PCA", metrics=_SLDA_METRICS, info=[_SPCA_TOO_LARGE],
                             charts=["Sparse LDA: class separability"],
@@ -702,9 +702,11 @@ def test_haar_rows_share_one_grey_scale_drawn_as_pictures(monkeypatch):
     assert not app.exception and app.radio(key="haar_grey").value == "rank"
     assert any("histogram equalisation" in m.value for m in app.markdown)
     pictures = app.get("image")
-    assert len(pictures) == 2 and all(url.endswith(".png") for picture in pictures for url in picture.value)
-    assert {"mean_reconstruction_png", "class_rows_png"} <= {b.key for b in app.get("download_button")}
-    assert not [c for c in app.get("plotly_chart") if "class_rows" in c.proto.id or "mean_reconstruction" in c.proto.id]
+    # the mean and its rebuild, where alpha's weight lies, the classes' rows: no heat map among them
+    assert len(pictures) == 3 and all(url.endswith(".png") for picture in pictures for url in picture.value)
+    assert {"mean_reconstruction_png", "alpha_pixels_png", "class_rows_png"} <= {b.key for b in app.get("download_button")}
+    assert not [c for c in app.get("plotly_chart") if any(key in c.proto.id for key in
+                                                          ("class_rows", "mean_reconstruction", "alpha_pixels"))]
 
     def rows():
         images, titles = drawn[-1]  # the class rows: class 0's 3 images, their rebuilds, then class 1's ...

@@ -81,7 +81,7 @@ def test_data_snippet_reads_the_users_own_table_and_images_with_the_choices_made
 
 def test_topographic_snippet_gives_the_pages_alphas():
     digits = load_dataset("digits")
-    app = run_page("topographic", digits)
+    app = run_page("topographic", digits, topo_hover=True)  # the maps as figures: their expander open
     namespace = run_page_snippet(app, "topographic_map(")
     for r in range(2):
         assert np.allclose(namespace["topo"].alphas[r].reshape(digits.image_shape), chart_z(app, f"round_{r}"),
@@ -93,7 +93,7 @@ def test_haar_snippet_gives_the_pages_weights():
     from core.plots import weight_overlay_figure
 
     digits = load_dataset("digits")
-    app = run_page("haar", digits)
+    app = run_page("haar", digits, haar_hover=True)  # the map as a figure: its expander open
     namespace = run_page_snippet(app, "to_haar(")
     basis = namespace["haar"].family.basis
     again = weight_overlay_figure(namespace["mean_image"], basis.pixel_map(namespace["result"].alpha), log_scale=True)
@@ -114,7 +114,7 @@ def test_haar_snippet_with_uploaded_side_images_reads_them_and_gives_the_pages_w
     (tmp_path / name).write_text(pd.DataFrame(nines, columns=[f"p{j}" for j in range(64)]).to_csv(index=False))
     side = load_side_data([(name, (tmp_path / name).read_bytes())], like=digits)
     side = replace(side, meta={**side.meta, "loaded_with": dict(function="load_side_data", files=[name], options={})})
-    app = run_page("haar", digits, side_dataset=side, haar_side_source="uploaded side data")
+    app = run_page("haar", digits, side_dataset=side, haar_side_source="uploaded side data", haar_hover=True)
     assert app.radio(key="haar_side_source").options == ["side classes", "uploaded side data"]
     assert not [m for m in app.multiselect if m.key == "haar_side"]  # no side classes to choose
     monkeypatch.chdir(tmp_path)

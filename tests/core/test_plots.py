@@ -421,6 +421,20 @@ def test_overlay_picture_blends_plotlys_colours_over_the_grey_image():
                           np.round(grey).astype(np.uint8))
 
 
+def test_overlay_picture_on_a_log_scale_colours_as_the_figure_does():
+    """With log_scale the picture's colours follow the figure's heat map values (log10 of the
+    weights over three decades), from its smallest (white) to its largest (black)."""
+    from plotly.colors import sample_colorscale, unlabel_rgb
+
+    weights = np.array([[1e-6, 1e-3], [1e-2, 1.0]])
+    z = np.asarray(weight_overlay_figure(np.zeros((2, 2)), weights, log_scale=True).data[1].z, dtype=float)
+    assert np.allclose(z, [[-3, -3], [-2, 0]])
+    picture = weight_overlay_picture(np.zeros((2, 2)), weights, opacity=1.0, image_height=2, log_scale=True)
+    for (row, col), value in np.ndenumerate(z):
+        colour = unlabel_rgb(sample_colorscale("Hot", [1.0 - (value + 3) / 3])[0])
+        assert np.allclose(picture[row, col], colour, atol=1.0), (value, picture[row, col], colour)
+
+
 def test_overlay_picture_outlines_the_selected_region_and_nothing_else():
     blue = (0, 191, 255)
     weights = np.zeros(12)
