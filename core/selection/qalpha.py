@@ -474,12 +474,19 @@ def _run(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_
         # Steps 3-4: Z = A_alpha Q^(r-1) = M^T (alpha o P); ||Z||_F^2 = alpha^T G(Q^(r-1)) alpha.
         Z = features.times((Pt * alpha).T)
         history.append(problem.objective(alpha, Z))
-        if fixed_Q or (n_iter > 1 and change <= tol):
+        # With Q fixed (supervised) alpha is one leading eigenvector: an exact solve has it at
+        # once; power steps reach it only over as many iterations as alpha needs to settle (one
+        # step was taken for the answer before, off the eigenvector: a tenth lower an objective
+        # on the AR faces, tests/core/selection/test_qalpha.py)
+        exact_once = fixed_Q and solver != "power"
+        if exact_once or (n_iter > 1 and change <= tol):
             converged = True
         if report(progress, n_iter, max_iter, history[-1]) and not converged:
             stopped = True
         if converged or stopped:
             break
+        if fixed_Q:
+            continue
         # Step 5 (power-embedded): one orthogonal-iteration step, Z -> Q R.
         if method == "power":
             Q, R = np.linalg.qr(Z)
