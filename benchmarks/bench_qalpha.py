@@ -10,7 +10,7 @@ power-embedded iteration from the same start for the same number of iterations; 
 never forms it. Reported: time, the cosine between the two alphas, the speed ratio.
 
 Table 2: q = 100 samples in two groups of 50, 1 % of the features shifted by 1.0 in the second
-group, the rest N(0, 1); k = 3; the default solver (power steps above 50,000 features).
+group, the rest N(0, 1); k = 3; the default solver (power steps).
 Reported: time, iterations, converged flag, peak memory of the process (data included), and
 the fraction of the planted features that rank in the top 1 %.
 

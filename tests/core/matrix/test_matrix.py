@@ -162,11 +162,14 @@ def test_q_alpha_side_data_pairs_and_labels_equal_numpy_path(backend):
         assert np.allclose(result.history, reference.history, rtol=1e-8)
 
 
-def test_auto_solver_is_one_pass_per_iteration_on_large_data():
+def test_auto_solver_takes_power_steps_where_they_apply():
+    """Beyond 100 features the automatic solver takes power steps (one pass over the data per
+    iteration) on every backend; Lanczos where the operator is indefinite (the gap criterion)."""
     data = weston_linear(100, random_state=0)
-    assert q_alpha(data.X, 2).solver == "lanczos"
-    for name in ("sparse", "dask"):
+    for name in ("numpy", "sparse", "dask"):
         assert q_alpha(as_backend(data.X, name), 2).solver == "power"
+    assert q_alpha(data.X, 2, criterion="gap").solver == "lanczos"
+    assert q_alpha(data.X[:, :100], 2).solver == "dense"
 
 
 def test_sparse_input_is_not_densified_or_copied():
