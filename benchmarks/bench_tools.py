@@ -8,7 +8,7 @@ A user with an expression table and no labels picks genes before clustering. In 
 ``sc.pp.highly_variable_genes`` (flavors "seurat" and "cell_ranger": dispersion normalised within
 bins of mean expression; Satija et al. 2015, Zheng et al. 2017); in scikit-learn, a variance
 ranking (``VarianceThreshold``'s ``variances_``); here, unsupervised Q-alpha with k the number of
-clusters sought ([WS03] Eq. 1; the library's default solver and the pages' power steps) and the
+clusters sought ([WS03] Eq. 1; the default solver, power steps, and Lanczos, the default before) and the
 Laplacian score (He, Cai & Niyogi 2005). Each picks the top K genes; k-means (as many clusters as
 cell types or classes, ``--runs`` starts, each scored and averaged) on the standardised top K is
 scored against the labels, which nothing else sees: Hungarian accuracy and NMI
@@ -80,8 +80,8 @@ def rankers(n_clusters: int, k: int) -> dict:
         "scanpy HVG, seurat": highly_variable("seurat"),
         "scanpy HVG, cell_ranger": highly_variable("cell_ranger"),
         "scikit-learn variance": lambda X: np.argsort(-VarianceThreshold().fit(X).variances_, kind="stable"),
-        "Q-alpha (library default)": lambda X: q_alpha(X, n_clusters).ranking,
-        "Q-alpha (power steps)": lambda X: q_alpha(X, n_clusters, solver="power").ranking,
+        "Q-alpha (default)": lambda X: q_alpha(X, n_clusters).ranking,
+        "Q-alpha (Lanczos)": lambda X: q_alpha(X, n_clusters, solver="lanczos").ranking,
         "Laplacian score": lambda X: rank_features("laplacian", X),
     }
 
