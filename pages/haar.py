@@ -128,8 +128,8 @@ smallest = max(float(spread.min()), floor)
 widgets.picture(weight_overlay_picture(mean_face, spread, log_scale=True), "alpha_pixels",
                 caption=f"{where_title}: white at {smallest:.3g}{' or less' if spread.min() < floor else ''}, through "
                         f"yellow and red to black at the largest ({largest:.3g}), over the mean image")
-hover = st.expander("The same map with each pixel's weight under the pointer", key="haar_hover", on_change="rerun")
-if hover.open:
+hover = widgets.when_open("The same map with each pixel's weight under the pointer", "haar_hover")
+if hover is not None:
     widgets.chart(weight_overlay_figure(mean_face, spread, log_scale=True, title=where_title), "alpha_pixels",
                   where=hover)
 per_class = st.slider("Images per class", 1, 8, key="haar_per_class", persist_state="session",

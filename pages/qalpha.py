@@ -267,9 +267,9 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
                        help="The same k-means on every feature, for reference.")
         cols[3].metric("NMI, all features", f"{everything['nmi'][0]:.3f}")
         # computed only while open: the dot plot and table otherwise cost every rerun their drawing
-        per_class = st.expander(f"Per class: which class each of the {min(top_k, MARKER_LIMIT)} first selected "
-                                "features marks", key="qa_per_class", on_change="rerun")
-        if per_class.open:
+        per_class = widgets.when_open(f"Per class: which class each of the {min(top_k, MARKER_LIMIT)} first "
+                                      "selected features marks", "qa_per_class")
+        if per_class is not None:
             with per_class:
                 shown = top[:MARKER_LIMIT]
                 non_negative = bool(main.X.min() >= 0)
@@ -393,9 +393,9 @@ def lambda_view(main, side, pairs, params, side_mode: str, side_choice: dict, au
                                    icon=":material/warning:")
             else:
                 st.caption("Solve every λ of the slider once, and each later move of λ is a lookup.")
-    convergence = st.expander(f"Convergence: the objective at each of the {result.n_iter} iterations", key="qa_convergence",
-                              on_change="rerun")
-    if convergence.open:  # drawn only when asked for: every λ step would redraw it
+    convergence = widgets.when_open(f"Convergence: the objective at each of the {result.n_iter} iterations",
+                                    "qa_convergence")
+    if convergence is not None:  # drawn only when asked for: every λ step would redraw it
         widgets.chart(history_figure(result.history), "history", where=convergence)
     ranking = result.ranking
     table = {"rank": np.arange(1, main.n_features + 1), "feature": np.asarray(main.feature_names)[ranking],

@@ -148,9 +148,8 @@ def discriminant_view(path, first, second, reg) -> None:
                 widgets.picture(weight_overlay_picture(mean, mask, data.image_shape, selected=subset, opacity=0.0,
                                                        image_height=MASK_PICTURE_HEIGHT),
                                 f"mask_{label}", caption=f"class {label} mean, {k} selected (outlined in blue)")
-        hover = st.expander("The same with each pixel's value under the pointer", key="slda_hover",
-                            on_change="rerun")
-        if hover.open:
+        hover = widgets.when_open("The same with each pixel's value under the pointer", "slda_hover")
+        if hover is not None:
             for column, (label, mean) in zip(hover.columns(2), means.items()):
                 widgets.chart(weight_overlay_figure(mean, mask, data.image_shape, selected=subset,
                                                     title=f"class {label} mean, {k} selected", opacity=0.0),
@@ -203,9 +202,8 @@ def principal_view(path) -> None:
         widgets.picture(heatmap_picture(vector, data.image_shape, "RdBu", -limit, limit), "eigenface",
                         caption=f"{title}: red at {-limit:.3g}, white at 0 (the {n - k:,} pixels left out), "
                                 f"blue at {limit:.3g}")
-        hover = st.expander("The same with each pixel's loading under the pointer", key="spca_hover",
-                            on_change="rerun")
-        if hover.open:
+        hover = widgets.when_open("The same with each pixel's loading under the pointer", "spca_hover")
+        if hover is not None:
             widgets.chart(image_figure(vector, data.image_shape, title=title, colorscale="RdBu", showscale=True,
                                        zmin=-limit, zmax=limit), "eigenface", where=hover)
     st.download_button(

@@ -90,9 +90,8 @@ if data.is_image:
             widgets.picture(heatmap_picture(values, data.image_shape, scale, low, high), key,
                             caption=f"{title}: {ends}")
     st.caption("Both rounds on the same colour scale; the difference is red where the later round weighs more.")
-    hover = st.expander("The same maps with each pixel's value under the pointer", key="topo_hover",
-                        on_change="rerun")
-    if hover.open:
+    hover = widgets.when_open("The same maps with each pixel's value under the pointer", "topo_hover")
+    if hover is not None:
         cells = hover.container(horizontal=True, gap="medium")
         for key, (values, scale, low, high, title) in maps.items():
             widgets.chart(image_figure(values, data.image_shape, title=title, colorscale=scale, showscale=True,

@@ -34,6 +34,14 @@ def row(n: int, width="content") -> list:
     return [line.container(width=width) for _ in range(n)]
 
 
+def when_open(label: str, key: str):
+    """An expander whose content is drawn only while it is open (a click on it reruns the page):
+    the expander to draw into while open, else None. For what a slider step would otherwise
+    redraw though few look at it (a figure beside its picture, a convergence history)."""
+    section = st.expander(label, key=key, on_change="rerun")
+    return section if section.open else None
+
+
 def pixel_view(data: Dataset, alpha, top, key: str) -> None:
     """The weights on the image, for images and for feature families of images (nothing for
     tables): alpha over the mean image with the ``top`` pixels outlined, or the top features'
@@ -58,9 +66,8 @@ def pixel_view(data: Dataset, alpha, top, key: str) -> None:
     picture(weight_overlay_picture(mean_image, weights, images.image_shape, selected=marked), key,
             caption=f"{title}: white at the smallest weight ({low:.3g}), through yellow and red to black at the "
                     f"largest ({high:.3g})" + ("; the selected pixels outlined in blue" if marked is not None else ""))
-    hover = st.expander("The same map with each pixel's weight under the pointer", key=f"{key}_hover",
-                        on_change="rerun")
-    if hover.open:
+    hover = when_open("The same map with each pixel's weight under the pointer", f"{key}_hover")
+    if hover is not None:
         chart(weight_overlay_figure(mean_image, weights, images.image_shape, selected=marked, title=title), key,
               where=hover)
 
