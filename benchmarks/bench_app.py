@@ -15,7 +15,7 @@ is not part of the figure). Each step is also timed to the page painted: the las
 DOM once 0.5 s passed without one. The two differ where the browser draws after the last message:
 the bare page's 2,400 SVG markers take about 0.14 s per draw and Streamlit draws a changed chart
 twice, so its step settles in about 0.1 s and is painted at about 0.4 s. A first open lasts from the navigation to the page's main control
-drawn ("controls"), to its last ``script_finished`` ("settled": the last message that draws the
+drawn ("controls": looked for in the page at every animation frame), to its last ``script_finished`` ("settled": the last message that draws the
 result) and to the last change of the page's DOM once 1 s passed without one ("painted": the
 browser has drawn what the messages carry; Streamlit loads each kind of element's code when it
 first appears, and Plotly's figures draw after that, so on a first visit the page is whole well
@@ -204,6 +204,21 @@ def painted(page, since: float = 0.0, quiet=1.0, timeout=60.0) -> float:
     raise TimeoutError("the page kept changing")
 
 
+#: In the page: performance.now() once the control of ``[kind, name]`` is drawn, else false (a
+#: heading without a name: any title; home and figures).
+CONTROL_DRAWN = """([kind, name]) => {
+  const text = (e) => (e.innerText || e.textContent || "").trim();
+  const drawn = {
+    heading: () => [...document.querySelectorAll("h1, h2, h3")].some((e) => !name || text(e).startsWith(name)),
+    tab: () => [...document.querySelectorAll("[role=tab]")].some((e) => text(e).includes(name)),
+    radio: () => [...document.querySelectorAll("[role=radiogroup]")].some((e) => e.getAttribute("aria-label") === name),
+    spinbutton: () => [...document.querySelectorAll("input[type=number]")].some((e) => e.getAttribute("aria-label") === name),
+    slider: () => [...document.querySelectorAll("[data-testid=stSlider]")].some((e) => text(e).includes(name)),
+  }[kind]();
+  return drawn ? performance.now() : false;
+}"""
+
+
 def first_open(context, url, path, control=None):
     """(to controls, to settled, to painted) in seconds from the navigation, in a new session.
     ``control``: (role, name) of the element that shows the page's controls (default:
@@ -211,13 +226,10 @@ def first_open(context, url, path, control=None):
     page = context.new_page()
     page.goto(f"{url}/{path}")
     kind, name = control or PAGES.get(path, ("heading", None))
-    if kind in ("slider", "tab", "spinbutton") or (kind == "heading" and name):
-        page.get_by_role(kind, name=name).first.wait_for(timeout=600_000)
-    elif kind == "radio":
-        page.get_by_text(name, exact=True).first.wait_for(timeout=600_000)
-    else:
-        page.get_by_role("heading").first.wait_for(timeout=600_000)  # home, figures: the title
-    controls = page.evaluate("() => performance.now()") / 1000.0
+    # looked for in the page at every animation frame, and timed there: a query from Playwright
+    # (by role and accessible name) returned seconds after a long page had settled
+    controls = page.wait_for_function(CONTROL_DRAWN, arg=[kind, name], polling="raf",
+                                      timeout=600_000).json_value() / 1000.0
     done = settled(page, 0)
     drawn = painted(page)
     assert page.locator("[data-testid='stException']").count() == 0, path
