@@ -338,6 +338,14 @@ def weight_overlay_figure(background, weights, image_shape=None, selected=None,
     return _figure([trace for trace in traces if trace is not None], _image_layout(title))
 
 
+def _unit(values: np.ndarray, low: float | None = None, high: float | None = None) -> np.ndarray:
+    """``values`` placed in [0, 1] between ``low`` and ``high`` (default: their own smallest and
+    largest; beyond them they take the ends), as a heat map places them on its colour scale."""
+    low = float(values.min()) if low is None else low
+    high = float(values.max()) if high is None else high
+    return np.zeros_like(values) if high <= low else np.clip((values - low) / (high - low), 0.0, 1.0)
+
+
 def _log_weights(weights: np.ndarray, decades: float) -> np.ndarray:
     """log10 of the weights over the ``decades`` below the largest (smaller ones, and those not
     positive, at the bottom of that range)."""
@@ -394,12 +402,8 @@ def weight_overlay_picture(background, weights, image_shape=None, selected=None,
     if not 0.0 <= opacity <= 1.0:
         raise InputError(f"opacity must lie in [0, 1]; got {opacity}.")
 
-    def unit(values):  # the heat map's own colour range: smallest to largest value
-        low, high = float(values.min()), float(values.max())
-        return np.zeros_like(values) if high <= low else (values - low) / (high - low)
-
-    grey = unit(background)[..., None] * 255.0
-    colour = _colour_scale_rgb("Hot", unit(_log_weights(weights, decades) if log_scale else weights), reverse=True)
+    grey = _unit(background)[..., None] * 255.0
+    colour = _colour_scale_rgb("Hot", _unit(_log_weights(weights, decades) if log_scale else weights), reverse=True)
     enlarge = _whole_pixel_factor(background.shape[0], image_height)
     picture = _enlarged(np.round((1.0 - opacity) * grey + opacity * colour).astype(np.uint8), enlarge)
     if selected is not None and len(selected):
@@ -437,8 +441,7 @@ def heatmap_picture(values, image_shape=None, colorscale: str = "Hot", zmin: flo
     high = float(image.max()) if zmax is None else float(zmax)
     if not (np.isfinite(low) and np.isfinite(high)) or high < low:
         raise InputError(f"zmin and zmax must be finite with zmin <= zmax; got {low} and {high}.")
-    level = np.zeros_like(image) if high == low else (image - low) / (high - low)
-    colour = _colour_scale_rgb(colorscale, level)
+    colour = _colour_scale_rgb(colorscale, _unit(image, low, high))
     return _enlarged(np.round(colour).astype(np.uint8), _whole_pixel_factor(image.shape[0], image_height))
 
 
