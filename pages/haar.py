@@ -28,6 +28,8 @@ if pixels is None or pixels.labels is None or pixels.classes.size < (2 if upload
     st.stop()
 classes = datasets.class_values(pixels)
 LAMBDAS = [0.001, 0.01, 0.1, 1.0]
+#: Decades below the largest weight that the map of where alpha's weight lies spans (log scale).
+DECADES = 3.0
 #: The rebuilt images' grey scales: the stretch, its name on the radio, and what the caption says of it.
 GREY_SCALES = {
     "rank": (rank_stretch, "rank (histogram-equalised)",
@@ -121,17 +123,18 @@ widgets.picture(image_mosaic(stretch(mean_row), titles=["mean", "rebuilt", "left
                 "mean_reconstruction")
 # the same: a picture at every step, the figure with each pixel's weight under the pointer on request
 spread = basis.pixel_map(result.alpha)
-where_title = "Where alpha's weight lies: each coefficient's weight spread over its footprint (log scale, 3 decades)"
+where_title = ("Where alpha's weight lies: each coefficient's weight spread over its footprint "
+               f"(log scale, {DECADES:g} decades)")
 largest = float(spread.max())
-floor = largest * 1e-3  # three decades: smaller weights take the floor's colour
+floor = largest * 10.0 ** -DECADES  # smaller weights take the floor's colour
 smallest = max(float(spread.min()), floor)
-widgets.picture(weight_overlay_picture(mean_face, spread, log_scale=True), "alpha_pixels",
+widgets.picture(weight_overlay_picture(mean_face, spread, log_scale=True, decades=DECADES), "alpha_pixels",
                 caption=f"{where_title}: white at {smallest:.3g}{' or less' if spread.min() < floor else ''}, through "
                         f"yellow and red to black at the largest ({largest:.3g}), over the mean image")
 hover = widgets.when_open("The same map with each pixel's weight under the pointer", "haar_hover")
 if hover is not None:
-    widgets.chart(weight_overlay_figure(mean_face, spread, log_scale=True, title=where_title), "alpha_pixels",
-                  where=hover)
+    widgets.chart(weight_overlay_figure(mean_face, spread, log_scale=True, decades=DECADES, title=where_title),
+                  "alpha_pixels", where=hover)
 per_class = st.slider("Images per class", 1, 8, key="haar_per_class", persist_state="session",
                       help="How many images of each main class to show with their reconstructions.")
 # the classes' rows in one picture, a class per row: its images, then their rebuilds
