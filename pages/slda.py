@@ -121,9 +121,9 @@ def run_spca(data):
 
 
 @st.fragment
-def discriminant_view(path, first, second, reg) -> None:
+def discriminant_view(path, first, second, reg, means) -> None:
     """Everything that follows k and the subset rule (the separability, the selected pixels on both
-    class means, the downloads, the snippet). A fragment: a step of the k slider reruns only this
+    class ``means``, the downloads, the snippet). A fragment: a step of the k slider reruns only this
     part, not the curves, the metrics and the other tab above and below it."""
     n = data.n_features
     k = st.slider("k — number of features", 1, n, key="slda_k", persist_state="session",
@@ -142,7 +142,6 @@ def discriminant_view(path, first, second, reg) -> None:
         mask[subset] = 1.0
         # pictures, shown at once at every step of k (two heat maps were drawn anew by Plotly at
         # each); the same as figures, each pixel's value under the pointer, on request
-        means = {label: data.X[data.labels == label].mean(axis=0) for label in (first, second)}
         for column, (label, mean) in zip(st.columns(2), means.items()):
             with column:
                 widgets.picture(weight_overlay_picture(mean, mask, data.image_shape, selected=subset, opacity=0.0,
@@ -264,7 +263,10 @@ with lda_tab:
                 st.caption(f"The Eq. 5 bound is correct but loose here: at most {np.nanmax(path.bound):.3g}, under 1% "
                            f"of the greedy objective ({best:.3g}), so it lies on the axis; switch on the log scale "
                            "to see it.")
-            discriminant_view(path, first, second, reg)
+            # the two class means of images, at the page's runs (not at every step of k)
+            means = ({label: data.X[data.labels == label].mean(axis=0) for label in (first, second)}
+                     if data.is_image else None)
+            discriminant_view(path, first, second, reg, means)
 
 with pca_tab:
     if data.n_features > SPCA_LIMIT:
