@@ -474,8 +474,8 @@ def _run(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_
         history.append(problem.objective(alpha, Z))
         # With Q fixed (supervised) alpha is one leading eigenvector: an exact solve has it at
         # once; power steps reach it only over as many iterations as alpha needs to settle (one
-        # step was taken for the answer before, off the eigenvector: a tenth lower an objective
-        # on the AR faces, tests/core/selection/test_qalpha.py)
+        # step was taken for the answer before, off the eigenvector: an objective 6% lower on the
+        # AR faces, tests/core/selection/test_qalpha.py)
         exact_once = fixed_Q and solver != "power"
         if exact_once or (n_iter > 1 and change <= tol):
             converged = True
@@ -585,7 +585,7 @@ def _resolve_solver(solver, n, psd, streamed=False):
         if n <= AUTO_DENSE_LIMIT:
             return "dense"
         # Positive semi-definite (the sum criterion without pairs): power steps reach the same
-        # fixed point 7-18x sooner than a Lanczos solve per iteration (the bundled sets at tol 1e-6:
+        # fixed point 7-18x sooner than Lanczos solves, whole runs (the bundled sets at tol 1e-6:
         # the same top 5%, objectives within 3e-10; benchmarks/bench_qalpha.py, bench_tools.py)
         return "power" if psd else "lanczos"
     if solver == "power" and not psd:
