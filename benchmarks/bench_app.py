@@ -16,7 +16,8 @@ DOM once 0.5 s passed without one. The two differ where the browser draws after 
 the bare page's 2,400 SVG markers take about 0.14 s per draw and Streamlit draws a changed chart
 twice, so its step settles in about 0.1 s and is painted at about 0.4 s. A first open lasts from the navigation to the page's main control
 drawn ("controls": looked for in the page at every animation frame), to its last ``script_finished`` ("settled": the last message that draws the
-result) and to the last change of the page's DOM once 1 s passed without one ("painted": the
+result; in a new tab the figures, tables and code come in a second run, once the browser reports
+the controls painted, and settled counts that run) and to the last change of the page's DOM once 1 s passed without one ("painted": the
 browser has drawn what the messages carry; Streamlit loads each kind of element's code when it
 first appears, and Plotly's figures draw after that, so on a first visit the page is whole well
 after its last message, the bare page included), each page in a new browser session.
@@ -30,6 +31,7 @@ multiple of the bare page's step; per page: the first open against the bare page
 
 import argparse
 import io
+import json
 import re
 import statistics
 import subprocess
@@ -45,6 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app_server import SCRIPT_IDLE, free_port, start_server  # noqa: E402
+from pages.ui.first_paint import STAND_IN  # noqa: E402
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run", "--disable-quic"]
@@ -230,6 +233,10 @@ def first_open(context, url, path, control=None):
     # (by role and accessible name) returned seconds after a long page had settled
     controls = page.wait_for_function(CONTROL_DRAWN, arg=[kind, name], polling="raf",
                                       timeout=600_000).json_value() / 1000.0
+    # a new tab draws figures, tables and code in a second run once its controls are painted
+    # (pages/ui/first_paint.py): settled is that run's end, after the last stand-in went
+    page.wait_for_function(f"() => !document.body.innerText.includes({json.dumps(STAND_IN)})", polling="raf",
+                           timeout=600_000)
     done = settled(page, 0)
     drawn = painted(page)
     assert page.locator("[data-testid='stException']").count() == 0, path

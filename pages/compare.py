@@ -254,8 +254,8 @@ try:
                 bar.progress(index / len(methods), text=f"{method}: ranking the features and clustering with the top k "
                                                          f"({index + 1} of {len(methods)})")
             results[method] = curves_of(method)
-            rows_slot.dataframe(table_of(results, metric) if metric != "kuncheva" else
-                                {"method": list(results)}, hide_index=True)
+            widgets.table(table_of(results, metric) if metric != "kuncheva" else
+                          {"method": list(results)}, hide_index=True, where=rows_slot)
         progress_slot.empty()
     else:
         results = {m: curves_of(m) for m in methods if m not in pending}
@@ -300,7 +300,7 @@ if metric == "kuncheva" and extracted:
     extracted = {}
 shown = {**curves, **extracted}
 if shown:
-    rows_slot.dataframe(table_of({m: (shown[m], seconds[m]) for m in shown}, metric), hide_index=True)
+    widgets.table(table_of({m: (shown[m], seconds[m]) for m in shown}, metric), hide_index=True, where=rows_slot)
 widgets.chart(comparison_figure({label_of(m): values for m, values in curves.items()}, metric, title=MEASURES[metric],
                                 extracted=extracted), "comparison")
 if curves:
@@ -314,9 +314,9 @@ if curves:
                              lambda m=m: rank_with(m, data.X, data.labels if supervised(m) else None))
             for m in curves}
     names = np.asarray(data.feature_names, dtype=object)
-    st.dataframe({"method": [label_of(m) for m in full], "kind": [kind_of(m) for m in full],
-                  f"top {top_k} features, best first": [", ".join(names[full[m][:top_k]]) for m in full]},
-                 hide_index=True)
+    widgets.table({"method": [label_of(m) for m in full], "kind": [kind_of(m) for m in full],
+                   f"top {top_k} features, best first": [", ".join(names[full[m][:top_k]]) for m in full]},
+                  hide_index=True)
     if len(full) > 1:
         overlap = np.array([[jaccard_index(full[a][:top_k], full[b][:top_k]) for b in full] for a in full])
         widgets.chart(heatmap_table_figure([label_of(m) for m in full], [label_of(m) for m in full], overlap, value_title="Jaccard",
@@ -357,7 +357,6 @@ if curves:
             qalpha_code.update(side=", side=side.X", setup=[
                 f"side = load_side_data([(name, open(name, 'rb').read()) for name in [{side.name!r}]], like=data)"])
     with st.expander("Python: these curves in a notebook"):
-        st.code(snippets.compare_snippet(data, datasets.is_bundled(data), list(curves),
-                                         {m: supervised(m) for m in curves}, k, sizes, folds, qalpha_code),
-                language="python")
+        widgets.code(snippets.compare_snippet(data, datasets.is_bundled(data), list(curves),
+                                              {m: supervised(m) for m in curves}, k, sizes, folds, qalpha_code))
 views.share_view(VIEW)

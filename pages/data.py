@@ -148,8 +148,8 @@ def show_server_result(request, result, names):
     ranking = np.argsort(-weights, kind="stable")
     names = names or tuple(f"feature {j}" for j in range(weights.size))
     top = ranking[:50]
-    st.dataframe({"rank": np.arange(1, top.size + 1), "feature": [names[j] for j in top], "weight": weights[top]},
-                 hide_index=True, height=240)
+    widgets.table({"rank": np.arange(1, top.size + 1), "feature": [names[j] for j in top], "weight": weights[top]},
+                  hide_index=True, height=240)
     # built when clicked, not on every rerun of the page (a row per feature: 10^4-10^6 of them)
     st.download_button("Ranking (CSV)", lambda: downloads.table_csv({"rank": list(range(1, ranking.size + 1)), "feature":
                                                               [names[j] for j in ranking], "weight": weights[ranking]}),
@@ -167,7 +167,7 @@ def table_options(parsed, filename):
                      key="table_x_key", persist_state="session", help="The samples x features matrix inside the file.")
     rows, columns = parsed.shape
     st.markdown(f"**As read:** {rows:,} rows x {columns:,} columns (the first rows and columns below).")
-    st.dataframe(parsed.preview(), height=250)
+    widgets.table(parsed.preview(), height=250)
     orientation = st.radio("Samples are", list(ORIENTATION_LABELS), format_func=ORIENTATION_LABELS.get,
                            horizontal=True, key="table_orientation", persist_state="session",
                            help="Gene-expression tables often have genes as rows and samples as columns.")
@@ -202,12 +202,12 @@ def table_options(parsed, filename):
             worst_features = np.argsort(-per_feature, kind="stable")[:8]
             worst_samples = np.argsort(-per_sample, kind="stable")[:8]
             left, right = st.columns(2)
-            left.dataframe({"feature": [names[j] for j in worst_features if per_feature[j]],
-                            "missing": [int(per_feature[j]) for j in worst_features if per_feature[j]]},
-                           hide_index=True)
-            right.dataframe({"sample": [samples[i] for i in worst_samples if per_sample[i]],
-                             "missing": [int(per_sample[i]) for i in worst_samples if per_sample[i]]},
-                            hide_index=True)
+            widgets.table({"feature": [names[j] for j in worst_features if per_feature[j]],
+                           "missing": [int(per_feature[j]) for j in worst_features if per_feature[j]]},
+                          hide_index=True, where=left)
+            widgets.table({"sample": [samples[i] for i in worst_samples if per_sample[i]],
+                           "missing": [int(per_sample[i]) for i in worst_samples if per_sample[i]]},
+                          hide_index=True, where=right)
             missing = st.radio("What to do with them", list(MISSING_LABELS)[1:], format_func=MISSING_LABELS.get,
                                index=3, key="table_missing", persist_state="session",
                                help="Drop the samples or the features that have a missing value, or fill each "
@@ -317,7 +317,7 @@ st.markdown(f"{summary['samples']:,} samples x {summary['features']:,} features"
             + (f" — {data.source}" if data.source else ""))
 
 with st.expander("Python: these data in a notebook"):
-    st.code(snippets.data_snippet(data, datasets.is_bundled(data)), language="python")
+    widgets.code(snippets.data_snippet(data, datasets.is_bundled(data)))
 
 if data.family is not None:
     pixels = data.family.images
@@ -350,9 +350,9 @@ else:
     shown = min(data.n_features, 200)
     st.markdown(f"**Per-feature statistics** (first {shown} features)")
     X = data.X[:, :shown]
-    st.dataframe({"feature": list(data.feature_names[:shown]), "mean": X.mean(axis=0),
-                  "std": X.std(axis=0), "min": X.min(axis=0), "max": X.max(axis=0)},
-                 hide_index=True, height=260)
+    widgets.table({"feature": list(data.feature_names[:shown]), "mean": X.mean(axis=0),
+                   "std": X.std(axis=0), "min": X.min(axis=0), "max": X.max(axis=0)},
+                  hide_index=True, height=260)
     if data.labels is not None:
         classes, counts = np.unique(data.labels, return_counts=True)
         st.markdown("**Samples per class:** " + ", ".join(f"{c}: {n}" for c, n in zip(classes, counts)))

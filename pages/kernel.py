@@ -135,8 +135,7 @@ download[1].download_button(
                                          iterations=result.n_iter, converged=bool(result.converged)), indent=1),
     file_name=f"{data.name}-kernel-qalpha-parameters.json", mime="application/json", key="kq_json", on_click="ignore")
 with st.expander("Python: this result in a notebook"):
-    st.code(snippets.kernel_snippet(data, datasets.is_bundled(data), int(result.k), kernel, options, solve,
-                                    MAX_ITER),
-            language="python")
+    widgets.code(snippets.kernel_snippet(data, datasets.is_bundled(data), int(result.k), kernel, options, solve,
+                                         MAX_ITER))
 # only the parameters of the chosen kernel: the others do not shape this view
 views.share_view(["kq_kernel", "kq_k", "kq_exact", *{"poly": ("kq_degree", "kq_coef0"), "rbf": ("kq_gamma",)}.get(kernel, ())])

@@ -183,9 +183,9 @@ if auto is not None:
                        icon=":material/warning:")
         with st.expander("How k and λ were chosen"):
             # every candidate in view (the setting names its k and λ; the columns k and lam would repeat it)
-            st.dataframe(pd.DataFrame(auto.table()).drop(columns=["k", "lam"]).rename(columns={
-                "stability": "agreement between resamples (adjusted Rand)", "stability_sd": "sd"}),
-                hide_index=True, height="content")
+            widgets.table(pd.DataFrame(auto.table()).drop(columns=["k", "lam"]).rename(columns={
+                 "stability": "agreement between resamples (adjusted Rand)", "stability_sd": "sd"}),
+                 hide_index=True, height="content")
             st.caption(f"k-means into {auto.n_clusters} clusters on two random {RESAMPLE_FRACTION:.0%} subsets of "
                        f"the main samples, {N_RESAMPLES} times; the agreement on the samples both hold (Lange et al. "
                        "2004). Weighted settings scale the standardised features by sqrt((1 + alpha / mean alpha) / 2).")
@@ -298,7 +298,7 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
                     marker_table = marker_table.drop(columns=["log2_fold_change", "fraction", "fraction_rest"])
                     st.caption("These data have negative values: fold changes and the share of non-zero values do "
                                "not apply (tick log1p only if the values are log1p of counts).")
-                st.dataframe(marker_table, hide_index=True, height=260)
+                widgets.table(marker_table, hide_index=True, height=260)
                 st.download_button("Per-class statistics (CSV)", downloads.frame_csv(marker_table),
                                    file_name=f"{main.name}-per-class.csv", mime="text/csv", key="qa_markers_csv",
                                    on_click="ignore")
@@ -315,9 +315,9 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
         download[1].download_button("Selection mask (PNG)", partial(downloads.mask_png, main.to_image(mask)),
                                     file_name=f"{main.name}-mask.png", mime="image/png", on_click="ignore")
     with st.expander("Python: this result in a notebook"):
-        st.code(snippets.qalpha_snippet(data, datasets.is_bundled(data),
-                                        params, side_mode, side_classes, n_pairs, runs.q_alpha_solver(params, pairs),
-                                        top_k, side=uploaded_side), language="python")
+        widgets.code(snippets.qalpha_snippet(data, datasets.is_bundled(data),
+                                             params, side_mode, side_classes, n_pairs, runs.q_alpha_solver(params, pairs),
+                                             top_k, side=uploaded_side))
     # the link follows K too (this runs on the page's reruns and on the fragment's own)
     views.share_view([key for key in VIEW if key != "qa_top_k" or st.session_state.get("qa_top_k_set")])
 
@@ -400,7 +400,7 @@ def lambda_view(main, side, pairs, params, side_mode: str, side_choice: dict, au
     ranking = result.ranking
     table = {"rank": np.arange(1, main.n_features + 1), "feature": np.asarray(main.feature_names)[ranking],
              "alpha": result.alpha[ranking]}
-    st.dataframe({key: values[:50] for key, values in table.items()}, hide_index=True, height=240)
+    widgets.table({key: values[:50] for key, values in table.items()}, hide_index=True, height=240)
     download = widgets.row(3)
     download[0].download_button(
         "Weights and ranking (CSV)", partial(downloads.table_csv, table), file_name=f"{main.name}-qalpha.csv",

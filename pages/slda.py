@@ -154,8 +154,8 @@ def discriminant_view(path, first, second, reg, means) -> None:
                                                     title=f"class {label} mean, {k} selected", opacity=0.0),
                               f"mask_{label}", where=column)
     else:
-        st.dataframe({"feature": [data.feature_names[j] for j in subset],
-                      "weight": weights[subset]}, hide_index=True)
+        widgets.table({"feature": [data.feature_names[j] for j in subset],
+                       "weight": weights[subset]}, hide_index=True)
     parameters = dict(data_set=data.name, classes=[str(first), str(second)], reg=path.reg, k=k,
                       method=method, selected=[data.feature_names[j] for j in np.sort(subset)])
     download = widgets.row(4 if data.is_image else 3)
@@ -177,8 +177,7 @@ def discriminant_view(path, first, second, reg, means) -> None:
                                     file_name=f"{data.name}-slda-mask.png", mime="image/png",
                                     key="slda_mask_png", on_click="ignore")
     with st.expander("Python: this discriminant in a notebook"):
-        st.code(snippets.slda_snippet(data, datasets.is_bundled(data), first, second, reg, k, method),
-                language="python")
+        widgets.code(snippets.slda_snippet(data, datasets.is_bundled(data), first, second, reg, k, method))
     views.share_view(VIEW)  # the link follows k too (the page's own reruns share it at the end)
 
 
@@ -210,7 +209,7 @@ def principal_view(path) -> None:
         partial(downloads.table_csv, {"feature": list(data.feature_names), "loading": vector}),
         file_name=f"{data.name}-spca-k{k}.csv", mime="text/csv", key="spca_csv", on_click="ignore")
     with st.expander("Python: this sparse eigenvector in a notebook"):
-        st.code(snippets.spca_snippet(data, datasets.is_bundled(data), k), language="python")
+        widgets.code(snippets.spca_snippet(data, datasets.is_bundled(data), k))
     views.share_view(VIEW)  # the link follows k too
 
 

@@ -10,7 +10,7 @@ import streamlit as st
 
 from core import Dataset, InputError
 
-from . import downloads
+from . import downloads, first_paint
 
 
 def show_error(error: InputError) -> None:
@@ -72,6 +72,10 @@ def pixel_view(data: Dataset, alpha, top, key: str) -> None:
               where=hover)
 
 
+#: Plotly's height for a figure whose layout gives none.
+PLOTLY_HEIGHT = 450
+
+
 def chart(figure, key: str, where=None, file_name: str | None = None) -> None:
     """A Plotly figure on the page and, under it, a "Save figure" popover with what it takes to
     keep it: PNG at print resolution and SVG (both written by kaleido when clicked) and the table
@@ -83,6 +87,9 @@ def chart(figure, key: str, where=None, file_name: str | None = None) -> None:
     from .datasets import current_dataset
 
     where = where or st
+    if not first_paint.ready(first_paint.FIGURE):
+        first_paint.stand_in("The figure", figure.layout.height or PLOTLY_HEIGHT, where)
+        return
     file_name = file_name or f"{current_dataset().name}-{key.replace('_', '-')}"
     where.plotly_chart(figure, key=key)
     # the buttons are drawn only while the popover is open: three download buttons under every
@@ -103,6 +110,25 @@ def chart(figure, key: str, where=None, file_name: str | None = None) -> None:
                        "the camera button above saves a PNG at screen size.")
         st.download_button("Table behind it (CSV)", partial(downloads.figure_csv, figure),
                            file_name=f"{file_name}.csv", mime="text/csv", key=f"{key}_as_csv", on_click="ignore")
+
+
+def table(data, where=None, **options) -> None:
+    """``st.dataframe(data, **options)`` in ``where`` (default: the page), or its stand-in while
+    the tab's first paint puts tables off (:mod:`.first_paint`)."""
+    where = where or st
+    if first_paint.ready(first_paint.TABLE):
+        where.dataframe(data, **options)
+    else:
+        height = options.get("height")
+        first_paint.stand_in("The table", height if isinstance(height, int) else None, where)
+
+
+def code(source: str) -> None:
+    """Python source on the page, or its stand-in while the tab's first paint puts code off."""
+    if first_paint.ready(first_paint.CODE):
+        st.code(source, language="python")
+    else:
+        first_paint.stand_in("The code")
 
 
 def picture(image, key: str, caption: str | None = None, file_name: str | None = None) -> None:

@@ -5,6 +5,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from core.data.bundled import list_datasets
+from pages.ui import first_paint
 
 APP = Path(__file__).resolve().parents[2] / "app.py"
 
@@ -15,6 +16,16 @@ def test_home_page_shows_methods_and_data_sets():
     assert app.title[0].value == "Spectral feature selection"
     text = " ".join(m.value for m in app.markdown)
     assert "Q-alpha" in text and "Moghaddam" in text
+    # a new tab's first run draws a stand-in for the table, and the component that reports the
+    # run painted (pages/ui/first_paint.py); its report marks the table drawn and reruns
+    assert not app.dataframe
+    assert any(first_paint.STAND_IN in caption.value for caption in app.caption)
+    assert len(app.get("bidi_component")) == 1
+    assert app.session_state[first_paint.PUT_OFF] == {first_paint.TABLE}
+    app.session_state[first_paint.DRAWN] = {first_paint.TABLE}
+    app.run()
+    assert not any(first_paint.STAND_IN in caption.value for caption in app.caption)
+    assert not app.get("bidi_component")
     table = app.dataframe[0].value
     assert list(table["name"]) == [info.name for info in list_datasets()]
     # the sidebar names the current data set (the AR faces by default)

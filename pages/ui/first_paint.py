@@ -1,0 +1,85 @@
+"""A new browser tab's first paint: figures, tables and code wait until the controls are drawn.
+
+Streamlit's front end loads each element kind's code when a page first draws one: Plotly's is
+4.7 MB, the code highlighter's 1.6 MB, the table's 1.2 MB. While those load and compile, the
+browser draws nothing of the page, not even the widgets whose code came long before: on the
+Q-alpha page the controls of a new tab showed 4.7-7.2 s after the navigation, where without
+those three kinds they showed in 2.7-3.8 s (docs/benchmarks.md, "The first paint").
+
+So in a tab that has not drawn a kind yet, the pages draw a light stand-in for it
+(:func:`ready` says which), and a tiny component at the end of the run reports from the browser
+once that run is painted (:func:`report_paint`). Its report reruns the page, which then draws the
+figures, tables and code in place of the stand-ins. Later runs of the tab draw them at once.
+
+A page run on its own (AppTest, without ``app.py``) never defers: :func:`start` was not called.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+#: The element kinds whose front-end code is large enough to hold back a tab's first paint.
+FIGURE, TABLE, CODE = "figure", "table", "code"
+#: How every stand-in's note ends (benchmarks/bench_app.py waits for the last to go).
+STAND_IN = "is drawn once the page's controls are shown"
+#: Session keys: the kinds this tab has drawn, and those a run put off.
+DRAWN, PUT_OFF = "first_paint_drawn", "first_paint_put_off"
+
+# The report leaves once the frame the run is drawn in is painted (requestAnimationFrame runs
+# before that frame, the timeout after it), and once no run is under way: it reruns the page, and a
+# rerun requested during a run the user started (a click on Run just after the page showed) stops
+# that run. The run's state is the one Streamlit's front end keeps on its app element.
+_REPORTER = st.components.v2.component(
+    "first_paint_reporter",
+    js="""export default function ({ setTriggerValue }) {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const busy = () => ['running', 'rerunRequested', 'stopRequested']
+    .includes(app?.getAttribute('data-test-script-state'));
+  const report = () => {
+    if (!busy()) { setTriggerValue('painted', true); return; }
+    const watch = new MutationObserver(() => { if (!busy()) { watch.disconnect(); setTriggerValue('painted', true); } });
+    watch.observe(app, { attributes: true, attributeFilter: ['data-test-script-state'] });
+  };
+  requestAnimationFrame(() => setTimeout(report, 0));
+}
+""")
+
+
+def start() -> None:
+    """At every run of ``app.py``: from the tab's first run on, the kinds it has drawn are tracked."""
+    st.session_state.setdefault(DRAWN, set())
+    st.session_state.setdefault(PUT_OFF, set())
+
+
+def ready(kind: str) -> bool:
+    """Whether ``kind`` can be drawn now: this tab has drawn it before (its code is loaded), or the
+    run is not tracked (:func:`start`). Otherwise the kind is noted as put off, and the caller
+    draws :func:`stand_in` in its place."""
+    drawn = st.session_state.get(DRAWN)
+    if drawn is None or kind in drawn:
+        return True
+    st.session_state[PUT_OFF].add(kind)
+    return False
+
+
+def stand_in(what: str, height: int | None = None, where=None) -> None:
+    """What holds the place of a put-off element: a note of ``height`` pixels (the element's own
+    height, so that the page does not jump when it comes)."""
+    where = where or st
+    box = where.container(height=height, border=False) if height else where.container()
+    box.caption(f"{what} {STAND_IN}…")
+
+
+def _painted() -> None:
+    st.session_state[DRAWN] |= st.session_state[PUT_OFF]
+    st.session_state[PUT_OFF] = set()
+
+
+def report_paint() -> None:
+    """At the end of ``app.py``'s run: if the run put off a kind, the browser reports when the run
+    is painted, and that report reruns the page with every kind drawn."""
+    put_off = st.session_state.get(PUT_OFF)
+    if put_off and not put_off <= st.session_state[DRAWN]:
+        # a key of its own per set of kinds: a reporter under the key of one that has reported
+        # (another page's, earlier in the tab) did not report again
+        _REPORTER(key=f"first_paint_reporter_{'_'.join(sorted(put_off))}", on_painted_change=_painted, height=0)
