@@ -3,8 +3,8 @@
 Streamlit's front end loads each element kind's code when a page first draws one: Plotly's is
 4.7 MB, the code highlighter's 1.6 MB, the table's 1.2 MB. While those load and compile, the
 browser draws nothing of the page, not even the widgets whose code came long before: on the
-Q-alpha page the controls of a new tab showed 4.7-7.2 s after the navigation, where without
-those three kinds they showed in 2.7-3.8 s (docs/benchmarks.md, "The first paint").
+Q-alpha page the controls of a new tab showed 4.7-7.3 s after the navigation, where without
+those three kinds they showed in 2.7-3.8 s (docs/benchmarks.md, "The first paint of a new tab").
 
 So in a tab that has not drawn a kind yet, the pages draw a light stand-in for it
 (:func:`ready` says which), and a tiny component at the end of the run reports from the browser
