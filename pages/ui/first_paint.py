@@ -26,21 +26,31 @@ STAND_IN = "is drawn once the page's controls are shown"
 DRAWN, PUT_OFF = "first_paint_drawn", "first_paint_put_off"
 
 # The report leaves once the frame the run is drawn in is painted (requestAnimationFrame runs
-# before that frame, the timeout after it), and once no run is under way: it reruns the page, and a
-# rerun requested during a run the user started (a click on Run just after the page showed) stops
-# that run. The run's state is the one Streamlit's front end keeps on its app element.
+# before that frame, the timeout after it), once no run is under way and once the user has not
+# touched the page for QUIET_MS. Its rerun carries the page the browser shows: sent during a run
+# the user started (a click on Run just after the page showed) it stopped that run, and sent just
+# after a click on another page's link, before the browser marked the run as started, it brought
+# the old page back. The run's state is the one Streamlit's front end keeps on its app element.
 _REPORTER = st.components.v2.component(
     "first_paint_reporter",
-    js="""export default function ({ setTriggerValue }) {
+    js="""const QUIET_MS = 400;
+export default function ({ setTriggerValue }) {
   const app = document.querySelector('[data-testid="stApp"]');
+  const inputs = ['pointerdown', 'keydown', 'popstate'];
+  let lastInput = -Infinity, done = false;
+  const touched = () => { lastInput = performance.now(); };
+  const stop = () => { done = true; for (const kind of inputs) window.removeEventListener(kind, touched, true); };
+  for (const kind of inputs) window.addEventListener(kind, touched, true);
   const busy = () => ['running', 'rerunRequested', 'stopRequested']
     .includes(app?.getAttribute('data-test-script-state'));
   const report = () => {
-    if (!busy()) { setTriggerValue('painted', true); return; }
-    const watch = new MutationObserver(() => { if (!busy()) { watch.disconnect(); setTriggerValue('painted', true); } });
-    watch.observe(app, { attributes: true, attributeFilter: ['data-test-script-state'] });
+    if (done) return;
+    if (busy() || performance.now() - lastInput < QUIET_MS) { setTimeout(report, 100); return; }
+    stop();
+    setTriggerValue('painted', true);
   };
   requestAnimationFrame(() => setTimeout(report, 0));
+  return stop;
 }
 """)
 
