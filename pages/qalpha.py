@@ -184,8 +184,8 @@ if auto is not None:
         with st.expander("How k and λ were chosen"):
             # every candidate in view (the setting names its k and λ; the columns k and lam would repeat it)
             widgets.table(pd.DataFrame(auto.table()).drop(columns=["k", "lam"]).rename(columns={
-                 "stability": "agreement between resamples (adjusted Rand)", "stability_sd": "sd"}),
-                 hide_index=True, height="content")
+                "stability": "agreement between resamples (adjusted Rand)", "stability_sd": "sd"}),
+                hide_index=True, height="content")
             st.caption(f"k-means into {auto.n_clusters} clusters on two random {RESAMPLE_FRACTION:.0%} subsets of "
                        f"the main samples, {N_RESAMPLES} times; the agreement on the samples both hold (Lange et al. "
                        "2004). Weighted settings scale the standardised features by sqrt((1 + alpha / mean alpha) / 2).")

@@ -22,7 +22,7 @@ import streamlit as st
 FIGURE, TABLE, CODE = "figure", "table", "code"
 #: How every stand-in's note ends (benchmarks/bench_app.py waits for the last to go).
 STAND_IN = "is drawn once the page's controls are shown"
-#: Session keys: the kinds this tab has drawn, and those a run put off.
+#: Session keys: the kinds this tab has drawn, and those its runs have put off.
 DRAWN, PUT_OFF = "first_paint_drawn", "first_paint_put_off"
 
 # The report leaves once the frame the run is drawn in is painted (requestAnimationFrame runs
@@ -82,14 +82,13 @@ def stand_in(what: str, height: int | None = None, where=None) -> None:
 
 def _painted() -> None:
     st.session_state[DRAWN] |= st.session_state[PUT_OFF]
-    st.session_state[PUT_OFF] = set()
 
 
 def report_paint() -> None:
-    """At the end of ``app.py``'s run: if the run put off a kind, the browser reports when the run
-    is painted, and that report reruns the page with every kind drawn."""
-    put_off = st.session_state.get(PUT_OFF)
-    if put_off and not put_off <= st.session_state[DRAWN]:
+    """At the end of ``app.py``'s run: if a kind is put off and not drawn yet, the browser reports
+    when the run is painted, and that report reruns the page with every kind drawn."""
+    waiting = st.session_state.get(PUT_OFF, set()) - st.session_state.get(DRAWN, set())
+    if waiting:
         # a key of its own per set of kinds: a reporter under the key of one that has reported
         # (another page's, earlier in the tab) did not report again
-        _REPORTER(key=f"first_paint_reporter_{'_'.join(sorted(put_off))}", on_painted_change=_painted, height=0)
+        _REPORTER(key=f"first_paint_reporter_{'_'.join(sorted(waiting))}", on_painted_change=_painted, height=0)
