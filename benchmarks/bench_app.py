@@ -234,8 +234,9 @@ def first_open(context, url, path, control=None):
     controls = page.wait_for_function(CONTROL_DRAWN, arg=[kind, name], polling="raf",
                                       timeout=600_000).json_value() / 1000.0
     # a new tab draws figures, tables and code in a second run once its controls are painted
-    # (pages/ui/first_paint.py): settled is that run's end, after the last stand-in went
-    page.wait_for_function(f"() => !document.body.innerText.includes({json.dumps(STAND_IN)})", polling="raf",
+    # (pages/ui/first_paint.py): settled is that run's end, after the last stand-in went (textContent:
+    # innerText leaves out a closed expander's, and the Data page's are all there)
+    page.wait_for_function(f"() => !document.body.textContent.includes({json.dumps(STAND_IN)})", polling="raf",
                            timeout=600_000)
     done = settled(page, 0)
     drawn = painted(page)

@@ -826,7 +826,7 @@ FIRST_PAINT_WATCH = """
     if (!seen.controls && [...document.querySelectorAll('input[type=number]')]
         .some((e) => e.getAttribute('aria-label') === 'k — number of clusters')) seen.controls = now;
     if (!seen.figure && document.querySelector('.js-plotly-plot')) seen.figure = now;
-    if (document.body && document.body.innerText.includes(%s)) seen.standIn = true;
+    if (document.body && document.body.textContent.includes(%s)) seen.standIn = true;
   };
   document.addEventListener('DOMContentLoaded', () => new MutationObserver(look)
     .observe(document.documentElement, {subtree: true, childList: true, characterData: true}));
@@ -843,7 +843,7 @@ def test_a_new_tab_shows_its_controls_before_its_figures(page, app_url):
 
     from pages.ui.first_paint import STAND_IN
 
-    gone = f"() => !document.body.innerText.includes({json.dumps(STAND_IN)})"
+    gone = f"() => !document.body.textContent.includes({json.dumps(STAND_IN)})"  # closed expanders too
     page.context.add_init_script(FIRST_PAINT_WATCH % json.dumps(STAND_IN))
     wait_for_app(page, app_url)
     page.locator("[data-testid='stDataFrame']").first.wait_for(timeout=60_000)
