@@ -33,19 +33,26 @@ DRAWN, PUT_OFF = "first_paint_drawn", "first_paint_put_off"
 # the old page back. The run's state is the one Streamlit's front end keeps on its app element.
 _REPORTER = st.components.v2.component(
     "first_paint_reporter",
-    js="""const QUIET_MS = 400;
+    js="""const QUIET_MS = 400, RUN_WAIT_MS = 3000;
 export default function ({ setTriggerValue }) {
   const app = document.querySelector('[data-testid="stApp"]');
   const inputs = ['pointerdown', 'keydown', 'popstate'];
   let lastInput = -Infinity, done = false;
-  const touched = () => { lastInput = performance.now(); };
+  let sawRun = true;
+  const touched = () => { lastInput = performance.now(); sawRun = false; };
   const stop = () => { done = true; for (const kind of inputs) window.removeEventListener(kind, touched, true); };
   for (const kind of inputs) window.addEventListener(kind, touched, true);
   const busy = () => ['running', 'rerunRequested', 'stopRequested']
     .includes(app?.getAttribute('data-test-script-state'));
+  // after a touch, the run it asked for must have shown as under way and ended (a server busy
+  // elsewhere can take longer than QUIET_MS to start it, and until it starts the browser still
+  // shows the old page), or not have come within RUN_WAIT_MS (a touch that asked for nothing)
   const report = () => {
     if (done) return;
-    if (busy() || performance.now() - lastInput < QUIET_MS) { setTimeout(report, 100); return; }
+    const now = performance.now();
+    if (busy()) sawRun = true;
+    const waiting = busy() || now - lastInput < QUIET_MS || (!sawRun && now - lastInput < RUN_WAIT_MS);
+    if (waiting) { setTimeout(report, 100); return; }
     stop();
     setTriggerValue('painted', true);
   };
