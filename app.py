@@ -28,10 +28,9 @@ PAGES = {
 # otherwise flash the helper modules of pages/ before the first run registers these pages.
 session.leave_a_core()  # once per process: the browser and the server's messages keep a core
 with session.app_run():  # every page checks that its run started here (session.page_start)
-    first_paint.start()  # a new tab draws its figures, tables and code once its controls are shown
+    first_paint.start()  # a new tab's first figure, table and code wait until its controls had time to show
     navigation = st.navigation(PAGES, position="hidden")
     datasets.follow_link(navigation)  # a link to data this session lacks opens the Data page
     sidebar.sidebar_summary(PAGES)
     navigation.run()
-    first_paint.report_paint()
 session.warm_imports()  # once per process, a few seconds on: scikit-learn before a page needs it

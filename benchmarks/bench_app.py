@@ -31,7 +31,6 @@ multiple of the bare page's step; per page: the first open against the bare page
 
 import argparse
 import io
-import json
 import re
 import statistics
 import subprocess
@@ -47,7 +46,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app_server import SCRIPT_IDLE, free_port, start_server  # noqa: E402
-from pages.ui.first_paint import STAND_IN  # noqa: E402
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run", "--disable-quic"]
@@ -233,11 +231,6 @@ def first_open(context, url, path, control=None):
     # (by role and accessible name) returned seconds after a long page had settled
     controls = page.wait_for_function(CONTROL_DRAWN, arg=[kind, name], polling="raf",
                                       timeout=600_000).json_value() / 1000.0
-    # a new tab draws figures, tables and code in a second run once its controls are painted
-    # (pages/ui/first_paint.py): settled is that run's end, after the last stand-in went (textContent:
-    # innerText leaves out a closed expander's, and the Data page's are all there)
-    page.wait_for_function(f"() => !document.body.textContent.includes({json.dumps(STAND_IN)})", polling="raf",
-                           timeout=600_000)
     done = settled(page, 0)
     drawn = painted(page)
     assert page.locator("[data-testid='stException']").count() == 0, path

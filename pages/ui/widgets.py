@@ -72,10 +72,6 @@ def pixel_view(data: Dataset, alpha, top, key: str) -> None:
               where=hover)
 
 
-#: Plotly's height for a figure whose layout gives none.
-PLOTLY_HEIGHT = 450
-
-
 def chart(figure, key: str, where=None, file_name: str | None = None) -> None:
     """A Plotly figure on the page and, under it, a "Save figure" popover with what it takes to
     keep it: PNG at print resolution and SVG (both written by kaleido when clicked) and the table
@@ -87,9 +83,7 @@ def chart(figure, key: str, where=None, file_name: str | None = None) -> None:
     from .datasets import current_dataset
 
     where = where or st
-    if not first_paint.ready(first_paint.FIGURE):
-        first_paint.stand_in("The figure", figure.layout.height or PLOTLY_HEIGHT, where)
-        return
+    first_paint.wait_for_controls(first_paint.FIGURE)
     file_name = file_name or f"{current_dataset().name}-{key.replace('_', '-')}"
     where.plotly_chart(figure, key=key)
     # the buttons are drawn only while the popover is open: three download buttons under every
@@ -113,22 +107,17 @@ def chart(figure, key: str, where=None, file_name: str | None = None) -> None:
 
 
 def table(data, where=None, **options) -> None:
-    """``st.dataframe(data, **options)`` in ``where`` (default: the page), or its stand-in while
-    the tab's first paint puts tables off (:mod:`.first_paint`)."""
-    where = where or st
-    if first_paint.ready(first_paint.TABLE):
-        where.dataframe(data, **options)
-    else:
-        height = options.get("height")
-        first_paint.stand_in("The table", height if isinstance(height, int) else None, where)
+    """``st.dataframe(data, **options)`` in ``where`` (default: the page); a new tab's first
+    table waits until its controls had time to show (:mod:`.first_paint`)."""
+    first_paint.wait_for_controls(first_paint.TABLE)
+    (where or st).dataframe(data, **options)
 
 
 def code(source: str) -> None:
-    """Python source on the page, or its stand-in while the tab's first paint puts code off."""
-    if first_paint.ready(first_paint.CODE):
-        st.code(source, language="python")
-    else:
-        first_paint.stand_in("The code")
+    """Python source on the page; a new tab's first snippet waits until its controls had time to
+    show (:mod:`.first_paint`)."""
+    first_paint.wait_for_controls(first_paint.CODE)
+    st.code(source, language="python")
 
 
 def picture(image, key: str, caption: str | None = None, file_name: str | None = None) -> None:
