@@ -817,33 +817,61 @@ def test_k_of_the_faces_carried_to_a_four_class_table_falls_back_with_a_note(pag
 
 
 # In the page, from the navigation on: when the k input and the first Plotly figure were first in
-# the DOM
+# the DOM, and when the first of the server's messages with each came (the figure's: its JSON)
 FIRST_PAINT_WATCH = """
 (() => {
-  window.__firstPaint = {};
+  const seen = window.__firstPaint = {};
   const look = () => {
-    const seen = window.__firstPaint, now = performance.now();
+    const now = performance.now();
     if (!seen.controls && [...document.querySelectorAll('input[type=number]')]
         .some((e) => e.getAttribute('aria-label') === 'k — number of clusters')) seen.controls = now;
     if (!seen.figure && document.querySelector('.js-plotly-plot')) seen.figure = now;
   };
   document.addEventListener('DOMContentLoaded', () => new MutationObserver(look)
     .observe(document.documentElement, {subtree: true, childList: true, characterData: true}));
+  const encode = (text) => new TextEncoder().encode(text);
+  const controlsBytes = encode('k — number of clusters'), figureBytes = encode('{"data":[');
+  const contains = (bytes, part) => {
+    outer: for (let i = 0; i + part.length <= bytes.length; i++) {
+      for (let j = 0; j < part.length; j++) if (bytes[i + j] !== part[j]) continue outer;
+      return true;
+    }
+    return false;
+  };
+  const Native = window.WebSocket;
+  window.WebSocket = function (...args) {
+    const socket = new Native(...args);
+    socket.addEventListener('message', (event) => {
+      if (!(event.data instanceof ArrayBuffer)) return;
+      const now = performance.now(), bytes = new Uint8Array(event.data);
+      if (!seen.controlsSent && contains(bytes, controlsBytes)) seen.controlsSent = now;
+      if (!seen.figureSent && contains(bytes, figureBytes)) seen.figureSent = now;
+    });
+    return socket;
+  };
+  window.WebSocket.prototype = Native.prototype;
+  for (const name of ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']) window.WebSocket[name] = Native[name];
 })();
 """
 
 
 def test_a_new_tab_shows_its_controls_before_its_figures(page, app_url):
-    """A new tab opened on the Q-alpha page shows the k input before the first figure: the
-    server sends the tab's first figure once the run has gone on for ``first_paint.PAUSE``
-    seconds, and the browser draws the controls meanwhile (sent together, they came in the same
-    frame, after Plotly's code had loaded). The figures then come, and another page follows."""
+    """A new tab opened on the Q-alpha page: the server sends the k input first and the first
+    figure later (once the run has gone on for ``first_paint.PAUSE`` seconds,
+    tests/app/test_app_home.py checks that), and the browser shows the k input no later than the
+    figure. Then another page follows.
+
+    That the k input shows *before* the figure, in a frame of its own, holds on an idle machine
+    (``benchmarks/bench_app.py`` times it: 2.2-2.4 s from the navigation where both came together
+    at 5.4 s). It is not asserted here: the tests run beside others on two cores, and a browser
+    that busy took longer than the pause to draw the controls (3 of 5 runs beside the AppTest
+    suite), when it draws them in the figure's frame, as without the pause."""
     page.context.add_init_script(FIRST_PAINT_WATCH)
     wait_for_app(page, f"{app_url}/qalpha")
     page.locator(".js-plotly-plot").filter(has_text="Sorted weights (alpha)").first.wait_for(timeout=120_000)
     quiet(page)
     seen = page.evaluate("() => window.__firstPaint")
-    assert seen["controls"] < seen["figure"], seen
+    assert seen["controlsSent"] < seen["figureSent"] and seen["controls"] <= seen["figure"], seen
     assert page.locator("[data-testid='stException']").count() == 0
     page.locator("[data-testid='stSidebar']").get_by_role("link", name="Topographical map", exact=True).click()
     page.get_by_role("heading", name="Topographical map", exact=True).wait_for(timeout=120_000)
