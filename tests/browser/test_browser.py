@@ -862,10 +862,11 @@ def test_a_new_tab_shows_its_controls_before_its_figures(page, app_url):
     figure. Then another page follows.
 
     That the k input shows *before* the figure, in a frame of its own, holds on an idle machine
-    (``benchmarks/bench_app.py`` times it: 2.2-2.4 s from the navigation where both came together
-    at 5.4 s). It is not asserted here: the tests run beside others on two cores, and a browser
-    that busy took longer than the pause to draw the controls (3 of 5 runs beside the AppTest
-    suite), when it draws them in the figure's frame, as without the pause."""
+    (docs/benchmarks.md, "The first paint without a report from the browser": 2.2-2.4 s from the
+    navigation, where both came together at 5.4 s). It is not asserted here: the tests run beside
+    others on two cores, and a browser that busy took longer than the pause to draw the controls
+    (3 of 5 opens beside the AppTest suite), when it draws them in the figure's frame, as it did
+    without the pause."""
     page.context.add_init_script(FIRST_PAINT_WATCH)
     wait_for_app(page, f"{app_url}/qalpha")
     page.locator(".js-plotly-plot").filter(has_text="Sorted weights (alpha)").first.wait_for(timeout=120_000)
