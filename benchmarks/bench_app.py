@@ -195,14 +195,25 @@ def click_and_settle(page, locator):
 
 def painted(page, since: float = 0.0, quiet=1.0, timeout=60.0) -> float:
     """Seconds from ``since`` (the page's performance.now(); 0: the navigation) to the last change
-    of the page's DOM, once none came for ``quiet`` seconds (that wait is not part of the figure)."""
+    of the page's DOM, once none came for ``quiet`` seconds of a page that answered all along
+    (that wait is not part of the figure). A page busy compiling a chunk (Plotly's, a new tab's)
+    changes nothing while it cannot answer, and that is not quiet: a poll that came back late
+    starts the quiet wait again."""
     deadline = time.monotonic() + timeout
+    answering_since = previous = None
     while time.monotonic() < deadline:
         last, now = page.evaluate("() => [window.__mutation, performance.now()]")
-        if now - last > quiet * 1000:
+        if previous is None or now - previous > BLOCKED_MS:
+            answering_since = now
+        previous = now
+        if now - last > quiet * 1000 and now - answering_since > quiet * 1000:
             return (last - since) / 1000.0
         page.wait_for_timeout(50)
     raise TimeoutError("the page kept changing")
+
+
+#: A poll of the page (every 50 ms) that took longer than this found its main thread busy.
+BLOCKED_MS = 300
 
 
 #: In the page: performance.now() once the control of ``[kind, name]`` is drawn, else false (a
