@@ -209,10 +209,11 @@ def lambda_path_figure(lams, weights, feature_names: Sequence[str] | None = None
         raise InputError(f"weights must have one row per lambda ({lams.size}); got shape {weights.shape}.")
     names = list(feature_names) if feature_names is not None else [f"feature {j}" for j in range(weights.shape[1])]
     top = np.argsort(-np.abs(weights).max(axis=0), kind="stable")[:n_top]
-    # The figure is drawn anew at every step of λ (its dashed line moves), so it is kept to one
-    # panel: lines without markers or legend (the unified hover names every feature at the λ under
-    # the pointer instead) and fixed margins; the gap's strength, which does not change with the
-    # slider, is a figure of its own beside it (one panel drew in 17 ms, two panels in 37 ms)
+    # Kept light, for it is drawn whenever the path view is: one panel, lines without markers or
+    # legend (the unified hover names every feature at the λ under the pointer instead) and fixed
+    # margins; the gap's strength is a figure of its own beside it (one panel drew in 17 ms, two
+    # panels in 37 ms). The app draws it without ``current`` and lets the browser draw that line
+    # (pages/ui/widgets.chart's marker), so that a λ step leaves the figure as it is.
     traces = [dict(type="scatter", x=lams, y=weights[:, j], mode="lines", name=str(names[j]), showlegend=False,
                    hovertemplate=f"alpha %{{y:.4g}}<extra>{names[j]}</extra>")
               for j in top]

@@ -372,11 +372,14 @@ def lambda_view(main, side, pairs, params, side_mode: str, side_choice: dict, au
                          "shows its result at once."):
                 path = runs.run_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS)
                 if path is not None:
-                    # the weights (their dashed line follows the slider) and, beside them, the gap's
-                    # strength (unchanged by the slider, so never redrawn by a λ step)
+                    # the weights (their dashed line, drawn by the browser, follows the slider; the figure
+                    # stays as it is) and, beside them, the gap's strength: a λ step redraws neither
                     panels = st.container(horizontal=True, gap="medium")
-                    widgets.chart(lambda_path_figure(path.lams, path.weights, main.feature_names, current=params.lam),
-                                  "lambda_path", where=panels.container(width="stretch"))
+                    current = params.lam if params.lam > 0 else None
+                    widgets.chart(lambda_path_figure(path.lams, path.weights, main.feature_names),
+                                  "lambda_path", where=panels.container(width="stretch"), marker_x=current,
+                                  saved=partial(lambda_path_figure, path.lams, path.weights, main.feature_names,
+                                                current=current))
                     widgets.chart(gap_strength_figure(path.lams, path.gap_strength), "gap_strength",
                                   where=panels.container(width=360))
                     st.caption(f"{path.lams.size} values of λ solved in {path.seconds:.1f} s ({int(path.n_iter.sum()):,} "

@@ -12,6 +12,74 @@ from core import Dataset, InputError
 
 from . import downloads, first_paint
 
+# A dashed vertical line at data x over a Plotly chart with a log x axis, drawn by the browser:
+# a chart whose figure changes is a new element that Plotly draws from scratch (Streamlit derives
+# the chart's id from its spec), so a slider that only moves a marked value would redraw the
+# whole figure at every step (66 ms of a λ step on the path, docs/benchmarks.md). The line sits in
+# Plotly's own container at the plot area's place (the drag rectangle), at the axis's range of
+# the moment, and follows a zoom, a resize or a new drawing of the figure.
+_LOG_X_MARKER = st.components.v2.component(
+    "log_x_marker",
+    js="""export default function ({ data, parentElement }) {
+  // one marker per mounted component: a later call with new data moves it (whether or not
+  // Streamlit ran the cleanup in between)
+  const marker = parentElement.__logXMarker || (parentElement.__logXMarker = follow(parentElement));
+  marker.chart = data.chart;
+  marker.x = data.x;
+  marker.schedule();
+  return marker.stop;
+}
+
+function follow(host) {
+  const marker = { chart: null, x: null };
+  let plot = null, line = null, frame = 0;
+  const watch = (on) => {
+    if (plot && (on ? plot.on : plot.removeListener)) {
+      for (const event of ['plotly_afterplot', 'plotly_relayout']) (on ? plot.on : plot.removeListener).call(plot, event, marker.schedule);
+    }
+  };
+  const place = () => {
+    frame = 0;
+    const found = document.querySelector(`.st-key-${CSS.escape(marker.chart)} .js-plotly-plot`);
+    if (found !== plot) { watch(false); plot = found; watch(true); }
+    const box = plot && plot.querySelector('.svg-container'), area = plot && plot.querySelector('.nsewdrag');
+    const range = plot && plot._fullLayout && plot._fullLayout.xaxis && plot._fullLayout.xaxis.range;
+    if (!box || !area || !range || !(marker.x > 0)) { if (line) line.style.display = 'none'; return; }
+    if (!line || line.parentNode !== box) {
+      if (line) line.remove();
+      line = document.createElement('div');
+      line.className = 'log-x-marker';
+      line.style.cssText = 'position:absolute;width:0;border-left:2px dashed grey;pointer-events:none;z-index:1';
+      box.appendChild(line);
+    }
+    const outer = box.getBoundingClientRect(), inner = area.getBoundingClientRect();
+    const share = (Math.log10(marker.x) - range[0]) / (range[1] - range[0]);
+    line.style.display = share >= 0 && share <= 1 ? 'block' : 'none';
+    line.style.left = `${inner.left - outer.left + share * inner.width - 1}px`;
+    line.style.top = `${inner.top - outer.top}px`;
+    line.style.height = `${inner.height}px`;
+  };
+  marker.schedule = () => { if (!frame) frame = requestAnimationFrame(place); };
+  // a new chart element (the path computed again) is looked for at each change of the page, which
+  // costs a query; the line is placed again only then, once Plotly has drawn (its events: a
+  // drawing, a zoom) and when the window is resized, since placing it reads the layout
+  const watcher = new MutationObserver(() => {
+    if (document.querySelector(`.st-key-${CSS.escape(marker.chart)} .js-plotly-plot`) !== plot) marker.schedule();
+  });
+  watcher.observe(document.body, { childList: true, subtree: true });
+  window.addEventListener('resize', marker.schedule);
+  marker.stop = () => {
+    watcher.disconnect();
+    window.removeEventListener('resize', marker.schedule);
+    if (frame) cancelAnimationFrame(frame);
+    watch(false);
+    if (line) line.remove();
+    delete host.__logXMarker;
+  };
+  return marker;
+}
+""")
+
 
 def show_error(error: InputError) -> None:
     """Show a library error as the message it is (never a traceback)."""
@@ -72,26 +140,34 @@ def pixel_view(data: Dataset, alpha, top, key: str) -> None:
               where=hover)
 
 
-def chart(figure, key: str, where=None, file_name: str | None = None) -> None:
+def chart(figure, key: str, where=None, file_name: str | None = None, marker_x: float | None = None,
+          saved=None) -> None:
     """A Plotly figure on the page and, under it, a "Save figure" popover with what it takes to
     keep it: PNG at print resolution and SVG (both written by kaleido when clicked) and the table
     behind it as CSV; the buttons are drawn while the popover is open.
 
     ``key`` names the chart and its buttons; ``where`` is its container (a column, an expander;
     default: the page); ``file_name`` names the downloads, without extension (default: the data
-    set's name and the key)."""
+    set's name and the key). ``marker_x``: a dashed vertical line at that x of a log x axis, which
+    the browser draws over the figure, so that moving it does not redraw the figure. ``saved``:
+    what makes the figure the Save buttons write, called once the popover is open (default: the
+    figure shown; with a marker, one that draws the line itself)."""
     from .datasets import current_dataset
 
     where = where or st
     first_paint.wait_for_controls(first_paint.FIGURE)
     file_name = file_name or f"{current_dataset().name}-{key.replace('_', '-')}"
     where.plotly_chart(figure, key=key)
+    if marker_x is not None:
+        _LOG_X_MARKER(data={"chart": key, "x": float(marker_x)}, key=f"{key}_marker", height=0)
     # the buttons are drawn only while the popover is open: three download buttons under every
     # figure cost 10-15 ms of each rerun (bench_app.py) though they are rarely used
     save = where.popover("Save figure", icon=":material/download:", width="content", key=f"{key}_save",
                          on_change="rerun")
     if not save.open:
         return
+    if saved is not None:
+        figure = saved()
     with save:
         if downloads.static_export_available():
             st.download_button("PNG (300 dpi at 10 in)", partial(downloads.figure_image, figure, "png"),

@@ -339,10 +339,44 @@ def test_lambda_path_is_computed_on_request_and_then_looked_up(monkeypatch):
     gap = next(json.loads(c.proto.spec) for c in app.get("plotly_chart")
                if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("How clearly the weights break"))
     assert len(plotly_array(gap["data"][0]["y"])) == 13  # the gap's strength at every λ of the path, beside it
+    # the current λ is a line the browser draws over the figure: the figure itself does not change
+    # with λ (a changed one is drawn from scratch), the marker carries λ
+    figure = path_figure_spec(app)
+    assert not figure["layout"].get("shapes") and path_marker(app) == {"chart": "lambda_path", "x": 0.3}
     lam.set_value(1.0).run()
+    assert path_figure_spec(app) == figure and path_marker(app)["x"] == 1.0
+    # the figure a user saves has the line drawn in it (its buttons write it when clicked: the
+    # figure is the one their callables were given)
+    import streamlit as st
+
+    from conftest import open_save_popovers
+
+    kept = {}
+    download_button = st.download_button
+
+    def keeping(label, data, **options):
+        kept[options.get("key")] = data
+        return download_button(label, data, **options)
+
+    monkeypatch.setattr(st, "download_button", keeping)
+    open_save_popovers(app)
+    saved = kept["lambda_path_as_csv"].args[0]
+    assert [(shape.type, shape.x0) for shape in saved.layout.shapes] == [("line", 1.0)]
     lam.set_value(0.3).run()
     assert len(calls) == 1  # the path was not computed again: the steps were lookups
     assert has_path_figure(app) and np.allclose(sorted_alpha(app), cold, atol=1e-4)
+
+
+def path_figure_spec(app) -> dict:
+    return next(json.loads(c.proto.spec) for c in app.get("plotly_chart")
+                if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("Weights along λ"))
+
+
+def path_marker(app) -> dict:
+    """The data of the line the browser draws over the λ path figure at the current λ."""
+    markers = [c for c in app.get("bidi_component") if c.proto.component_name.endswith("log_x_marker")]
+    assert len(markers) == 1
+    return json.loads(markers[0].proto.json)
 
 
 def has_path_figure(app):

@@ -671,6 +671,51 @@ def test_ten_quick_presses_of_the_lambda_slider_land_on_the_tenth_value(page, ap
     assert page.locator("[data-testid='stException']").count() == 0
 
 
+# In the page: the λ path chart, where Plotly puts λ = x on its axis and where the browser drew the
+# current-λ line (pixels from the left of the figure's box); the chart element is tagged so that a
+# redraw (a new element) shows
+PATH_MARKER = """(x) => {
+  const plot = document.querySelector('.st-key-lambda_path .js-plotly-plot');
+  const line = plot && plot.querySelector('.log-x-marker');
+  if (!plot || !line || line.style.display === 'none' || !plot._fullLayout) return null;
+  const box = plot.querySelector('.svg-container').getBoundingClientRect();
+  const axis = plot._fullLayout.xaxis, size = plot._fullLayout._size;
+  const drawn = line.getBoundingClientRect();
+  const tagged = plot.__tagged === true;
+  plot.__tagged = true;
+  return {plotly: size.l + axis.d2p(x), line: (drawn.left + drawn.right) / 2 - box.left, tagged};
+}"""
+
+
+def test_the_lambda_path_marks_the_current_lambda_without_redrawing(page, app_url):
+    """On the computed λ path, the dashed line of the current λ stands where Plotly itself puts that
+    λ on the axis, moves with the slider, and the figure is not drawn again for it (the same chart
+    element before and after the step)."""
+    wait_for_app(page, f"{app_url}/qalpha?qa_side_mode=%22side%20classes%22&qa_auto=false&qa_lambda=0.1")
+    page.get_by_role("button", name="Compute the λ path").click()
+    page.locator(".st-key-lambda_path .log-x-marker").wait_for(timeout=300_000)
+    quiet(page)
+    at = page.wait_for_function(PATH_MARKER, arg=0.1, timeout=60_000).json_value()
+    assert abs(at["line"] - at["plotly"]) <= 1.5, at
+    thumb = page.get_by_role("slider", name="λ — weight of the side information")
+    thumb.focus()
+    thumb.press("ArrowRight")
+    expect(thumb).to_have_attribute("aria-valuetext", "0.3", timeout=30_000)
+    page.wait_for_function(f"(x) => {{ const at = ({PATH_MARKER})(x); return at && Math.abs(at.line - at.plotly) <= 1.5; }}",
+                           arg=0.3, timeout=60_000)
+    quiet(page)
+    at = page.evaluate(PATH_MARKER, 0.3)
+    assert at["tagged"] and abs(at["line"] - at["plotly"]) <= 1.5, at
+    # a zoom (Plotly's own Zoom in, about the middle of the axes) moves λ 0.3 on the axis, and the
+    # line with it
+    page.locator(".st-key-lambda_path .nsewdrag").hover()
+    page.locator(".st-key-lambda_path [data-title='Zoom in']").click()
+    page.wait_for_function(f"(x) => {{ const at = ({PATH_MARKER})(x); return at && Math.abs(at.plotly - {at['plotly']}) > 20"
+                           " && Math.abs(at.line - at.plotly) <= 1.5; }", arg=0.3, timeout=30_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.locator(".st-key-lambda_path").screenshot(path=str(ARTEFACTS / "qalpha-lambda-path-marker.png"))
+
+
 def test_downloads_in_the_browser_read_back_with_pandas(page, app_url):
     """The selected-data CSV of the Q-alpha page and Compare's rankings, downloaded as a user does
     (a click on the button), read back by pandas: the same shape, names and values."""
