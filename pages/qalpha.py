@@ -365,11 +365,13 @@ def lambda_view(main, side, pairs, params, side_mode: str, side_choice: dict, au
         with st.expander("λ path: the weights at every λ", expanded=True):
             if not path_possible:
                 st.caption("The λ path runs one start per λ: set Starts (under Iteration) to 1 to compute it.")
-            elif path_ready or st.button(
+            elif path_ready or (button_slot := st.empty()).button(
                     f"Compute the λ path ({len(PATH_LAMBDAS)} values of λ)", key="qa_path_run",
                     help="Solves Q-alpha once at every positive value of the λ slider, each from the answer at the "
                          "next larger λ (as glmnet computes a lasso path); afterwards a move of the λ slider "
                          "shows its result at once."):
+                if not path_ready:  # clicked: the button goes (the path is there once computed)
+                    button_slot.empty()
                 path = runs.run_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS)
                 if path is not None:
                     # the weights (their dashed line, drawn by the browser, follows the slider; the figure

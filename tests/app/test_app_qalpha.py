@@ -336,6 +336,7 @@ def test_lambda_path_is_computed_on_request_and_then_looked_up(monkeypatch):
     button.click().run()
     assert not app.exception and not app.error and len(calls) == 1
     assert has_path_figure(app) == 10  # the weights of 10 features
+    assert not [b for b in app.button if b.label.startswith("Compute the λ path")]  # nothing left to compute
     gap = next(json.loads(c.proto.spec) for c in app.get("plotly_chart")
                if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("How clearly the weights break"))
     assert len(plotly_array(gap["data"][0]["y"])) == 13  # the gap's strength at every λ of the path, beside it
