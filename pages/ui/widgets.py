@@ -33,15 +33,17 @@ _LOG_X_MARKER = st.components.v2.component(
 function follow(host) {
   const marker = { chart: null, x: null };
   let plot = null, line = null, frame = 0;
-  const watch = (on) => {
-    if (plot && (on ? plot.on : plot.removeListener)) {
-      for (const event of ['plotly_afterplot', 'plotly_relayout']) (on ? plot.on : plot.removeListener).call(plot, event, marker.schedule);
-    }
-  };
+  const find = () => document.querySelector(`.st-key-${CSS.escape(marker.chart)} .js-plotly-plot`);
+  const events = ['plotly_afterplot', 'plotly_relayout'];  // Plotly drew the figure, or zoomed it
+  const unwatch = () => { if (plot && plot.removeListener) events.forEach((e) => plot.removeListener(e, marker.schedule)); };
   const place = () => {
     frame = 0;
-    const found = document.querySelector(`.st-key-${CSS.escape(marker.chart)} .js-plotly-plot`);
-    if (found !== plot) { watch(false); plot = found; watch(true); }
+    const found = find();
+    if (found !== plot) {
+      unwatch();
+      plot = found;
+      if (plot && plot.on) events.forEach((e) => plot.on(e, marker.schedule));
+    }
     const box = plot && plot.querySelector('.svg-container'), area = plot && plot.querySelector('.nsewdrag');
     const range = plot && plot._fullLayout && plot._fullLayout.xaxis && plot._fullLayout.xaxis.range;
     if (!box || !area || !range || !(marker.x > 0)) { if (line) line.style.display = 'none'; return; }
@@ -63,16 +65,14 @@ function follow(host) {
   // a new chart element (the path computed again) is looked for at each change of the page, which
   // costs a query; the line is placed again only then, once Plotly has drawn (its events: a
   // drawing, a zoom) and when the window is resized, since placing it reads the layout
-  const watcher = new MutationObserver(() => {
-    if (document.querySelector(`.st-key-${CSS.escape(marker.chart)} .js-plotly-plot`) !== plot) marker.schedule();
-  });
+  const watcher = new MutationObserver(() => { if (find() !== plot) marker.schedule(); });
   watcher.observe(document.body, { childList: true, subtree: true });
   window.addEventListener('resize', marker.schedule);
   marker.stop = () => {
     watcher.disconnect();
     window.removeEventListener('resize', marker.schedule);
     if (frame) cancelAnimationFrame(frame);
-    watch(false);
+    unwatch();
     if (line) line.remove();
     delete host.__logXMarker;
   };
