@@ -900,7 +900,7 @@ FIRST_PAINT_WATCH = """
 """
 
 
-def test_a_new_tab_shows_its_controls_before_its_figures(page, app_url):
+def test_a_new_tab_is_sent_its_controls_before_its_figures(page, app_url):
     """A new tab opened on the Q-alpha page: the server sends the k input first and the first
     figure later (once the run has gone on for ``first_paint.PAUSE`` seconds,
     tests/app/test_app_home.py checks that), and the browser shows the k input no later than the
