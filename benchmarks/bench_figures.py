@@ -53,7 +53,6 @@ from core.data.bundled import load_dataset  # noqa: E402
 from core.plots import gap_strength_figure, lambda_path_figure, sorted_weights_figure  # noqa: E402
 from core.selection.lambda_path import q_alpha_path  # noqa: E402
 from pages.ui.settings import QALPHA_PATH_LAMBDAS  # noqa: E402
-from pages.ui.widgets import pixel_view  # noqa: E402
 
 #: What Streamlit's theme sets that matters here: automargin on both axes, the title left and bold.
 THEME = {"layout": {"xaxis": {"automargin": True, "showgrid": False, "zeroline": False},
@@ -115,12 +114,12 @@ def step_recipes() -> dict:
                         lams=QALPHA_PATH_LAMBDAS)
     result = path.at(0.3)
     chosen = result.default_k
-    top = result.top(chosen.k)
+    # the weights over the mean image are not among them: a step sends them as a picture (caf5858),
+    # the figure of the same map is drawn only while its expander is open
     return {
         "sorted weights (2,400 points)": partial(
             sorted_weights_figure, result.alpha, main.feature_names, result.gap.n_selected, clear_gap=result.gap.clear,
             top_k=chosen.k, default=chosen),
-        "alpha over the mean image": partial(pixel_view, main, result.alpha, top),
         "λ path: the weights": partial(lambda_path_figure, path.lams, path.weights, main.feature_names, current=0.3),
         "λ path: the gap's strength (unchanged by λ)": partial(gap_strength_figure, path.lams, path.gap_strength),
     }

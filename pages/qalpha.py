@@ -302,22 +302,20 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
                 st.download_button("Per-class statistics (CSV)", downloads.frame_csv(marker_table),
                                    file_name=f"{main.name}-per-class.csv", mime="text/csv", key="qa_markers_csv",
                                    on_click="ignore")
-    selected = np.sort(top)
-    download = widgets.row(2 if main.is_image else 1)
-    # written when clicked (as the Data page's ranking): on the faces at K = 991 the file took 0.6 s,
-    # in every rerun of the page
-    download[0].download_button(
-        f"Data, {top_k} selected features (CSV)", partial(downloads.selected_data_csv, main, selected),
-        file_name=f"{main.name}-selected.csv", mime="text/csv", on_click="ignore")
-    if main.is_image:
-        mask = np.zeros(main.n_features, dtype=bool)
-        mask[selected] = True
-        download[1].download_button("Selection mask (PNG)", partial(downloads.mask_png, main.to_image(mask)),
-                                    file_name=f"{main.name}-mask.png", mime="image/png", on_click="ignore")
-    with st.expander("Python: this result in a notebook"):
-        widgets.code(snippets.qalpha_snippet(data, datasets.is_bundled(data),
-                                             params, side_mode, side_classes, n_pairs, runs.q_alpha_solver(params, pairs),
-                                             top_k, side=uploaded_side))
+    # the files and the code follow λ and K, so they are made here, where a K step reruns them (the
+    # .h5ad, made where only λ reruns it, kept the K of the last λ step); they are drawn only while
+    # opened, as the figures' Save buttons are: six fewer elements at every step
+    saved = widgets.when_open("Download the result", "qa_downloads", popover=True, icon=":material/download:",
+                              width="content")
+    if saved is not None:
+        with saved:
+            result_downloads(main, result, params, side_choice, top)
+    snippet = widgets.when_open("Python: this result in a notebook", "qa_snippet")
+    if snippet is not None:
+        with snippet:
+            widgets.code(snippets.qalpha_snippet(data, datasets.is_bundled(data),
+                                                 params, side_mode, side_classes, n_pairs,
+                                                 runs.q_alpha_solver(params, pairs), top_k, side=uploaded_side))
     # the link follows K too (this runs on the page's reruns and on the fragment's own)
     views.share_view([key for key in VIEW if key != "qa_top_k" or st.session_state.get("qa_top_k_set")])
 
@@ -402,22 +400,38 @@ def lambda_view(main, side, pairs, params, side_mode: str, side_choice: dict, au
                                     "qa_convergence")
     if convergence is not None:  # drawn only when asked for: every λ step would redraw it
         widgets.chart(history_figure(result.history), "history", where=convergence)
+    widgets.table({key: values[:50] for key, values in ranking_table(main, result).items()}, hide_index=True,
+                  height=240)
+
+
+def ranking_table(main, result) -> dict:
+    """Every feature by rank: its name and alpha (the table on the page shows the first 50)."""
     ranking = result.ranking
-    table = {"rank": np.arange(1, main.n_features + 1), "feature": np.asarray(main.feature_names)[ranking],
-             "alpha": result.alpha[ranking]}
-    widgets.table({key: values[:50] for key, values in table.items()}, hide_index=True, height=240)
-    download = widgets.row(3)
-    download[0].download_button(
-        "Weights and ranking (CSV)", partial(downloads.table_csv, table), file_name=f"{main.name}-qalpha.csv",
-        mime="text/csv", on_click="ignore")
+    return {"rank": np.arange(1, main.n_features + 1), "feature": np.asarray(main.feature_names)[ranking],
+            "alpha": result.alpha[ranking]}
+
+
+def result_downloads(main, result, params, side_choice: dict, top) -> None:
+    """The result at this λ and K as files, each written when clicked (on the faces at K = 991 the
+    selected data's CSV took 0.6 s): the selected features' data, the selection as a mask (images),
+    the weights and ranking, the parameters, and all of it as AnnData."""
+    selected = np.sort(top)
+    st.download_button(f"Data, {top.size} selected features (CSV)", partial(downloads.selected_data_csv, main, selected),
+                       file_name=f"{main.name}-selected.csv", mime="text/csv", on_click="ignore")
+    if main.is_image:
+        mask = np.zeros(main.n_features, dtype=bool)
+        mask[selected] = True
+        st.download_button("Selection mask (PNG)", partial(downloads.mask_png, main.to_image(mask)),
+                           file_name=f"{main.name}-mask.png", mime="image/png", on_click="ignore")
+    st.download_button("Weights and ranking (CSV)", partial(downloads.table_csv, ranking_table(main, result)),
+                       file_name=f"{main.name}-qalpha.csv", mime="text/csv", on_click="ignore")
     run_settings = dict(asdict(params), **side_choice, data_set=data.name)
-    download[1].download_button(
-        "Parameters (JSON)", json.dumps(run_settings, indent=1),
-        file_name=f"{main.name}-qalpha-parameters.json", mime="application/json", on_click="ignore")
+    st.download_button("Parameters (JSON)", json.dumps(run_settings, indent=1),
+                       file_name=f"{main.name}-qalpha-parameters.json", mime="application/json", on_click="ignore")
     # the data with alpha, rank and the selection per feature, for scanpy and the other AnnData tools
-    download[2].download_button(
+    st.download_button(
         "Data and results (.h5ad)",
-        partial(downloads.results_h5ad, main, result.alpha, int(st.session_state["qa_top_k"]),
+        partial(downloads.results_h5ad, main, result.alpha, int(top.size),
                 {key: json.dumps(value) if isinstance(value, (list, dict)) else value for key, value in run_settings.items()}),
         file_name=f"{main.name}-qalpha.h5ad", mime="application/x-hdf5", key="qa_h5ad",
         help="AnnData: X the data, var the features with alpha, rank and selected (the top K), uns the settings.",

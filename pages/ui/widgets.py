@@ -102,11 +102,15 @@ def row(n: int, width="content") -> list:
     return [line.container(width=width) for _ in range(n)]
 
 
-def when_open(label: str, key: str):
-    """An expander whose content is drawn only while it is open (a click on it reruns the page):
-    the expander to draw into while open, else None. For what a slider step would otherwise
-    redraw though few look at it (a figure beside its picture, a convergence history)."""
-    section = st.expander(label, key=key, on_change="rerun")
+def when_open(label: str, key: str, popover: bool = False, where=None, **options):
+    """An expander (or, with ``popover``, a popover button) whose content is drawn only while it
+    is open (a click on it reruns the page, or the fragment it is in): the container to draw into
+    while open, else None. For what a slider step would otherwise redraw though few look at it (a
+    figure beside its picture, a convergence history, download buttons, code). ``where``: the
+    container it goes in (default: the page); ``options`` go to ``st.popover``."""
+    where = where or st
+    section = (where.popover(label, key=key, on_change="rerun", **options) if popover
+               else where.expander(label, key=key, on_change="rerun"))
     return section if section.open else None
 
 
@@ -162,9 +166,9 @@ def chart(figure, key: str, where=None, file_name: str | None = None, marker_x: 
         _LOG_X_MARKER(data={"chart": key, "x": float(marker_x)}, key=f"{key}_marker", height=0)
     # the buttons are drawn only while the popover is open: three download buttons under every
     # figure cost 10-15 ms of each rerun (bench_app.py) though they are rarely used
-    save = where.popover("Save figure", icon=":material/download:", width="content", key=f"{key}_save",
-                         on_change="rerun")
-    if not save.open:
+    save = when_open("Save figure", f"{key}_save", popover=True, where=where, icon=":material/download:",
+                     width="content")
+    if save is None:
         return
     if saved is not None:
         figure = saved()

@@ -119,11 +119,31 @@ def test_feature_families_draw_back_on_the_image(family, options):
     assert len(overlay) >= 2 and overlay[-1]["type"] == "heatmap"  # the mean image and the weights over it
 
 
+def open_downloads(app):
+    """The "Download the result" popover opened (as a click on it does): its buttons are drawn
+    only then."""
+    app.session_state["qa_downloads"] = True
+    return app.run()
+
+
 def test_downloads_offered():
-    app = run_page()
+    app = open_downloads(run_page())
     labels = [b.label for b in app.get("download_button")]
     assert "Weights and ranking (CSV)" in labels and "Selection mask (PNG)" in labels
     assert any(label.startswith("Data, ") for label in labels)
+
+
+def test_downloads_and_code_are_drawn_only_once_opened():
+    """A λ or K step reruns the result's part of the page: the five download buttons and the
+    highlighted snippet cost each step the browser's time, so they wait for a click on their
+    popover and expander (the picture keeps its own Save button)."""
+    app = run_page()
+    assert [b.label for b in app.get("download_button")] == ["Save picture (PNG)"] and not app.code
+    app.session_state["qa_snippet"] = True
+    app = open_downloads(app)
+    labels = [b.label for b in app.get("download_button")]
+    assert len(labels) == 6 and "Data and results (.h5ad)" in labels
+    assert any("QAlphaParameters(" in block.value for block in app.code)
 
 
 def test_mask_png_round_trip():
@@ -450,7 +470,7 @@ def test_per_class_view_on_data_with_negative_values_leaves_out_fold_changes():
 
 
 def test_results_download_as_h5ad_beside_the_csv():
-    app = run_page(load_dataset("colon"))
+    app = open_downloads(run_page(load_dataset("colon")))
     labels = [b.proto.label for b in app.get("download_button")]
     assert "Data and results (.h5ad)" in labels and "Weights and ranking (CSV)" in labels
 
@@ -471,6 +491,7 @@ def test_the_python_snippet_recomputes_the_pages_result(dataset, settings):
     app.run()
     for key, value in settings.items():
         app.session_state[key] = value
+    app.session_state["qa_snippet"] = True  # its expander opened
     app.run()
     assert not app.exception and not app.error
     namespace = run_page_snippet(app, "QAlphaParameters(")

@@ -161,7 +161,7 @@ def _awkward(data: Dataset) -> Dataset:
 
 
 #: page -> (data set, session settings before the run, the Compare page's Run pressed)
-PAGES = {"qalpha": ("wine", {}), "kernel": ("digits", {}), "topographic": ("digits", {}), "haar": ("digits", {}),
+PAGES = {"qalpha": ("wine", {"qa_downloads": True}), "kernel": ("digits", {}), "topographic": ("digits", {}), "haar": ("digits", {}),
          "slda": ("digits", {"spca_k": 5}), "compare": ("wine", {"cmp_methods": ["Q-alpha", "fisher"]}),
          "data": ("digits", {})}
 

@@ -718,10 +718,13 @@ def test_the_lambda_path_marks_the_current_lambda_without_redrawing(page, app_ur
 
 def test_downloads_in_the_browser_read_back_with_pandas(page, app_url):
     """The selected-data CSV of the Q-alpha page and Compare's rankings, downloaded as a user does
-    (a click on the button), read back by pandas: the same shape, names and values."""
+    (a click on the button), read back by pandas: the same shape, names and values. After a step
+    of the K slider (which reruns only the selection's part of the page) the .h5ad marks the new K
+    selected."""
     import io
     from urllib.parse import quote
 
+    import anndata
     import numpy as np
     import pandas as pd
 
@@ -731,12 +734,24 @@ def test_downloads_in_the_browser_read_back_with_pandas(page, app_url):
     wait_for_app(page, f"{app_url}/qalpha?qa_top_k=25")
     page.get_by_text("Selected (K)").first.wait_for(timeout=300_000)
     quiet(page)
+    page.get_by_role("button", name="Download the result").click()
     selected = pd.read_csv(io.BytesIO(open(download(page, "Data, 25 selected features (CSV)").path(), "rb").read()),
                            float_precision="round_trip")
     assert selected.shape == (faces.n_samples, 25 + 2)
     assert list(selected.columns[:2]) == ["sample", "label"] and all(c in faces.feature_names for c in selected.columns[2:])
     columns = [faces.feature_names.index(name) for name in selected.columns[2:]]
     assert np.array_equal(selected.iloc[:, 2:].to_numpy(), faces.X[:, columns])
+    page.keyboard.press("Escape")  # the popover closed
+    thumb = page.get_by_role("slider", name="K — top features to show and to cluster with")
+    thumb.focus()
+    thumb.press("ArrowRight")
+    expect(thumb).to_have_attribute("aria-valuetext", "26", timeout=30_000)
+    quiet(page)
+    page.get_by_role("button", name="Download the result").click()
+    page.get_by_role("button", name="Data, 26 selected features (CSV)").wait_for(timeout=60_000)
+    results = anndata.read_h5ad(download(page, "Data and results (.h5ad)").path())
+    assert int(results.var["selected"].sum()) == 26 and list(results.var_names) == list(faces.feature_names)
+    page.keyboard.press("Escape")
 
     # a figure kept: Save figure opens on the sorted weights; its SVG and its table download
     page.get_by_role("button", name="Save figure").first.click()
