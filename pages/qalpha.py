@@ -207,15 +207,16 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
         st.session_state["qa_top_k"] = default.k
     top_k = int(st.session_state["qa_top_k"])
     top = result.top(top_k)
-    cols = widgets.row(4)
-    cols[0].metric("Selected (K)", f"{top_k:,}",
-                   help=f"of {main.n_features:,} features; "
-                        + ("set by you (the K slider)" if st.session_state.get("qa_top_k_set")
-                           else f"chosen by the rule: {default.rule} (move the K slider to choose another)"))
-    widgets.gap_metric(cols[1], gap)
-    cols[2].metric("Iterations", result.n_iter, help="converged" if result.converged else "not converged")
-    cols[3].metric("Objective", f"{result.objective:.4g}",
-                   help=f"{np.mean(result.alpha >= -1e-6 * result.alpha.max()):.1%} of the weights are >= 0")
+    counts = widgets.line()
+    counts.metric("Selected (K)", f"{top_k:,}", width="content",
+                  help=f"of {main.n_features:,} features; "
+                       + ("set by you (the K slider)" if st.session_state.get("qa_top_k_set")
+                          else f"chosen by the rule: {default.rule} (move the K slider to choose another)"))
+    widgets.gap_metric(counts, gap)
+    counts.metric("Iterations", result.n_iter, width="content",
+                  help="converged" if result.converged else "not converged")
+    counts.metric("Objective", f"{result.objective:.4g}", width="content",
+                  help=f"{np.mean(result.alpha >= -1e-6 * result.alpha.max()):.1%} of the weights are >= 0")
     negative = int(np.sum(result.alpha < -1e-6 * np.abs(result.alpha).max()))
     if negative:
         meaning = ("it draws the pairs that must stay apart together" if side_mode == "pairs" else
@@ -259,13 +260,14 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
                                    n_runs=5, random_state=seed)["all"]
         st.markdown("**k-means on the selection** (as many clusters as classes, 5 starts averaged; "
                     "the labels are used only to score)")
-        cols = widgets.row(4)
-        cols[0].metric(f"Accuracy, top {top_k}", f"{selected['accuracy'][0]:.3f}",
-                       help="Fraction of samples in the cluster matched to their class (Hungarian matching).")
-        cols[1].metric(f"NMI, top {top_k}", f"{selected['nmi'][0]:.3f}", help="Normalised mutual information.")
-        cols[2].metric("Accuracy, all features", f"{everything['accuracy'][0]:.3f}",
-                       help="The same k-means on every feature, for reference.")
-        cols[3].metric("NMI, all features", f"{everything['nmi'][0]:.3f}")
+        scores = widgets.line()
+        scores.metric(f"Accuracy, top {top_k}", f"{selected['accuracy'][0]:.3f}", width="content",
+                      help="Fraction of samples in the cluster matched to their class (Hungarian matching).")
+        scores.metric(f"NMI, top {top_k}", f"{selected['nmi'][0]:.3f}", width="content",
+                      help="Normalised mutual information.")
+        scores.metric("Accuracy, all features", f"{everything['accuracy'][0]:.3f}", width="content",
+                      help="The same k-means on every feature, for reference.")
+        scores.metric("NMI, all features", f"{everything['nmi'][0]:.3f}", width="content")
         # computed only while open: the dot plot and table otherwise cost every rerun their drawing
         per_class = widgets.when_open(f"Per class: which class each of the {min(top_k, MARKER_LIMIT)} first "
                                       "selected features marks", "qa_per_class")

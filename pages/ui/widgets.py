@@ -89,17 +89,24 @@ def show_error(error: InputError) -> None:
 def gap_metric(cell, gap) -> None:
     """The sparsity gap as a metric: its count where it is clear, "none" where the sorted weights
     fall smoothly, with its strength in the help (:class:`core.selection.qalpha.SparsityGap`)."""
-    cell.metric("Sparsity gap", f"{gap.n_selected:,}" if gap.clear else "none",
+    cell.metric("Sparsity gap", f"{gap.n_selected:,}" if gap.clear else "none", width="content",
                 help=f"The sorted weights split best after rank {gap.n_selected:,}; the split explains "
                      f"{gap.separability:.0%} of their variance (a clear gap: at least {gap.threshold:.0%}), "
                      f"and the weights above it are {gap.ratio:.3g}x those below on average.")
 
 
+def line():
+    """A line of elements side by side that wraps onto more lines in a narrow window (where
+    columns would cut metrics and buttons short). Elements put in it directly, each at
+    ``width="content"``, cost a slider step less than in cells of their own (:func:`row`): on the
+    Q-alpha page, two lines of four metrics redrawn at every λ step, 0.316 -> 0.293 s."""
+    return st.container(horizontal=True, gap="large")
+
+
 def row(n: int, width="content") -> list:
-    """``n`` cells side by side that wrap onto more lines in a narrow window (where columns
-    would cut metrics and buttons short): for metrics and download buttons."""
-    line = st.container(horizontal=True, gap="large")
-    return [line.container(width=width) for _ in range(n)]
+    """``n`` cells of :func:`line` (each ``width`` wide), for elements without a width of their own."""
+    cells = line()
+    return [cells.container(width=width) for _ in range(n)]
 
 
 def when_open(label: str, key: str, popover: bool = False, where=None, **options):
