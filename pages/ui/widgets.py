@@ -98,8 +98,9 @@ def gap_metric(cell, gap) -> None:
 def line():
     """A line of elements side by side that wraps onto more lines in a narrow window (where
     columns would cut metrics and buttons short). Elements put in it directly, each at
-    ``width="content"``, cost a slider step less than in cells of their own (:func:`row`): on the
-    Q-alpha page, two lines of four metrics redrawn at every λ step, 0.316 -> 0.293 s."""
+    ``width="content"``, are fewer elements than in cells of their own (:func:`row`): on the
+    Q-alpha page, two lines of four metrics redrawn at every λ and K step, sixteen elements become
+    ten (the steps' time did not change measurably: docs/benchmarks.md)."""
     return st.container(horizontal=True, gap="large")
 
 
