@@ -50,10 +50,12 @@ def test_a_new_tabs_first_figure_is_sent_after_its_controls_and_a_pause(monkeypa
     assert kinds[0] == first_paint.FIGURE and controls_first[0]
     assert min(elapsed) >= first_paint.PAUSE
     assert app.session_state[first_paint.DRAWN] >= {first_paint.TABLE, first_paint.FIGURE}
-    drawn = len(waits)
+    had, drawn = {kind for kind, _, _ in waits}, len(waits)
     app.run()
     app.switch_page("pages/topographic.py").run()
-    assert not app.exception and len(waits) == drawn
+    # the figures and the table come at once; only a kind the tab has not had yet waits (its code:
+    # Q-alpha writes its snippet only when the snippet's expander is opened)
+    assert not app.exception and all(kind not in had for kind, _, _ in waits[drawn:])
 
 
 def test_imports_are_warmed_once_per_process_after_a_delay():
