@@ -135,8 +135,8 @@ def test_downloads_offered():
 
 def test_downloads_and_code_are_drawn_only_once_opened():
     """A λ or K step reruns the result's part of the page: the five download buttons and the
-    highlighted snippet cost each step the browser's time, so they wait for a click on their
-    popover and expander (the picture keeps its own Save button)."""
+    snippet are drawn only once their popover and expander are opened (the picture keeps its own
+    Save button)."""
     app = run_page()
     assert [b.label for b in app.get("download_button")] == ["Save picture (PNG)"] and not app.code
     app.session_state["qa_snippet"] = True
