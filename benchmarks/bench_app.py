@@ -193,6 +193,10 @@ def click_and_settle(page, locator):
     settled(page, page.evaluate("() => window.__input"))
 
 
+#: A poll of the page (every 50 ms) that took longer than this found its main thread busy.
+BLOCKED_MS = 300
+
+
 def painted(page, since: float = 0.0, quiet=1.0, timeout=60.0) -> float:
     """Seconds from ``since`` (the page's performance.now(); 0: the navigation) to the last change
     of the page's DOM, once none came for ``quiet`` seconds of a page that answered all along
@@ -210,10 +214,6 @@ def painted(page, since: float = 0.0, quiet=1.0, timeout=60.0) -> float:
             return (last - since) / 1000.0
         page.wait_for_timeout(50)
     raise TimeoutError("the page kept changing")
-
-
-#: A poll of the page (every 50 ms) that took longer than this found its main thread busy.
-BLOCKED_MS = 300
 
 
 #: In the page: performance.now() once the control of ``[kind, name]`` is drawn, else false (a
