@@ -56,11 +56,18 @@ def _labels_pair(truth, found):
     return truth, found
 
 
+def _contingency_table(truth, found) -> np.ndarray:
+    """Counts of the samples in each class (rows) and cluster (columns), of labels from
+    :func:`_labels_pair` (every row and column holds a sample)."""
+    table = np.zeros((truth.max() + 1, found.max() + 1))
+    np.add.at(table, (truth, found), 1)
+    return table
+
+
 def clustering_accuracy(truth, found) -> float:
     """Accuracy of a clustering under the best matching of clusters to classes (Hungarian)."""
     truth, found = _labels_pair(truth, found)
-    table = np.zeros((truth.max() + 1, found.max() + 1))
-    np.add.at(table, (truth, found), 1)
+    table = _contingency_table(truth, found)
     rows, cols = linear_sum_assignment(-table)
     return float(table[rows, cols].sum() / truth.size)
 
@@ -88,11 +95,26 @@ def pairwise_accuracy(truth, found, balanced: bool = True) -> float:
 
 
 def nmi(truth, found) -> float:
-    """Normalised mutual information (scikit-learn's, arithmetic normalisation)."""
-    from sklearn.metrics import normalized_mutual_info_score
+    """Normalised mutual information of two labellings, ``I(U; V) / ((H(U) + H(V)) / 2)``.
 
+    The arithmetic normalisation, as scikit-learn's ``normalized_mutual_info_score`` has it by
+    default, with its two limits: two labellings that do not split the samples score 1, and a
+    mutual information of 0 scores 0. Equal to scikit-learn's within 1e-12 (tested). Computed from
+    the contingency table: scikit-learn's function took 3 ms a call on 130 samples, mostly checking
+    its input, which was 40% of every k-means score (``benchmarks/bench_metrics.py``).
+    """
     truth, found = _labels_pair(truth, found)
-    return float(normalized_mutual_info_score(truth, found))
+    table = _contingency_table(truth, found)
+    if table.shape == (1, 1):
+        return 1.0
+    joint = table / truth.size
+    classes, clusters = joint.sum(axis=1), joint.sum(axis=0)
+    held = joint > 0
+    information = float(np.sum(joint[held] * np.log(joint[held] / np.outer(classes, clusters)[held])))
+    if information <= 1e-15:  # the labellings are independent (rounding can leave -1e-17)
+        return 0.0
+    entropy = -(np.sum(classes * np.log(classes)) + np.sum(clusters * np.log(clusters)))
+    return information / (entropy / 2)
 
 
 def normalized_precision_index(X, labels, k_values=range(1, 11)) -> float:

@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.errors import InputError
 from core.evaluation.metrics import (accuracy_curve, clustering_accuracy, jaccard_index, kuncheva_index, nmi,
@@ -162,3 +164,23 @@ def test_projection_curves_score_extracted_features_as_selection_curves_score_se
         projection_curves(X, labels, {"CPCA": "cpca"}, [2])
     with pytest.raises(InputError, match="Unknown projection 'ica'"):
         projection_curves(X, labels, {"ICA": "ica"}, [2])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 7)), min_size=1, max_size=80))
+def test_nmi_equals_scikit_learns_on_any_pair_of_labellings(pairs):
+    """The NMI computed from the contingency table is scikit-learn's normalized_mutual_info_score
+    (arithmetic mean of the entropies), its limits included: labellings that do not split the
+    samples (1) and independent ones (0)."""
+    from sklearn.metrics import normalized_mutual_info_score
+
+    truth, found = np.array(pairs).T
+    assert nmi(truth, found) == pytest.approx(normalized_mutual_info_score(truth, found), abs=1e-12)
+    assert nmi(found, truth) == pytest.approx(nmi(truth, found), abs=1e-12)  # symmetric
+
+
+def test_nmi_limits():
+    assert nmi([3, 3, 3], [1, 1, 1]) == 1.0  # neither splits the samples
+    assert nmi([0, 0, 1, 1], [0, 0, 0, 0]) == 0.0  # one labelling carries nothing
+    assert nmi([0, 0, 1, 1], [0, 1, 0, 1]) == 0.0  # independent
+    assert nmi([0, 0, 1, 1], [1, 1, 0, 0]) == pytest.approx(1.0, abs=1e-15)
