@@ -236,8 +236,13 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
                    f"{gap.threshold:.0%} or more). K starts at {default.k:,}, the fewest features holding "
                    f"{default.rule} (the dotted line); choose another with the slider.")
     log_y = st.toggle("Log scale", value=False, help="Draw the sorted weights on a log axis.")
-    widgets.chart(sorted_weights_figure(result.alpha, main.feature_names, gap.n_selected, log_y=log_y,
-                                        clear_gap=gap.clear, top_k=top_k, default=default), "sorted_alpha")
+    # the top-K band is drawn by the browser over the figure: a K step leaves the figure as it is
+    # (a changed figure is a new chart, drawn from scratch: docs/benchmarks.md); the figure saved
+    # has the band in it
+    weights_figure = partial(sorted_weights_figure, result.alpha, main.feature_names, gap.n_selected, log_y=log_y,
+                             clear_gap=gap.clear, default=default)
+    widgets.chart(weights_figure(), "sorted_alpha", band_x=(0.5, top_k + 0.5, f"top {top_k}"),
+                  saved=partial(weights_figure, top_k=top_k))
     k_row = st.container(horizontal=True, vertical_alignment="bottom")
     k_row.slider("K — top features to show and to cluster with", 1, main.n_features, key="qa_top_k", persist_state="session",
                  on_change=lambda: st.session_state.update(qa_top_k_set=True),

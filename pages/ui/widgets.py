@@ -12,73 +12,105 @@ from core import Dataset, InputError
 
 from . import downloads, first_paint
 
-# A dashed vertical line at data x over a Plotly chart with a log x axis, drawn by the browser:
-# a chart whose figure changes is a new element that Plotly draws from scratch (Streamlit derives
-# the chart's id from its spec), so a slider that only moves a marked value would redraw the
-# whole figure at every step (66 ms of a λ step on the path, docs/benchmarks.md). The line sits in
-# Plotly's own container at the plot area's place (the drag rectangle), at the axis's range of
-# the moment, and follows a zoom, a resize or a new drawing of the figure.
-_LOG_X_MARKER = st.components.v2.component(
-    "log_x_marker",
+# Marks over a Plotly chart's x axis drawn by the browser: a dashed vertical line at data x (the
+# current λ on the λ path) and a shaded band between two x (the top K ranks on the sorted weights).
+# A chart whose figure changes is a new element that Plotly draws from scratch (Streamlit derives
+# the chart's id from its spec), so a slider that only moves a marked value would redraw the whole
+# figure at every step (66 ms of a λ step on the path, docs/benchmarks.md). The marks sit in
+# Plotly's own container at the plot area's place (the drag rectangle), at the axis's range of the
+# moment (log or linear), and follow a zoom, a resize or a new drawing of the figure.
+_X_MARKS = st.components.v2.component(
+    "x_marks",
     js="""export default function ({ data, parentElement }) {
-  // one marker per mounted component: a later call with new data moves it (whether or not
-  // Streamlit ran the cleanup in between)
-  const marker = parentElement.__logXMarker || (parentElement.__logXMarker = follow(parentElement));
-  marker.chart = data.chart;
-  marker.x = data.x;
-  marker.schedule();
-  return marker.stop;
+  // one set of marks per mounted component: a later call with new data moves them (whether or
+  // not Streamlit ran the cleanup in between)
+  const marks = parentElement.__xMarks || (parentElement.__xMarks = follow(parentElement));
+  marks.data = data;
+  marks.schedule();
+  return marks.stop;
 }
 
 function follow(host) {
-  const marker = { chart: null, x: null };
-  let plot = null, line = null, frame = 0;
-  const find = () => document.querySelector(`.st-key-${CSS.escape(marker.chart)} .js-plotly-plot`);
+  const marks = { data: null };
+  const made = {};  // the line, the band and the band's label
+  let plot = null, frame = 0;
+  const find = () => marks.data && document.querySelector(`.st-key-${CSS.escape(marks.data.chart)} .js-plotly-plot`);
   const events = ['plotly_afterplot', 'plotly_relayout'];  // Plotly drew the figure, or zoomed it
-  const unwatch = () => { if (plot && plot.removeListener) events.forEach((e) => plot.removeListener(e, marker.schedule)); };
+  const unwatch = () => { if (plot && plot.removeListener) events.forEach((e) => plot.removeListener(e, marks.schedule)); };
+  const element = (name, box, css) => {
+    let node = made[name];
+    if (!node || node.parentNode !== box) {
+      if (node) node.remove();
+      node = made[name] = document.createElement('div');
+      node.className = `x-mark-${name}`;
+      node.style.cssText = `position:absolute;pointer-events:none;z-index:1;${css}`;
+      box.appendChild(node);
+    }
+    node.style.display = 'block';
+    return node;
+  };
+  const hide = (...names) => names.forEach((name) => { if (made[name]) made[name].style.display = 'none'; });
   const place = () => {
     frame = 0;
     const found = find();
     if (found !== plot) {
       unwatch();
       plot = found;
-      if (plot && plot.on) events.forEach((e) => plot.on(e, marker.schedule));
+      if (plot && plot.on) events.forEach((e) => plot.on(e, marks.schedule));
     }
     const box = plot && plot.querySelector('.svg-container'), area = plot && plot.querySelector('.nsewdrag');
-    const range = plot && plot._fullLayout && plot._fullLayout.xaxis && plot._fullLayout.xaxis.range;
-    if (!box || !area || !range || !(marker.x > 0)) { if (line) line.style.display = 'none'; return; }
-    if (!line || line.parentNode !== box) {
-      if (line) line.remove();
-      line = document.createElement('div');
-      line.className = 'log-x-marker';
-      line.style.cssText = 'position:absolute;width:0;border-left:2px dashed grey;pointer-events:none;z-index:1';
-      box.appendChild(line);
-    }
+    const axis = plot && plot._fullLayout && plot._fullLayout.xaxis;
+    if (!box || !area || !axis || !axis.range) { hide('line', 'band', 'label'); return; }
+    const log = axis.type === 'log', range = axis.range;
+    // where x falls across the plot area, 0 at its left edge and 1 at its right (NaN off a log axis)
+    const share = (x) => ((log ? (x > 0 ? Math.log10(x) : NaN) : x) - range[0]) / (range[1] - range[0]);
     const outer = box.getBoundingClientRect(), inner = area.getBoundingClientRect();
-    const share = (Math.log10(marker.x) - range[0]) / (range[1] - range[0]);
-    line.style.display = share >= 0 && share <= 1 ? 'block' : 'none';
-    line.style.left = `${inner.left - outer.left + share * inner.width - 1}px`;
-    line.style.top = `${inner.top - outer.top}px`;
-    line.style.height = `${inner.height}px`;
+    const left = inner.left - outer.left, top = inner.top - outer.top;
+    const { line, band, label } = marks.data;
+    const at = line == null ? NaN : share(line);
+    if (at >= 0 && at <= 1) {
+      const drawn = element('line', box, 'width:0;border-left:2px dashed grey');
+      drawn.style.left = `${left + at * inner.width - 1}px`;
+      drawn.style.top = `${top}px`;
+      drawn.style.height = `${inner.height}px`;
+    } else hide('line');
+    const from = band ? share(band[0]) : NaN, to = band ? share(band[1]) : NaN;
+    const start = Math.max(from, 0), end = Math.min(to, 1);
+    if (end > start) {
+      const drawn = element('band', box, 'background:rgba(0,191,255,0.12)');
+      drawn.style.left = `${left + start * inner.width}px`;
+      drawn.style.width = `${(end - start) * inner.width}px`;
+      drawn.style.top = `${top}px`;
+      drawn.style.height = `${inner.height}px`;
+    } else hide('band');
+    if (label && end > start) {  // at the band's left edge, or the plot's where the band begins off it
+      const font = plot._fullLayout.font || {};
+      const written = element('label', box, `white-space:nowrap;font-size:${font.size || 12}px;` +
+                              `font-family:${font.family || 'sans-serif'};color:${font.color || '#444'}`);
+      written.textContent = label;
+      written.style.left = `${left + start * inner.width + 3}px`;
+      written.style.top = `${top + 2}px`;
+    } else hide('label');
   };
-  marker.schedule = () => { if (!frame) frame = requestAnimationFrame(place); };
-  // a new chart element (the path computed again) is looked for at each change of the page, which
-  // costs a query; the line is placed again only then, once Plotly has drawn (its events: a
-  // drawing, a zoom) and when the window is resized, since placing it reads the layout
-  const watcher = new MutationObserver(() => { if (find() !== plot) marker.schedule(); });
+  marks.schedule = () => { if (!frame) frame = requestAnimationFrame(place); };
+  // a new chart element (the figure drawn anew) is looked for at each change of the page, which
+  // costs a query; the marks are placed again only then, once Plotly has drawn (its events: a
+  // drawing, a zoom) and when the window is resized, since placing them reads the layout
+  const watcher = new MutationObserver(() => { if (find() !== plot) marks.schedule(); });
   watcher.observe(document.body, { childList: true, subtree: true });
-  window.addEventListener('resize', marker.schedule);
-  marker.stop = () => {
+  window.addEventListener('resize', marks.schedule);
+  marks.stop = () => {
     watcher.disconnect();
-    window.removeEventListener('resize', marker.schedule);
+    window.removeEventListener('resize', marks.schedule);
     if (frame) cancelAnimationFrame(frame);
     unwatch();
-    if (line) line.remove();
-    delete host.__logXMarker;
+    Object.values(made).forEach((e) => e.remove());
+    delete host.__xMarks;
   };
-  return marker;
+  return marks;
 }
 """)
+
 
 
 def show_error(error: InputError) -> None:
@@ -153,25 +185,28 @@ def pixel_view(data: Dataset, alpha, top, key: str) -> None:
 
 
 def chart(figure, key: str, where=None, file_name: str | None = None, marker_x: float | None = None,
-          saved=None) -> None:
+          band_x: tuple[float, float, str] | None = None, saved=None) -> None:
     """A Plotly figure on the page and, under it, a "Save figure" popover with what it takes to
     keep it: PNG at print resolution and SVG (both written by kaleido when clicked) and the table
     behind it as CSV; the buttons are drawn while the popover is open.
 
     ``key`` names the chart and its buttons; ``where`` is its container (a column, an expander;
     default: the page); ``file_name`` names the downloads, without extension (default: the data
-    set's name and the key). ``marker_x``: a dashed vertical line at that x of a log x axis, which
-    the browser draws over the figure, so that moving it does not redraw the figure. ``saved``:
-    what makes the figure the Save buttons write, called once the popover is open (default: the
-    figure shown; with a marker, one that draws the line itself)."""
+    set's name and the key). ``marker_x``: a dashed vertical line at that x; ``band_x``: ``(from,
+    to, label)``, a shaded band between two x labelled at its left edge. The browser draws both
+    over the figure (on a log or a linear x axis), so that moving them does not redraw the figure.
+    ``saved``: what makes the figure the Save buttons write, called once the popover is open
+    (default: the figure shown; with marks, one that draws them itself)."""
     from .datasets import current_dataset
 
     where = where or st
     first_paint.wait_for_controls(first_paint.FIGURE)
     file_name = file_name or f"{current_dataset().name}-{key.replace('_', '-')}"
     where.plotly_chart(figure, key=key)
-    if marker_x is not None:
-        _LOG_X_MARKER(data={"chart": key, "x": float(marker_x)}, key=f"{key}_marker", height=0)
+    if marker_x is not None or band_x is not None:
+        _X_MARKS(data={"chart": key, "line": None if marker_x is None else float(marker_x),
+                       "band": None if band_x is None else [float(band_x[0]), float(band_x[1])],
+                       "label": None if band_x is None else str(band_x[2])}, key=f"{key}_marks", height=0)
     # the buttons are drawn only while the popover is open: three download buttons under every
     # figure cost 10-15 ms of each rerun (bench_app.py) though they are rarely used
     save = when_open("Save figure", f"{key}_save", popover=True, where=where, icon=":material/download:",

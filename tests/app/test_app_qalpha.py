@@ -281,9 +281,10 @@ def test_no_clear_gap_on_smooth_weights_and_a_gap_on_planted_features():
     assert any("No clear sparsity gap" in c.value for c in faces.caption)
     spec = json.loads(faces.get("plotly_chart")[0].proto.spec)
     assert "no clear gap" in spec["layout"]["title"]["text"]
-    # the top-K band and the default rule's dotted line, named by its rule; no gap's cut
+    # the default rule's dotted line, named by its rule; no gap's cut (the top-K band is drawn by
+    # the browser: test_a_k_step_moves_the_band_and_leaves_the_figure)
     kinds = {(shape["type"], shape.get("line", {}).get("dash")) for shape in spec["layout"]["shapes"]}
-    assert kinds == {("rect", None), ("line", "dot")}, kinds
+    assert kinds == {("line", "dot")}, kinds
     named = [note["text"] for note in spec["layout"]["annotations"]]
     assert any(text.startswith("50% of the squared weight: ") for text in named), named
     assert faces.metric[0].value == named[-1].rsplit(": ", 1)[1]  # K is the rule's count
@@ -363,9 +364,10 @@ def test_lambda_path_is_computed_on_request_and_then_looked_up(monkeypatch):
     # the current λ is a line the browser draws over the figure: the figure itself does not change
     # with λ (a changed one is drawn from scratch), the marker carries λ
     figure = path_figure_spec(app)
-    assert not figure["layout"].get("shapes") and path_marker(app) == {"chart": "lambda_path", "x": 0.3}
+    assert not figure["layout"].get("shapes")
+    assert x_marks(app, "lambda_path") == {"chart": "lambda_path", "line": 0.3, "band": None, "label": None}
     lam.set_value(1.0).run()
-    assert path_figure_spec(app) == figure and path_marker(app)["x"] == 1.0
+    assert path_figure_spec(app) == figure and x_marks(app, "lambda_path")["line"] == 1.0
     # the figure a user saves has the line drawn in it (its buttons write it when clicked: the
     # figure is the one their callables were given)
     import streamlit as st
@@ -393,11 +395,44 @@ def path_figure_spec(app) -> dict:
                 if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("Weights along λ"))
 
 
-def path_marker(app) -> dict:
-    """The data of the line the browser draws over the λ path figure at the current λ."""
-    markers = [c for c in app.get("bidi_component") if c.proto.component_name.endswith("log_x_marker")]
-    assert len(markers) == 1
-    return json.loads(markers[0].proto.json)
+def x_marks(app, chart: str) -> dict:
+    """The data of the marks the browser draws over a chart (pages/ui/widgets.chart): the current
+    λ's line on the λ path, the top-K band on the sorted weights."""
+    marks = [json.loads(c.proto.json) for c in app.get("bidi_component") if c.proto.component_name.endswith("x_marks")]
+    marks = [data for data in marks if data["chart"] == chart]
+    assert len(marks) == 1
+    return marks[0]
+
+
+def test_a_k_step_moves_the_band_and_leaves_the_figure(monkeypatch):
+    """The top-K band over the sorted weights is drawn by the browser: a K step changes its data
+    and not the figure (a changed figure is a new chart, drawn from scratch and zoomed out); the
+    figure the Save buttons write has the band in it, at the K shown."""
+    import streamlit as st
+
+    from conftest import open_save_popovers
+
+    app = run_page()
+    figure = app.get("plotly_chart")[0].proto.spec
+    k = int(app.session_state["qa_top_k"])
+    assert x_marks(app, "sorted_alpha") == {"chart": "sorted_alpha", "line": None, "band": [0.5, k + 0.5],
+                                            "label": f"top {k}"}
+    app.slider(key="qa_top_k").set_value(25).run()
+    assert not app.exception and app.get("plotly_chart")[0].proto.spec == figure
+    assert x_marks(app, "sorted_alpha")["band"] == [0.5, 25.5] and x_marks(app, "sorted_alpha")["label"] == "top 25"
+    kept = {}
+    download_button = st.download_button
+
+    def keeping(label, data, **options):
+        kept[options.get("key")] = data
+        return download_button(label, data, **options)
+
+    monkeypatch.setattr(st, "download_button", keeping)
+    open_save_popovers(app)
+    saved = kept["sorted_alpha_as_csv"].args[0]
+    band = [shape for shape in saved.layout.shapes if shape.type == "rect"]
+    assert [(shape.x0, shape.x1) for shape in band] == [(0.5, 25.5)]
+    assert "top 25" in [note.text for note in saved.layout.annotations]
 
 
 def has_path_figure(app):

@@ -679,7 +679,7 @@ def test_ten_quick_presses_of_the_lambda_slider_land_on_the_tenth_value(page, ap
 # redraw (a new element) shows
 PATH_MARKER = """(x) => {
   const plot = document.querySelector('.st-key-lambda_path .js-plotly-plot');
-  const line = plot && plot.querySelector('.log-x-marker');
+  const line = plot && plot.querySelector('.x-mark-line');
   if (!plot || !line || line.style.display === 'none' || !plot._fullLayout) return null;
   const box = plot.querySelector('.svg-container').getBoundingClientRect();
   const axis = plot._fullLayout.xaxis, size = plot._fullLayout._size;
@@ -696,7 +696,7 @@ def test_the_lambda_path_marks_the_current_lambda_without_redrawing(page, app_ur
     element before and after the step)."""
     wait_for_app(page, f"{app_url}/qalpha?qa_side_mode=%22side%20classes%22&qa_auto=false&qa_lambda=0.1")
     page.get_by_role("button", name="Compute the λ path").click()
-    page.locator(".st-key-lambda_path .log-x-marker").wait_for(timeout=300_000)
+    page.locator(".st-key-lambda_path .x-mark-line").wait_for(timeout=300_000)
     quiet(page)
     at = page.wait_for_function(PATH_MARKER, arg=0.1, timeout=60_000).json_value()
     assert abs(at["line"] - at["plotly"]) <= 1.5, at
@@ -717,6 +717,58 @@ def test_the_lambda_path_marks_the_current_lambda_without_redrawing(page, app_ur
                            " && Math.abs(at.line - at.plotly) <= 1.5; }", arg=0.3, timeout=30_000)
     assert page.locator("[data-testid='stException']").count() == 0
     page.locator(".st-key-lambda_path").screenshot(path=str(ARTEFACTS / "qalpha-lambda-path-marker.png"))
+
+
+# In the page: the sorted weights chart, where the browser drew the top-K band (pixels from the
+# left of the figure's box) and where Plotly puts its edges (rank 0.5, or the plot's left edge
+# when the axis starts after it, and rank K + 0.5); the chart element is tagged as above
+SORTED_BAND = """(k) => {
+  const plot = document.querySelector('.st-key-sorted_alpha .js-plotly-plot');
+  const band = plot && plot.querySelector('.x-mark-band');
+  if (!plot || !band || band.style.display === 'none' || !plot._fullLayout) return null;
+  const box = plot.querySelector('.svg-container').getBoundingClientRect();
+  const axis = plot._fullLayout.xaxis, size = plot._fullLayout._size;
+  const drawn = band.getBoundingClientRect();
+  const label = plot.querySelector('.x-mark-label');
+  const tagged = plot.__tagged === true;
+  plot.__tagged = true;
+  return {left: drawn.left - box.left, right: drawn.right - box.left, plotlyLeft: size.l + Math.max(0, axis.d2p(0.5)),
+          plotlyRight: size.l + axis.d2p(k + 0.5), range: axis.range.slice(), label: label && label.textContent, tagged};
+}"""
+
+
+def test_the_top_k_band_follows_k_without_redrawing_the_weights(page, app_url):
+    """The top-K band over the sorted weights stands where Plotly itself puts ranks 0.5 and K + 0.5,
+    and a K step moves it without drawing the figure again: the same chart element, and a zoom
+    the user made is kept."""
+    wait_for_app(page, f"{app_url}/qalpha?qa_top_k=100")
+    page.locator(".st-key-sorted_alpha .x-mark-band").wait_for(timeout=300_000)
+    quiet(page)
+    at = page.wait_for_function(SORTED_BAND, arg=100, timeout=60_000).json_value()
+    assert abs(at["left"] - at["plotlyLeft"]) <= 1.5 and abs(at["right"] - at["plotlyRight"]) <= 1.5, at
+    assert at["label"] == "top 100"
+    # the user zooms into the first quarter of the ranks (a drag across the plot, as with the mouse)
+    area = page.locator(".st-key-sorted_alpha .nsewdrag").bounding_box()
+    middle = area["y"] + area["height"] / 2
+    page.mouse.move(area["x"] + 2, middle)
+    page.mouse.down()
+    page.mouse.move(area["x"] + area["width"] / 4, middle + 5, steps=8)
+    page.mouse.up()
+    zoomed = page.wait_for_function(f"(k) => {{ const at = ({SORTED_BAND})(k); return at && at.range[1] < {at['range'][1]} / 2"
+                                    " && Math.abs(at.right - at.plotlyRight) <= 1.5 && at; }", arg=100,
+                                    timeout=30_000).json_value()
+    thumb = page.get_by_role("slider", name="K — top features to show and to cluster with")
+    thumb.focus()
+    thumb.press("ArrowRight")
+    expect(thumb).to_have_attribute("aria-valuetext", "101", timeout=30_000)
+    page.wait_for_function(f"(k) => {{ const at = ({SORTED_BAND})(k); return at && at.label === 'top 101'"
+                           " && Math.abs(at.right - at.plotlyRight) <= 1.5; }", arg=101, timeout=60_000)
+    quiet(page)
+    at = page.evaluate(SORTED_BAND, 101)
+    assert at["tagged"] and at["range"] == zoomed["range"], (at, zoomed)
+    assert abs(at["right"] - at["plotlyRight"]) <= 1.5
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.locator(".st-key-sorted_alpha").screenshot(path=str(ARTEFACTS / "qalpha-top-k-band.png"))
 
 
 def test_downloads_in_the_browser_read_back_with_pandas(page, app_url):
