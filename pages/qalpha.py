@@ -366,48 +366,61 @@ def lambda_view(main, side, pairs, params, side_mode: str, side_choice: dict, au
     if result is None:  # stopped before a first result (the note above says so)
         return
     selection_view(result, main, params, side_mode, side_choice, params.random_state, side_classes, n_pairs, pairs)
-    if side_mode != "none":
-        with st.expander("λ path: the weights at every λ", expanded=True):
-            if not path_possible:
-                st.caption("The λ path runs one start per λ: set Starts (under Iteration) to 1 to compute it.")
-            elif path_ready or (button_slot := st.empty()).button(
-                    f"Compute the λ path ({len(PATH_LAMBDAS)} values of λ)", key="qa_path_run",
-                    help="Solves Q-alpha once at every positive value of the λ slider, each from the answer at the "
-                         "next larger λ (as glmnet computes a lasso path); afterwards a move of the λ slider "
-                         "shows its result at once."):
-                if not path_ready:  # clicked: the button goes (the path is there once computed)
-                    button_slot.empty()
-                path = runs.run_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS)
-                if path is not None:
-                    # the weights (their dashed line, drawn by the browser, follows the slider; the figure
-                    # stays as it is) and, beside them, the gap's strength: a λ step redraws neither
-                    panels = st.container(horizontal=True, gap="medium")
-                    current = params.lam if params.lam > 0 else None
-                    widgets.chart(lambda_path_figure(path.lams, path.weights, main.feature_names),
-                                  "lambda_path", where=panels.container(width="stretch"), marker_x=current,
-                                  saved=partial(lambda_path_figure, path.lams, path.weights, main.feature_names,
-                                                current=current))
-                    widgets.chart(gap_strength_figure(path.lams, path.gap_strength), "gap_strength",
-                                  where=panels.container(width=360))
-                    st.caption(f"{path.lams.size} values of λ solved in {path.seconds:.1f} s ({int(path.n_iter.sum()):,} "
-                               "iterations, each λ started from its neighbour's answer). The weights: the ten features that "
-                               "weigh most anywhere on the path (hover for their names), the dashed line the slider's λ; "
-                               "beside them, how much of the sorted weights' variance the sparsity gap explains at each λ. "
-                               "λ = 0 is not on the log axis and is solved on its own.")
-                    unconverged = [f"{lam:g}" for lam, run in zip(path.lams, path.results) if not run.converged]
-                    if unconverged:
-                        st.warning(f"{len(unconverged)} of the {path.lams.size} values of λ ({', '.join(unconverged)}) "
-                                   f"stopped at {params.max_iter:,} iterations without converging (tolerance "
-                                   f"{params.tol:g}): their weights are those of the last iteration. Raise Maximum "
-                                   "iterations (under Iteration) and compute the path again.",
-                                   icon=":material/warning:")
-            else:
-                st.caption("Solve every λ of the slider once, and each later move of λ is a lookup.")
     convergence = widgets.when_open(f"Convergence: the objective at each of the {result.n_iter} iterations",
                                     "qa_convergence")
     if convergence is not None:  # drawn only when asked for: every λ step would redraw it
         widgets.chart(history_figure(result.history), "history", where=convergence)
     widgets.table(ranking_table(main, result, 50), hide_index=True, height=240)
+    if path_ready:
+        # the path's figures are drawn below this fragment (path_view) and do not change with λ: a λ
+        # step sends only the slider's λ, a dashed line the browser draws over them
+        widgets.marks("lambda_path", line=params.lam if params.lam > 0 else None)
+    elif side_mode != "none":
+        with st.expander("λ path: the weights at every λ", expanded=True):
+            if not path_possible:
+                st.caption("The λ path runs one start per λ: set Starts (under Iteration) to 1 to compute it.")
+            elif (button_slot := st.empty()).button(
+                    f"Compute the λ path ({len(PATH_LAMBDAS)} values of λ)", key="qa_path_run",
+                    help="Solves Q-alpha once at every positive value of the λ slider, each from the answer at the "
+                         "next larger λ (as glmnet computes a lasso path); afterwards a move of the λ slider "
+                         "shows its result at once."):
+                button_slot.empty()  # clicked: the button goes
+                if runs.run_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS) is not None:
+                    st.rerun(scope="app")  # the whole page: the path below, and each λ a lookup
+            else:
+                st.caption("Solve every λ of the slider once, and each later move of λ is a lookup.")
+
+
+def path_view(main, side, pairs, params, side_mode: str) -> None:
+    """The computed λ path: the weights of the ten features that weigh most anywhere on it against
+    λ and, beside them, the sparsity gap's strength at each λ. Drawn below the λ fragment, not in
+    it: the figures do not change with λ, and a λ step that sent them again took 25 ms longer on
+    the 20,000 genes (docs/benchmarks.md). The slider's λ is the dashed line that the fragment has
+    the browser draw over them."""
+    if side_mode == "none" or params.n_init != 1 or not runs.has_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS):
+        return
+    path = runs.run_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS)  # computed: a lookup
+    lam = float(st.session_state.get("qa_lambda") or 0.0)  # the slider's, or the λ chosen from the data
+    current = lam if lam > 0 else None
+    with st.expander("λ path: the weights at every λ", expanded=True):
+        panels = st.container(horizontal=True, gap="medium")
+        widgets.chart(lambda_path_figure(path.lams, path.weights, main.feature_names), "lambda_path",
+                      where=panels.container(width="stretch"),
+                      saved=partial(lambda_path_figure, path.lams, path.weights, main.feature_names, current=current))
+        widgets.chart(gap_strength_figure(path.lams, path.gap_strength), "gap_strength",
+                      where=panels.container(width=360))
+        st.caption(f"{path.lams.size} values of λ solved in {path.seconds:.1f} s ({int(path.n_iter.sum()):,} "
+                   "iterations, each λ started from its neighbour's answer). The weights: the ten features that "
+                   "weigh most anywhere on the path (hover for their names), the dashed line the slider's λ; "
+                   "beside them, how much of the sorted weights' variance the sparsity gap explains at each λ. "
+                   "λ = 0 is not on the log axis and is solved on its own.")
+        unconverged = [f"{value:g}" for value, run in zip(path.lams, path.results) if not run.converged]
+        if unconverged:
+            st.warning(f"{len(unconverged)} of the {path.lams.size} values of λ ({', '.join(unconverged)}) "
+                       f"stopped at {params.max_iter:,} iterations without converging (tolerance "
+                       f"{params.tol:g}): their weights are those of the last iteration. Raise Maximum "
+                       "iterations (under Iteration) and compute the path again.",
+                       icon=":material/warning:")
 
 
 def ranking_table(main, result, n: int | None = None) -> dict:
@@ -447,3 +460,4 @@ def result_downloads(main, result, params, side_choice: dict, top) -> None:
 
 with view:
     lambda_view(main, side, pairs, params, side_mode, side_choice, automatic, side_classes, int(n_pairs))
+    path_view(main, side, pairs, params, side_mode)

@@ -204,9 +204,7 @@ def chart(figure, key: str, where=None, file_name: str | None = None, marker_x: 
     file_name = file_name or f"{current_dataset().name}-{key.replace('_', '-')}"
     where.plotly_chart(figure, key=key)
     if marker_x is not None or band_x is not None:
-        _X_MARKS(data={"chart": key, "line": None if marker_x is None else float(marker_x),
-                       "band": None if band_x is None else [float(band_x[0]), float(band_x[1])],
-                       "label": None if band_x is None else str(band_x[2])}, key=f"{key}_marks", height=0)
+        marks(key, line=marker_x, band=band_x)
     # the buttons are drawn only while the popover is open: three download buttons under every
     # figure cost 10-15 ms of each rerun (bench_app.py) though they are rarely used
     save = when_open("Save figure", f"{key}_save", popover=True, where=where, icon=":material/download:",
@@ -227,6 +225,15 @@ def chart(figure, key: str, where=None, file_name: str | None = None, marker_x: 
                        "the camera button above saves a PNG at screen size.")
         st.download_button("Table behind it (CSV)", partial(downloads.figure_csv, figure),
                            file_name=f"{file_name}.csv", mime="text/csv", key=f"{key}_as_csv", on_click="ignore")
+
+
+def marks(chart: str, line: float | None = None, band: tuple[float, float, str] | None = None) -> None:
+    """Marks the browser draws over the chart whose key is ``chart``, wherever on the page that
+    chart is: a dashed vertical line at x ``line``, and a shaded band ``(from, to, label)`` between
+    two x. A fragment can move them over a chart drawn outside it (the λ path's dashed λ)."""
+    _X_MARKS(data={"chart": chart, "line": None if line is None else float(line),
+                   "band": None if band is None else [float(band[0]), float(band[1])],
+                   "label": None if band is None else str(band[2])}, key=f"{chart}_marks", height=0)
 
 
 def table(data, where=None, **options) -> None:
