@@ -331,9 +331,11 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
 def lambda_view(main, side, pairs, params, side_mode: str, side_choice: dict, automatic: bool, side_classes,
                 n_pairs) -> None:
     """Everything that follows λ: its slider, the result at that λ (a lookup once the λ path is
-    computed), the selection, the path, the convergence, the table and the downloads. A fragment:
-    a λ step reruns only this part, not the settings and controls above it, which do not depend
-    on λ (a full rerun of the page cost a λ step on the computed path 0.4 s, docs/benchmarks.md)."""
+    computed), the selection, the convergence, the table, the downloads, and the button that
+    computes the λ path or, once it is computed, the slider's λ on it (the path itself is drawn
+    below, by :func:`path_view`). A fragment: a λ step reruns only this part, not the settings and
+    controls above it, which do not depend on λ (a full rerun of the page cost a λ step on the
+    computed path 0.4 s, docs/benchmarks.md)."""
     runs.stop_control("qalpha")
     path_possible = side_mode != "none" and params.n_init == 1
     if not automatic:
