@@ -112,7 +112,6 @@ function follow(host) {
 """)
 
 
-
 def show_error(error: InputError) -> None:
     """Show a library error as the message it is (never a traceback)."""
     st.error(str(error), icon=":material/error:")
@@ -184,7 +183,7 @@ def pixel_view(data: Dataset, alpha, top, key: str) -> None:
               where=hover)
 
 
-def chart(figure, key: str, where=None, file_name: str | None = None, marker_x: float | None = None,
+def chart(figure, key: str, where=None, file_name: str | None = None,
           band_x: tuple[float, float, str] | None = None, saved=None) -> None:
     """A Plotly figure on the page and, under it, a "Save figure" popover with what it takes to
     keep it: PNG at print resolution and SVG (both written by kaleido when clicked) and the table
@@ -192,19 +191,19 @@ def chart(figure, key: str, where=None, file_name: str | None = None, marker_x: 
 
     ``key`` names the chart and its buttons; ``where`` is its container (a column, an expander;
     default: the page); ``file_name`` names the downloads, without extension (default: the data
-    set's name and the key). ``marker_x``: a dashed vertical line at that x; ``band_x``: ``(from,
-    to, label)``, a shaded band between two x labelled at its left edge. The browser draws both
-    over the figure (on a log or a linear x axis), so that moving them does not redraw the figure.
-    ``saved``: what makes the figure the Save buttons write, called once the popover is open
-    (default: the figure shown; with marks, one that draws them itself)."""
+    set's name and the key). ``band_x``: ``(from, to, label)``, a shaded band between two x
+    labelled at its left edge, which the browser draws over the figure (:func:`marks`), so that
+    moving it does not redraw the figure. ``saved``: what makes the figure the Save buttons write,
+    called once the popover is open (default: the figure shown; with a band, one that draws it
+    itself)."""
     from .datasets import current_dataset
 
     where = where or st
     first_paint.wait_for_controls(first_paint.FIGURE)
     file_name = file_name or f"{current_dataset().name}-{key.replace('_', '-')}"
     where.plotly_chart(figure, key=key)
-    if marker_x is not None or band_x is not None:
-        marks(key, line=marker_x, band=band_x)
+    if band_x is not None:
+        marks(key, band=band_x)
     # the buttons are drawn only while the popover is open: three download buttons under every
     # figure cost 10-15 ms of each rerun (bench_app.py) though they are rarely used
     save = when_open("Save figure", f"{key}_save", popover=True, where=where, icon=":material/download:",
