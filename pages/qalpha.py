@@ -337,7 +337,7 @@ def lambda_view(main, side, pairs, params, side_mode: str, side_choice: dict, au
     controls above it, which do not depend on λ (a full rerun of the page cost a λ step on the
     computed path 0.4 s, docs/benchmarks.md)."""
     runs.stop_control("qalpha")
-    path_possible = side_mode != "none" and params.n_init == 1
+    path_possible = lambda_path_possible(side_mode, params)
     if not automatic:
         lam_row = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
         lam = lam_row.select_slider(
@@ -393,13 +393,20 @@ def lambda_view(main, side, pairs, params, side_mode: str, side_choice: dict, au
                 st.caption("Solve every λ of the slider once, and each later move of λ is a lookup.")
 
 
+def lambda_path_possible(side_mode: str, params) -> bool:
+    """Whether these settings have a λ path: side information to weigh, and one start per λ (the
+    path starts each λ from its neighbour's answer)."""
+    return side_mode != "none" and params.n_init == 1
+
+
 def path_view(main, side, pairs, params, side_mode: str) -> None:
     """The computed λ path: the weights of the ten features that weigh most anywhere on it against
     λ and, beside them, the sparsity gap's strength at each λ. Drawn below the λ fragment, not in
     it: the figures do not change with λ, and a λ step that sent them again took 25 ms longer on
     the 20,000 genes (docs/benchmarks.md). The slider's λ is the dashed line that the fragment has
     the browser draw over them."""
-    if side_mode == "none" or params.n_init != 1 or not runs.has_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS):
+    if not (lambda_path_possible(side_mode, params)
+            and runs.has_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS)):
         return
     path = runs.run_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS)  # computed: a lookup
     lam = float(st.session_state.get("qa_lambda") or 0.0)  # the slider's, or the λ chosen from the data
