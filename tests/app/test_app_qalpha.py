@@ -370,6 +370,21 @@ def test_lambda_path_is_computed_on_request_and_then_looked_up(monkeypatch):
     assert path_figure_spec(app) == figure and x_marks(app, "lambda_path")["line"] == 1.0
     # the figure a user saves has the line drawn in it (its buttons write it when clicked: the
     # figure is the one their callables were given)
+    saved = saved_figure(app, "lambda_path", monkeypatch)
+    assert [(shape.type, shape.x0) for shape in saved.layout.shapes] == [("line", 1.0)]
+    lam.set_value(0.3).run()
+    assert len(calls) == 1  # the path was not computed again: the steps were lookups
+    assert has_path_figure(app) and np.allclose(sorted_alpha(app), cold, atol=1e-4)
+
+
+def path_figure_spec(app) -> dict:
+    return next(json.loads(c.proto.spec) for c in app.get("plotly_chart")
+                if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("Weights along λ"))
+
+
+def saved_figure(app, chart: str, monkeypatch):
+    """The figure the Save buttons of the chart keyed ``chart`` write, once its popover is opened
+    (as a click on it does): the one their callables were given, caught as the page passes them."""
     import streamlit as st
 
     from conftest import open_save_popovers
@@ -383,16 +398,7 @@ def test_lambda_path_is_computed_on_request_and_then_looked_up(monkeypatch):
 
     monkeypatch.setattr(st, "download_button", keeping)
     open_save_popovers(app)
-    saved = kept["lambda_path_as_csv"].args[0]
-    assert [(shape.type, shape.x0) for shape in saved.layout.shapes] == [("line", 1.0)]
-    lam.set_value(0.3).run()
-    assert len(calls) == 1  # the path was not computed again: the steps were lookups
-    assert has_path_figure(app) and np.allclose(sorted_alpha(app), cold, atol=1e-4)
-
-
-def path_figure_spec(app) -> dict:
-    return next(json.loads(c.proto.spec) for c in app.get("plotly_chart")
-                if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("Weights along λ"))
+    return kept[f"{chart}_as_csv"].args[0]
 
 
 def x_marks(app, chart: str) -> dict:
@@ -408,10 +414,6 @@ def test_a_k_step_moves_the_band_and_leaves_the_figure(monkeypatch):
     """The top-K band over the sorted weights is drawn by the browser: a K step changes its data
     and not the figure (a changed figure is a new chart, drawn from scratch and zoomed out); the
     figure the Save buttons write has the band in it, at the K shown."""
-    import streamlit as st
-
-    from conftest import open_save_popovers
-
     app = run_page()
     figure = app.get("plotly_chart")[0].proto.spec
     k = int(app.session_state["qa_top_k"])
@@ -420,16 +422,7 @@ def test_a_k_step_moves_the_band_and_leaves_the_figure(monkeypatch):
     app.slider(key="qa_top_k").set_value(25).run()
     assert not app.exception and app.get("plotly_chart")[0].proto.spec == figure
     assert x_marks(app, "sorted_alpha")["band"] == [0.5, 25.5] and x_marks(app, "sorted_alpha")["label"] == "top 25"
-    kept = {}
-    download_button = st.download_button
-
-    def keeping(label, data, **options):
-        kept[options.get("key")] = data
-        return download_button(label, data, **options)
-
-    monkeypatch.setattr(st, "download_button", keeping)
-    open_save_popovers(app)
-    saved = kept["sorted_alpha_as_csv"].args[0]
+    saved = saved_figure(app, "sorted_alpha", monkeypatch)
     band = [shape for shape in saved.layout.shapes if shape.type == "rect"]
     assert [(shape.x0, shape.x1) for shape in band] == [(0.5, 25.5)]
     assert "top 25" in [note.text for note in saved.layout.annotations]
