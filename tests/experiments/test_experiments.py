@@ -38,7 +38,7 @@ def quick(name, **options):
 def test_registry_lists_every_reproduction_of_the_issue():
     assert set(EXPERIMENTS) == {"positivity", "sparsity", "weston_svm", "topographic", "ar_faces",
                                 "ar_faces_automatic", "uci_side", "uci_sensitivity", "slda_pixels", "spca_faces", "ben_dor",
-                                "unsupervised_benchmark"}
+                                "unsupervised_benchmark", "face_sets_label_free"}
 
 
 @pytest.mark.parametrize("name", sorted(EXPERIMENTS))
@@ -168,6 +168,41 @@ def test_ar_faces_automatic_runs_the_papers_protocol_without_labels():
     finally:
         automatic.choose_settings = original
     assert len(seen) == 1 and "labels" not in seen[0] and seen[0]["n_clusters"] == 5
+
+
+def test_side_purity_against_a_loop_over_the_side_images():
+    """The side images' normalised neighbour precision, counted image by image."""
+    from experiments.faces import _side_purity
+
+    rng = np.random.default_rng(3)
+    main, side = rng.normal(size=(12, 5)), rng.normal(0.8, 1.0, size=(5, 5))
+    everything = np.vstack([main, side])
+    precisions = []
+    for i in range(12, 17):
+        distances = np.linalg.norm(everything - everything[i], axis=1)
+        distances[i] = np.inf
+        nearest = np.argsort(distances, kind="stable")
+        precisions.append(np.mean([np.mean(nearest[:k] >= 12) for k in range(1, 5)]))
+    chance = 4 / 16
+    assert np.isclose(_side_purity(main, side), (np.mean(precisions) - chance) / (1 - chance), atol=1e-12)
+    assert _side_purity(main, side + 100.0) == pytest.approx(1.0)  # the side images far from the rest
+
+
+def test_face_sets_label_free_choices_follow_their_scores():
+    """Each choice is the grid setting its own score ranks first in that run: the paper's by the
+    training index (labels), the label-free ones by side purity and by k-means' stability."""
+    table = quick("face_sets_label_free").table
+    grid = table[table.grid.eq(True)]
+    assert set(table.set) == {"ORL", "pixraw10P", "warpAR10P"} and grid.side_purity.between(-1, 1).all()
+    for (name, run), part in grid.groupby(["set", "run"]):
+        rows = table[(table.set == name) & (table.run == run)].set_index("method")
+        for method, score in (("tuned with labels (the paper)", "train_index"), ("λ and top by side purity", "side_purity"),
+                              ("λ and top by k-means stability", "stability")):
+            first = part.loc[part[score].idxmax()]
+            assert (rows.loc[method, "lam"], rows.loc[method, "top"]) == (first.lam, first.top), (name, run, method)
+            assert rows.loc[method, "test_index"] == pytest.approx(first.test_index)
+    with pytest.raises(InputError, match="sets must name"):
+        run_experiment("face_sets_label_free", quick=True, sets=["Yale"])
 
 
 def test_uci_side_wine_row():
