@@ -204,8 +204,8 @@ def save_result(result: ExperimentResult, out_dir) -> list[Path]:
 
 
 #: The order of the reproductions: paper by paper, figure by figure (the app lists them so).
-ORDER = ("positivity", "sparsity", "weston_svm", "topographic", "ar_faces", "ar_faces_automatic", "uci_side", "slda_pixels",
-         "spca_faces", "ben_dor", "unsupervised_benchmark")
+ORDER = ("positivity", "sparsity", "weston_svm", "topographic", "ar_faces", "ar_faces_automatic", "face_sets_label_free",
+         "uci_side", "uci_sensitivity", "slda_pixels", "spca_faces", "ben_dor", "unsupervised_benchmark")
 
 
 def load_experiments() -> None:
