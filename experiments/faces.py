@@ -435,7 +435,7 @@ def face_sets_label_free(*, quick=False, random_state=0, progress=None, sets=LAB
       of the side images that Q-alpha did not see, both halves in turn, so that weights fitted
       to suppress the side person's variation are not credited on his own images); by the
       reproducibility of k-means' clusters (:func:`core.selection.automatic.clustering_stability`,
-      the library's rule); the paper's λ = 0.1 with the top at the sparsity gap;
+      the criterion of the library's rule); the paper's λ = 0.1 with the top at the sparsity gap;
     * the library's rule as the app applies it (:func:`core.selection.automatic.choose_settings`,
       z-scores, shrunk weights), as :func:`ar_faces_automatic` does.
     """
