@@ -674,20 +674,33 @@ def test_ten_quick_presses_of_the_lambda_slider_land_on_the_tenth_value(page, ap
     assert page.locator("[data-testid='stException']").count() == 0
 
 
-# In the page: the λ path chart, where Plotly puts λ = x on its axis and where the browser drew the
-# current-λ line (pixels from the left of the figure's box); the chart element is tagged so that a
-# redraw (a new element) shows
-PATH_MARKER = """(x) => {
-  const plot = document.querySelector('.st-key-lambda_path .js-plotly-plot');
-  const line = plot && plot.querySelector('.x-mark-line');
-  if (!plot || !line || line.style.display === 'none' || !plot._fullLayout) return null;
+# In the page: a mark the browser drew over a chart (pages/ui/widgets.marks: class x-mark-line or
+# x-mark-band), in pixels from the left of the figure's box, beside where Plotly itself puts each
+# of the data x given (at the plot's left edge when the axis starts after it); the band's label;
+# the axis range. The chart element is tagged so that a redraw (a new element) shows
+X_MARK = """({chart, mark, xs}) => {
+  const plot = document.querySelector(`.st-key-${chart} .js-plotly-plot`);
+  const drawn = plot && plot.querySelector(`.x-mark-${mark}`);
+  if (!plot || !drawn || drawn.style.display === 'none' || !plot._fullLayout) return null;
   const box = plot.querySelector('.svg-container').getBoundingClientRect();
   const axis = plot._fullLayout.xaxis, size = plot._fullLayout._size;
-  const drawn = line.getBoundingClientRect();
+  const at = drawn.getBoundingClientRect(), label = plot.querySelector('.x-mark-label');
   const tagged = plot.__tagged === true;
   plot.__tagged = true;
-  return {plotly: size.l + axis.d2p(x), line: (drawn.left + drawn.right) / 2 - box.left, tagged};
+  return {left: at.left - box.left, right: at.right - box.left, middle: (at.left + at.right) / 2 - box.left,
+          plotly: xs.map((x) => size.l + Math.max(0, axis.d2p(x))), range: axis.range.slice(),
+          label: label && label.textContent, tagged};
 }"""
+
+
+def path_line(x: float) -> dict:
+    """``X_MARK``'s argument for the current-λ line over the λ path at λ = ``x``."""
+    return {"chart": "lambda_path", "mark": "line", "xs": [x]}
+
+
+def sorted_band(k: int) -> dict:
+    """``X_MARK``'s argument for the top-K band over the sorted weights (ranks 0.5 to K + 0.5)."""
+    return {"chart": "sorted_alpha", "mark": "band", "xs": [0.5, k + 0.5]}
 
 
 def test_the_lambda_path_marks_the_current_lambda_without_redrawing(page, app_url):
@@ -698,43 +711,25 @@ def test_the_lambda_path_marks_the_current_lambda_without_redrawing(page, app_ur
     page.get_by_role("button", name="Compute the λ path").click()
     page.locator(".st-key-lambda_path .x-mark-line").wait_for(timeout=300_000)
     quiet(page)
-    at = page.wait_for_function(PATH_MARKER, arg=0.1, timeout=60_000).json_value()
-    assert abs(at["line"] - at["plotly"]) <= 1.5, at
+    at = page.wait_for_function(X_MARK, arg=path_line(0.1), timeout=60_000).json_value()
+    assert abs(at["middle"] - at["plotly"][0]) <= 1.5, at
     thumb = page.get_by_role("slider", name="λ — weight of the side information")
     thumb.focus()
     thumb.press("ArrowRight")
     expect(thumb).to_have_attribute("aria-valuetext", "0.3", timeout=30_000)
-    page.wait_for_function(f"(x) => {{ const at = ({PATH_MARKER})(x); return at && Math.abs(at.line - at.plotly) <= 1.5; }}",
-                           arg=0.3, timeout=60_000)
+    page.wait_for_function(f"(arg) => {{ const at = ({X_MARK})(arg); return at && Math.abs(at.middle - at.plotly[0]) <= 1.5; }}",
+                           arg=path_line(0.3), timeout=60_000)
     quiet(page)
-    at = page.evaluate(PATH_MARKER, 0.3)
-    assert at["tagged"] and abs(at["line"] - at["plotly"]) <= 1.5, at
+    at = page.evaluate(X_MARK, path_line(0.3))
+    assert at["tagged"] and abs(at["middle"] - at["plotly"][0]) <= 1.5, at
     # a zoom (Plotly's own Zoom in, about the middle of the axes) moves λ 0.3 on the axis, and the
     # line with it
     page.locator(".st-key-lambda_path .nsewdrag").hover()
     page.locator(".st-key-lambda_path [data-title='Zoom in']").click()
-    page.wait_for_function(f"(x) => {{ const at = ({PATH_MARKER})(x); return at && Math.abs(at.plotly - {at['plotly']}) > 20"
-                           " && Math.abs(at.line - at.plotly) <= 1.5; }", arg=0.3, timeout=30_000)
+    page.wait_for_function(f"(arg) => {{ const at = ({X_MARK})(arg); return at && Math.abs(at.plotly[0] - {at['plotly'][0]}) > 20"
+                           " && Math.abs(at.middle - at.plotly[0]) <= 1.5; }", arg=path_line(0.3), timeout=30_000)
     assert page.locator("[data-testid='stException']").count() == 0
     page.locator(".st-key-lambda_path").screenshot(path=str(ARTEFACTS / "qalpha-lambda-path-marker.png"))
-
-
-# In the page: the sorted weights chart, where the browser drew the top-K band (pixels from the
-# left of the figure's box) and where Plotly puts its edges (rank 0.5, or the plot's left edge
-# when the axis starts after it, and rank K + 0.5); the chart element is tagged as above
-SORTED_BAND = """(k) => {
-  const plot = document.querySelector('.st-key-sorted_alpha .js-plotly-plot');
-  const band = plot && plot.querySelector('.x-mark-band');
-  if (!plot || !band || band.style.display === 'none' || !plot._fullLayout) return null;
-  const box = plot.querySelector('.svg-container').getBoundingClientRect();
-  const axis = plot._fullLayout.xaxis, size = plot._fullLayout._size;
-  const drawn = band.getBoundingClientRect();
-  const label = plot.querySelector('.x-mark-label');
-  const tagged = plot.__tagged === true;
-  plot.__tagged = true;
-  return {left: drawn.left - box.left, right: drawn.right - box.left, plotlyLeft: size.l + Math.max(0, axis.d2p(0.5)),
-          plotlyRight: size.l + axis.d2p(k + 0.5), range: axis.range.slice(), label: label && label.textContent, tagged};
-}"""
 
 
 def test_the_top_k_band_follows_k_without_redrawing_the_weights(page, app_url):
@@ -744,8 +739,8 @@ def test_the_top_k_band_follows_k_without_redrawing_the_weights(page, app_url):
     wait_for_app(page, f"{app_url}/qalpha?qa_top_k=100")
     page.locator(".st-key-sorted_alpha .x-mark-band").wait_for(timeout=300_000)
     quiet(page)
-    at = page.wait_for_function(SORTED_BAND, arg=100, timeout=60_000).json_value()
-    assert abs(at["left"] - at["plotlyLeft"]) <= 1.5 and abs(at["right"] - at["plotlyRight"]) <= 1.5, at
+    at = page.wait_for_function(X_MARK, arg=sorted_band(100), timeout=60_000).json_value()
+    assert abs(at["left"] - at["plotly"][0]) <= 1.5 and abs(at["right"] - at["plotly"][1]) <= 1.5, at
     assert at["label"] == "top 100"
     # the user zooms into the first quarter of the ranks (a drag across the plot, as with the mouse)
     area = page.locator(".st-key-sorted_alpha .nsewdrag").bounding_box()
@@ -754,19 +749,19 @@ def test_the_top_k_band_follows_k_without_redrawing_the_weights(page, app_url):
     page.mouse.down()
     page.mouse.move(area["x"] + area["width"] / 4, middle + 5, steps=8)
     page.mouse.up()
-    zoomed = page.wait_for_function(f"(k) => {{ const at = ({SORTED_BAND})(k); return at && at.range[1] < {at['range'][1]} / 2"
-                                    " && Math.abs(at.right - at.plotlyRight) <= 1.5 && at; }", arg=100,
+    zoomed = page.wait_for_function(f"(arg) => {{ const at = ({X_MARK})(arg); return at && at.range[1] < {at['range'][1]} / 2"
+                                    " && Math.abs(at.right - at.plotly[1]) <= 1.5 && at; }", arg=sorted_band(100),
                                     timeout=30_000).json_value()
     thumb = page.get_by_role("slider", name="K — top features to show and to cluster with")
     thumb.focus()
     thumb.press("ArrowRight")
     expect(thumb).to_have_attribute("aria-valuetext", "101", timeout=30_000)
-    page.wait_for_function(f"(k) => {{ const at = ({SORTED_BAND})(k); return at && at.label === 'top 101'"
-                           " && Math.abs(at.right - at.plotlyRight) <= 1.5; }", arg=101, timeout=60_000)
+    page.wait_for_function(f"(arg) => {{ const at = ({X_MARK})(arg); return at && at.label === 'top 101'"
+                           " && Math.abs(at.right - at.plotly[1]) <= 1.5; }", arg=sorted_band(101), timeout=60_000)
     quiet(page)
-    at = page.evaluate(SORTED_BAND, 101)
+    at = page.evaluate(X_MARK, sorted_band(101))
     assert at["tagged"] and at["range"] == zoomed["range"], (at, zoomed)
-    assert abs(at["right"] - at["plotlyRight"]) <= 1.5
+    assert abs(at["right"] - at["plotly"][1]) <= 1.5
     assert page.locator("[data-testid='stException']").count() == 0
     page.locator(".st-key-sorted_alpha").screenshot(path=str(ARTEFACTS / "qalpha-top-k-band.png"))
 
