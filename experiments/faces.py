@@ -399,20 +399,13 @@ LABEL_FREE_SETS = ("ORL", "pixraw10P", "warpAR10P")
 
 def _side_purity(main_features, side_features) -> float:
     """How well a representation keeps the side images (one person) together: the normalised
-    precision index (:func:`normalized_precision_index`'s chance correction) of the side images'
-    nearest neighbours among the main and side images together, for k = 1 .. (side images - 1).
-    Uses no main label: only that the side images are one person, which the user said."""
-    features = np.vstack([main_features, side_features])
-    is_side = np.r_[np.zeros(len(main_features), bool), np.ones(len(side_features), bool)]
-    squared = np.einsum("ij,ij->i", features, features)
-    distances = squared[is_side, None] + squared[None, :] - 2 * features[is_side] @ features.T
-    distances[np.arange(is_side.sum()), np.flatnonzero(is_side)] = np.inf
-    k_max = len(side_features) - 1
-    order = np.argsort(distances, axis=1, kind="stable")[:, :k_max]
-    hits = np.cumsum(is_side[order], axis=1)
-    precision = np.mean([hits[:, k - 1] / k for k in range(1, k_max + 1)])
-    chance = k_max / (len(features) - 1)
-    return float((precision - chance) / (1 - chance))
+    precision index of the side images' neighbourhoods among the main and side images together
+    (:func:`normalized_precision_index` with ``samples``), for k = 1 .. (side images - 1). Uses no
+    main label: only that the side images are one person, which the user said."""
+    n_main, n_side = len(main_features), len(side_features)
+    is_side = np.r_[np.zeros(n_main, int), np.ones(n_side, int)]
+    return normalized_precision_index(np.vstack([main_features, side_features]), is_side, range(1, n_side),
+                                      samples=np.arange(n_main, n_main + n_side))
 
 
 @register("face_sets_label_free", "Label-free choices of λ and the top coefficients on face sets (precision index)",

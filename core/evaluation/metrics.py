@@ -117,7 +117,7 @@ def nmi(truth, found) -> float:
     return information / (entropy / 2)
 
 
-def normalized_precision_index(X, labels, k_values=range(1, 11)) -> float:
+def normalized_precision_index(X, labels, k_values=range(1, 11), samples=None) -> float:
     """The normalised precision index of [SW04] Sec. 6.
 
     For each sample and each ``k`` in ``k_values``, the precision is the fraction of its ``k``
@@ -125,6 +125,10 @@ def normalized_precision_index(X, labels, k_values=range(1, 11)) -> float:
     samples and ``k``. The chance level ``P0`` is the probability that a random other sample
     shares the label, ``sum_c n_c (n_c - 1) / (n (n - 1))``. The index is
     ``(P - P0) / (1 - P0)``: 0 for random neighbours, 1 when every neighbourhood is pure.
+
+    ``samples`` (indices, default all) restricts the mean to those samples' neighbourhoods, which
+    still range over every sample; ``P0`` is then the mean of their own chance levels,
+    ``(n_c - 1) / (n - 1)`` for a sample of class ``c``.
     """
     X = np.asarray(X, dtype=np.float64)
     _, labels = np.unique(np.asarray(labels).ravel(), return_inverse=True)
@@ -134,14 +138,16 @@ def normalized_precision_index(X, labels, k_values=range(1, 11)) -> float:
     k_values = np.asarray(list(k_values), dtype=int)
     if k_values.size == 0 or k_values.min() < 1 or k_values.max() >= n:
         raise InputError(f"k values must lie between 1 and n - 1 = {n - 1}.")
+    rows = np.arange(n) if samples is None else np.asarray(samples).ravel()
+    if rows.size == 0 or rows.dtype.kind not in "iu" or rows.min() < 0 or rows.max() >= n:
+        raise InputError(f"samples must be indices of rows of X (0 to {n - 1}); got {samples!r}.")
     squared = np.einsum("ij,ij->i", X, X)
-    distances = squared[:, None] + squared[None, :] - 2 * X @ X.T
-    np.fill_diagonal(distances, np.inf)
+    distances = squared[rows, None] + squared[None, :] - 2 * X[rows] @ X.T
+    distances[np.arange(rows.size), rows] = np.inf
     order = np.argsort(distances, axis=1, kind="stable")[:, : k_values.max()]
-    hits = np.cumsum(labels[order] == labels[:, None], axis=1)
+    hits = np.cumsum(labels[order] == labels[rows, None], axis=1)
     precision = np.mean([hits[:, k - 1] / k for k in k_values])
-    counts = np.bincount(labels)
-    chance = float(np.sum(counts * (counts - 1)) / (n * (n - 1)))
+    chance = float(np.mean((np.bincount(labels)[labels[rows]] - 1) / (n - 1)))
     if chance >= 1:
         raise InputError("Every sample has the same label: the precision index is undefined.")
     return float((precision - chance) / (1 - chance))

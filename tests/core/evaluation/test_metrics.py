@@ -45,6 +45,28 @@ def test_precision_index_pure_and_random():
     assert np.isclose(normalized_precision_index(X, ["a", "a", "b", "b"], [2]), (0.5 - chance) / (1 - chance))
 
 
+
+def test_precision_index_of_some_samples_against_a_loop():
+    """``samples`` averages those samples' neighbourhoods (over all samples) against their own
+    chance levels; all the samples give the plain index."""
+    rng = np.random.default_rng(4)
+    X, labels = rng.normal(size=(15, 3)), np.repeat([0, 1, 2], [4, 5, 6])
+    rows = np.array([0, 3, 7, 12])
+    scores, chances = [], []
+    for i in rows:
+        distances = np.linalg.norm(X - X[i], axis=1)
+        distances[i] = np.inf
+        nearest = np.argsort(distances, kind="stable")
+        scores.append(np.mean([np.mean(labels[nearest[:k]] == labels[i]) for k in (1, 2, 3)]))
+        chances.append((np.sum(labels == labels[i]) - 1) / 14)
+    expected = (np.mean(scores) - np.mean(chances)) / (1 - np.mean(chances))
+    assert np.isclose(normalized_precision_index(X, labels, [1, 2, 3], samples=rows), expected, atol=1e-12)
+    assert normalized_precision_index(X, labels, [1, 2], samples=np.arange(15)) == pytest.approx(
+        normalized_precision_index(X, labels, [1, 2]), abs=1e-12)
+    for wrong in ([], [15], [0.5]):
+        with pytest.raises(InputError, match="samples must be indices"):
+            normalized_precision_index(X, labels, [1], samples=wrong)
+
 def test_test_information_in_bits():
     y = np.array([0, 1, 0, 1])
     perfect = np.array([[1, 0], [0, 1], [1, 0], [0, 1]], dtype=float)
