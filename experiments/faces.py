@@ -456,10 +456,14 @@ def face_sets_label_free(*, quick=False, random_state=0, progress=None, sets=LAB
             shuffled = halves_rng.permutation(side)
             halves = (shuffled[: side.size // 2], shuffled[side.size // 2:])
 
-            def row(method, weights, **details):
+            def row(method, weights, standardised=False, **details):
+                """Scores the coefficients times ``weights``: centred, or z-scores (on the training images')
+                means and spreads) when ``standardised``."""
+                train_features, test_features = (main_train, main_test) if not standardised else (
+                    zscores(coefficients[train]), zscores(coefficients[test], reference=coefficients[train]))
                 rows.append(dict(set=name, run=run, method=method,
-                                 train_index=normalized_precision_index(main_train * weights, y_train, range(1, 7)),
-                                 test_index=normalized_precision_index(main_test * weights, y_test, test_neighbours),
+                                 train_index=normalized_precision_index(train_features * weights, y_train, range(1, 7)),
+                                 test_index=normalized_precision_index(test_features * weights, y_test, test_neighbours),
                                  **details))
 
             candidates = []
@@ -492,9 +496,7 @@ def face_sets_label_free(*, quick=False, random_state=0, progress=None, sets=LAB
             auto = choose_settings(coefficients[train], side=coefficients[side], n_clusters=main_people.size,
                                    random_state=random_state)
             scaling = shrunk_scaling(auto.results[(auto.k, auto.lam)].alpha) if auto.weighting_helps else 1.0
-            spread = coefficients[train].std(axis=0)
-            spread[spread == 0] = 1.0
-            row("the library's rule (z-scores, shrunk weights)", scaling / spread, lam=auto.lam,
+            row("the library's rule (z-scores, shrunk weights)", scaling, standardised=True, lam=auto.lam,
                 top=coefficients.shape[1], grid=False)
             row("raw coefficients", np.ones(coefficients.shape[1]), grid=False)
 
