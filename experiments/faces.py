@@ -466,31 +466,31 @@ def face_sets_label_free(*, quick=False, random_state=0, progress=None, sets=LAB
                                  test_index=normalized_precision_index(test_features * weights, y_test, test_neighbours),
                                  **details))
 
-            candidates = []
+            candidates, fitted = [], {}
             for lam in lams:
                 step(f"{name}, run {run + 1}: λ = {lam:g}")
-                result = q_alpha(coefficients[train], 5, side=coefficients[side], lam=lam)
+                result = fitted[lam] = q_alpha(coefficients[train], 5, side=coefficients[side], lam=lam)
                 unseen = [(q_alpha(coefficients[train], 5, side=coefficients[seen], lam=lam), other)
                           for seen, other in (halves, halves[::-1])]
                 for top in tops:
                     weights = _top_weights(result, top)
-                    purity = np.mean([_side_purity(main_train * _top_weights(fit, top),
-                                                   (coefficients[other] - centre) * _top_weights(fit, top))
-                                      for fit, other in unseen])
+                    held_out = [(_top_weights(fit, top), coefficients[other] - centre) for fit, other in unseen]
+                    purity = np.mean([_side_purity(main_train * fit_weights, side_images * fit_weights)
+                                      for fit_weights, side_images in held_out])
                     stability = clustering_stability(main_train * weights, 5, random_state=random_state).mean()
                     count = top or coefficients.shape[1]
                     row(f"λ = {lam:g}, top {count}", weights, lam=lam, top=count, side_purity=purity,
                         stability=stability, grid=True)
                     candidates.append(rows[-1] | dict(weights=weights))
-                if lam == 0.1:
-                    paper_default = _top_weights(result, result.gap.n_selected)
             step(f"{name}, run {run + 1}: the choices")
             for method, score in (("tuned with labels (the paper)", "train_index"),
                                   ("λ and top by side purity", "side_purity"),
                                   ("λ and top by k-means stability", "stability")):
                 best = max(candidates, key=lambda candidate: candidate[score])
-                row(method, best["weights"], lam=best["lam"], top=best["top"], grid=False)
-            if 0.1 in lams:
+                rows.append({key: value for key, value in best.items() if key != "weights"}
+                            | dict(method=method, grid=False))
+            if 0.1 in fitted:
+                paper_default = _top_weights(fitted[0.1], fitted[0.1].gap.n_selected)
                 row("λ = 0.1, top at the sparsity gap", paper_default, lam=0.1,
                     top=int(np.count_nonzero(paper_default)), grid=False)
             auto = choose_settings(coefficients[train], side=coefficients[side], n_clusters=main_people.size,
