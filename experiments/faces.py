@@ -430,7 +430,8 @@ def face_sets_label_free(*, quick=False, random_state=0, progress=None, sets=LAB
       reproducibility of k-means' clusters (:func:`core.selection.automatic.clustering_stability`,
       the criterion of the library's rule); the paper's λ = 0.1 with the top at the sparsity gap;
     * the library's rule as the app applies it (:func:`core.selection.automatic.choose_settings`,
-      z-scores, shrunk weights), as :func:`ar_faces_automatic` does.
+      z-scores, shrunk weights), as :func:`ar_faces_automatic` does, and the z-scores unweighted
+      (which part of the rule's score is the standardisation's).
     """
     from core.selection.automatic import choose_settings, clustering_stability, shrunk_scaling
 
@@ -499,6 +500,7 @@ def face_sets_label_free(*, quick=False, random_state=0, progress=None, sets=LAB
             row("the library's rule (z-scores, shrunk weights)", scaling, standardised=True, lam=auto.lam,
                 top=coefficients.shape[1], grid=False)
             row("raw coefficients", np.ones(coefficients.shape[1]), grid=False)
+            row("z-scores, unweighted", np.ones(coefficients.shape[1]), standardised=True, grid=False)
 
     table = pd.DataFrame(rows)
     summary = summary_frame(table, ["set", "method"], ["test_index", "train_index"])
