@@ -45,7 +45,7 @@ def test_home_page_renders(page, app_url):
     page.locator("[data-testid='stImage']").first.wait_for()
     assert page.locator("[data-testid='stException']").count() == 0
     sidebar = page.locator("[data-testid='stSidebar']")
-    assert "warpAR10P" in sidebar.inner_text()
+    expect(sidebar).to_contain_text("warpAR10P")
     page.screenshot(path=str(ARTEFACTS / "home.png"), full_page=True)
 
 
@@ -91,7 +91,7 @@ def test_upload_bad_file_then_a_zip_of_images(page, app_url):
     page.get_by_text("broken.png").first.wait_for(timeout=30_000)
     page.get_by_role("button", name="Load images").click()
     page.get_by_text("Nothing was loaded").wait_for(timeout=180_000)
-    assert "warpAR10P" in page.locator("[data-testid='stSidebar']").inner_text()  # kept
+    expect(page.locator("[data-testid='stSidebar']")).to_contain_text("warpAR10P")  # kept
     archive = io.BytesIO()
     with zipfile.ZipFile(archive, "w") as zipped:
         for person in ("anna", "ben"):
@@ -105,7 +105,7 @@ def test_upload_bad_file_then_a_zip_of_images(page, app_url):
     page.get_by_role("button", name="Load images").click()
     page.get_by_text("6 samples x 120 features").first.wait_for(timeout=180_000)
     page.get_by_text("Skipped 1 file(s): broken.png").wait_for(timeout=10_000)
-    assert "2 uploaded files" in page.locator("[data-testid='stSidebar']").inner_text()
+    expect(page.locator("[data-testid='stSidebar']")).to_contain_text("2 uploaded files")
     assert page.locator("[data-testid='stException']").count() == 0
     page.screenshot(path=str(ARTEFACTS / "data_upload.png"))
 
@@ -219,7 +219,10 @@ def test_side_data_upload_and_use_in_q_alpha(page, app_url):
     settle(page)
     page.get_by_role("button", name="Load side data").click()
     page.get_by_text("Side data must describe the same features").wait_for(timeout=180_000)
-    assert page.get_by_text("4 samples x 2,400 features").count() >= 1  # the loaded side data stay
+    # the refusal is drawn where the side data's line was and the line again below it: wait for
+    # the run to end before asking whether the loaded side data stay
+    settle(page)
+    expect(page.get_by_text("4 samples x 2,400 features").first).to_be_visible(timeout=30_000)
     page.locator("[data-testid='stSidebar']").get_by_role("link", name="Q-alpha", exact=True).click()
     page.get_by_text("uploaded side data").first.click()
     page.wait_for_function(IDLE, timeout=180_000)
@@ -271,7 +274,7 @@ def test_genes_by_samples_csv_gz_with_missing_values_to_q_alpha(page, app_url):
     page.get_by_role("button", name="Load table").click()
     page.get_by_text("Loaded expression.csv.gz: 16 samples x 100 features").wait_for(timeout=60_000)
     page.get_by_text("with the column median").first.wait_for(timeout=10_000)
-    assert "expression.csv.gz" in page.locator("[data-testid='stSidebar']").inner_text()
+    expect(page.locator("[data-testid='stSidebar']")).to_contain_text("expression.csv.gz")
     page.screenshot(path=str(ARTEFACTS / "data-table-upload.png"), full_page=True)
 
     page.locator("[data-testid='stSidebar']").get_by_role("link", name="Q-alpha", exact=True).click()
@@ -318,13 +321,13 @@ def test_bombs_refused_in_the_browser_and_the_data_kept(page, app_url):
     page.get_by_text("blank.zip").first.wait_for(timeout=30_000)
     page.get_by_role("button", name="Load images").click()
     page.get_by_text("more than the per-upload budget").wait_for(timeout=60_000)
-    assert "warpAR10P" in page.locator("[data-testid='stSidebar']").inner_text()
+    expect(page.locator("[data-testid='stSidebar']")).to_contain_text("warpAR10P")
 
     chooser = tab_chooser(page, "Upload a table", page.get_by_text("A table: samples x features"))
     chooser.set_input_files(files=[{"name": "huge.npy", "mimeType": "application/octet-stream",
                                     "buffer": header.getvalue() + bytes(64)}])
     page.get_by_text("huge.npy (the array) would need 7.3 TB in memory, more than the per-upload budget").wait_for(timeout=60_000)
-    assert "warpAR10P" in page.locator("[data-testid='stSidebar']").inner_text()
+    expect(page.locator("[data-testid='stSidebar']")).to_contain_text("warpAR10P")
     assert page.locator("[data-testid='stException']").count() == 0
     page.screenshot(path=str(ARTEFACTS / "data-bombs-refused.png"), full_page=True)
 
@@ -346,7 +349,7 @@ def test_every_page_opened_by_its_own_url_has_the_navigation(browser, fresh_app_
         page.get_by_role("heading", name=PAGE_PATHS[path], exact=True).first.wait_for(timeout=120_000)
         sidebar = page.locator("[data-testid='stSidebar']")
         sidebar.get_by_role("link", name="Compare", exact=True).wait_for(timeout=60_000)
-        assert "130 samples x 2,400 features" in sidebar.inner_text()
+        expect(sidebar).to_contain_text("130 samples x 2,400 features")
         assert page.locator("[data-testid='stException']").count() == 0
     for context in contexts:
         context.close()
@@ -357,7 +360,7 @@ def test_every_page_opened_by_its_own_url_has_the_navigation(browser, fresh_app_
         page.get_by_role("heading", name=heading, exact=True).first.wait_for(timeout=120_000)
         sidebar = page.locator("[data-testid='stSidebar']")
         sidebar.get_by_role("link", name="Home", exact=True).wait_for(timeout=60_000)
-        assert "Yale" in sidebar.inner_text(), path
+        expect(sidebar, path).to_contain_text("Yale")
         assert page.locator("[data-testid='stException']").count() == 0, path
         context.close()
 
@@ -617,7 +620,7 @@ def test_server_data_whole_set_run_then_a_subset_for_the_other_pages(page, serve
     sidebar = page.locator("[data-testid='stSidebar']")
     sidebar.get_by_text("cells.h5ad (600 x 40 by variance)").wait_for(timeout=60_000)
     # the whole-set ranking is still there after loading the subset
-    assert page.get_by_text("Ranking (CSV)").count() == 1
+    expect(page.get_by_text("Ranking (CSV)")).to_have_count(1)
     page.get_by_role("link", name="Q-alpha", exact=True).click()
     page.get_by_text("Selected (K)").first.wait_for(timeout=120_000)
     assert page.locator("[data-testid='stException']").count() == 0
