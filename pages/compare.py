@@ -237,7 +237,9 @@ go_ahead = bool(pending) and not runs.is_stopped("compare") and run_slot.button(
     help=f"Each ranks the features on the training folds of a stratified {folds}-fold cross-validation and is "
          "judged on the held-out folds; the rows appear one by one.")
 if pending and not go_ahead and not runs.is_stopped("compare"):
-    st.caption(f"{', '.join(pending)}: not run yet on these data. The rows below are the methods already run.")
+    st.caption(f"{', '.join(pending)}: not run yet on these data. "
+               + ("The rows below are the methods already run." if len(pending) < len(methods) else
+                  "Press Run: the table, the curves and what each method selects appear here."))
 if not pending:  # everything asked for is here: a Stop pressed earlier has nothing left to hold back
     st.session_state["compare_stopped"] = False
 runs.stop_control("compare", message=f"{len(methods) - len(pending)} of {len(methods)} methods are done and shown "
@@ -301,8 +303,9 @@ if metric == "kuncheva" and extracted:
 shown = {**curves, **extracted}
 if shown:
     widgets.table(table_of({m: (shown[m], seconds[m]) for m in shown}, metric), hide_index=True, where=rows_slot)
-widgets.chart(comparison_figure({label_of(m): values for m, values in curves.items()}, metric, title=MEASURES[metric],
-                                extracted=extracted), "comparison")
+if shown:  # before anything is run an empty chart's axes would only say nothing
+    widgets.chart(comparison_figure({label_of(m): values for m, values in curves.items()}, metric,
+                                    title=MEASURES[metric], extracted=extracted), "comparison")
 if curves:
     # what each method selects, ranked on every sample (labels too, for the supervised ones): the
     # features a user would take away; the scores above say how far to trust them
@@ -346,8 +349,9 @@ def curves_table():
     return pd.DataFrame(rows, columns=["method", "kind", "features or dimensions", "measure", "mean", "sd over folds"])
 
 
-st.download_button("Curves, every measure (CSV)", lambda: downloads.frame_csv(curves_table()),
-                   file_name=f"{data.name}-compare.csv", mime="text/csv", key="cmp_csv", on_click="ignore")
+if shown:
+    st.download_button("Curves, every measure (CSV)", lambda: downloads.frame_csv(curves_table()),
+                       file_name=f"{data.name}-compare.csv", mime="text/csv", key="cmp_csv", on_click="ignore")
 if curves:
     qalpha_code = None
     if any(m in QALPHA_METHODS for m in curves):

@@ -65,8 +65,8 @@ MUST_SHOW = {
                             charts=["Sparse LDA: class separability"]),
     ("slda", "synthetic"): dict(title="Sparse LDA / PCA", metrics=_SLDA_METRICS, table=True,
                                 charts=["Sparse LDA: class separability", "Sparse PCA: variance of the leading"]),
-    # nothing runs unasked: the methods wait for their button (run_compare)
-    ("compare", "*"): dict(title="Compare", charts=["k-means accuracy"]),
+    # nothing runs unasked: the methods wait for their button, and no chart is drawn before it
+    ("compare", "*"): dict(title="Compare"),
     ("figures", "*"): dict(title="Paper figures", info=["Press **Run** to reproduce this figure"]),
 }
 
@@ -197,7 +197,11 @@ def test_compare_page_runs_nothing_before_its_button_then_every_method_held_out(
     app.session_state["cmp_methods"] = ["variance", "fisher"]
     app.run()
     assert not app.dataframe and [b.label for b in app.button if b.label.startswith("Run ")] == ["Run 2 method(s)"]
+    # nothing run, nothing drawn: no empty chart, no CSV of no curves, and a caption that says so
+    assert not app.get("plotly_chart") and not app.get("download_button")
+    assert any("Press Run" in caption.value for caption in app.caption)
     next(b for b in app.button if b.label == "Run 2 method(s)").click().run()
+    assert chart_titles(app) and any(b.label == "Curves, every measure (CSV)" for b in app.get("download_button"))
     table = app.dataframe[0].value
     assert list(table["method"]) == ["variance", "fisher"]  # the unsupervised group first
     assert list(table["kind"]) == ["unsupervised", "supervised"]
