@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import textwrap
 from functools import lru_cache
 
 import numpy as np
@@ -776,7 +777,10 @@ def comparison_figure(curves: dict, metric: str, title: str | None = None, extra
                            line=dict(width=1.5, dash="dash"), marker=dict(symbol="diamond-open"),
                            hovertemplate="%{x} dimensions: %{y:.3f}<extra>" + method + "</extra>"))
     x_title = "number of features" + (" (selected) or dimensions (extracted, dashed)" if extracted else "")
-    return _figure(traces, dict(title=_text(title or metric), xaxis=dict(title=_text(x_title), type="log"),
+    # the ticks are the sizes measured, written out: Plotly's own log ticks read "10 2 5 100 2 5"
+    sizes = sorted({int(size) for values in [*curves.values(), *extracted.values()] for size in values["size"]})
+    ticks = dict(tickmode="array", tickvals=sizes, ticktext=[f"{size:,}" for size in sizes]) if len(sizes) <= 16 else {}
+    return _figure(traces, dict(title=_text(title or metric), xaxis=dict(title=_text(x_title), type="log", **ticks),
                                 yaxis=dict(title=_text(metric)), legend=dict(orientation="h", y=-0.25), **_LAYOUT))
 
 
@@ -818,11 +822,25 @@ def heatmap_table_figure(row_labels, column_labels, values, errors=None, title: 
     if errors is not None:
         text = text + " ± " + np.char.mod("%.3f", np.asarray(errors, dtype=np.float64)).astype(object)
     text[~np.isfinite(values)] = ""
-    heat = dict(type="heatmap", z=values, x=[str(c) for c in column_labels], y=[str(r) for r in row_labels],
+    columns, rows = [str(c) for c in column_labels], [str(r) for r in row_labels]
+    # long names (a method with its settings) are wrapped on the axes only: the hover and the table
+    # behind the figure keep them whole. Unwrapped, one long column name tilted the labels and took
+    # most of the figure's height, leaving cells 13 px high (Compare's overlap of the top sets)
+    column_ticks, row_ticks = _wrapped(columns, 20), _wrapped(rows, 28)
+    label_lines = max(tick.count("<br>") + 1 for tick in column_ticks)
+    row_height = max(28, 15 * max(tick.count("<br>") + 1 for tick in row_ticks))  # room for a row's name
+    heat = dict(type="heatmap", z=values, x=columns, y=rows,
                 text=text.tolist(), texttemplate="%{text}", colorscale=_colorscale("Viridis"), colorbar=dict(title=_text(value_title)),
                 hovertemplate="%{y}, %{x}: %{text}<extra></extra>")
-    return _figure([heat], dict(title=_text(title), yaxis=dict(autorange="reversed"),
-                                height=max(300, 28 * len(row_labels) + 120), **_LAYOUT))
+    return _figure([heat], dict(title=_text(title),
+                                xaxis=dict(tickmode="array", tickvals=columns, ticktext=column_ticks, tickangle=0),
+                                yaxis=dict(autorange="reversed", tickmode="array", tickvals=rows, ticktext=row_ticks),
+                                height=max(300, row_height * len(rows) + 16 * label_lines + 120), **_LAYOUT))
+
+
+def _wrapped(labels: list[str], width: int) -> list[str]:
+    """Axis labels broken into lines of about ``width`` characters (Plotly's ``<br>``)."""
+    return ["<br>".join(textwrap.wrap(label, width, break_on_hyphens=False)) or label for label in labels]
 
 
 def _column(values, n: int):

@@ -240,6 +240,31 @@ def test_heatmap_table_writes_each_cell_and_leaves_missing_ones_empty():
     assert [list(row) for row in heatmap_table_figure(["a"], ["x"], [[0.125]]).data[0].text] == [["0.125"]]
 
 
+def test_heatmap_wraps_long_names_on_its_axes_only():
+    """A method named with its settings is broken into lines on the axes, upright, and the
+    figure grows a line's height for each; the cells, the hover and the table behind the figure
+    keep the whole name."""
+    long = "Q-alpha (k = 2, sum of eigenvalues², no side information)"
+    others = ["fisher", "variance", "laplacian", "MCFS", "SPEC"]
+    short = heatmap_table_figure(["Q-alpha"] + others, ["Q-alpha"] + others, np.eye(6))
+    figure = heatmap_table_figure([long] + others, [long] + others, np.eye(6))
+    assert list(figure.data[0].x) == [long] + others and list(figure.data[0].y) == [long] + others
+    ticks = list(figure.layout.xaxis.ticktext)
+    assert ticks[1] == "fisher" and ticks[0].replace("<br>", " ") == long
+    assert max(len(line) for line in ticks[0].split("<br>")) <= 20 and figure.layout.xaxis.tickangle == 0
+    assert list(figure.layout.xaxis.tickvals) == [long] + others
+    assert figure.layout.height > short.layout.height
+    from core.plots import figure_table
+    assert set(figure_table(figure)["x"]) == {long, *others}
+
+
+def test_comparison_ticks_are_the_sizes_measured():
+    curves = {"variance": dict(size=[1, 2, 5, 10, 20, 50, 100, 1000], accuracy=np.linspace(0.5, 0.8, 8))}
+    figure = comparison_figure(curves, "accuracy", extracted={"PCA": dict(size=[3], accuracy=[0.6])})
+    assert list(figure.layout.xaxis.tickvals) == [1, 2, 3, 5, 10, 20, 50, 100, 1000]
+    assert list(figure.layout.xaxis.ticktext)[-1] == "1,000" and figure.layout.xaxis.type == "log"
+
+
 def test_lambda_path_figure_draws_the_top_features_against_log_lambda():
     from core.plots import lambda_path_figure
 
