@@ -206,6 +206,9 @@ def test_compare_page_runs_nothing_before_its_button_then_every_method_held_out(
     assert list(table["method"]) == ["variance", "fisher"]  # the unsupervised group first
     assert list(table["kind"]) == ["unsupervised", "supervised"]
     assert (table["sd over folds"] >= 0).all() and not [b for b in app.button if b.label.startswith("Run ")]
+    # beside the best size, picked after the fact, the mean over every size: never above the best
+    assert (table["mean over the sizes"] <= table["best k-means accuracy"] + 1e-12).all()
+    assert (table["mean over the sizes"] > 0).all()
 
 
 def test_compare_page_ranks_weston_methods():
