@@ -38,7 +38,7 @@ _PUBLIC = {
     "LoadLimits": "core.limits", "open_store": "core.data.stores",
     "weston_linear": "core.data.generators", "weston_nonlinear": "core.data.generators",
     "topographic_data": "core.data.generators", "ben_dor": "core.data.generators",
-    "random_matrix": "core.data.generators",
+    "random_matrix": "core.data.generators", "transform_values": "core.data.transforms",
     # data matrices of any kind
     "data_matrix": "core.matrix", "DataMatrix": "core.matrix",
     # feature families

@@ -5,5 +5,6 @@
   Excel, Parquet, AnnData, NumPy, with orientation, labels and missing values).
 - :mod:`.bundled`: the data sets shipped in ``assets/``.
 - :mod:`.generators`: the papers' synthetic data sets, each with its ground truth.
+- :mod:`.transforms`: values transformed before selection (``log1p``, per-feature z-scores).
 - :mod:`.stores`: data on disk opened lazily (``.h5ad``, Zarr, ``.npy``) for the command line.
 """

@@ -35,7 +35,7 @@ def test_every_entry_point_has_an_example():
                     "load_table", "load_images", "load_dataset", "list_datasets", "data_matrix", "rank_features",
                     "score_features", "make_projection", "QAlphaSelector", "QAlphaParameters", "to_feature_family",
                     "sparsity_gap", "pairs_from_labels", "q_alpha_path", "clustering_accuracy", "selection_stability", "class_markers",
-                    "held_out_curves")
+                    "held_out_curves", "transform_values")
     for name in entry_points:
         assert name in core.__all__, name
         assert re.search(rf"from core import [^\n]*\b{name}\b", code), f"no example imports {name} from core"

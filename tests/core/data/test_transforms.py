@@ -1,0 +1,62 @@
+"""transform_values: log1p and per-feature z-scores, checked against NumPy and scikit-learn."""
+
+import numpy as np
+import pytest
+from sklearn.preprocessing import StandardScaler
+
+from core import Dataset, InputError, load_dataset, transform_values, to_feature_family
+
+
+def counts(seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.poisson(3.0, (12, 7)).astype(float)
+    X[:, 4] = 5.0  # a constant gene
+    return Dataset(X, labels=np.repeat(["a", "b"], 6), feature_names_=tuple(f"g{j}" for j in range(7)),
+                   sample_names_=tuple(f"s{i}" for i in range(12)), name="counts.csv", meta={"loaded_with": {"x": 1}})
+
+
+def test_log1p_then_z_scores_are_numpys_and_scikit_learns():
+    data = counts()
+    logged = transform_values(data, log1p=True)
+    np.testing.assert_array_equal(logged.X, np.log1p(data.X))
+    both = transform_values(data, log1p=True, standardise=True)
+    np.testing.assert_allclose(both.X, StandardScaler().fit_transform(np.log1p(data.X)), atol=1e-12)
+    np.testing.assert_allclose(both.X[:, 4], 0.0, atol=1e-12)  # a constant gene is centred, not divided by zero
+    np.testing.assert_allclose(transform_values(data, standardise=True).X,
+                               StandardScaler().fit_transform(data.X), atol=1e-12)
+
+
+def test_labels_names_and_the_recipe_are_kept():
+    data = counts()
+    both = transform_values(data, log1p=True, standardise=True)
+    assert both.name == "counts.csv (log1p, z-scores)" and transform_values(data, standardise=True).name == "counts.csv (z-scores)"
+    assert list(both.labels) == list(data.labels) and both.feature_names == data.feature_names
+    assert both.sample_names == data.sample_names and both.meta["loaded_with"] == {"x": 1}
+    assert both.meta["transform"] == dict(log1p=True, standardise=True) and both.meta["transformed_from"] is data
+    assert both.fingerprint != data.fingerprint and data.X.min() >= 0  # the input is untouched
+
+
+def test_a_negative_value_refuses_log1p_and_names_where_it_is():
+    data = counts()
+    X = data.X.copy()
+    X[7, 2] = -0.25
+    centred = Dataset(X, feature_names_=data.feature_names_, sample_names_=data.sample_names_)
+    with pytest.raises(InputError, match=r"'g2' holds -0.25 \(sample 's7'\).*leave log1p off"):
+        transform_values(centred, log1p=True)
+    # the z-scores alone take any values
+    assert np.isfinite(transform_values(Dataset(X), standardise=True).X).all()
+
+
+def test_nothing_asked_and_not_a_dataset_are_refused():
+    with pytest.raises(InputError, match="Choose a transform"):
+        transform_values(counts())
+    with pytest.raises(InputError, match="takes a Dataset"):
+        transform_values(np.ones((3, 3)), log1p=True)
+
+
+def test_images_keep_their_shape_and_a_feature_familys_basis_is_dropped():
+    faces = load_dataset("ORL").subset_samples(range(20))
+    scaled = transform_values(faces, standardise=True)
+    assert scaled.image_shape == faces.image_shape and scaled.family is not None  # still pixels
+    haar = to_feature_family(faces, "haar", levels=2)
+    assert haar.family is not None and transform_values(haar, standardise=True).family is None
