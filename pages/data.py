@@ -8,6 +8,7 @@ import numpy as np
 import streamlit as st
 
 from core import InputError
+from core.data.transforms import transform_values
 from core.selection.baselines import SCORERS, score_features
 from core.data.bundled import list_datasets, load_dataset
 from core.features.families import FEATURE_FAMILIES, to_feature_family
@@ -283,6 +284,49 @@ if folder:
 datasets.show_load_messages()
 
 
+def values_section(data) -> None:
+    """A table's values transformed before selection (log1p, z-scores): a new data set in the
+    sidebar's list, beside the one it came from, which stays as it was."""
+    st.markdown("**Values**")
+    source = data.meta.get("transformed_from")
+    if source is not None:
+        steps = [step for step, done in (("log1p", data.meta["transform"]["log1p"]),
+                                         ("z-scores", data.meta["transform"]["standardise"])) if done]
+        st.caption(f"These are the values of {source.name}, transformed: {', '.join(steps)}. "
+                   f"{source.name} stays in the sidebar's list as it was.")
+    negative = bool(data.X.min() < 0)
+    row = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
+    log1p = row.checkbox("log1p: log(1 + x)", key="data_log1p", persist_state="session", disabled=negative,
+                         help="Each value x becomes log(1 + x), as scanpy.pp.log1p: it tames the heavy tails of raw "
+                              "counts and intensities, which every method, Q-alpha too, sees. "
+                              + ("Not offered: these values have negatives (already logged or centred)."
+                                 if negative else "For non-negative values only."))
+    standardise = row.checkbox("z-scores: each feature centred, unit variance", key="data_standardise",
+                               persist_state="session",
+                               help="Each feature minus its mean, divided by its standard deviation (after log1p if "
+                                    "both), as scanpy.pp.scale without clipping. Q-alpha's weights do not change: it "
+                                    "centres and normalises every feature itself. The variance ranking, the Laplacian "
+                                    "score, k-means on the selection and PCA do. A constant feature becomes 0.")
+    row.button("Transform the values", key="data_transform", disabled=not ((log1p and not negative) or standardise),
+               on_click=_transform, args=(data, log1p and not negative, standardise),
+               help="Makes a new data set of the transformed values and selects it; the current one stays in "
+                    "the sidebar's list.")
+    refusal = st.session_state.pop("_transform_refused", None)
+    if refusal is not None:
+        widgets.show_error(refusal)
+
+
+def _transform(data, log1p: bool, standardise: bool) -> None:
+    """The button's callback, run before the page: the new data set becomes current and the boxes
+    are cleared (ticked, they would offer the same steps again on values that already took them)."""
+    try:
+        datasets.set_dataset(transform_values(data, log1p=log1p, standardise=standardise))
+    except InputError as error:
+        st.session_state["_transform_refused"] = error
+        return
+    st.session_state["data_log1p"] = st.session_state["data_standardise"] = False
+
+
 data = datasets.current_dataset()
 side_data = datasets.current_side_dataset()
 with st.expander("Side data: a second upload whose structure Q-alpha should ignore", expanded=side_data is not None):
@@ -352,7 +396,9 @@ else:
     X = data.X[:, :shown]
     widgets.table({"feature": list(data.feature_names[:shown]), "mean": X.mean(axis=0),
                    "std": X.std(axis=0), "min": X.min(axis=0), "max": X.max(axis=0)},
-                  hide_index=True, height=260)
+                  hide_index=True, height=260,  # four significant digits: a z-scored mean is 6e-15, not 0.000000000000006
+                  column_config={name: st.column_config.NumberColumn(format="%.4g") for name in ("mean", "std", "min", "max")})
     if data.labels is not None:
         classes, counts = np.unique(data.labels, return_counts=True)
         st.markdown("**Samples per class:** " + ", ".join(f"{c}: {n}" for c, n in zip(classes, counts)))
+    values_section(data)

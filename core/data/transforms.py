@@ -1,11 +1,14 @@
 """The values of a data set transformed before selection, as expression tables usually are.
 
-Q-alpha weighs features by how much they contribute to the leading eigenvectors of the
-features' affinity matrix (Wolf & Shashua 2003, Def. 2), so the scale of each feature is part
-of what it sees: on raw counts or intensities a few features with huge values or heavy tails
-carry the spectrum. Scanpy's usual preparation of an expression matrix takes ``log(1 + x)``
-(``scanpy.pp.log1p``) and then each gene's z-score (``scanpy.pp.scale`` without clipping); this
-module does the same to a :class:`~core.data.dataset.Dataset`.
+Scanpy's usual preparation of an expression matrix takes ``log(1 + x)`` (``scanpy.pp.log1p``)
+and then each gene's z-score (``scanpy.pp.scale`` without clipping); this module does the same
+to a :class:`~core.data.dataset.Dataset`.
+
+What each step changes differs by method. Q-alpha centres every feature and scales it to unit
+norm itself (Wolf & Shashua 2003, Sec. 2; :mod:`core.selection.qalpha`), so z-scores leave its
+weights as they were; ``log1p`` changes the shape of each feature's values (a heavy tail of raw
+counts), which it does see. The methods that read a feature's scale (the variance ranking, the
+Laplacian score, k-means on the selected features, PCA) change with both.
 """
 
 from __future__ import annotations

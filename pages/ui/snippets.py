@@ -11,6 +11,11 @@ from core import Dataset
 def _load(data: Dataset, bundled: bool) -> tuple[set, str]:
     """The ``core`` names and the line that give the snippet the page's data: the bundled set by
     name, else the user's own file read as the Data page read it (``meta["loaded_with"]``)."""
+    source = data.meta.get("transformed_from")
+    if source is not None:  # values transformed on the Data page
+        names, load = _load(source, source.name in _bundled_names() and "loaded_with" not in source.meta)
+        steps = ", ".join(f"{name}={value!r}" for name, value in data.meta["transform"].items())
+        return names | {"transform_values"}, f"{load}\ndata = transform_values(data, {steps})"
     family = data.meta.get("family_options")
     images = data.family.images if data.family is not None else data
     if family is not None and images is not data:  # features of images chosen on the Data page

@@ -20,6 +20,31 @@ def test_data_page_bundled_and_feature_family():
     assert "Per-feature statistics" in " ".join(m.value for m in app.markdown)
 
 
+def test_a_tables_values_are_transformed_into_a_new_set_beside_the_old():
+    """log1p and z-scores make a new data set, selected and listed; the one it came from stays in
+    the list unchanged, and on values with negatives log1p is not offered."""
+    from core import load_dataset, transform_values
+
+    app = AppTest.from_file(PAGE, default_timeout=60)
+    tox = load_dataset("TOX-171")  # raw intensities, 0.02 to 33,923
+    app.session_state["dataset"] = tox
+    app.run()
+    assert app.button(key="data_transform").disabled  # nothing ticked: nothing to do
+    app.checkbox(key="data_log1p").check()
+    app.checkbox(key="data_standardise").check().run()
+    app.button(key="data_transform").click().run()
+    assert not app.exception and not app.error
+    data = app.session_state["dataset"]
+    assert data.name == "TOX-171 (log1p, z-scores)" and data.meta["transformed_from"] is tox
+    np.testing.assert_allclose(data.X, transform_values(tox, log1p=True, standardise=True).X)
+    assert list(app.session_state["session_datasets"]) == ["TOX-171 (log1p, z-scores)"]
+    assert any("These are the values of TOX-171, transformed: log1p, z-scores" in c.value for c in app.caption)
+    # the boxes are cleared; z-scores have negatives, so log1p is no longer offered
+    assert not app.checkbox(key="data_log1p").value and not app.checkbox(key="data_standardise").value
+    assert app.checkbox(key="data_log1p").disabled and app.button(key="data_transform").disabled
+    assert np.array_equal(tox.X, load_dataset("TOX-171").X)  # the source is untouched
+
+
 def test_switching_to_haar_coefficients_and_back():
     app = AppTest.from_file(PAGE, default_timeout=60).run()
     family = next(r for r in app.radio if r.label == "Features of the images")

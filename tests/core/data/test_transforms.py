@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.preprocessing import StandardScaler
 
-from core import Dataset, InputError, load_dataset, transform_values, to_feature_family
+from core import Dataset, InputError, load_dataset, q_alpha, transform_values, to_feature_family
 
 
 def counts(seed=0):
@@ -60,3 +60,16 @@ def test_images_keep_their_shape_and_a_feature_familys_basis_is_dropped():
     assert scaled.image_shape == faces.image_shape and scaled.family is not None  # still pixels
     haar = to_feature_family(faces, "haar", levels=2)
     assert haar.family is not None and transform_values(haar, standardise=True).family is None
+
+
+def test_q_alpha_is_blind_to_z_scores_and_not_to_log1p():
+    """Q-alpha centres and normalises each feature itself (Wolf & Shashua 2003, Sec. 2), so
+    z-scoring first leaves its weights as they were; log1p reshapes the values, and they change."""
+    rng = np.random.default_rng(3)
+    data = Dataset(rng.lognormal(0.0, 1.0, (40, 60)))
+    raw = q_alpha(data.X, 2, random_state=0, tol=1e-12, max_iter=2000)
+    scaled = q_alpha(transform_values(data, standardise=True).X, 2, random_state=0, tol=1e-12, max_iter=2000)
+    logged = q_alpha(transform_values(data, log1p=True).X, 2, random_state=0, tol=1e-12, max_iter=2000)
+    assert raw.converged and scaled.converged and logged.converged
+    np.testing.assert_allclose(scaled.alpha, raw.alpha, atol=1e-8)
+    assert np.abs(logged.alpha - raw.alpha).max() > 1e-3
