@@ -295,6 +295,28 @@ def test_genes_by_samples_csv_gz_with_missing_values_to_q_alpha(page, app_url):
     assert page.locator("[data-testid='stException']").count() == 0
 
 
+def test_transformed_values_join_the_list_beside_the_original(page, app_url):
+    """log1p and z-scores on TOX-171's raw intensities: a new data set, current and listed, whose
+    statistics are z-scores; the original is a pick away, as it was."""
+    wait_for_app(page, f"{app_url}/data?data=TOX-171")
+    page.get_by_role("heading", name="Data", exact=True).wait_for(timeout=60_000)
+    page.get_by_text("log1p: log(1 + x)").click()
+    settle(page)
+    page.get_by_text("z-scores: each feature centred").click()
+    settle(page)
+    page.get_by_role("button", name="Transform the values").click()
+    page.get_by_text("These are the values of TOX-171, transformed: log1p, z-scores").wait_for(timeout=60_000)
+    sidebar = page.locator("[data-testid='stSidebar']")
+    expect(sidebar).to_contain_text("TOX-171 (log1p, z-scores)")
+    expect(page.get_by_role("button", name="Transform the values")).to_be_disabled()  # the boxes are cleared
+    pick_dataset(page, "TOX-171")
+    expect(sidebar).to_contain_text("171 samples x 5,748 features")
+    expect(page.get_by_text("These are the values of TOX-171")).to_have_count(0)
+    pick_dataset(page, "TOX-171 (log1p, z-scores) · this session")
+    expect(page.get_by_text("These are the values of TOX-171, transformed")).to_have_count(1)
+    assert page.locator("[data-testid='stException']").count() == 0
+
+
 def test_bombs_refused_in_the_browser_and_the_data_kept(page, app_url):
     """A 8 kB ZIP of thirty blank 4096 x 4096 PNGs (4 GB as float64) and an NPY whose header
     declares 10^6 x 10^6: both refused with the budget named; the current data stay."""
