@@ -826,9 +826,9 @@ def heatmap_table_figure(row_labels, column_labels, values, errors=None, title: 
     # long names (a method with its settings) are wrapped on the axes only: the hover and the table
     # behind the figure keep them whole. Unwrapped, one long column name tilted the labels and took
     # most of the figure's height, leaving cells 13 px high (Compare's overlap of the top sets)
-    column_ticks, row_ticks = _wrapped(columns, 20), _wrapped(rows, 28)
+    column_ticks, row_ticks = _wrapped(columns, 20), _wrapped(rows, 40)
     label_lines = max(tick.count("<br>") + 1 for tick in column_ticks)
-    row_height = max(28, 15 * max(tick.count("<br>") + 1 for tick in row_ticks))  # room for a row's name
+    row_height = max(28, 14 * max(tick.count("<br>") + 1 for tick in row_ticks))  # room for a row's name
     heat = dict(type="heatmap", z=values, x=columns, y=rows,
                 text=text.tolist(), texttemplate="%{text}", colorscale=_colorscale("Viridis"), colorbar=dict(title=_text(value_title)),
                 hovertemplate="%{y}, %{x}: %{text}<extra></extra>")
