@@ -126,6 +126,9 @@ table = {"rank": np.arange(1, data.n_features + 1), "feature": np.asarray(data.f
          "alpha": result.alpha[ranking]}
 if linear is not None:
     table["linear alpha"] = linear.alpha[ranking]
+# the names of the features the kernel weighs most, beside the linear weights: on a gene table
+# they are what the user came for (the whole ranking is the CSV below)
+widgets.table({column: values[:50] for column, values in table.items()}, hide_index=True, height=240)
 download = widgets.row(2)
 download[0].download_button("Weights and ranking (CSV)", partial(downloads.table_csv, table),
                             file_name=f"{data.name}-kernel-qalpha.csv", mime="text/csv", key="kq_csv",

@@ -44,10 +44,10 @@ MUST_SHOW = {
                               charts=["Sorted weights (alpha)"], pictures=["alpha over the mean image, top "]),
     ("qalpha", "*"): dict(title="Q-alpha", metrics=_SELECTION_METRICS, table=True,
                           charts=["Sorted weights (alpha)"]),
-    ("kernel", "faces"): dict(title="Kernel Q-alpha", metrics=_KERNEL_METRICS,
+    ("kernel", "faces"): dict(title="Kernel Q-alpha", metrics=_KERNEL_METRICS, table=True,
                               charts=["Sorted weights (alpha)", "Objective per iteration"],
                               pictures=["alpha over the mean image, top "]),
-    ("kernel", "*"): dict(title="Kernel Q-alpha", metrics=_KERNEL_METRICS,
+    ("kernel", "*"): dict(title="Kernel Q-alpha", metrics=_KERNEL_METRICS, table=True,
                           charts=["Sorted weights (alpha)", "Objective per iteration"]),
     ("topographic", "faces"): dict(title="Topographical map", table=True, charts=[_TOPOGRAPHIC],
                                    pictures=["alpha, round 1: black at 0", "alpha, round 2: black at 0",
@@ -388,6 +388,10 @@ def test_kernel_page_draws_alpha_on_the_image_and_stops():
     assert not app.exception and not app.error
     captions = [caption for picture in app.get("image") for caption in picture.captions]
     assert any(caption.startswith("alpha over the mean image, top ") for caption in captions)
+    # the 50 features the kernel weighs most, named, beside their linear weights
+    top = app.dataframe[0].value
+    assert list(top.columns) == ["rank", "feature", "alpha", "linear alpha"] and len(top) == 50
+    assert list(top["rank"]) == list(range(1, 51)) and (np.diff(top["alpha"]) <= 0).all()
     app.session_state["kernel_overlay_hover"] = True  # the map with the pointer's weight, on request
     app.run()
     titles = [json.loads(chart.proto.spec)["layout"]["title"]["text"] for chart in app.get("plotly_chart")]
