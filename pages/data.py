@@ -8,7 +8,7 @@ import numpy as np
 import streamlit as st
 
 from core import InputError
-from core.data.transforms import transform_values
+from core.data.transforms import STEP_NAMES, transform_values
 from core.selection.baselines import SCORERS, score_features
 from core.data.bundled import list_datasets, load_dataset
 from core.features.families import FEATURE_FAMILIES, to_feature_family
@@ -290,9 +290,8 @@ def values_section(data) -> None:
     st.markdown("**Values**")
     source = data.meta.get("transformed_from")
     if source is not None:
-        steps = [step for step, done in (("log1p", data.meta["transform"]["log1p"]),
-                                         ("z-scores", data.meta["transform"]["standardise"])) if done]
-        st.caption(f"These are the values of {source.name}, transformed: {', '.join(steps)}. "
+        steps = ", ".join(STEP_NAMES[step] for step, done in data.meta["transform"].items() if done)
+        st.caption(f"These are the values of {source.name}, transformed: {steps}. "
                    f"{source.name} stays in the sidebar's list as it was.")
     negative = bool(data.X.min() < 0)
     row = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
@@ -307,8 +306,9 @@ def values_section(data) -> None:
                                     "both), as scanpy.pp.scale without clipping. Q-alpha's weights do not change: it "
                                     "centres and normalises every feature itself. The variance ranking, the Laplacian "
                                     "score, k-means on the selection and PCA do. A constant feature becomes 0.")
-    row.button("Transform the values", key="data_transform", disabled=not ((log1p and not negative) or standardise),
-               on_click=_transform, args=(data, log1p and not negative, standardise),
+    log1p = log1p and not negative  # a box ticked on other data stays ticked while it is disabled
+    row.button("Transform the values", key="data_transform", disabled=not (log1p or standardise),
+               on_click=_transform, args=(data, log1p, standardise),
                help="Makes a new data set of the transformed values and selects it; the current one stays in "
                     "the sidebar's list.")
     refusal = st.session_state.pop("_transform_refused", None)

@@ -21,7 +21,10 @@ from ..errors import InputError
 from ..validation import zscores
 from .dataset import Dataset
 
-__all__ = ["transform_values"]
+__all__ = ["transform_values", "STEP_NAMES"]
+
+#: How each step is named in a transformed data set's name, in the order they are applied.
+STEP_NAMES = {"log1p": "log1p", "standardise": "z-scores"}
 
 
 def transform_values(data: Dataset, *, log1p: bool = False, standardise: bool = False) -> Dataset:
@@ -57,7 +60,6 @@ def transform_values(data: Dataset, *, log1p: bool = False, standardise: bool = 
     if not (log1p or standardise):
         raise InputError("Choose a transform: log1p, standardise or both.")
     X = data.X
-    steps = []
     if log1p:
         smallest = int(np.argmin(X)) if X.size else 0
         row, column = divmod(smallest, X.shape[1])
@@ -66,10 +68,10 @@ def transform_values(data: Dataset, *, log1p: bool = False, standardise: bool = 
                              f"holds {X[row, column]:.4g} (sample {data.sample_names[row]!r}). These values may be "
                              "already logged or centred: leave log1p off.")
         X = np.log1p(X)
-        steps.append("log1p")
     if standardise:
         X = zscores(X)
-        steps.append("z-scores")
+    transform = dict(log1p=bool(log1p), standardise=bool(standardise))
     meta = {key: value for key, value in data.meta.items() if key != "family"}
-    meta.update(transform=dict(log1p=bool(log1p), standardise=bool(standardise)), transformed_from=data)
-    return replace(data, X=X, name=f"{data.name} ({', '.join(steps)})", meta=meta)
+    meta.update(transform=transform, transformed_from=data)
+    steps = ", ".join(STEP_NAMES[step] for step, done in transform.items() if done)
+    return replace(data, X=X, name=f"{data.name} ({steps})", meta=meta)
