@@ -8,7 +8,7 @@ import numpy as np
 import streamlit as st
 
 from core import InputError
-from core.data.transforms import STEP_NAMES, transform_values
+from core.data.transforms import transform_steps, transform_values
 from core.selection.baselines import SCORERS, score_features
 from core.data.bundled import list_datasets, load_dataset
 from core.features.families import FEATURE_FAMILIES, to_feature_family
@@ -290,8 +290,7 @@ def values_section(data) -> None:
     st.markdown("**Values**")
     source = data.meta.get("transformed_from")
     if source is not None:
-        steps = ", ".join(STEP_NAMES[step] for step, done in data.meta["transform"].items() if done)
-        st.caption(f"These are the values of {source.name}, transformed: {steps}. "
+        st.caption(f"These are the values of {source.name}, transformed: {', '.join(transform_steps(data.meta['transform']))}. "
                    f"{source.name} stays in the sidebar's list as it was.")
     negative = bool(data.X.min() < 0)
     row = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
@@ -300,6 +299,14 @@ def values_section(data) -> None:
                               "counts and intensities, which every method, Q-alpha too, sees. "
                               + ("Not offered: these values have negatives (already logged or centred)."
                                  if negative else "For non-negative values only."))
+    # keyed by the data: another data set has another number of features, and starts from all
+    kept = row.number_input("Features kept, most variable first", 1, data.n_features, data.n_features,
+                            key=f"data_most_variable_{data.fingerprint[:12]}", persist_state="session", width=220,
+                            help="After log1p, before z-scores: keep this many features of largest variance (as "
+                                 "scanpy keeps its highly variable genes before scaling; here the plain variance). "
+                                 "All of them: nothing dropped. Fewer features make Kernel Q-alpha and sparse PCA "
+                                 "possible on wide tables.")
+    n_most_variable = None if kept == data.n_features else int(kept)
     standardise = row.checkbox("z-scores: each feature centred, unit variance", key="data_standardise",
                                persist_state="session",
                                help="Each feature minus its mean, divided by its standard deviation (after log1p if "
@@ -307,8 +314,9 @@ def values_section(data) -> None:
                                     "centres and normalises every feature itself. The variance ranking, the Laplacian "
                                     "score, k-means on the selection and PCA do. A constant feature becomes 0.")
     log1p = log1p and not negative  # a box ticked on other data stays ticked while it is disabled
-    row.button("Transform the values", key="data_transform", disabled=not (log1p or standardise),
-               on_click=_transform, args=(data, log1p, standardise),
+    row.button("Transform the values", key="data_transform",
+               disabled=not (log1p or standardise or n_most_variable is not None),
+               on_click=_transform, args=(data, log1p, n_most_variable, standardise),
                help="Makes a new data set of the transformed values and selects it; the current one stays in "
                     "the sidebar's list.")
     refusal = st.session_state.pop("_transform_refused", None)
@@ -316,11 +324,12 @@ def values_section(data) -> None:
         widgets.show_error(refusal)
 
 
-def _transform(data, log1p: bool, standardise: bool) -> None:
+def _transform(data, log1p: bool, n_most_variable: int | None, standardise: bool) -> None:
     """The button's callback, run before the page: the new data set becomes current and the boxes
     are cleared (ticked, they would offer the same steps again on values that already took them)."""
     try:
-        datasets.set_dataset(transform_values(data, log1p=log1p, standardise=standardise))
+        datasets.set_dataset(transform_values(data, log1p=log1p, n_most_variable=n_most_variable,
+                                              standardise=standardise))
     except InputError as error:
         st.session_state["_transform_refused"] = error
         return

@@ -14,7 +14,8 @@ def _load(data: Dataset, bundled: bool) -> tuple[set, str]:
     source = data.meta.get("transformed_from")
     if source is not None:  # values transformed on the Data page
         names, load = _load(source, source.name in _bundled_names() and "loaded_with" not in source.meta)
-        steps = ", ".join(f"{name}={value!r}" for name, value in data.meta["transform"].items())
+        steps = ", ".join(f"{name}={value!r}" for name, value in data.meta["transform"].items()
+                          if value not in (None, False))
         return names | {"transform_values"}, f"{load}\ndata = transform_values(data, {steps})"
     family = data.meta.get("family_options")
     images = data.family.images if data.family is not None else data

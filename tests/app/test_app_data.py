@@ -43,6 +43,13 @@ def test_a_tables_values_are_transformed_into_a_new_set_beside_the_old():
     assert not app.checkbox(key="data_log1p").value and not app.checkbox(key="data_standardise").value
     assert app.checkbox(key="data_log1p").disabled and app.button(key="data_transform").disabled
     assert np.array_equal(tox.X, load_dataset("TOX-171").X)  # the source is untouched
+    # the most variable features: a number of features below all of them is a step of its own
+    keep = next(n for n in app.number_input if n.label == "Features kept, most variable first")
+    assert keep.value == data.n_features and app.button(key="data_transform").disabled
+    keep.set_value(500).run()
+    app.button(key="data_transform").click().run()
+    assert app.session_state["dataset"].name == "TOX-171 (log1p, z-scores) (500 most variable)"
+    assert app.session_state["dataset"].n_features == 500 and not app.exception
 
 
 def test_switching_to_haar_coefficients_and_back():

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from sklearn.preprocessing import StandardScaler
 
-from core import Dataset, InputError, load_dataset, q_alpha, transform_values, to_feature_family
+from core import Dataset, InputError, load_dataset, q_alpha, rank_features, transform_values, to_feature_family
+from core.data.transforms import transform_steps
 
 
 def counts(seed=0):
@@ -32,7 +33,8 @@ def test_labels_names_and_the_recipe_are_kept():
     assert both.name == "counts.csv (log1p, z-scores)" and transform_values(data, standardise=True).name == "counts.csv (z-scores)"
     assert list(both.labels) == list(data.labels) and both.feature_names == data.feature_names
     assert both.sample_names == data.sample_names and both.meta["loaded_with"] == {"x": 1}
-    assert both.meta["transform"] == dict(log1p=True, standardise=True) and both.meta["transformed_from"] is data
+    assert both.meta["transform"] == dict(log1p=True, n_most_variable=None, standardise=True)
+    assert both.meta["transformed_from"] is data
     assert both.fingerprint != data.fingerprint and data.X.min() >= 0  # the input is untouched
 
 
@@ -50,6 +52,9 @@ def test_a_negative_value_refuses_log1p_and_names_where_it_is():
 def test_nothing_asked_and_not_a_dataset_are_refused():
     with pytest.raises(InputError, match="Choose a transform"):
         transform_values(counts())
+    for bad in (0, 8, 2.0, True):
+        with pytest.raises(InputError, match="n_most_variable must be a whole number from 1 to 7"):
+            transform_values(counts(), n_most_variable=bad)
     with pytest.raises(InputError, match="takes a Dataset"):
         transform_values(np.ones((3, 3)), log1p=True)
 
@@ -73,3 +78,20 @@ def test_q_alpha_is_blind_to_z_scores_and_not_to_log1p():
     assert raw.converged and scaled.converged and logged.converged
     np.testing.assert_allclose(scaled.alpha, raw.alpha, atol=1e-8)
     assert np.abs(logged.alpha - raw.alpha).max() > 1e-3
+
+
+def test_the_most_variable_features_are_kept_in_order_between_log1p_and_z_scores():
+    """log1p, then the features of largest variance of the logged values (the library's variance
+    ranking picks the same set), in their own order, then z-scores of those."""
+    data = counts(5)
+    kept = transform_values(data, log1p=True, n_most_variable=3, standardise=True)
+    chosen = np.sort(rank_features("variance", np.log1p(data.X))[:3])
+    assert kept.feature_names == tuple(data.feature_names[j] for j in chosen)
+    np.testing.assert_allclose(kept.X, StandardScaler().fit_transform(np.log1p(data.X)[:, chosen]), atol=1e-12)
+    assert kept.name == "counts.csv (log1p, 3 most variable, z-scores)"
+    assert kept.meta["transform"] == dict(log1p=True, n_most_variable=3, standardise=True)
+    assert transform_steps(dict(n_most_variable=2000)) == ["2,000 most variable"]
+    # images lose their shape once pixels are dropped; all of them kept, nothing changes
+    faces = load_dataset("ORL").subset_samples(range(20))
+    assert transform_values(faces, n_most_variable=100).image_shape is None
+    np.testing.assert_array_equal(transform_values(faces, n_most_variable=faces.n_features).X, faces.X)
