@@ -309,10 +309,10 @@ def values_section(data) -> None:
     n_most_variable = None if kept == data.n_features else int(kept)
     standardise = row.checkbox("z-scores: each feature centred, unit variance", key="data_standardise",
                                persist_state="session",
-                               help="Each feature minus its mean, divided by its standard deviation (after log1p if "
-                                    "both), as scanpy.pp.scale without clipping. Q-alpha's weights do not change: it "
-                                    "centres and normalises every feature itself. The variance ranking, the Laplacian "
-                                    "score, k-means on the selection and PCA do. A constant feature becomes 0.")
+                               help="Each feature minus its mean, divided by its standard deviation (last), as "
+                                    "scanpy.pp.scale without clipping. Q-alpha's weights and the k-means scores do not "
+                                    "change: they normalise the features themselves. The variance ranking (every "
+                                    "variance becomes 1), the Laplacian score and SPEC do. A constant feature becomes 0.")
     log1p = log1p and not negative  # a box ticked on other data stays ticked while it is disabled
     row.button("Transform the values", key="data_transform",
                disabled=not (log1p or standardise or n_most_variable is not None),

@@ -9,8 +9,10 @@ here it is the plain variance, the library's ``variance`` baseline.)
 What each step changes differs by method. Q-alpha centres every feature and scales it to unit
 norm itself (Wolf & Shashua 2003, Sec. 2; :mod:`core.selection.qalpha`), so z-scores leave its
 weights as they were; ``log1p`` changes the shape of each feature's values (a heavy tail of raw
-counts), which it does see. The methods that read a feature's scale (the variance ranking, the
-Laplacian score, k-means on the selected features, PCA) change with both.
+counts), which it does see. The library's k-means, 1-NN and Fisher scores standardise the features
+they judge, so z-scores leave them as they were too. What z-scores change are the methods that
+read a feature's scale or build a graph from all the features at their scale: the variance
+ranking (every variance becomes 1), the Laplacian score, SPEC (tests/core/data/test_transforms.py).
 """
 
 from __future__ import annotations
