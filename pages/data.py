@@ -302,11 +302,15 @@ def values_section(data) -> None:
     # keyed by the data: another data set has another number of features, and starts from all
     kept = row.number_input("Features kept, most variable first", 1, data.n_features, data.n_features,
                             key=f"data_most_variable_{data.fingerprint[:12]}", persist_state="session", width=220,
-                            help="After log1p, before z-scores: keep this many features of largest variance (as "
-                                 "scanpy keeps its highly variable genes before scaling; here the plain variance). "
-                                 "All of them: nothing dropped. Fewer features make Kernel Q-alpha and sparse PCA "
+                            disabled=negative,
+                            help="Keep this many features, those of largest dispersion (variance over mean) for their "
+                                 "level of expression: the highly variable genes scanpy keeps (flavor 'seurat', the "
+                                 "same sets on the bundled tables). "
+                                 + ("Not offered: these values have negatives (already logged or centred). "
+                                    if negative else "For non-negative values only. ")
+                                 + "All of them: nothing dropped. Fewer features make Kernel Q-alpha and sparse PCA "
                                  "possible on wide tables.")
-    n_most_variable = None if kept == data.n_features else int(kept)
+    n_most_variable = None if kept == data.n_features or negative else int(kept)
     standardise = row.checkbox("z-scores: each feature centred, unit variance", key="data_standardise",
                                persist_state="session",
                                help="Each feature minus its mean, divided by its standard deviation (last), as "

@@ -43,12 +43,17 @@ def test_a_tables_values_are_transformed_into_a_new_set_beside_the_old():
     assert not app.checkbox(key="data_log1p").value and not app.checkbox(key="data_standardise").value
     assert app.checkbox(key="data_log1p").disabled and app.button(key="data_transform").disabled
     assert np.array_equal(tox.X, load_dataset("TOX-171").X)  # the source is untouched
-    # the most variable features: a number of features below all of them is a step of its own
+    # z-scores have negatives: no dispersion either; back on the raw values, the most variable
+    # features are a step of their own (a number below all of them)
     keep = next(n for n in app.number_input if n.label == "Features kept, most variable first")
-    assert keep.value == data.n_features and app.button(key="data_transform").disabled
+    assert keep.disabled and keep.value == data.n_features
+    app.session_state["dataset"] = tox
+    app.run()
+    keep = next(n for n in app.number_input if n.label == "Features kept, most variable first")
+    assert keep.value == tox.n_features and not keep.disabled and app.button(key="data_transform").disabled
     keep.set_value(500).run()
     app.button(key="data_transform").click().run()
-    assert app.session_state["dataset"].name == "TOX-171 (log1p, z-scores) (500 most variable)"
+    assert app.session_state["dataset"].name == "TOX-171 (500 most variable)"
     assert app.session_state["dataset"].n_features == 500 and not app.exception
 
 

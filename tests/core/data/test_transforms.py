@@ -5,7 +5,7 @@ import pytest
 from sklearn.preprocessing import StandardScaler
 
 from core import Dataset, InputError, load_dataset, q_alpha, rank_features, transform_values, to_feature_family
-from core.data.transforms import transform_steps
+from core.data.transforms import dispersion_ranking, transform_steps
 
 
 def counts(seed=0):
@@ -80,12 +80,43 @@ def test_q_alpha_is_blind_to_z_scores_and_not_to_log1p():
     assert np.abs(logged.alpha - raw.alpha).max() > 1e-3
 
 
+def dispersions_with_pandas(X, n_bins=20):
+    """The normalised dispersion written out with pandas (``cut`` for the bins, ``groupby`` for
+    their statistics), as the reference for :func:`dispersion_ranking`."""
+    import pandas as pd
+
+    frame = pd.DataFrame({"mean": X.mean(axis=0), "variance": X.var(axis=0, ddof=1)})
+    with np.errstate(divide="ignore", invalid="ignore"):
+        frame["dispersion"] = np.log(frame.variance / frame["mean"]).replace([np.inf, -np.inf], np.nan)
+    frame["bin"] = pd.cut(np.log1p(frame["mean"]), n_bins)
+    groups = frame.groupby("bin", observed=True)["dispersion"]
+    centre, spread, size = groups.transform("mean"), groups.transform("std"), groups.transform("count")
+    normalised = (frame.dispersion - centre) / spread
+    normalised[size == 1] = 1.0
+    return normalised.fillna(-np.inf).to_numpy()
+
+
+def test_the_dispersion_ranking_is_the_normalised_dispersion_of_pandas():
+    rng = np.random.default_rng(8)
+    levels = rng.lognormal(0.0, 2.0, 300)  # means over four decades, so the bins are uneven
+    X = rng.poisson(levels * rng.gamma(2.0, 0.5, (60, 300)))
+    X[:, 7] = 0.0  # never expressed: no dispersion
+    X[:, 11] = 3.0  # constant: no dispersion
+    X[:, 13] = rng.poisson(5000.0, 60)  # alone at the top of the range: scores 1
+    expected = dispersions_with_pandas(X.astype(float))
+    ranking = dispersion_ranking(X)
+    np.testing.assert_array_equal(ranking, np.argsort(-expected, kind="stable"))
+    assert expected[13] == 1.0 and expected[7] == expected[11] == -np.inf
+    defined = np.isfinite(expected).sum()
+    assert {7, 11} <= set(ranking[defined:])  # after every feature with a dispersion
+
+
 def test_the_most_variable_features_are_kept_in_order_between_log1p_and_z_scores():
-    """log1p, then the features of largest variance of the logged values (the library's variance
-    ranking picks the same set), in their own order, then z-scores of those."""
+    """log1p of the features the dispersion ranks first (chosen on the values as given, as scanpy
+    chooses them on their log1p), in their own order, then z-scores of those."""
     data = counts(5)
     kept = transform_values(data, log1p=True, n_most_variable=3, standardise=True)
-    chosen = np.sort(rank_features("variance", np.log1p(data.X))[:3])
+    chosen = np.sort(dispersion_ranking(data.X)[:3])
     assert kept.feature_names == tuple(data.feature_names[j] for j in chosen)
     np.testing.assert_allclose(kept.X, StandardScaler().fit_transform(np.log1p(data.X)[:, chosen]), atol=1e-12)
     assert kept.name == "counts.csv (log1p, 3 most variable, z-scores)"
@@ -95,6 +126,8 @@ def test_the_most_variable_features_are_kept_in_order_between_log1p_and_z_scores
     faces = load_dataset("ORL").subset_samples(range(20))
     assert transform_values(faces, n_most_variable=100).image_shape is None
     np.testing.assert_array_equal(transform_values(faces, n_most_variable=faces.n_features).X, faces.X)
+    with pytest.raises(InputError, match="most variable features .* needs non-negative values.*keep every feature"):
+        transform_values(transform_values(data, standardise=True), n_most_variable=3)
 
 
 def test_z_scores_change_the_scale_readers_and_not_the_fisher_score():
