@@ -55,6 +55,11 @@ def dispersion_ranking(X, n_bins: int = 20) -> np.ndarray:
     ``log1p``.
     """
     X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.size == 0 or not np.isfinite(X).all() or (X < 0).any():
+        raise InputError("dispersion_ranking takes a non-empty 2-D array (samples x features) of finite, "
+                         "non-negative values (counts or intensities, not logged or centred).")
+    if isinstance(n_bins, bool) or not isinstance(n_bins, Integral) or n_bins < 1:
+        raise InputError(f"n_bins must be a whole number of at least 1; got {n_bins!r}.")
     mean = X.mean(axis=0)
     variance = X.var(axis=0, ddof=1) if X.shape[0] > 1 else np.zeros(X.shape[1])
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -64,10 +69,14 @@ def dispersion_ranking(X, n_bins: int = 20) -> np.ndarray:
     edges = np.linspace(level.min(), level.max(), n_bins + 1)
     bins = np.clip(np.searchsorted(edges, level, side="left") - 1, 0, n_bins - 1)
     normalised = np.full(X.shape[1], -np.inf)
-    for members in (np.flatnonzero((bins == b) & defined) for b in np.unique(bins[defined])):
+    for b in np.unique(bins[defined]):
+        members = np.flatnonzero((bins == b) & defined)
         values = dispersion[members]
-        spread = values.std(ddof=1) if values.size > 1 else 0.0
-        normalised[members] = 1.0 if values.size == 1 else (values - values.mean()) / spread if spread > 0 else 0.0
+        if values.size == 1:  # scanpy's convention for a feature alone in its bin
+            normalised[members] = 1.0
+            continue
+        spread = values.std(ddof=1)
+        normalised[members] = (values - values.mean()) / spread if spread > 0 else 0.0
     return np.argsort(-normalised, kind="stable")
 
 

@@ -109,6 +109,11 @@ def test_the_dispersion_ranking_is_the_normalised_dispersion_of_pandas():
     assert expected[13] == 1.0 and expected[7] == expected[11] == -np.inf
     defined = np.isfinite(expected).sum()
     assert {7, 11} <= set(ranking[defined:])  # after every feature with a dispersion
+    for bad in (-X, X[0], np.full((3, 2), np.nan)):
+        with pytest.raises(InputError, match="non-negative values"):
+            dispersion_ranking(bad)
+    with pytest.raises(InputError, match="n_bins"):
+        dispersion_ranking(X, n_bins=0)
 
 
 def test_the_most_variable_features_are_kept_in_order_between_log1p_and_z_scores():
