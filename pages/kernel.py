@@ -24,8 +24,8 @@ st.caption("The features are mapped by a kernel and the algorithm runs on their 
 needed, limit = kernel_memory_bytes(data.n_features), memory_limit_bytes()
 if needed > limit:
     st.error(f"{data.n_features:,} features need about {needed / 2**30:.1f} GB for the kernel matrices, "
-             f"more than the {limit / 2**30:.1f} GB allowed. Select fewer features first (Q-alpha page), "
-             "or pick a smaller data set.")
+             f"more than the {limit / 2**30:.1f} GB allowed. Keep fewer features on the Data page (Values: "
+             "Features kept, most variable first; for non-negative values), or pick a smaller data set.")
     st.stop()
 DEGREES, COEF0S, GAMMAS = range(1, 7), [0.0, 0.1, 0.5, 1.0, 2.0], [0.5, 1.0, 2.0, 5.0, 10.0, 20.0]
 max_k = max(1, min(50, data.n_samples - 1))

@@ -270,9 +270,9 @@ with lda_tab:
 with pca_tab:
     if data.n_features > SPCA_LIMIT:
         st.info(f"Greedy sparse PCA solves an eigenproblem per candidate: it is offered up to "
-                f"{SPCA_LIMIT} features (this set has {data.n_features:,}). For images, the Data "
-                "page can switch to coarser features, or pick a smaller image set (digits, Yale 32x32 "
-                "down-sampled).")
+                f"{SPCA_LIMIT} features (this set has {data.n_features:,}). On the Data page a table of "
+                f"non-negative values can keep its {SPCA_LIMIT} most variable features (Values), and images "
+                "can switch to coarser features; or pick a smaller image set (digits, Yale 32x32 down-sampled).")
     elif (path := run_spca(data)) is not None:
         fig = slda_curves_figure(path.forward_objective, path.backward_objective,
                                  np.full(data.n_features, np.nan),

@@ -406,6 +406,23 @@ def test_kernel_page_draws_alpha_on_the_image_and_stops():
     assert not app.exception and app.get("plotly_chart") and not any("Stopped" in w.value for w in app.warning)
 
 
+def test_kernel_page_refuses_what_memory_cannot_hold_and_names_the_data_pages_control(monkeypatch):
+    """Beyond the memory limit the page says so and points to the control that keeps fewer
+    features, by the label the Data page shows."""
+    monkeypatch.setattr("core.limits.memory_limit_bytes", lambda: 1 << 20)
+    app = AppTest.from_file(str(ROOT / "pages" / "kernel.py"), default_timeout=300)
+    app.session_state["dataset"] = load_dataset("TOX-171")
+    app.run()
+    assert not app.exception and not app.get("plotly_chart")
+    [refusal] = [error.value for error in app.error]
+    assert "5,748 features need about" in refusal and "more than the 0.0 GB allowed" in refusal
+    data_page = AppTest.from_file(str(ROOT / "pages" / "data.py"), default_timeout=60)
+    data_page.session_state["dataset"] = load_dataset("TOX-171")
+    data_page.run()
+    label = next(n.label for n in data_page.number_input if n.label.startswith("Features kept"))
+    assert f"Values: {label}" in refusal
+
+
 def _session_list_script():
     import numpy as np
     import streamlit as st
