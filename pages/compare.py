@@ -38,7 +38,10 @@ st.caption("Each method ranks the features on the training folds of a stratified
 if data.labels is None or data.classes.size < 2:
     st.info("Comparing selections needs labels: choose or upload a labelled data set.")
     st.stop()
-choices = ["Q-alpha", "Q-alpha (supervised)"] + (["sparse LDA"] if data.classes.size == 2 else []) + list(SCORERS)
+# a scorer of counts or intensities (the dispersion) is offered only on values without negatives
+counts_like = bool(data.X.min() >= 0)
+choices = (["Q-alpha", "Q-alpha (supervised)"] + (["sparse LDA"] if data.classes.size == 2 else [])
+           + [m for m, (info, _) in SCORERS.items() if counts_like or not info.non_negative])
 side = datasets.current_side_dataset()
 non_negative = side is not None and data.X.min() >= 0 and side.X.min() >= 0
 extraction_choices = list(EXTRACTIONS) + ([m for m, key in SIDE_EXTRACTIONS.items()
@@ -61,6 +64,9 @@ methods = st.multiselect("Methods", choices, key="cmp_methods", persist_state="s
                          format_func=lambda m: SCORERS[m][0].name + (" (slow)" if m in SLOW else "")
                          if m in SCORERS else m,
                          help="Run times of every baseline are measured in benchmarks/bench_baselines.py.")
+if not counts_like:
+    st.caption("The dispersion (scanpy's highly variable genes) is not offered: it needs counts or intensities, "
+               "and these data have negative values.")
 # every size on a small table (a 7-feature table had only 1, 2 and 5), a log grid up to all features otherwise
 sizes = (list(range(1, data.n_features + 1)) if data.n_features <= 30 else
          [s for s in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000) if s < data.n_features] + [data.n_features])

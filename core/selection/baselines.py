@@ -30,6 +30,7 @@ from typing import Callable
 import numpy as np
 from scipy import linalg, special
 
+from ..data.transforms import dispersion_ranking
 from ..errors import InputError
 from ..matrix import data_matrix, dense_matrix
 from ..progress import warn_not_converged
@@ -51,6 +52,8 @@ class BaselineInfo:
     #: samples each class needs: 2 for scorers that estimate something within a class (nearest
     #: neighbours, two-sample tests, hits and misses, cross-validated fits)
     min_per_class: int = 1
+    #: whether the scorer needs non-negative values (counts, intensities): the dispersion does
+    non_negative: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -145,6 +148,15 @@ def variance_score(X, y=None):
 
 def _variance_of(overall, groups):
     return overall.variance
+
+
+def dispersion_score(X, y=None):
+    """Normalised dispersion, scanpy's highly variable genes (flavor "seurat", Satija et al. 2015),
+    as scores in the order of :func:`core.data.transforms.dispersion_ranking`."""
+    if (X < 0).any():
+        raise InputError("The dispersion (scanpy's highly variable genes) needs non-negative values (counts or "
+                         "intensities); these data have negatives. Choose another method.")
+    return _ranked_scores(dispersion_ranking(X), X.shape[1])
 
 
 def pearson_score(X, y):
@@ -859,6 +871,9 @@ SCORERS: dict[str, tuple[BaselineInfo, Callable]] = {
     "fisher": (BaselineInfo("Fisher score (between- over within-class variance)", "filter", True, "O(q n)", "Wolf & Shashua, ICCV 2003, Sec. 5; " + _REF_LECTURE), fisher_score),
     "mutual_information": (BaselineInfo("mutual information", "filter", True, "O(q log q n)", "Kraskov et al. 2004 via scikit-learn", min_per_class=2), mutual_information_score),
     "ks": (BaselineInfo("Kolmogorov-Smirnov", "filter", True, "O(q log q n)", "Wolf & Shashua, ICCV 2003, Sec. 5", min_per_class=2), ks_score),
+    "dispersion": (BaselineInfo("dispersion (scanpy's highly variable genes)", "filter", False, "O(q n)",
+                                "Satija et al., Nat. Biotechnol. 2015; scanpy's highly_variable_genes, flavor seurat",
+                                non_negative=True), dispersion_score),
     "laplacian": (BaselineInfo("Laplacian score", "filter", False, "O(q^2 n)", "He, Cai & Niyogi, NIPS 2005"), laplacian_score),
     "relieff": (BaselineInfo("ReliefF", "filter", True, "O(q^2 n)", "Kononenko, ECML 1994; " + _REF_LECTURE, min_per_class=2), relieff_score),
     "rfe_svm": (BaselineInfo("RFE with a linear SVM", "wrapper", True, "O(log n) SVM fits", "Guyon et al., MLJ 2002", min_per_class=2), rfe_svm_score),

@@ -167,6 +167,24 @@ def run_compare(app):
     return app
 
 
+def test_compare_offers_scanpys_highly_variable_genes_on_counts_only():
+    """The dispersion ranks beside the variance on a table of intensities, held out as every
+    method; on values with negatives it is not offered, and the page says why."""
+    app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
+    app.session_state["dataset"] = load_dataset("GLIOMA")
+    app.session_state["cmp_methods"] = ["dispersion", "variance"]
+    run_compare(app)
+    assert "dispersion (scanpy's highly variable genes)" in app.multiselect(key="cmp_methods").options
+    table = app.dataframe[0].value
+    assert list(table["method"]) == ["dispersion", "variance"] and set(table["kind"]) == {"unsupervised"}
+    assert (table["best k-means accuracy"] > 0).all() and not app.exception
+    app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
+    app.session_state["dataset"] = load_dataset("colon")
+    app.run()
+    assert "dispersion (scanpy's highly variable genes)" not in app.multiselect(key="cmp_methods").options
+    assert any("dispersion (scanpy's highly variable genes) is not offered" in c.value for c in app.caption)
+
+
 def test_compare_runs_q_alpha_as_set_on_the_q_alpha_page():
     """k, criterion, side classes and λ chosen on the Q-alpha page: Compare names them in its rows,
     judges that Q-alpha as supervised (its side classes come from labels), and its ranking on every

@@ -29,6 +29,8 @@ def small_sets():
 @pytest.mark.parametrize("method", list(SCORERS))
 def test_every_scorer_runs_on_weston_faces_and_genes(method):
     for name, (X, y) in small_sets().items():
+        if SCORERS[method][0].non_negative:  # counts or intensities: Weston's and colon's values shifted
+            X = X - min(X.min(), 0.0)
         start = time.perf_counter()
         result = score_features(method, X, y, **FAST_OPTIONS.get(method, {}))
         wall = time.perf_counter() - start
@@ -50,6 +52,19 @@ def test_embedded_and_wrapper_find_relevant_features(method):
     data = weston_linear(200, random_state=0)
     top = score_features(method, data.X, data.labels, **FAST_OPTIONS.get(method, {})).ranking[:2]
     assert set(top) <= set(range(6))
+
+
+def test_the_dispersion_ranks_as_scanpys_highly_variable_genes_and_needs_counts():
+    """The scorer is :func:`dispersion_ranking` as scores (tested against pandas there, and
+    against scanpy in benchmarks/bench_transforms.py); values with negatives are refused."""
+    from core.data.transforms import dispersion_ranking
+
+    tox = load_dataset("TOX-171")
+    result = score_features("dispersion", tox.X)
+    np.testing.assert_array_equal(result.ranking, dispersion_ranking(tox.X))
+    assert not result.info.supervised and result.info.non_negative
+    with pytest.raises(InputError, match="needs non-negative values.*Choose another method"):
+        score_features("dispersion", load_dataset("colon").X)
 
 
 def test_unsupervised_scores_ignore_labels():
