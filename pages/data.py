@@ -285,7 +285,8 @@ datasets.show_load_messages()
 
 
 def values_section(data) -> None:
-    """A table's values transformed before selection (log1p, z-scores): a new data set in the
+    """A table's values transformed before selection (equal totals, log1p, the most variable
+    features, z-scores): a new data set in the
     sidebar's list, beside the one it came from, which stays as it was."""
     st.markdown("**Values**")
     source = data.meta.get("transformed_from")
@@ -294,6 +295,12 @@ def values_section(data) -> None:
                    f"{source.name} stays in the sidebar's list as it was.")
     negative = bool(data.X.min() < 0)
     row = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
+    normalise_total = row.checkbox(
+        "Equal totals per sample", key="data_normalise_total", persist_state="session", disabled=negative,
+        help="First: each sample scaled so that its values sum to the median of the samples' sums, as "
+             "scanpy.pp.normalize_total (counts of sequencing depth, words of document length). "
+             + ("Not offered: these values have negatives (already logged or centred)."
+                if negative else "For non-negative values only.")) and not negative
     log1p = row.checkbox("log1p: log(1 + x)", key="data_log1p", persist_state="session", disabled=negative,
                          help="Each value x becomes log(1 + x), as scanpy.pp.log1p: it tames the heavy tails of raw "
                               "counts and intensities, which every method, Q-alpha too, sees. "
@@ -319,8 +326,8 @@ def values_section(data) -> None:
                                     "variance becomes 1), the Laplacian score and SPEC do. A constant feature becomes 0.")
     log1p = log1p and not negative  # a box ticked on other data stays ticked while it is disabled
     row.button("Transform the values", key="data_transform",
-               disabled=not (log1p or standardise or n_most_variable is not None),
-               on_click=_transform, args=(data, log1p, n_most_variable, standardise),
+               disabled=not (normalise_total or log1p or standardise or n_most_variable is not None),
+               on_click=_transform, args=(data, normalise_total, log1p, n_most_variable, standardise),
                help="Makes a new data set of the transformed values and selects it; the current one stays in "
                     "the sidebar's list.")
     refusal = st.session_state.pop("_transform_refused", None)
@@ -328,16 +335,17 @@ def values_section(data) -> None:
         widgets.show_error(refusal)
 
 
-def _transform(data, log1p: bool, n_most_variable: int | None, standardise: bool) -> None:
+def _transform(data, normalise_total: bool, log1p: bool, n_most_variable: int | None, standardise: bool) -> None:
     """The button's callback, run before the page: the new data set becomes current and the boxes
     are cleared (ticked, they would offer the same steps again on values that already took them)."""
     try:
-        datasets.set_dataset(transform_values(data, log1p=log1p, n_most_variable=n_most_variable,
-                                              standardise=standardise))
+        datasets.set_dataset(transform_values(data, normalise_total=normalise_total, log1p=log1p,
+                                              n_most_variable=n_most_variable, standardise=standardise))
     except InputError as error:
         st.session_state["_transform_refused"] = error
         return
-    st.session_state["data_log1p"] = st.session_state["data_standardise"] = False
+    for box in ("data_normalise_total", "data_log1p", "data_standardise"):
+        st.session_state[box] = False
 
 
 data = datasets.current_dataset()

@@ -1,6 +1,7 @@
 """The values of a data set transformed before selection, as expression tables usually are.
 
-Scanpy's usual preparation of an expression matrix takes ``log(1 + x)`` (``scanpy.pp.log1p``),
+Scanpy's usual preparation of an expression matrix brings every sample to the same total
+(``scanpy.pp.normalize_total``), takes ``log(1 + x)`` (``scanpy.pp.log1p``),
 keeps the highly variable genes (``scanpy.pp.highly_variable_genes``: dispersion normalised
 within bins of mean expression, Satija et al. 2015), and then takes each gene's z-score
 (``scanpy.pp.scale`` without clipping); this module does the same to a
@@ -34,7 +35,8 @@ __all__ = ["transform_values", "transform_steps", "dispersion_ranking"]
 def transform_steps(transform: dict) -> list[str]:
     """The steps of a transform (``meta["transform"]`` of a transformed data set) as they are named
     in its name, in the order they were applied."""
-    steps = ["log1p"] if transform.get("log1p") else []
+    steps = ["totals normalised"] if transform.get("normalise_total") else []
+    steps += ["log1p"] if transform.get("log1p") else []
     if transform.get("n_most_variable") is not None:
         steps.append(f"{transform['n_most_variable']:,} most variable")
     return steps + (["z-scores"] if transform.get("standardise") else [])
@@ -80,21 +82,27 @@ def dispersion_ranking(X, n_bins: int = 20) -> np.ndarray:
     return np.argsort(-normalised, kind="stable")
 
 
-def transform_values(data: Dataset, *, log1p: bool = False, n_most_variable: int | None = None,
-                     standardise: bool = False) -> Dataset:
-    """``data`` with its values transformed: ``log(1 + x)``, the most variable features, z-scores.
+def transform_values(data: Dataset, *, normalise_total: bool = False, log1p: bool = False,
+                     n_most_variable: int | None = None, standardise: bool = False) -> Dataset:
+    """``data`` with its values transformed: equal totals, ``log(1 + x)``, the most variable
+    features, z-scores (in that order, each when asked for).
 
     Parameters
     ----------
     data : Dataset
         The data set; its labels, names and (unless features are dropped) image shape are kept.
+    normalise_total : bool
+        First: scale each sample so that its values sum to the median of the samples' sums, as
+        ``scanpy.pp.normalize_total`` with its default target (library-size normalisation of
+        counts). A sample whose values are all 0 stays 0. Needs non-negative values.
     log1p : bool
         Replace each value ``x`` by ``log(1 + x)`` (natural log, as ``scanpy.pp.log1p``). Needs
         every value non-negative (counts, intensities).
     n_most_variable : int, optional
         Keep the ``n_most_variable`` features of largest normalised dispersion
-        (:func:`dispersion_ranking` of the values as given: the genes scanpy's
-        ``highly_variable_genes(flavor="seurat")`` keeps from their ``log1p``), in their order.
+        (:func:`dispersion_ranking` of the values before ``log1p``, after ``normalise_total``:
+        the genes scanpy's ``highly_variable_genes(flavor="seurat")`` keeps from their ``log1p``),
+        in their order.
         Needs non-negative values. The result is no longer an image set.
     standardise : bool
         Last: centre each feature and divide it by its standard deviation (population,
@@ -103,7 +111,7 @@ def transform_values(data: Dataset, *, log1p: bool = False, n_most_variable: int
     Returns
     -------
     Dataset
-        A new data set named ``"<name> (log1p, 2,000 most variable, z-scores)"`` (the steps
+        A new data set named ``"<name> (totals normalised, log1p, 2,000 most variable, z-scores)"`` (the steps
         taken, :func:`transform_steps`). Its ``meta`` keeps the steps (``"transform"``) and the
         data set they were applied to (``"transformed_from"``); a feature family's basis
         (``meta["family"]``) is dropped: the values are no longer its coefficients.
@@ -111,7 +119,7 @@ def transform_values(data: Dataset, *, log1p: bool = False, n_most_variable: int
     Raises
     ------
     InputError
-        When no step is asked for, ``log1p`` or ``n_most_variable`` meets a negative value (the
+        When no step is asked for, a step other than z-scores meets a negative value (the
         message names the smallest value and its feature), or ``n_most_variable`` is not a count
         from 1 to the number of features.
     """
@@ -121,24 +129,33 @@ def transform_values(data: Dataset, *, log1p: bool = False, n_most_variable: int
                                         or not 1 <= n_most_variable <= data.n_features):
         raise InputError(f"n_most_variable must be a whole number from 1 to {data.n_features:,} (the features); "
                          f"got {n_most_variable!r}.")
-    if not (log1p or standardise or n_most_variable is not None):
-        raise InputError("Choose a transform: log1p, the most variable features, z-scores, or several.")
+    if not (normalise_total or log1p or standardise or n_most_variable is not None):
+        raise InputError("Choose a transform: equal totals, log1p, the most variable features, z-scores, or several.")
     result, X = data, data.X
-    if log1p or n_most_variable is not None:
+    if normalise_total or log1p or n_most_variable is not None:
         row, column = divmod(int(np.argmin(X)), X.shape[1])
         if X[row, column] < 0:
-            step = "log1p" if log1p else "The most variable features (by dispersion, variance over mean)"
+            step, instead = next((step, instead) for step, instead, asked in (
+                ("Equal totals", "leave them off", normalise_total), ("log1p", "leave log1p off", log1p),
+                ("The most variable features (by dispersion, variance over mean)", "keep every feature", True))
+                if asked)
             raise InputError(f"{step} needs non-negative values (counts or intensities); {data.feature_names[column]!r} "
                              f"holds {X[row, column]:.4g} (sample {data.sample_names[row]!r}). These values may be "
-                             f"already logged or centred: {'leave log1p off' if log1p else 'keep every feature'}.")
+                             f"already logged or centred: {instead}.")
+    if normalise_total:
+        totals = X.sum(axis=1)
+        target = np.median(totals[totals > 0]) if (totals > 0).any() else 1.0
+        X = X * np.where(totals > 0, target / np.where(totals > 0, totals, 1.0), 1.0)[:, None]
+    counts = X  # the dispersion is a statistic of counts: taken before log1p, as scanpy undoes it
     if log1p:
         X = np.log1p(X)
     if n_most_variable is not None:
-        kept = np.sort(dispersion_ranking(data.X)[:int(n_most_variable)])  # on the values as given
+        kept = np.sort(dispersion_ranking(counts)[:int(n_most_variable)])
         result, X = data.subset_features(kept), X[:, kept]
     if standardise:
         X = zscores(X)
-    transform = dict(log1p=bool(log1p), n_most_variable=None if n_most_variable is None else int(n_most_variable),
+    transform = dict(normalise_total=bool(normalise_total), log1p=bool(log1p),
+                     n_most_variable=None if n_most_variable is None else int(n_most_variable),
                      standardise=bool(standardise))
     meta = {key: value for key, value in result.meta.items() if key != "family"}
     meta.update(transform=transform, transformed_from=data)

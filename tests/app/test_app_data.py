@@ -39,9 +39,10 @@ def test_a_tables_values_are_transformed_into_a_new_set_beside_the_old():
     np.testing.assert_allclose(data.X, transform_values(tox, log1p=True, standardise=True).X)
     assert list(app.session_state["session_datasets"]) == ["TOX-171 (log1p, z-scores)"]
     assert any("These are the values of TOX-171, transformed: log1p, z-scores" in c.value for c in app.caption)
-    # the boxes are cleared; z-scores have negatives, so log1p is no longer offered
+    # the boxes are cleared; z-scores have negatives, so log1p and equal totals are no longer offered
     assert not app.checkbox(key="data_log1p").value and not app.checkbox(key="data_standardise").value
-    assert app.checkbox(key="data_log1p").disabled and app.button(key="data_transform").disabled
+    assert app.checkbox(key="data_log1p").disabled and app.checkbox(key="data_normalise_total").disabled
+    assert app.button(key="data_transform").disabled
     assert np.array_equal(tox.X, load_dataset("TOX-171").X)  # the source is untouched
     # z-scores have negatives: no dispersion either; back on the raw values, the most variable
     # features are a step of their own (a number below all of them)
@@ -52,8 +53,10 @@ def test_a_tables_values_are_transformed_into_a_new_set_beside_the_old():
     keep = next(n for n in app.number_input if n.label == "Features kept, most variable first")
     assert keep.value == tox.n_features and not keep.disabled and app.button(key="data_transform").disabled
     keep.set_value(500).run()
+    app.checkbox(key="data_normalise_total").check().run()
     app.button(key="data_transform").click().run()
-    assert app.session_state["dataset"].name == "TOX-171 (500 most variable)"
+    assert app.session_state["dataset"].name == "TOX-171 (totals normalised, 500 most variable)"
+    assert not app.checkbox(key="data_normalise_total").value
     assert app.session_state["dataset"].n_features == 500 and not app.exception
 
 

@@ -82,7 +82,8 @@ def test_data_snippet_reads_the_users_own_table_and_images_with_the_choices_made
 def test_data_snippet_transforms_the_values_as_the_data_page_did():
     from core import transform_values
 
-    prepared = transform_values(load_dataset("TOX-171"), log1p=True, n_most_variable=300, standardise=True)
+    prepared = transform_values(load_dataset("TOX-171"), normalise_total=True, log1p=True, n_most_variable=300,
+                                standardise=True)
     namespace = run_page_snippet(run_page("data", prepared), "transform_values(")
     assert np.array_equal(namespace["data"].X, prepared.X) and namespace["data"].name == prepared.name
     assert namespace["data"].feature_names == prepared.feature_names

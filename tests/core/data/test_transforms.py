@@ -33,7 +33,7 @@ def test_labels_names_and_the_recipe_are_kept():
     assert both.name == "counts.csv (log1p, z-scores)" and transform_values(data, standardise=True).name == "counts.csv (z-scores)"
     assert list(both.labels) == list(data.labels) and both.feature_names == data.feature_names
     assert both.sample_names == data.sample_names and both.meta["loaded_with"] == {"x": 1}
-    assert both.meta["transform"] == dict(log1p=True, n_most_variable=None, standardise=True)
+    assert both.meta["transform"] == dict(normalise_total=False, log1p=True, n_most_variable=None, standardise=True)
     assert both.meta["transformed_from"] is data
     assert both.fingerprint != data.fingerprint and data.X.min() >= 0  # the input is untouched
 
@@ -125,7 +125,7 @@ def test_the_most_variable_features_are_kept_in_order_between_log1p_and_z_scores
     assert kept.feature_names == tuple(data.feature_names[j] for j in chosen)
     np.testing.assert_allclose(kept.X, StandardScaler().fit_transform(np.log1p(data.X)[:, chosen]), atol=1e-12)
     assert kept.name == "counts.csv (log1p, 3 most variable, z-scores)"
-    assert kept.meta["transform"] == dict(log1p=True, n_most_variable=3, standardise=True)
+    assert kept.meta["transform"] == dict(normalise_total=False, log1p=True, n_most_variable=3, standardise=True)
     assert transform_steps(dict(n_most_variable=2000)) == ["2,000 most variable"]
     # images lose their shape once pixels are dropped; all of them kept, nothing changes
     faces = load_dataset("ORL").subset_samples(range(20))
@@ -144,3 +144,23 @@ def test_z_scores_change_the_scale_readers_and_not_the_fisher_score():
     for method in ("variance", "laplacian", "spec"):
         assert list(rank_features(method, wine.X)[:5]) != list(rank_features(method, scaled.X)[:5]), method
     assert list(rank_features("fisher", wine.X, wine.labels)) == list(rank_features("fisher", scaled.X, wine.labels))
+
+
+def test_equal_totals_come_first_and_the_dispersion_is_of_the_scaled_counts():
+    """Each sample scaled to the median total (scanpy's normalize_total default); a sample of
+    zeros stays zero; then log1p, and the most variable features of the scaled counts."""
+    data = counts(2)
+    X = data.X.copy()
+    X[3] = 0.0
+    data = Dataset(X, feature_names_=data.feature_names_, sample_names_=data.sample_names_, name="counts.csv")
+    scaled = transform_values(data, normalise_total=True)
+    totals = X.sum(axis=1)
+    target = np.median(totals[totals > 0])
+    np.testing.assert_allclose(np.delete(scaled.X.sum(axis=1), 3), target)
+    assert not scaled.X[3].any() and scaled.name == "counts.csv (totals normalised)"
+    every = transform_values(data, normalise_total=True, log1p=True, n_most_variable=3)
+    chosen = np.sort(dispersion_ranking(scaled.X)[:3])
+    np.testing.assert_allclose(every.X, np.log1p(scaled.X[:, chosen]))
+    assert every.name == "counts.csv (totals normalised, log1p, 3 most variable)"
+    with pytest.raises(InputError, match="Equal totals needs non-negative values.*leave them off"):
+        transform_values(transform_values(data, standardise=True), normalise_total=True, log1p=True)
