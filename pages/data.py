@@ -291,7 +291,8 @@ def values_section(data) -> None:
     st.markdown("**Values**")
     source = data.meta.get("transformed_from")
     if source is not None:
-        st.caption(f"These are the values of {source.name}, transformed: {', '.join(transform_steps(data.meta['transform']))}. "
+        steps = ", ".join(transform_steps(data.meta["transform"]))
+        st.caption(f"These are the values of {source.name}, transformed: {steps}. "
                    f"{source.name} stays in the sidebar's list as it was.")
     negative = bool(data.X.min() < 0)
     row = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
@@ -417,8 +418,10 @@ else:
     X = data.X[:, :shown]
     widgets.table({"feature": list(data.feature_names[:shown]), "mean": X.mean(axis=0),
                    "std": X.std(axis=0), "min": X.min(axis=0), "max": X.max(axis=0)},
-                  hide_index=True, height=260,  # four significant digits: a z-scored mean is 6e-15, not 0.000000000000006
-                  column_config={name: st.column_config.NumberColumn(format="%.4g") for name in ("mean", "std", "min", "max")})
+                  # four significant digits: a z-scored mean is 6e-15, not 0.000000000000006
+                  column_config={name: st.column_config.NumberColumn(format="%.4g")
+                                 for name in ("mean", "std", "min", "max")},
+                  hide_index=True, height=260)
     if data.labels is not None:
         classes, counts = np.unique(data.labels, return_counts=True)
         st.markdown("**Samples per class:** " + ", ".join(f"{c}: {n}" for c, n in zip(classes, counts)))
