@@ -135,17 +135,23 @@ def transform_values(data: Dataset, *, normalise_total: bool = False, log1p: boo
     if normalise_total or log1p or n_most_variable is not None:
         row, column = divmod(int(np.argmin(X)), X.shape[1])
         if X[row, column] < 0:
-            step, instead = next((step, instead) for step, instead, asked in (
-                ("Equal totals", "leave them off", normalise_total), ("log1p", "leave log1p off", log1p),
-                ("The most variable features (by dispersion, variance over mean)", "keep every feature", True))
-                if asked)
+            # the first step asked for that needs counts is the one named
+            if normalise_total:
+                step, instead = "Equal totals", "leave them off"
+            elif log1p:
+                step, instead = "log1p", "leave log1p off"
+            else:
+                step, instead = "The most variable features (by dispersion, variance over mean)", "keep every feature"
             raise InputError(f"{step} needs non-negative values (counts or intensities); {data.feature_names[column]!r} "
                              f"holds {X[row, column]:.4g} (sample {data.sample_names[row]!r}). These values may be "
                              f"already logged or centred: {instead}.")
     if normalise_total:
         totals = X.sum(axis=1)
-        target = np.median(totals[totals > 0]) if (totals > 0).any() else 1.0
-        X = X * np.where(totals > 0, target / np.where(totals > 0, totals, 1.0), 1.0)[:, None]
+        expressed = totals > 0  # a sample of zeros has no total to scale: it stays zero
+        factors = np.ones_like(totals)
+        if expressed.any():
+            factors[expressed] = np.median(totals[expressed]) / totals[expressed]
+        X = X * factors[:, None]
     counts = X  # the dispersion is a statistic of counts: taken before log1p, as scanpy undoes it
     if log1p:
         X = np.log1p(X)
