@@ -286,46 +286,43 @@ datasets.show_load_messages()
 
 def values_section(data) -> None:
     """A table's values transformed before selection (equal totals, log1p, the most variable
-    features, z-scores): a new data set in the
-    sidebar's list, beside the one it came from, which stays as it was."""
+    features, z-scores): a new data set in the sidebar's list, beside the one it came from, which
+    stays as it was."""
     st.markdown("**Values**")
     source = data.meta.get("transformed_from")
     if source is not None:
         steps = ", ".join(transform_steps(data.meta["transform"]))
         st.caption(f"These are the values of {source.name}, transformed: {steps}. "
                    f"{source.name} stays in the sidebar's list as it was.")
+    # equal totals, log1p and the dispersion are statistics of counts: not offered on negatives
     negative = bool(data.X.min() < 0)
+    for_counts = ("Not offered: these values have negatives (already logged or centred)." if negative
+                  else "For non-negative values only.")
     row = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
     normalise_total = row.checkbox(
         "Equal totals per sample", key="data_normalise_total", persist_state="session", disabled=negative,
         help="First: each sample scaled so that its values sum to the median of the samples' sums, as "
-             "scanpy.pp.normalize_total (counts of sequencing depth, words of document length). "
-             + ("Not offered: these values have negatives (already logged or centred)."
-                if negative else "For non-negative values only.")) and not negative
+             f"scanpy.pp.normalize_total (counts of sequencing depth, words of document length). {for_counts}")
     log1p = row.checkbox("log1p: log(1 + x)", key="data_log1p", persist_state="session", disabled=negative,
                          help="Each value x becomes log(1 + x), as scanpy.pp.log1p: it tames the heavy tails of raw "
-                              "counts and intensities, which every method, Q-alpha too, sees. "
-                              + ("Not offered: these values have negatives (already logged or centred)."
-                                 if negative else "For non-negative values only."))
+                              f"counts and intensities, which every method, Q-alpha too, sees. {for_counts}")
     # keyed by the data: another data set has another number of features, and starts from all
     kept = row.number_input("Features kept, most variable first", 1, data.n_features, data.n_features,
                             key=f"data_most_variable_{data.fingerprint[:12]}", persist_state="session", width=220,
                             disabled=negative,
                             help="Keep this many features, those of largest dispersion (variance over mean) for their "
                                  "level of expression: the highly variable genes scanpy keeps (flavor 'seurat', the "
-                                 "same sets on the bundled tables). "
-                                 + ("Not offered: these values have negatives (already logged or centred). "
-                                    if negative else "For non-negative values only. ")
-                                 + "All of them: nothing dropped. Fewer features make Kernel Q-alpha and sparse PCA "
-                                 "possible on wide tables.")
-    n_most_variable = None if kept == data.n_features or negative else int(kept)
+                                 f"same sets on the bundled tables). {for_counts} All of them: nothing dropped. Fewer "
+                                 "features make Kernel Q-alpha and sparse PCA possible on wide tables.")
     standardise = row.checkbox("z-scores: each feature centred, unit variance", key="data_standardise",
                                persist_state="session",
                                help="Each feature minus its mean, divided by its standard deviation (last), as "
                                     "scanpy.pp.scale without clipping. Q-alpha's weights and the k-means scores do not "
                                     "change: they normalise the features themselves. The variance ranking (every "
                                     "variance becomes 1), the Laplacian score and SPEC do. A constant feature becomes 0.")
-    log1p = log1p and not negative  # a box ticked on other data stays ticked while it is disabled
+    # a box ticked on other data stays ticked while it is disabled: what is disabled is not asked
+    normalise_total, log1p = normalise_total and not negative, log1p and not negative
+    n_most_variable = None if kept == data.n_features or negative else int(kept)
     row.button("Transform the values", key="data_transform",
                disabled=not (normalise_total or log1p or standardise or n_most_variable is not None),
                on_click=_transform, args=(data, normalise_total, log1p, n_most_variable, standardise),
