@@ -41,7 +41,7 @@ def run_times():
     for method, (info, _) in SCORERS.items():
         # a scorer of counts (the dispersion) has no time on colon's discretised values (-2 to 2)
         row = [f"{score_features(method, data.X, data.labels).seconds:>13.2f}"
-               if not info.non_negative or data.X.min() >= 0 else f"{'-':>13}" for data in sets.values()]
+               if not info.models_counts or data.X.min() >= 0 else f"{'-':>13}" for data in sets.values()]
         print(f"{info.name:<44} {info.family:<12} " + " ".join(row))
     for method, cls in PROJECTIONS.items():
         row = []

@@ -38,12 +38,12 @@ st.caption("Each method ranks the features on the training folds of a stratified
 if data.labels is None or data.classes.size < 2:
     st.info("Comparing selections needs labels: choose or upload a labelled data set.")
     st.stop()
-# a scorer of counts or intensities (the dispersion) is offered only on values without negatives
+# a model of counts or intensities (the dispersion, SDR-SI) is offered only on values without negatives
 counts_like = bool(data.X.min() >= 0)
 choices = (["Q-alpha", "Q-alpha (supervised)"] + (["sparse LDA"] if data.classes.size == 2 else [])
-           + [m for m, (info, _) in SCORERS.items() if counts_like or not info.non_negative])
+           + [m for m, (info, _) in SCORERS.items() if counts_like or not info.models_counts])
 side = datasets.current_side_dataset()
-non_negative = side is not None and data.X.min() >= 0 and side.X.min() >= 0
+non_negative = side is not None and counts_like and side.X.min() >= 0
 extraction_choices = list(EXTRACTIONS) + ([m for m, key in SIDE_EXTRACTIONS.items()
                                            if non_negative or not PROJECTIONS[key].models_counts]
                                           if side is not None else [])

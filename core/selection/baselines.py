@@ -52,8 +52,9 @@ class BaselineInfo:
     #: samples each class needs: 2 for scorers that estimate something within a class (nearest
     #: neighbours, two-sample tests, hits and misses, cross-validated fits)
     min_per_class: int = 1
-    #: whether the scorer needs non-negative values (counts, intensities): the dispersion does
-    non_negative: bool = False
+    #: whether the scorer models counts or intensities and so needs non-negative values (the
+    #: dispersion does), as a projection's ``models_counts`` says the same of SDR-SI
+    models_counts: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -873,7 +874,7 @@ SCORERS: dict[str, tuple[BaselineInfo, Callable]] = {
     "ks": (BaselineInfo("Kolmogorov-Smirnov", "filter", True, "O(q log q n)", "Wolf & Shashua, ICCV 2003, Sec. 5", min_per_class=2), ks_score),
     "dispersion": (BaselineInfo("dispersion (scanpy's highly variable genes)", "filter", False, "O(q n)",
                                 "Satija et al., Nat. Biotechnol. 2015; scanpy's highly_variable_genes, flavor seurat",
-                                non_negative=True), dispersion_score),
+                                models_counts=True), dispersion_score),
     "laplacian": (BaselineInfo("Laplacian score", "filter", False, "O(q^2 n)", "He, Cai & Niyogi, NIPS 2005"), laplacian_score),
     "relieff": (BaselineInfo("ReliefF", "filter", True, "O(q^2 n)", "Kononenko, ECML 1994; " + _REF_LECTURE, min_per_class=2), relieff_score),
     "rfe_svm": (BaselineInfo("RFE with a linear SVM", "wrapper", True, "O(log n) SVM fits", "Guyon et al., MLJ 2002", min_per_class=2), rfe_svm_score),

@@ -29,7 +29,7 @@ def small_sets():
 @pytest.mark.parametrize("method", list(SCORERS))
 def test_every_scorer_runs_on_weston_faces_and_genes(method):
     for name, (X, y) in small_sets().items():
-        if SCORERS[method][0].non_negative:  # counts or intensities: Weston's and colon's values shifted
+        if SCORERS[method][0].models_counts:  # counts or intensities: Weston's and colon's values shifted
             X = X - min(X.min(), 0.0)
         start = time.perf_counter()
         result = score_features(method, X, y, **FAST_OPTIONS.get(method, {}))
@@ -62,7 +62,7 @@ def test_the_dispersion_ranks_as_scanpys_highly_variable_genes_and_needs_counts(
     tox = load_dataset("TOX-171")
     result = score_features("dispersion", tox.X)
     np.testing.assert_array_equal(result.ranking, dispersion_ranking(tox.X))
-    assert not result.info.supervised and result.info.non_negative
+    assert not result.info.supervised and result.info.models_counts
     with pytest.raises(InputError, match="needs non-negative values.*Choose another method"):
         score_features("dispersion", load_dataset("colon").X)
 
