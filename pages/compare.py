@@ -312,9 +312,8 @@ if metric == "kuncheva" and extracted:
     st.caption("Stability is a property of selected feature sets: the extraction methods are not drawn.")
     extracted = {}
 shown = {**curves, **extracted}
-if shown:
+if shown:  # before anything is run there is no table, and an empty chart's axes would only say nothing
     widgets.table(table_of({m: (shown[m], seconds[m]) for m in shown}, metric), hide_index=True, where=rows_slot)
-if shown:  # before anything is run an empty chart's axes would only say nothing
     widgets.chart(comparison_figure({label_of(m): values for m, values in curves.items()}, metric,
                                     title=MEASURES[metric], extracted=extracted), "comparison")
 if curves:
