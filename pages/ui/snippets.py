@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from core import Dataset
+from .datasets import is_bundled
 
 
 def _load(data: Dataset, bundled: bool) -> tuple[set, str]:
@@ -13,14 +14,14 @@ def _load(data: Dataset, bundled: bool) -> tuple[set, str]:
     name, else the user's own file read as the Data page read it (``meta["loaded_with"]``)."""
     source = data.meta.get("transformed_from")
     if source is not None:  # values transformed on the Data page
-        names, load = _load(source, source.name in _bundled_names() and "loaded_with" not in source.meta)
+        names, load = _load(source, is_bundled(source))
         steps = ", ".join(f"{name}={value!r}" for name, value in data.meta["transform"].items()
                           if value not in (None, False))
         return names | {"transform_values"}, f"{load}\ndata = transform_values(data, {steps})"
     family = data.meta.get("family_options")
     images = data.family.images if data.family is not None else data
     if family is not None and images is not data:  # features of images chosen on the Data page
-        names, load = _load(images, images.name in _bundled_names() and "loaded_with" not in images.meta)
+        names, load = _load(images, is_bundled(images))
         options = "".join(f", {name}={value!r}" for name, value in family["options"].items())
         return names | {"to_feature_family"}, f"{load}\ndata = to_feature_family(data, {family['family']!r}{options})"
     if bundled:
@@ -43,12 +44,6 @@ def _load_side(side: Dataset | None) -> tuple[set, str]:
     files = files or ["your side data file"]
     return {"load_side_data"}, (f"side_data = load_side_data([(name, open(name, 'rb').read()) for name in {files!r}], "
                                 "like=data)  # the Data page's second upload")
-
-
-def _bundled_names() -> set:
-    from core import list_datasets
-
-    return {info.name for info in list_datasets()}
 
 
 def _code(names: set, lines: list[str], numpy: bool = False) -> str:
