@@ -456,12 +456,12 @@ def face_sets_label_free(*, quick=False, random_state=0, progress=None, sets=LAB
             main_train, main_test = coefficients[train] - centre, coefficients[test] - centre
             shuffled = halves_rng.permutation(side)
             halves = (shuffled[: side.size // 2], shuffled[side.size // 2:])
+            z_train, z_test = zscores(coefficients[train]), zscores(coefficients[test], reference=coefficients[train])
 
             def row(method, weights, standardised=False, **details):
                 """Scores the coefficients times ``weights``: centred, or z-scores (on the training images')
                 means and spreads) when ``standardised``."""
-                train_features, test_features = (main_train, main_test) if not standardised else (
-                    zscores(coefficients[train]), zscores(coefficients[test], reference=coefficients[train]))
+                train_features, test_features = (z_train, z_test) if standardised else (main_train, main_test)
                 rows.append(dict(set=name, run=run, method=method,
                                  train_index=normalized_precision_index(train_features * weights, y_train, range(1, 7)),
                                  test_index=normalized_precision_index(test_features * weights, y_test, test_neighbours),
