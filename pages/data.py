@@ -311,8 +311,8 @@ def values_section(data) -> None:
                             key=f"data_most_variable_{data.fingerprint[:12]}", persist_state="session", width=220,
                             disabled=negative,
                             help="Keep this many features, those of largest dispersion (variance over mean) for their "
-                                 "level of expression: the highly variable genes scanpy keeps (flavor 'seurat', the "
-                                 f"same sets on the bundled tables). {for_counts} All of them: nothing dropped. Fewer "
+                                 "level of expression: the highly variable genes scanpy keeps (flavor 'seurat': the "
+                                 f"same 2,000 on the five wide bundled tables of raw values). {for_counts} All of them: nothing dropped. Fewer "
                                  "features make Kernel Q-alpha and sparse PCA possible on wide tables.")
     standardise = row.checkbox("z-scores: each feature centred, unit variance", key="data_standardise",
                                persist_state="session",
