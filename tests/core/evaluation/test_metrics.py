@@ -45,7 +45,6 @@ def test_precision_index_pure_and_random():
     assert np.isclose(normalized_precision_index(X, ["a", "a", "b", "b"], [2]), (0.5 - chance) / (1 - chance))
 
 
-
 def test_precision_index_of_some_samples_against_a_loop():
     """``samples`` averages those samples' neighbourhoods (over all samples) against their own
     chance levels; all the samples give the plain index."""
@@ -66,6 +65,7 @@ def test_precision_index_of_some_samples_against_a_loop():
     for wrong in ([], [15], [0.5]):
         with pytest.raises(InputError, match="samples must be indices"):
             normalized_precision_index(X, labels, [1], samples=wrong)
+
 
 def test_test_information_in_bits():
     y = np.array([0, 1, 0, 1])
