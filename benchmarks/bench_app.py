@@ -1,6 +1,6 @@
 """The app as a user feels it, in Chromium: first opens and slider steps, against a bare page.
 
-    python benchmarks/bench_app.py [--presses 10] [--open-rounds 3] [--skip genes,zip]
+    python benchmarks/bench_app.py [--presses 10] [--open-rounds 3] [--skip tables,genes,zip]
 
 Two servers in the same run, on loopback ports: a bare Streamlit page (one slider and two Plotly
 figures of the AR faces' size: a 60 x 40 heat map and 2,400 sorted weights; the floor Streamlit
@@ -24,7 +24,8 @@ browser has drawn what the messages carry; Streamlit loads each kind of element'
 first appears, and Plotly's figures draw after that, so on a first visit the page is whole well
 after its last message, the bare page included), each page in a new browser session.
 
-Data: the bundled AR faces (2,400 pixels, 130 images); a 100 x 20,000 gene table uploaded as
+Data: the bundled AR faces (2,400 pixels, 130 images); the bundled TOX-171 (a box of the Data
+page's transforms) and GLIOMA (Compare with scanpy's genes); a 100 x 20,000 gene table uploaded as
 Parquet (four planted cell types, log1p of lognormal counts); the ORL faces uploaded as a ZIP of
 400 PNGs. Reported per control: median and 90th percentile over the presses, and the median as a
 multiple of the bare page's step; per page: the first open against the bare page's (medians of
@@ -41,6 +42,7 @@ import tempfile
 import time
 import zipfile
 from pathlib import Path
+from urllib.parse import quote
 
 import numpy as np
 
@@ -191,6 +193,15 @@ def radio_steps(page, options, presses):
     for index in range(presses):
         page.get_by_text(options[index % len(options)], exact=True).first.click()
         times.append(timed_step(page, index < len(options)))
+    return times
+
+
+def box_steps(page, label, presses):
+    """``presses`` clicks on the checkbox ``label`` (ticked, then cleared, ...), each timed."""
+    times = []
+    for index in range(presses):
+        page.get_by_text(label, exact=True).first.click()
+        times.append(timed_step(page, index < 2))
     return times
 
 
@@ -392,7 +403,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--presses", type=int, default=10)
     parser.add_argument("--open-rounds", type=int, default=3, help="rounds of first opens (medians are reported)")
-    parser.add_argument("--skip", default="", help="comma-separated parts to leave out: opens, faces, genes, zip")
+    parser.add_argument("--skip", default="", help="comma-separated parts to leave out: opens, faces, tables, genes, "
+                                                   "zip")
     options = parser.parse_args()
     skip = set(filter(None, options.skip.split(",")))
     folder = tempfile.TemporaryDirectory()
@@ -451,6 +463,25 @@ def main():
             # busy (a fifth of a core) while the next data set was measured
             page.context.close()
 
+            if "tables" not in skip:
+                # bundled tables of raw values: the Data page's transform boxes on TOX-171, and
+                # Compare with scanpy's genes (the dispersion) beside Q-alpha on GLIOMA
+                page = context().new_page()
+                page.goto(f"{url}/data?data=TOX-171")
+                page.get_by_text("Features kept, most variable first").first.wait_for(timeout=300_000)
+                settled(page, 0)
+                record(rows, "TOX-171 (bundled)", "Data: a transform box",
+                       box_steps(page, "z-scores: each feature centred, unit variance", options.presses))
+                page.context.close()
+                page = context().new_page()
+                methods = '["Q-alpha", "dispersion", "laplacian", "variance"]'
+                page.goto(f"{url}/compare?data=GLIOMA&cmp_methods={quote(methods)}")
+                run = page.get_by_role("button", name="Run 4 method(s)")
+                run.wait_for(timeout=300_000)
+                click_and_settle(page, run)
+                record(rows, "GLIOMA (bundled)", "Compare: measure",
+                       radio_steps(page, ["NMI", "k-means accuracy"], options.presses))
+                page.context.close()
             if "genes" not in skip:
                 page = context().new_page()
                 upload(page, url, "Upload a table", "A table: samples x features", "genes.parquet", genes_parquet(),
