@@ -60,7 +60,8 @@ def judge_set(name: str, runs: int = RUNS, random_state: int = 0, sdr: bool = Tr
     from threadpoolctl import threadpool_limits
 
     from core.selection.automatic import choose_settings, shrunk_scaling
-    from core.selection.baselines import make_projection, score_features
+    from core.selection.projections import make_projection
+    from core.selection.scorers import score_features
     from core.validation import zscores
     from experiments.tables import (DIMS_GRID, OPCA_FEATURE_LIMIT, PROJECTION_KEYS, SDR_GAMMA, _alpha_features,
                                     _protocol_turns)

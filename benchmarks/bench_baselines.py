@@ -24,7 +24,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.selection.baselines import PROJECTIONS, SCORERS, make_projection, score_features  # noqa: E402
+from core.selection.projections import PROJECTIONS, make_projection
+from core.selection.scorers import SCORERS, score_features  # noqa: E402
 from core.data.bundled import load_dataset  # noqa: E402
 from core.selection.qalpha import q_alpha  # noqa: E402
 
@@ -79,7 +80,7 @@ def peer_pairs(k):
         from skfeature.function.similarity_based import SPEC, fisher_score, lap_score
         from skfeature.function.sparse_learning_based import MCFS, NDFS, UDFS
         from skfeature.utility.construct_W import construct_W
-        from core.selection.baselines import knn_graph, rbf_similarity
+        from core.selection._scoring import knn_graph, rbf_similarity
 
         pairs += [
             ("fisher", {}, "scikit-feature fisher_score", lambda X, y: fisher_score.fisher_score(X, y, mode="index")),

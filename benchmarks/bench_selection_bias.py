@@ -29,7 +29,8 @@ def main():
 
     from core.data.bundled import load_dataset
     from core.evaluation.metrics import held_out_curves
-    from core.selection.baselines import SCORERS, rank_features
+    from core.selection.scorers import SCORERS
+    from core.selection.methods import rank_features
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--k", type=int, default=20, help="top features judged (at most the features there are)")

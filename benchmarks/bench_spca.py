@@ -23,7 +23,7 @@ from scipy import linalg
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.selection.baselines import OPCA  # noqa: E402
+from core.selection.projections import OPCA  # noqa: E402
 from core.selection.slda import greedy_spca  # noqa: E402
 
 

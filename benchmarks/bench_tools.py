@@ -64,7 +64,7 @@ def rankers(n_clusters: int, k: int) -> dict:
     from anndata import AnnData
     from sklearn.feature_selection import VarianceThreshold
 
-    from core.selection.baselines import rank_features
+    from core.selection.methods import rank_features
     from core.selection.qalpha import q_alpha
 
     def highly_variable(flavor):

@@ -6,12 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from core.selection.baselines import make_projection
+from core.selection.projections import make_projection
 from core.data.bundled import load_dataset
 from core.errors import InputError
 from core.evaluation.metrics import normalized_precision_index
 from core.plots import bar_figure, curves_figure, image_grid_figure
-from core.selection.qalpha import feature_scaling, q_alpha, sparsity_gap
+from core.selection.qalpha import feature_scaling, q_alpha
+from core.selection.sparsity import sparsity_gap
 from core.validation import zscores
 from core.features.wavelets import to_haar
 from . import Claim, ExperimentResult, _Steps, comparison_frame, figures_of, register, summary_frame

@@ -5,10 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from core.selection.baselines import rank_features
+from core.selection.methods import rank_features
 from core.evaluation.metrics import clustering_accuracy
 from core.plots import curves_figure, sorted_weights_figure, topographic_figure
-from core.selection.qalpha import positive_eigenvector_probability, q_alpha, sparsity_gap, topographic_map
+from core.selection.sparsity import positive_eigenvector_probability, sparsity_gap
+from core.selection.qalpha import q_alpha
+from core.selection.topographic import topographic_map
 from core.data.generators import ben_dor, random_matrix, topographic_data, weston_linear, weston_nonlinear
 from core.validation import zscores
 from . import Claim, ExperimentResult, _Steps, comparison_frame, figures_of, register, series_by, summary_frame

@@ -10,13 +10,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from core.selection.baselines import CLUSTERING_SCORERS, make_projection, score_features
+from core.selection.scorers import CLUSTERING_SCORERS, score_features
+from core.selection.projections import make_projection
 from core.data.bundled import load_dataset
 from core.data.dataset import Dataset
 from core.errors import InputError
 from core.evaluation.metrics import clustering_accuracy, pairwise_accuracy, projection_curves, selection_curves
 from core.plots import bar_figure, curves_figure, heatmap_table_figure
-from core.selection.qalpha import feature_scaling, q_alpha, sparsity_gap
+from core.selection.qalpha import feature_scaling, q_alpha
+from core.selection.sparsity import sparsity_gap
 from core.validation import zscores
 from . import Claim, ExperimentResult, _Steps, comparison_frame, figures_of, register, series_by, summary_frame
 

@@ -9,8 +9,11 @@ import pandas as pd
 import streamlit as st
 
 from core import InputError
-from core.selection.baselines import PROJECTIONS, SCORERS, rank_features
-from core.selection.qalpha import CRITERION_NAMES, QAlphaParameters, q_alpha_ranker
+from core.selection.projections import PROJECTIONS
+from core.selection.scorers import SCORERS
+from core.selection.methods import rank_features
+from core.selection.qalpha import CRITERION_NAMES, QAlphaParameters
+from core.selection.methods import q_alpha_ranker
 from core.evaluation.metrics import held_out_curves, jaccard_index, projection_curves, stability_curve
 from core.plots import comparison_figure, heatmap_table_figure
 from pages.ui import datasets, downloads, runs, session, settings, snippets, views, widgets

@@ -9,12 +9,13 @@ import streamlit as st
 
 from core import InputError
 from core.data.transforms import transform_steps, transform_values
-from core.selection.baselines import SCORERS, score_features
+from core.selection.scorers import SCORERS, score_features
 from core.data.bundled import list_datasets, load_dataset
 from core.features.families import FEATURE_FAMILIES, to_feature_family
 from core.data.loaders import COMPRESSED_EXTENSIONS, IMAGE_EXTENSIONS, TABLE_EXTENSIONS, finish, load_images, load_side_data
 from core.plots import history_figure, image_grid_figure, sorted_weights_figure
-from core.selection.qalpha import default_k, q_alpha
+from core.selection.sparsity import default_k
+from core.selection.qalpha import q_alpha
 from core.data.stores import DATA_FOLDER_VARIABLE, data_folder, dense_subset, list_stores, open_store
 from pages.ui import datasets, downloads, runs, session, snippets, widgets
 

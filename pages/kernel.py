@@ -11,7 +11,8 @@ from core import InputError
 from core.selection.kernel_qalpha import kernel_memory_bytes, kernel_q_alpha
 from core.limits import memory_limit_bytes
 from core.plots import history_figure, sorted_weights_figure
-from core.selection.qalpha import QAlphaParameters, default_k
+from core.selection.qalpha import QAlphaParameters
+from core.selection.sparsity import default_k
 from pages.ui import datasets, downloads, estimates, runs, session, settings, snippets, views, widgets
 
 session.page_start()
@@ -96,7 +97,7 @@ try:
         st.stop()
     # the Q-alpha page's default run for the result's k (after a Stop, the shown result may be of
     # other settings): the two pages share its result; not started again after a Stop
-    linear = runs.run_q_alpha(data, None, None, QAlphaParameters(k=int(result.k)), stop="kernel", last=False)
+    linear = runs.run_q_alpha(data, None, None, QAlphaParameters(k=int(result.k), lam=0.0), stop="kernel", last=False)
 except InputError as error:
     widgets.show_error(error)
     st.stop()

@@ -353,7 +353,7 @@ def projection_curves(X, labels, projections: dict, dims, side=None, n_runs: int
     ``{name: {"size": [d, ...], "accuracy": [...], "nmi": [...], "precision": [...],
     "skipped": [...]}}``.
     """
-    from ..selection.baselines import PROJECTIONS, make_projection
+    from ..selection.projections import PROJECTIONS, make_projection
 
     X = np.asarray(X, dtype=np.float64)
     labels = np.asarray(labels).ravel()

@@ -27,12 +27,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError
-from ..matrix import dense_matrix
-from ..progress import report_or_stop
+from ..errors import InputError, Stopped
+from ..matrix import data_matrix, dense_matrix
+from ..progress import Progress, report_or_stop
 from ..validation import check_positive_int, check_real, zscores
+from .qalpha import q_alpha
 
-__all__ = ["AUTO_LAMBDAS", "AUTO_K_MULTIPLES", "WEIGHT_SHRINK", "N_RESAMPLES", "RESAMPLE_FRACTION",
+__all__ = ["AUTO_LAMBDAS", "AUTO_K_MULTIPLES", "DENSE_COPY_LIMIT", "WEIGHT_SHRINK", "N_RESAMPLES", "RESAMPLE_FRACTION",
            "AutoCandidate", "AutoSettings", "choose_settings", "clustering_stability", "estimate_n_clusters",
            "shrunk_scaling"]
 
@@ -237,76 +238,112 @@ class AutoSettings:
                      converged=c.converged, chosen=c is best) for c in self.candidates]
 
 
+#: Largest dense copy (bytes) that :func:`choose_settings` makes of sparse or chunked main data for
+#: k-means, which clusters the standardised values; beyond it the search refuses and says why.
+DENSE_COPY_LIMIT = 2 << 30
+
+
 def choose_settings(X, *, side=None, pairs=None, k="auto", lam="auto", n_clusters=None, random_state=0,
                     progress=None, **q_alpha_options) -> AutoSettings:
     """Choose Q-alpha's ``k`` and ``lam`` from the main data (and the side data or pairs) alone.
 
-    Each candidate (k in {c, 2c}, λ in :data:`AUTO_LAMBDAS`, and the unweighted data) is scored by
-    :func:`clustering_stability` on the same resamples; the most stable weighted candidate gives k
-    and λ, and the unweighted data win when they are more stable still (see the module's text).
+    A search on top of :func:`core.selection.qalpha.q_alpha`, as scikit-learn's ``LassoCV`` is on
+    ``Lasso``: each candidate (k in {c, 2c}, λ in :data:`AUTO_LAMBDAS`, and the unweighted data) is
+    one ``q_alpha`` solve scored by :func:`clustering_stability` on the same resamples; the most
+    stable weighted candidate gives k and λ, and the unweighted data win when they are more stable
+    still (see the module's text). The chosen run is ``results[(k, lam)]``.
 
     Parameters
     ----------
-    X : array_like, shape (n_samples, n_features)
-        Main data (dense: the standardised data enter k-means).
+    X : array_like, scipy.sparse matrix or dask.array.Array, shape (n_samples, n_features)
+        Main data, of any kind :func:`q_alpha` takes; the solves run on it as given. k-means
+        clusters the standardised values, so sparse and chunked data are copied dense once for
+        it, up to :data:`DENSE_COPY_LIMIT` bytes (beyond, the search refuses and says what to pass).
     side, pairs : optional
-        Side information as :func:`core.selection.qalpha.q_alpha` takes it. Without either, λ is 0.
+        Side information as :func:`q_alpha` takes it. Without either, λ is 0.
     k, lam : "auto" or a value
         What to choose; a value is kept as given.
     n_clusters : int, optional
         The clusters k-means will be asked for (the number of classes to find); estimated from
         the spectrum (:func:`estimate_n_clusters`) when not given.
     random_state : int
-        Seeds the resamples and k-means; the choice is deterministic given it.
+        Seeds the resamples, k-means and every solve; the choice is deterministic given it.
     progress : callable, optional
-        Called after each candidate with a :class:`core.progress.Progress`; ``False`` stops
-        (raises :class:`core.errors.Stopped`).
+        Called with a :class:`core.progress.Progress` after each iteration of each solve and after
+        each candidate is scored (``done`` and ``total`` count candidates; the message names the
+        candidate). ``False`` stops at once, inside a solve too (raises :class:`core.errors.Stopped`).
     **q_alpha_options
-        Passed to every Q-alpha solve (``criterion``, ``init``, ``max_iter``, ``tol``, ...).
+        Passed to every solve (``criterion``, ``init``, ``max_iter``, ``tol``, ``solver``, ...).
 
     Returns
     -------
     AutoSettings
     """
-    from ..matrix import data_matrix
-    from .qalpha import q_alpha
-
-    if data_matrix(X).kind != "dense":
-        raise InputError("Choosing k and λ from the data needs the main data as a dense array (k-means runs on "
-                         "their standardised values); give k and lam for sparse or chunked data, or pass a dense "
-                         "subset (e.g. the features of highest variance).")
-    X = dense_matrix(X)
-    n_samples = X.shape[0]
+    for reserved in ("labels", "progress"):
+        if reserved in q_alpha_options:
+            raise InputError(f"choose_settings does not take {reserved!r} for Q-alpha: the choice is label-free "
+                             "and reports its own progress.")
+    data = data_matrix(X)
+    n_samples = data.shape[0]
     random_state = _check_seed(random_state)
     estimated = n_clusters is None
+    dense = _dense_copy(data)
+    standardised = zscores(dense)
     if estimated:
-        n_clusters = estimate_n_clusters(X, _feasible_clusters(n_samples))
+        n_clusters = estimate_n_clusters(dense, _feasible_clusters(n_samples))
     n_clusters = _check_clusters(n_clusters, n_samples)
     chose_k, has_side = _is_auto(k), side is not None or pairs is not None
     chose_lam = _is_auto(lam) and has_side
     ks = sorted({min(multiple * n_clusters, n_samples - 1) for multiple in AUTO_K_MULTIPLES}) if chose_k else [k]
     lams = AUTO_LAMBDAS if chose_lam else [0.0 if _is_auto(lam) else lam]
-    total = 1 + len(ks) * len(lams)
+    settings = [(k_value, lam_value) for k_value in ks for lam_value in lams]
+    total = 1 + len(settings)
     resamples = _resample_pairs(n_samples, N_RESAMPLES, RESAMPLE_FRACTION, np.random.default_rng(random_state))
-    Z = zscores(X)
 
-    def candidate(features, k_value=None, lam_value=None, converged=None):
+    def scored(features, k_value=None, lam_value=None, converged=None):
         values = _stability(features, n_clusters, resamples, random_state)
         return AutoCandidate(k_value, lam_value, float(values.mean()), float(values.std(ddof=1)), converged)
 
-    candidates = [candidate(Z)]
+    candidates = [scored(standardised)]
     report_or_stop(progress, 1, total, message="no weighting")
     results = {}
-    for k_value in ks:
-        for lam_value in lams:
-            result = q_alpha(X, k_value, side=side, pairs=pairs, lam=lam_value, random_state=random_state,
-                             **q_alpha_options)
-            results[(result.k, result.lam)] = result
-            candidates.append(candidate(Z * shrunk_scaling(result.alpha), result.k, result.lam, result.converged))
-            report_or_stop(progress, len(candidates), total, message=candidates[-1].label)
+    for k_value, lam_value in settings:
+        label = f"k = {k_value}, λ = {lam_value:g}"
+        result = q_alpha(X, k_value, side=side, pairs=pairs, lam=lam_value, random_state=random_state,
+                         progress=_within_candidate(progress, len(candidates), total, label), **q_alpha_options)
+        if result.stopped:
+            raise Stopped(f"Stopped by the progress callback while solving Q-alpha at {label}.")
+        results[(result.k, result.lam)] = result
+        candidates.append(scored(standardised * shrunk_scaling(result.alpha), result.k, result.lam, result.converged))
+        report_or_stop(progress, len(candidates), total, message=candidates[-1].label)
     best = max(candidates[1:], key=lambda c: c.stability)
     return AutoSettings(k=best.k, lam=best.lam, n_clusters=n_clusters, n_clusters_estimated=estimated,
                         candidates=tuple(candidates), chose_k=chose_k, chose_lam=chose_lam, results=results)
+
+
+def _dense_copy(data) -> np.ndarray:
+    """The main data as a dense array for k-means: a copy of sparse or chunked data where it fits."""
+    if data.kind == "dense":
+        return data.values
+    needed = 8 * data.shape[0] * data.shape[1]
+    if needed > DENSE_COPY_LIMIT:
+        raise InputError(f"Choosing k and λ clusters the standardised main data with k-means, which needs them dense: "
+                         f"{data.shape[0]:,} x {data.shape[1]:,} values take {needed / 2**30:.1f} GiB, more than the "
+                         f"{DENSE_COPY_LIMIT / 2**30:.0f} GiB allowed. Give k and lam to q_alpha yourself, or choose "
+                         "them on a subset (the features of highest variance, or fewer samples).")
+    return data.submatrix(np.arange(data.shape[0]), np.arange(data.shape[1]))
+
+
+def _within_candidate(progress, done: int, total: int, label: str):
+    """A solve's progress as the search's: the same step count (candidates), the solve's
+    objective, and the callback's ``False`` handed back to the solve so Stop acts at once."""
+    if progress is None:
+        return None
+
+    def forward(step):
+        return progress(Progress(done, total, step.objective, f"{label}: iteration {step.done}"))
+
+    return forward
 
 
 def _is_auto(value) -> bool:

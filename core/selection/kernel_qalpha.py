@@ -39,7 +39,8 @@ from ..matrix import dense_matrix
 from ..matrix.threads import blas_threads_for
 from ..limits import memory_limit_bytes
 from ..progress import ProgressCallback, report, warn_not_converged
-from .qalpha import AUTO_DENSE_LIMIT, QAlphaResult, preprocess_features, side_variance
+from ._qalpha_iteration import AUTO_DENSE_LIMIT
+from .qalpha import QAlphaResult, preprocess_features, side_variance
 from ..validation import check_positive_int
 from ..validation import check_real as _check_real
 from ..validation import require_finite as _require_finite

@@ -15,7 +15,8 @@ from sklearn.utils.validation import (check_consistent_length, check_is_fitted, 
                                       validate_data)
 
 from ..errors import InputError
-from .qalpha import default_k, q_alpha
+from .sparsity import default_k
+from .qalpha import DEFAULT_K, DEFAULT_LAM, q_alpha
 from .slda import greedy_pair, greedy_slda, scatter_matrices
 
 __all__ = ["QAlphaSelector", "GreedySLDASelector"]
@@ -35,9 +36,10 @@ class QAlphaSelector(SelectorMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_clusters : int
-        ``k``, the number of clusters whose coherence the weights maximise. Ignored (taken as
-        ``c - 1``) when ``supervised=True``.
+    k : int, optional
+        The number of clusters whose coherence the weights maximise (:func:`core.selection.qalpha.q_alpha`'s
+        ``k``; :data:`core.selection.qalpha.DEFAULT_K` when left out). Ignored (taken as ``c - 1``)
+        when ``supervised=True``.
     n_features_to_select : int, float in (0, 1], or "auto"
         How many of the largest weights to keep: a count, a fraction of the features, or
         ``"auto"`` for the pages' default (:func:`core.selection.qalpha.default_k`): the count above the
@@ -46,7 +48,8 @@ class QAlphaSelector(SelectorMixin, BaseEstimator):
         Use ``y`` in ``fit`` (the supervised mode of :func:`core.selection.qalpha.q_alpha`); otherwise
         ``y`` is ignored.
     lam : float
-        Weight of the side information given to ``fit`` (``side=`` or ``pairs=``).
+        Weight of the side information given to ``fit`` (``side=`` or ``pairs=``;
+        :data:`core.selection.qalpha.DEFAULT_LAM` when left out).
     criterion, method, init, n_init, max_iter, tol, solver, random_state
         As in :func:`core.selection.qalpha.q_alpha`.
 
@@ -61,10 +64,10 @@ class QAlphaSelector(SelectorMixin, BaseEstimator):
     n_features_in_ : int
     """
 
-    def __init__(self, n_clusters=2, n_features_to_select="auto", *, supervised=False, lam=0.0,
+    def __init__(self, k=None, n_features_to_select="auto", *, supervised=False, lam=DEFAULT_LAM,
                  criterion="sum", method="power", init="uniform", n_init=1, max_iter=500,
                  tol=1e-6, solver="auto", random_state=None):
-        self.n_clusters = n_clusters
+        self.k = k
         self.n_features_to_select = n_features_to_select
         self.supervised = supervised
         self.lam = lam
@@ -88,7 +91,7 @@ class QAlphaSelector(SelectorMixin, BaseEstimator):
             check_classification_targets(y)
             labels, k = y, None
         else:
-            labels, k = None, self.n_clusters
+            labels, k = None, DEFAULT_K if self.k is None else self.k
             if isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k >= X.shape[0]:
                 k = X.shape[0] - 1  # fewer samples than clusters: use as many as the data allow
         constant = np.ptp(X, axis=0) == 0

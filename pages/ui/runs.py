@@ -49,11 +49,13 @@ def is_stopped(name: str) -> bool:
 
 
 def _runners():
-    from core.selection.baselines import rank_features, score_features
+    from core.selection.methods import rank_features
+    from core.selection.scorers import score_features
     from core.selection.kernel_qalpha import kernel_q_alpha
     from core.evaluation.markers import class_markers
     from core.evaluation.metrics import selection_curves
-    from core.selection.qalpha import q_alpha, topographic_map
+    from core.selection.qalpha import q_alpha
+    from core.selection.topographic import topographic_map
     from core.selection.slda import exact_slda, greedy_slda, greedy_spca
     from core.features.wavelets import to_haar
 

@@ -44,7 +44,7 @@ _WARMED = threading.Lock()
 WARM_AFTER = 3.0
 #: The modules warmed, one at a time (each 0.2-1 s), in the order the pages' computations need them.
 WARM_MODULES = ("scipy.stats", "sklearn.utils", "sklearn.metrics", "sklearn.cluster", "core.evaluation.metrics",
-                "core.selection.baselines", "core.selection.qalpha")
+                "core.selection.methods", "core.selection.qalpha")
 #: Each module waits until no run of ``app.py`` has been in progress for this long.
 QUIET_FOR = 0.5
 

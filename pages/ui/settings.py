@@ -104,14 +104,14 @@ def qalpha_side_options(data, side_available: bool) -> list[str]:
 
 def qalpha_defaults(data) -> dict:
     """The Q-alpha page's settings before the user touches them: the run's defaults are those of
-    :class:`QAlphaParameters` (the Kernel Q-alpha page compares with that run), with k the number of
-    classes (2 without labels), no side information and λ = 0.1 for when it is switched on; with
-    side information k and λ are chosen from the data (``qa_auto``) until the user turns that off."""
-    has_labels = data.labels is not None and data.classes.size >= 2
-    default_k = int(min(max(data.classes.size, 2) if has_labels else 2, qalpha_max_k(data)))
-    run = QAlphaParameters(k=default_k)
+    :class:`QAlphaParameters` (the Kernel Q-alpha page compares with that run): k is the library's
+    ``DEFAULT_K`` (within what the data allow), no side information and ``DEFAULT_LAM`` for when it is
+    switched on; with side information k and λ are chosen from the data (``qa_auto``) until the user
+    turns that off."""
+    run = QAlphaParameters()
+    default_k = int(min(run.k, qalpha_max_k(data)))
     return {"qa_supervised": run.supervised, "qa_auto": True, "qa_k": default_k, "qa_criterion": run.criterion,
-            "qa_side_mode": "none", "qa_n_pairs": 50, "qa_side_classes": class_values(data)[-1:], "qa_lambda": 0.1,
+            "qa_side_mode": "none", "qa_n_pairs": 50, "qa_side_classes": class_values(data)[-1:], "qa_lambda": run.lam,
             "qa_init": run.init, "qa_n_init": run.n_init, "qa_max_iter": run.max_iter, "qa_tol": run.tol,
             "qa_seed": run.random_state}
 

@@ -365,7 +365,8 @@ def test_a_changed_view_survives_its_link(page):
 
 @pytest.mark.parametrize("page", ["qalpha", "kernel"])
 def test_more_classes_than_the_k_widget_allows(page):
-    """60 classes: the default k (one per class) is capped at the widget's maximum of 50."""
+    """60 classes: the Kernel page's default k (one per class) is capped at the widget's maximum of
+    50; the Q-alpha page's is the library's DEFAULT_K whatever the classes (issue 49)."""
     import numpy as np
 
     from core.data.dataset import Dataset
@@ -376,7 +377,7 @@ def test_more_classes_than_the_k_widget_allows(page):
     app.session_state["dataset"] = data
     app.run()
     assert not app.exception, [e.value for e in app.exception]
-    assert app.number_input(key={"qalpha": "qa_k", "kernel": "kq_k"}[page]).value == 50
+    assert app.number_input(key={"qalpha": "qa_k", "kernel": "kq_k"}[page]).value == {"qalpha": 2, "kernel": 50}[page]
 
 
 @pytest.mark.parametrize("page", list(SHARED_CHANGE))
@@ -592,7 +593,7 @@ def test_compare_page_names_each_methods_top_k_compares_the_sets_and_downloads_t
 
     import pandas as pd
 
-    from core.selection.baselines import rank_features
+    from core.selection.methods import rank_features
 
     wine = load_dataset("wine")
     app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
@@ -642,16 +643,16 @@ def test_kernel_page_python_snippet_recomputes_its_result(settings):
 def test_compare_hands_no_labels_to_unsupervised_methods(monkeypatch):
     """Within the folds and on every sample, an unsupervised method's ranker gets no labels and
     a supervised one gets the training labels."""
-    from core.selection import baselines
+    from core.selection import methods
 
     handed = []
-    original = baselines.rank_features
+    original = methods.rank_features
 
     def record(method, X, y=None, n_clusters=2):
         handed.append((method, y is None))
         return original(method, X, y, n_clusters=n_clusters)
 
-    monkeypatch.setattr(baselines, "rank_features", record)
+    monkeypatch.setattr(methods, "rank_features", record)
     app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
     app.session_state["dataset"] = weston_linear(60, random_state=11)
     app.session_state["cmp_methods"] = ["laplacian", "fisher"]

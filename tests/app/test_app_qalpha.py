@@ -309,9 +309,10 @@ def test_settings_that_do_not_apply_to_a_new_data_set_fall_back_with_a_note():
     notes = " ".join(i.value for i in app.info)
     last = wine.classes[-1].item()
     assert "Side classes: 7, 8" in notes and f"now {last}" in notes
-    # k means "as many clusters as classes": chosen for the faces' 10 people, not kept for 3 cultivars
-    assert "k — number of clusters: 40 was chosen for warpAR10P; for wine it is now 3" in notes
-    assert app.number_input(key="qa_k").value == 3
+    # k set for the faces' 10 people is not kept for 3 cultivars: it falls back to the default
+    assert "k — number of clusters: 40 was chosen for warpAR10P; for wine it is now 2" in notes
+    assert app.number_input(key="qa_k").value == 2
+    app.number_input(key="qa_k").set_value(3).run()
     assert app.multiselect(key="qa_side_classes").value == [last]
     assert app.radio(key="qa_side_mode").value == "side classes" and app.get("plotly_chart")
     app.session_state["dataset"] = weston_linear(20, random_state=0)  # 20 samples: k at most 19

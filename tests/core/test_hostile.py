@@ -20,10 +20,11 @@ import scipy.sparse as sp
 from PIL import Image
 
 from core import InputError
-from core.selection.baselines import score_features
+from core.selection.scorers import score_features
 from core.selection.kernel_qalpha import kernel_q_alpha
 from core.data.loaders import load_images, load_table
-from core.selection.qalpha import q_alpha, topographic_map
+from core.selection.qalpha import q_alpha
+from core.selection.topographic import topographic_map
 from core.selection.slda import greedy_slda, greedy_spca
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from core.errors import InputError
-from core.selection.qalpha import DefaultK
+from core.selection.sparsity import DefaultK
 from core.plots import (bar_figure, comparison_figure, curves_figure, dotplot_figure, gap_strength_figure,
                         lambda_path_figure,
                         band_mass_figure, heatmap_table_figure, slda_curves_figure, history_figure, image_figure, image_grid_figure, probability_curve_figure,

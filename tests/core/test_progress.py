@@ -13,9 +13,10 @@ from core import Progress, Stopped
 from experiments import run_experiment
 from core.selection.kernel_qalpha import kernel_q_alpha
 from core.evaluation.metrics import projection_curves, stability_curve
-from core.selection.baselines import rank_features
+from core.selection.methods import rank_features
 from core.selection.lambda_path import q_alpha_path
-from core.selection.qalpha import q_alpha, topographic_map
+from core.selection.qalpha import q_alpha
+from core.selection.topographic import topographic_map
 from core.selection.sdr import sdr_si
 from core.selection.slda import exact_slda, greedy_slda, greedy_spca
 from core.data.generators import weston_linear

@@ -16,7 +16,7 @@ from core.data.dataset import Dataset
 from experiments import EXPERIMENTS, experiment_figures, load_experiments, run_experiment, save_result
 from experiments.tables import (BASE_PROTOCOL, PAPER_WINE, PROTOCOL_VARIATIONS, UCI_RULE, _alpha_features, _combination_label,
                                      _protocol_turns, _setting_label)
-from core.selection.qalpha import sparsity_gap
+from core.selection.sparsity import sparsity_gap
 from core.validation import zscores
 
 

@@ -5,7 +5,7 @@ import pytest
 
 from core import InputError
 from core.evaluation.metrics import held_out_curves
-from core.selection.baselines import rank_features
+from core.selection.methods import rank_features
 
 
 def fisher(X, y):

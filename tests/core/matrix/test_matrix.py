@@ -13,7 +13,7 @@ from scipy import linalg, sparse
 
 from conftest import ROOT, as_backend
 from core.matrix import normalised
-from core.selection.baselines import score_features
+from core.selection.scorers import score_features
 from core.errors import InputError
 from core.matrix import data_matrix
 from core.matrix.kinds import as_chunked_array, connect_scheduler

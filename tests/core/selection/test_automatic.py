@@ -1,12 +1,13 @@
 """Q-alpha's k and λ chosen from the data (issue 35): deterministic given the seed, blind to the
-labels, the same weights as a plain run at the chosen settings, and stability that measures what
-it says."""
+labels, the same weights as a plain run at the chosen settings, stability that measures what it
+says; a search on top of the plain estimator (issue 49) that takes what q_alpha takes, reports
+its progress and stops inside a solve."""
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from core import InputError, load_dataset, q_alpha
+from core import InputError, Stopped, load_dataset, q_alpha
 from core.data.generators import weston_linear
 from core.selection.automatic import (AUTO_LAMBDAS, AutoSettings, choose_settings, clustering_stability,
                                       estimate_n_clusters, shrunk_scaling)
@@ -42,21 +43,22 @@ def test_shuffled_labels_leave_the_choice_unchanged(wine_turn):
     main, side, labels = wine_turn
     shuffled = np.random.default_rng(0).permutation(labels)
     assert not np.array_equal(shuffled, labels)
-    chosen = [q_alpha(main, side=side, n_clusters=np.unique(y).size, random_state=0) for y in (labels, shuffled)]
-    assert (chosen[0].k, chosen[0].lam, chosen[0].auto.weighting) == (chosen[1].k, chosen[1].lam, chosen[1].auto.weighting)
-    np.testing.assert_array_equal(chosen[0].alpha, chosen[1].alpha)
+    chosen = [choose_settings(main, side=side, n_clusters=np.unique(y).size, random_state=0) for y in (labels, shuffled)]
+    assert (chosen[0].k, chosen[0].lam, chosen[0].weighting) == (chosen[1].k, chosen[1].lam, chosen[1].weighting)
+    np.testing.assert_array_equal(chosen[0].results[(chosen[0].k, chosen[0].lam)].alpha,
+                                  chosen[1].results[(chosen[1].k, chosen[1].lam)].alpha)
 
 
 def test_auto_result_equals_a_plain_run_at_the_chosen_settings(wine_turn):
     main, side, _ = wine_turn
-    result = q_alpha(main, side=side, n_clusters=2, random_state=0)
-    assert isinstance(result.auto, AutoSettings)
+    auto = choose_settings(main, side=side, n_clusters=2, random_state=0)
+    assert isinstance(auto, AutoSettings)
+    result = auto.results[(auto.k, auto.lam)]
     assert result.k in (2, 4) and result.lam in AUTO_LAMBDAS
     plain = q_alpha(main, result.k, side=side, lam=result.lam, random_state=0)
     np.testing.assert_allclose(result.alpha, plain.alpha, atol=1e-12)
-    assert plain.auto is None
     # every candidate's weights are the plain run's at its settings
-    for (k, lam), alpha in result.auto.alphas.items():
+    for (k, lam), alpha in auto.alphas.items():
         np.testing.assert_allclose(alpha, q_alpha(main, k, side=side, lam=lam, random_state=0).alpha, atol=1e-12)
 
 
@@ -84,10 +86,10 @@ def test_weights_win_where_few_features_carry_the_clusters():
     """Weston's linear data: 6 of 202 features carry the two classes; the other 196 are noise, so
     unweighted k-means finds no stable grouping and the weighted data do."""
     data = weston_linear(200, random_state=0)
-    result = q_alpha(data.X, n_clusters=2, random_state=0)
-    assert result.auto.weighting == "shrunk_sqrt_alpha" and result.lam == 0.0 and not result.auto.chose_lam
-    assert result.auto.weighted_best.stability > result.auto.unweighted.stability + 0.2
-    assert set(result.top(6)) & set(range(6))
+    auto = choose_settings(data.X, n_clusters=2, random_state=0)
+    assert auto.weighting == "shrunk_sqrt_alpha" and auto.lam == 0.0 and not auto.chose_lam
+    assert auto.weighted_best.stability > auto.unweighted.stability + 0.2
+    assert set(auto.results[(auto.k, auto.lam)].top(6)) & set(range(6))
 
 
 def test_stability_is_one_on_separated_clusters_and_low_on_noise():
@@ -100,9 +102,9 @@ def test_stability_is_one_on_separated_clusters_and_low_on_noise():
 def test_number_of_clusters_from_the_spectrum():
     assert estimate_n_clusters(blobs(4, 30, 50, 1.0, seed=2)) == 4
     assert estimate_n_clusters(blobs(2, 30, 50, 1.0, seed=3)) == 2
-    result = q_alpha(blobs(4, 30, 50, 1.0, seed=2), random_state=0)
-    assert result.auto.n_clusters == 4 and result.auto.n_clusters_estimated
-    assert "estimated from the spectrum" in result.auto.reason
+    auto = choose_settings(blobs(4, 30, 50, 1.0, seed=2), random_state=0)
+    assert auto.n_clusters == 4 and auto.n_clusters_estimated
+    assert "estimated from the spectrum" in auto.reason
 
 
 def test_shrunk_scaling_between_equal_weights_and_qalpha_geometry():
@@ -119,25 +121,65 @@ def test_shrunk_scaling_between_equal_weights_and_qalpha_geometry():
 def test_refusals_say_what_to_do(wine_turn):
     main, side, labels = wine_turn
     with pytest.raises(InputError, match="n_clusters"):
-        q_alpha(main, side=side, n_clusters=1)
-    with pytest.raises(InputError, match="give lam"):
-        q_alpha(main, labels=labels, side=side)
-    with pytest.raises(InputError, match="give k and lam for sparse or chunked data"):
-        q_alpha(sp.csr_matrix(main), side=side, n_clusters=2)
+        choose_settings(main, side=side, n_clusters=1)
+    with pytest.raises(InputError, match="label-free"):
+        choose_settings(main, side=side, labels=labels)
     with pytest.raises(InputError, match="random_state"):
         choose_settings(main, side=side, n_clusters=2, random_state=None)
     # given values are kept
-    fixed = q_alpha(main, 3, side=side, n_clusters=2, random_state=0)
-    assert fixed.k == 3 and fixed.auto.chose_lam and not fixed.auto.chose_k
-    assert q_alpha(main, 3, side=side, lam=0.5).auto is None
+    fixed = choose_settings(main, side=side, k=3, n_clusters=2, random_state=0)
+    assert fixed.k == 3 and fixed.chose_lam and not fixed.chose_k
+
+
+def test_the_search_takes_sparse_and_chunked_data_as_q_alpha_does(wine_turn):
+    """The solves run on the data as given (sparse products, Dask row blocks); k-means clusters
+    a dense copy of the standardised values: the same choice and weights as on the dense array."""
+    import dask.array as da
+
+    main, side, _ = wine_turn
+    dense = choose_settings(main, side=side, n_clusters=2, random_state=0, solver="power")
+    for kind in (sp.csr_matrix(main), da.from_array(main, chunks=(40, main.shape[1]))):
+        other = choose_settings(kind, side=side, n_clusters=2, random_state=0, solver="power")
+        assert (other.k, other.lam, other.weighting) == (dense.k, dense.lam, dense.weighting)
+        for key, alpha in dense.alphas.items():
+            np.testing.assert_allclose(other.alphas[key], alpha, atol=1e-8)
+
+
+def test_too_large_a_dense_copy_is_refused_with_the_reason(wine_turn, monkeypatch):
+    import core.selection.automatic as automatic
+
+    main, side, _ = wine_turn
+    monkeypatch.setattr(automatic, "DENSE_COPY_LIMIT", main.size * 8 - 1)
+    with pytest.raises(InputError, match="needs them dense.*Give k and lam to q_alpha yourself"):
+        choose_settings(sp.csr_matrix(main), side=side, n_clusters=2)
+
+
+def test_progress_reaches_inside_each_solve_and_stop_stops_it(wine_turn):
+    main, side, _ = wine_turn
+    reports = []
+    choose_settings(main, side=side, n_clusters=2, random_state=0, progress=reports.append)
+    candidates = 1 + 2 * len(AUTO_LAMBDAS)
+    assert {report.total for report in reports} == {candidates} and reports[-1].done == candidates
+    inside = [report for report in reports if "iteration" in report.message]
+    assert inside and all(report.objective is not None for report in inside)
+    # False during the first solve's third iteration stops there: no further solve is made
+    seen = []
+
+    def stop_early(report):
+        seen.append(report)
+        return False if "iteration 3" in report.message else None
+
+    with pytest.raises(Stopped, match="while solving Q-alpha at k = 2, λ = 0.1"):
+        choose_settings(main, side=side, n_clusters=2, random_state=0, progress=stop_early)
+    assert "iteration 3" in seen[-1].message and all("λ = 1" not in report.message for report in seen)
 
 
 def test_an_estimated_number_of_clusters_fits_the_resamples():
     """Six samples: a resample holds five, so at most four clusters may be estimated (the
     spectrum alone would ask for more); each candidate says whether its Q-alpha run converged."""
     X = weston_linear(20, random_state=0).X[:6]
-    result = q_alpha(X, random_state=0)
-    assert result.auto.n_clusters_estimated and 2 <= result.auto.n_clusters <= 4
-    assert [row["converged"] is None for row in result.auto.table()] == [True] + [False] * (len(result.auto.candidates) - 1)
+    auto = choose_settings(X, random_state=0)
+    assert auto.n_clusters_estimated and 2 <= auto.n_clusters <= 4
+    assert [row["converged"] is None for row in auto.table()] == [True] + [False] * (len(auto.candidates) - 1)
     with pytest.raises(InputError, match="ask for fewer clusters, or set k and λ yourself"):
-        q_alpha(X, n_clusters=5)
+        choose_settings(X, n_clusters=5)

@@ -6,8 +6,8 @@ import time
 import numpy as np
 import pytest
 
-from core.selection.baselines import (PROJECTIONS, SCORERS, CPCA, OPCA, PCAProjection, make_projection,
-                            score_features)
+from core.selection.projections import PROJECTIONS, CPCA, OPCA, PCAProjection, make_projection
+from core.selection.scorers import SCORERS, score_features
 from core.data.bundled import load_dataset
 from core.errors import InputError
 from core.data.generators import weston_linear
@@ -156,7 +156,7 @@ def test_opca_equals_generalised_eigenproblem(shape):
 
 
 def test_rank_features_dispatches_to_each_method():
-    from core.selection.baselines import rank_features
+    from core.selection.methods import rank_features
     from core.selection.qalpha import q_alpha
     from core.selection.slda import greedy_slda
 
@@ -239,7 +239,7 @@ def test_mutual_information_ranking_does_not_depend_on_the_seed_on_colon():
 
 
 def test_discrete_features_detected_given_or_refused():
-    from core.selection.baselines import discrete_feature_mask
+    from core.selection.filters import discrete_feature_mask
 
     rng = np.random.default_rng(1)
     X = np.column_stack([rng.integers(0, 3, 60), rng.standard_normal(60), rng.integers(0, 9, 60)]).astype(float)
@@ -271,7 +271,8 @@ def brute_force_graph(X, n_neighbors, weight, width):
 
 @pytest.mark.parametrize("weight", ["heat", "binary"])
 def test_knn_graph_and_laplacian_score_match_their_definitions(weight):
-    from core.selection.baselines import knn_graph, laplacian_score
+    from core.selection._scoring import knn_graph
+    from core.selection.filters import laplacian_score
 
     rng = np.random.default_rng(2)
     X = rng.standard_normal((25, 6))
@@ -366,7 +367,7 @@ def test_spec_matches_the_spectral_expansions_of_zhao_and_liu(style):
     """Eqs. 8-10 of Zhao & Liu (2007) through the full eigendecomposition of the normalised
     Laplacian: phi1 = sum_j lambda_j a_j^2, phi2 = sum_{j>1} lambda_j a_j^2 / sum_{j>1} a_j^2,
     phi3 = sum_{j=2..k} (2 - lambda_j) a_j^2, with a_j = xi_j' f^."""
-    from core.selection.baselines import spec_score
+    from core.selection.clustering_scores import spec_score
 
     X, _ = planted_clusters(6)
     sigma2 = 7.0
@@ -391,7 +392,8 @@ def test_spec_matches_the_spectral_expansions_of_zhao_and_liu(style):
 
 def test_mcfs_embedding_and_sparse_regressions_match_the_paper():
     from scipy import linalg
-    from core.selection.baselines import _lasso_with_cardinality, _normalised_affinity, _spectral_embedding, knn_graph
+    from core.selection.clustering_scores import _lasso_with_cardinality, _normalised_affinity, _spectral_embedding
+    from core.selection._scoring import knn_graph
 
     X, _ = planted_clusters(20)
     S = knn_graph(X, 5)
@@ -422,7 +424,7 @@ def test_mcfs_embedding_and_sparse_regressions_match_the_paper():
 
 def test_udfs_local_scatter_eigenproblem_and_monotone_objective(monkeypatch):
     from scipy import linalg
-    import core.selection.baselines as baselines
+    import core.selection.clustering_scores as baselines
 
     X, _ = planted_clusters(10)
     q, k = X.shape[0], 4
@@ -453,7 +455,7 @@ def test_udfs_local_scatter_eigenproblem_and_monotone_objective(monkeypatch):
 
 
 def test_ndfs_regression_identity_and_fixed_point():
-    import core.selection.baselines as baselines
+    import core.selection.clustering_scores as baselines
 
     X, _ = planted_clusters(12)
     rng = np.random.default_rng(4)
@@ -504,7 +506,7 @@ def test_mrmr_matches_its_definition_by_brute_force(criterion):
 
 
 def test_rank_features_hands_the_number_of_clusters_to_the_clustering_scorers():
-    from core.selection.baselines import rank_features
+    from core.selection.methods import rank_features
 
     X, y = planted_clusters(12)
     for method in ("mcfs", "udfs", "ndfs"):
@@ -513,7 +515,7 @@ def test_rank_features_hands_the_number_of_clusters_to_the_clustering_scorers():
 
 
 def test_udfs_and_ndfs_check_their_input_when_called_directly():
-    from core.selection.baselines import ndfs, udfs
+    from core.selection.clustering_scores import ndfs, udfs
 
     X, _ = planted_clusters(6)
     with pytest.raises(InputError, match="n_clusters must be a positive integer"):
@@ -528,7 +530,7 @@ def test_udfs_and_ndfs_check_their_input_when_called_directly():
 
 @pytest.mark.parametrize("name", ["udfs", "ndfs"])
 def test_a_run_that_meets_tol_on_its_last_iteration_converged(name):
-    import core.selection.baselines as baselines
+    import core.selection.clustering_scores as baselines
 
     X, _ = planted_clusters(12)
     run = getattr(baselines, name)

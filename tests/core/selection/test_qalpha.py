@@ -9,8 +9,9 @@ from sklearn.datasets import load_wine
 
 from core.errors import InputError
 from core.data.bundled import load_dataset
-from core.selection.qalpha import (GAP_CLEAR, find_sparsity_gap, positive_eigenvector_probability, preprocess_features,
-                         q_alpha, sparsity_gap, topographic_map)
+from core.selection.sparsity import GAP_CLEAR, find_sparsity_gap, positive_eigenvector_probability, sparsity_gap
+from core.selection.qalpha import preprocess_features, q_alpha
+from core.selection.topographic import topographic_map
 from core.data.generators import ben_dor, random_matrix, topographic_data, weston_linear
 
 
@@ -127,7 +128,7 @@ def test_matrix_free_G_equals_definition():
     Q, _ = np.linalg.qr(rng.standard_normal((12, 3)))
     M, G = explicit_G(X, Q)
     from core.matrix.normalised import DenseFeatures
-    from core.selection.qalpha import _Problem
+    from core.selection._qalpha_iteration import _Problem
     features = DenseFeatures(X)
     Mt = features.Mt
     problem = _Problem(features, "sum")
@@ -448,8 +449,8 @@ def test_parameters_type_runs_q_alpha_and_keys_equal_settings_alike():
     from core.selection.qalpha import QAlphaParameters
 
     data = weston_linear(60, random_state=3)
-    settings = QAlphaParameters(k=np.int64(2), lam=np.float64(0.0), max_iter=200)
-    assert settings.key == QAlphaParameters(k=2, max_iter=200).key
+    settings = QAlphaParameters(k=np.int64(2), lam=np.float64(0.1), max_iter=200)
+    assert settings.key == QAlphaParameters(k=2, max_iter=200).key == QAlphaParameters(max_iter=200).key
     assert settings.key != QAlphaParameters(k=2, max_iter=200, random_state=1).key
     assert np.array_equal(settings.run(data.X).alpha, q_alpha(data.X, 2, max_iter=200, random_state=0).alpha)
     supervised = QAlphaParameters(supervised=True)
@@ -486,7 +487,8 @@ def test_a_run_whose_objective_stopped_being_finite_is_not_reported_converged(mo
 def test_q_alpha_ranker_takes_side_information_from_the_samples_it_is_handed():
     """Side classes: W = the samples of those classes among those handed over, M = the rest; pairs:
     drawn from the labels handed over; a fixed side set as is. Each equals the run made by hand."""
-    from core.selection.qalpha import QAlphaParameters, pairs_from_labels, q_alpha_ranker
+    from core.selection.qalpha import QAlphaParameters, pairs_from_labels
+    from core.selection.methods import q_alpha_ranker
 
     wine = load_dataset("wine")
     X, y = wine.X[::2], wine.labels[::2]  # a "training fold"
@@ -506,7 +508,7 @@ def test_q_alpha_ranker_takes_side_information_from_the_samples_it_is_handed():
 
 
 def test_default_k_is_the_gap_where_clear_else_the_fewest_features_holding_half_the_squared_weight():
-    from core.selection.qalpha import default_k, find_sparsity_gap, weight_share_count
+    from core.selection.sparsity import default_k, find_sparsity_gap, weight_share_count
 
     rng = np.random.default_rng(3)
     for _ in range(50):  # brute force: the smallest K whose top-K squares reach the share
@@ -527,3 +529,30 @@ def test_default_k_is_the_gap_where_clear_else_the_fewest_features_holding_half_
         weight_share_count([np.nan, 1.0])
     with pytest.raises(InputError):
         weight_share_count([1.0], share=0.0)
+
+
+def test_defaults_are_one_plain_solve_on_every_kind_of_matrix():
+    """``q_alpha(X)`` is the plain estimator (issue 49): k = DEFAULT_K, one solve, on dense,
+    sparse and chunked data alike, the same weights on each; λ is DEFAULT_LAM with side data
+    and recorded as 0 without it. The search over k and λ is ``choose_settings``, not a default."""
+    import dask.array as da
+    import scipy.sparse as sp
+
+    from core import QAlphaParameters, QAlphaSelector
+    from core.selection.qalpha import DEFAULT_K, DEFAULT_LAM
+
+    X = weston_linear(60, random_state=0).X
+    calls = []
+    dense = q_alpha(X, progress=calls.append)
+    assert dense.k == DEFAULT_K and dense.lam == 0.0 and dense.converged and calls
+    assert not hasattr(dense, "auto")
+    for other in (sp.csr_matrix(X), da.from_array(X, chunks=(20, X.shape[1]))):
+        result = q_alpha(other)
+        assert result.k == DEFAULT_K and result.converged
+        np.testing.assert_allclose(result.alpha, dense.alpha, atol=1e-6)
+    side = q_alpha(X[:40], side=X[40:])
+    assert side.lam == DEFAULT_LAM
+    np.testing.assert_allclose(side.alpha, q_alpha(X[:40], DEFAULT_K, side=X[40:], lam=DEFAULT_LAM).alpha)
+    # one default for k across the function, the parameters and the selector
+    assert QAlphaParameters().k == DEFAULT_K and QAlphaParameters().lam == DEFAULT_LAM
+    assert QAlphaSelector().fit(X).result_.k == DEFAULT_K and QAlphaSelector().lam == DEFAULT_LAM

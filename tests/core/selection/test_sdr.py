@@ -9,7 +9,7 @@ import pytest
 from scipy import special
 
 from core import InputError
-from core.selection.baselines import make_projection
+from core.selection.projections import make_projection
 from core.selection.sdr import (_lbfgs_fit, _maximum_entropy_fit, _newton_fit, _Table, conditional_table,
                                mutual_information, sdr_si)
 

@@ -7,7 +7,8 @@ from sklearn.svm import LinearSVC
 from sklearn.utils.estimator_checks import check_estimator
 
 from core.errors import InputError
-from core.selection.qalpha import q_alpha, sparsity_gap
+from core.selection.qalpha import q_alpha
+from core.selection.sparsity import sparsity_gap
 from core.selection.selectors import QAlphaSelector
 from core.data.generators import weston_linear
 
@@ -21,7 +22,7 @@ def test_check_estimator(selector):
 
 def test_selector_matches_q_alpha_and_selects_weston_features():
     data = weston_linear(200, random_state=0)
-    selector = QAlphaSelector(n_clusters=2).fit(data.X)
+    selector = QAlphaSelector(k=2).fit(data.X)
     result = q_alpha(data.X, 2)
     assert np.array_equal(selector.alpha_, result.alpha)
     assert selector.n_iter_ == result.n_iter
