@@ -29,8 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scipy import linalg  # noqa: E402
 
-from core.selection.slda import (_greedy_eliminate, _nested_objectives, _path_from_problem, exact_slda,  # noqa: E402
-                       greedy_slda, subset_objective)
+from core.selection._slda_kernels import _greedy_eliminate, _nested_objectives
+from core.selection.slda import _path_from_problem, greedy_slda, subset_objective
+from core.selection.exact import exact_slda
 
 
 def problem(n, seed=0, extra=5):

@@ -4,7 +4,7 @@
 
 Table 1: greedy sparse PCA (forward and backward passes for every cardinality) on the
 covariance of 210 random samples, by one eigendecomposition and a secular equation per step
-(core.selection.slda.greedy_spca), against solving every candidate with its own eigendecomposition (the
+(core.selection.spca.greedy_spca), against solving every candidate with its own eigendecomposition (the
 direct greedy search of [MWA07] Sec. 5); largest relative difference of the objectives.
 Table 2: how far the app offers sparse PCA (pages/slda.py SPCA_LIMIT, under 10 s): greedy_spca on
 2n random samples at 256 ... 384 features and on the bundled lung_small (325 genes).
@@ -24,7 +24,7 @@ from scipy import linalg
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.selection.projections import OPCA  # noqa: E402
-from core.selection.slda import greedy_spca  # noqa: E402
+from core.selection.spca import greedy_spca  # noqa: E402
 
 
 def direct_greedy_spca(C):

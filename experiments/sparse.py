@@ -10,7 +10,8 @@ from core.data.bundled import load_dataset
 from core.data.dataset import Dataset
 from core.evaluation.metrics import test_information
 from core.plots import curves_figure, image_grid_figure, slda_curves_figure
-from core.selection.slda import greedy_slda, greedy_spca, sparse_eigenvector
+from core.selection.slda import greedy_slda
+from core.selection.spca import greedy_spca, sparse_eigenvector
 from . import Claim, ExperimentResult, _Steps, comparison_frame, figures_of, register
 
 

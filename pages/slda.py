@@ -10,7 +10,9 @@ import streamlit as st
 from core import InputError
 from core.plots import (heatmap_picture, image_figure, slda_curves_figure, weight_overlay_figure,
                         weight_overlay_picture)
-from core.selection.slda import EXACT_LIMIT, greedy_slda, greedy_spca, sparse_eigenvector
+from core.selection.exact import EXACT_LIMIT
+from core.selection.slda import greedy_slda
+from core.selection.spca import greedy_spca, sparse_eigenvector
 from pages.ui import datasets, downloads, estimates, runs, session, settings, snippets, views, widgets
 
 session.page_start()

@@ -17,7 +17,8 @@ from sklearn.utils.validation import (check_consistent_length, check_is_fitted, 
 from ..errors import InputError
 from .sparsity import default_k
 from .qalpha import DEFAULT_K, DEFAULT_LAM, q_alpha
-from .slda import greedy_pair, greedy_slda, scatter_matrices
+from .spca import greedy_pair, scatter_matrices
+from .slda import greedy_slda
 
 __all__ = ["QAlphaSelector", "GreedySLDASelector"]
 
@@ -134,7 +135,7 @@ class GreedySLDASelector(SelectorMixin, BaseEstimator):
     """Greedy sparse LDA as a scikit-learn selector (wraps :func:`core.selection.slda.greedy_slda`).
 
     Two classes use the fast rank-1 path (every cardinality at once); more classes use
-    :func:`core.selection.slda.greedy_pair` on the between/within-class scatter pair, which solves a
+    :func:`core.selection.spca.greedy_pair` on the between/within-class scatter pair, which solves a
     generalised eigenproblem per candidate and suits up to a few hundred features.
 
     Parameters

@@ -56,7 +56,9 @@ def _runners():
     from core.evaluation.metrics import selection_curves
     from core.selection.qalpha import q_alpha
     from core.selection.topographic import topographic_map
-    from core.selection.slda import exact_slda, greedy_slda, greedy_spca
+    from core.selection.exact import exact_slda
+    from core.selection.slda import greedy_slda
+    from core.selection.spca import greedy_spca
     from core.features.wavelets import to_haar
 
     return {"greedy_slda": greedy_slda, "exact_slda": exact_slda, "greedy_spca": greedy_spca,

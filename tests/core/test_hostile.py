@@ -25,7 +25,8 @@ from core.selection.kernel_qalpha import kernel_q_alpha
 from core.data.loaders import load_images, load_table
 from core.selection.qalpha import q_alpha
 from core.selection.topographic import topographic_map
-from core.selection.slda import greedy_slda, greedy_spca
+from core.selection.slda import greedy_slda
+from core.selection.spca import greedy_spca
 
 ROOT = Path(__file__).resolve().parents[2]
 RNG = np.random.default_rng(0)

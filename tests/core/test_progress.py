@@ -18,7 +18,9 @@ from core.selection.lambda_path import q_alpha_path
 from core.selection.qalpha import q_alpha
 from core.selection.topographic import topographic_map
 from core.selection.sdr import sdr_si
-from core.selection.slda import exact_slda, greedy_slda, greedy_spca
+from core.selection.exact import exact_slda
+from core.selection.slda import greedy_slda
+from core.selection.spca import greedy_spca
 from core.data.generators import weston_linear
 
 STOP_AT = 2

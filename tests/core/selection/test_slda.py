@@ -10,8 +10,9 @@ from scipy import linalg
 from core.data.bundled import load_dataset
 from core.errors import InputError
 from core.selection.selectors import GreedySLDASelector
-from core.selection.slda import (EXACT_LIMIT, exact_slda, greedy_pair, greedy_slda, greedy_spca,
-                       scatter_matrices, sparse_eigenvector, subset_objective, two_class_scatter)
+from core.selection.exact import EXACT_LIMIT, exact_slda
+from core.selection.spca import greedy_pair, greedy_spca, scatter_matrices, sparse_eigenvector
+from core.selection.slda import greedy_slda, subset_objective, two_class_scatter
 from core.selection.slda import _path_from_problem
 
 
@@ -281,7 +282,7 @@ def test_progress_is_reported_and_bounded():
 # ------------------------------------------------------------------ blocked passes against the rank-1 reference
 def rank1_orders(a, B):
     """The greedy orders of the rank-1 elimination (the reference kept in core.selection.slda)."""
-    from core.selection.slda import _greedy_eliminate
+    from core.selection._slda_kernels import _greedy_eliminate
 
     forward, _ = _greedy_eliminate(B, a, True)
     inverse = linalg.inv(B)
@@ -291,7 +292,7 @@ def rank1_orders(a, B):
 
 @pytest.mark.parametrize("n, blocks", [(64, (8, 128)), (256, (32, 128)), (1024, (128,))])
 def test_blocked_passes_choose_as_the_rank1_passes_on_50_random_problems(n, blocks):
-    from core.selection.slda import _blocked_eliminate, _greedy_eliminate
+    from core.selection._slda_kernels import _blocked_eliminate, _greedy_eliminate
 
     for seed in range(50):
         a, B = random_problem(n, 1000 + seed)
@@ -387,7 +388,7 @@ def test_precomputed_problem_and_memory_are_checked():
 
 @pytest.mark.parametrize("use_blas", [True, False])
 def test_the_delayed_update_touches_the_lower_triangle_of_the_rest_only(use_blas):
-    from core.selection.slda import _lower_update
+    from core.selection._slda_kernels import _lower_update
 
     rng = np.random.default_rng(3)
     n, start, size = 300, 37, 20
@@ -478,7 +479,7 @@ def test_low_rank_solver_across_its_refreshes_and_with_duplicate_features():
     """More steps than one refresh period on random data with a given ridge, each pass alone;
     and the colon genes, whose duplicated columns tie exactly: there the orders may take either
     twin, the curves agree."""
-    from core.selection.slda import LOW_RANK_REFRESH
+    from core.selection._slda_kernels import LOW_RANK_REFRESH
 
     X, y = random_labelled(30, 5 * LOW_RANK_REFRESH, 5)
     for direction in ("forward", "backward"):
