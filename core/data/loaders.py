@@ -30,8 +30,8 @@ from ..limits import LoadLimits, format_bytes, open_zip, user_files
 from .tables import (COMPRESSED_EXTENSIONS, TABLE_EXTENSIONS, ParsedTable, finish, is_table_file, load_table,
                      read_table, table_columns)
 
-__all__ = ["LoadLimits", "IMAGE_EXTENSIONS", "TABLE_EXTENSIONS", "COMPRESSED_EXTENSIONS", "ParsedTable",
-           "load_images", "load_table", "read_table", "finish", "load_side_data", "table_columns"]
+__all__ = ["LoadLimits", "IMAGE_EXTENSIONS", "TABLE_EXTENSIONS", "COMPRESSED_EXTENSIONS", "ParsedTable", "load_images",
+           "load_table", "read_table", "finish", "load_side_data", "table_columns"]
 
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".gif", ".pgm", ".ppm",
                     ".pbm", ".pnm")

@@ -22,7 +22,8 @@ from ..limits import LoadLimits, check_budget, format_bytes, memory_limit_bytes
 from .tables import is_table_file, load_table
 from ..validation import check_positive_int
 
-__all__ = ["StoredData", "open_store", "list_stores", "dense_subset", "STORE_FORMATS", "DATA_FOLDER_VARIABLE", "data_folder"]
+__all__ = ["StoredData", "open_store", "list_stores", "dense_subset", "STORE_FORMATS", "DATA_FOLDER_VARIABLE",
+           "data_folder"]
 
 #: What :func:`open_store` reads lazily, by suffix.
 STORE_FORMATS = {".h5ad": "AnnData (HDF5)", ".zarr": "Zarr (array or AnnData store)", ".npy": "NumPy array"}

@@ -16,8 +16,6 @@ from plotly.colors import get_colorscale
 # No named template: Streamlit draws every figure in its own theme, and building a figure with
 # "plotly_white" deep-copied that template each time (12 ms of a 14 ms figure, in every rerun)
 _LAYOUT = dict(margin=dict(l=50, r=20, t=50, b=45))
-
-
 #: Axes whose tick labels are short numbers (or hidden) keep fixed margins: Streamlit's theme turns
 #: Plotly's automargin on, which measures the labels after a first draw and draws the figure again
 #: once the margins moved. Streamlit draws a changed figure anew at every slider step, so that
@@ -25,8 +23,6 @@ _LAYOUT = dict(margin=dict(l=50, r=20, t=50, b=45))
 #: 20-37 ms without in Chromium (benchmarks/bench_figures.py). Legends and colour bars still push
 #: the margins they need.
 _FIXED = dict(automargin=False)
-
-
 #: The margins for such axes: room for a tick label of six characters and the axis title.
 _FIXED_LAYOUT = dict(margin=dict(l=64, r=20, t=50, b=45))
 

@@ -28,8 +28,6 @@ EVERY_RANK_UP_TO = 1000
 
 
 TAIL_RANKS = 2000
-
-
 #: Number of points above which a curve is drawn as a line without a marker per point: in SVG
 #: each marker is an element of the page, and redrawing 2,400 of them took 0.35 s of a slider
 #: step in Chromium (benchmarks/bench_app.py); the hover still names every point.

@@ -166,8 +166,6 @@ def _lower_update(W, panel, start, size, use_blas=True):
 #: (symmetric kernel): blocks of 64 / 128 / 256 took 0.77 / 0.65 / 0.64 s at n = 4,096; 128 keeps
 #: the pending panel (n x block) small
 ELIMINATION_BLOCK = 128
-
-
 #: Columns per matrix product of the delayed update (bounds its temporary to n x STRIP)
 _UPDATE_STRIP = 256
 
@@ -282,8 +280,6 @@ def _nested_objectives(a, B, order, work=None):
 #: Steps between exact recomputations of M, r and s in a low-rank pass (at least m): the rank-1
 #: updates' rounding does not accumulate over a whole pass
 LOW_RANK_REFRESH = 64
-
-
 #: ``solver="auto"`` takes the low-rank path when the pair has at most this fraction of the
 #: features as samples (and B needs a ridge): at m / n = 1/16 it was 2-3x faster than the dense
 #: solver at n = 512-2,048, at 1/4 3x slower (benchmarks/bench_slda.py, Table 4)

@@ -12,7 +12,8 @@ from ..validation import zscores
 from ._scoring import _ranked_scores
 from .filters import fisher_score
 
-__all__ = ["rfe_svm_score", "forward_wrapper_score", "backward_wrapper_score", "lasso_score", "l1_logistic_score", "l21_score", "adaboost_score"]
+__all__ = ["rfe_svm_score", "forward_wrapper_score", "backward_wrapper_score", "lasso_score", "l1_logistic_score",
+           "l21_score", "adaboost_score"]
 
 
 def rfe_svm_score(X, y, step=0.1):

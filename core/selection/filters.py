@@ -15,7 +15,10 @@ from ..errors import InputError
 from ..matrix import data_matrix
 from ._scoring import _one_vs_rest, _safe_divide, _ranked_scores, _squared_distances, knn_graph
 
-__all__ = ["variance_score", "dispersion_score", "pearson_score", "fisher_score", "discrete_mutual_information", "DISCRETE_LEVELS", "discrete_feature_mask", "mutual_information_score", "ks_score", "laplacian_score", "RELIEF_METRICS", "relieff_score", "surf_score", "multisurf_score", "MRMR_CRITERIA", "discretise", "mrmr_score", "fsca_score"]
+__all__ = ["variance_score", "dispersion_score", "pearson_score", "fisher_score", "discrete_mutual_information",
+           "DISCRETE_LEVELS", "discrete_feature_mask", "mutual_information_score", "ks_score", "laplacian_score",
+           "RELIEF_METRICS", "relieff_score", "surf_score", "multisurf_score", "MRMR_CRITERIA", "discretise",
+           "mrmr_score", "fsca_score"]
 
 
 def _moments_by_class(X, y):

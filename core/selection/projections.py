@@ -18,7 +18,8 @@ from ..matrix import dense_matrix
 from ..validation import check_positive_int
 from ._scoring import _REF_LECTURE, BaselineInfo, knn_graph
 
-__all__ = ["PROJECTIONS", "make_projection", "PCAProjection", "CPCA", "OPCA", "KernelPCAProjection", "LPP", "LLEProjection", "IsomapProjection", "SDRSI"]
+__all__ = ["PROJECTIONS", "make_projection", "PCAProjection", "CPCA", "OPCA", "KernelPCAProjection", "LPP",
+           "LLEProjection", "IsomapProjection", "SDRSI"]
 
 
 class _Projection:

@@ -58,8 +58,8 @@ from ._qalpha_iteration import (_class_subspace, _initial_Q, _pair_factor, _Prob
                                 _resolve_solver, _run)
 from .sparsity import DefaultK, SparsityGap, default_k, find_sparsity_gap
 
-__all__ = ["DEFAULT_K", "DEFAULT_LAM", "QAlphaParameters", "QAlphaResult", "SideVariances", "q_alpha",
-           "side_variance", "pairs_from_labels", "feature_scaling", "preprocess_features"]
+__all__ = ["DEFAULT_K", "DEFAULT_LAM", "QAlphaParameters", "QAlphaResult", "SideVariances", "q_alpha", "side_variance",
+           "pairs_from_labels", "feature_scaling", "preprocess_features"]
 
 #: Q-alpha's number of clusters (columns of Q, the k of [WS03] Eq. 1) when nobody gives one: two,
 #: the fewest that have a structure to find. The same default for :func:`q_alpha`,

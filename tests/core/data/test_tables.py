@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from PIL import Image
 
 from core import InputError
-from core.data import tables
+from core.data import tables, text_tables
 from core.limits import LoadLimits
 from core.data.loaders import load_images, load_table, read_table
 
@@ -164,8 +164,8 @@ def test_wide_reader_agrees_with_pandas_reader(monkeypatch):
     assert b"patient_4,NA" in data
     results = []
     for wide in (10**9, 1):
-        monkeypatch.setattr(tables, "WIDE_COLUMNS", wide)
-        monkeypatch.setattr(tables, "WIDE_RATIO", 0 if wide == 1 else tables.WIDE_RATIO)
+        monkeypatch.setattr(text_tables, "WIDE_COLUMNS", wide)
+        monkeypatch.setattr(text_tables, "WIDE_RATIO", 0 if wide == 1 else text_tables.WIDE_RATIO)
         parsed = read_table("t.csv", data)
         results.append(load_table("t.csv", data, label_column="class", missing="drop_samples"))
         assert parsed.label_choices()[:2] == ["sample", "class"]

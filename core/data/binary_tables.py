@@ -1,0 +1,180 @@
+"""Binary tables: Parquet (pyarrow), AnnData ``.h5ad`` (anndata, sparse matrices kept sparse) and
+NumPy / MATLAB arrays (``.npy``, ``.npz``, ``.mat``). Each builds a
+:class:`~core.data.table_model.ParsedTable`.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from contextlib import contextmanager
+
+import numpy as np
+
+from ..errors import InputError
+from ..limits import (LoadLimits, check_budget, open_zip)
+from ..validation import check_real_dtype
+from .table_model import ParsedTable, _listed
+from .text_tables import _grid_from_frame
+
+# .................................................................. Parquet, AnnData, arrays
+def _read_parquet(filename, data, notes, limits) -> ParsedTable:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        parquet = pq.ParquetFile(io.BytesIO(data))
+    except (pa.ArrowInvalid, pa.ArrowException, OSError) as exc:
+        raise InputError(f"{filename} is not a readable Parquet file ({exc}).") from None
+    schema = parquet.schema_arrow
+    nested = [f.name for f in schema if pa.types.is_nested(f.type)]
+    if nested:
+        raise InputError(f"{filename}: column(s) {_listed(nested)} are nested (lists, structs or maps); a table of "
+                         "samples x features needs one value per cell. Flatten them, or write the file without them.")
+    rows = parquet.metadata.num_rows
+    check_budget(8 * rows * len(schema), f"{filename} (as a float64 matrix)", limits)
+    try:
+        frame = parquet.read().to_pandas()
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise InputError(f"{filename} could not be read ({exc}).") from None
+    if not (frame.index.dtype.kind == "i" and frame.index.equals(type(frame.index)(range(len(frame))))):
+        frame = frame.reset_index()  # a stored index (gene or sample IDs) becomes a column
+    columns = [str(c) for c in frame.columns]
+    notes.append(f"Read as Parquet: {rows:,} rows x {len(columns):,} columns.")
+    values, numeric, strings = _grid_from_frame(frame, list(range(len(columns))))
+    return ParsedTable(filename, "parquet", tuple(columns), values, numeric, strings, notes=tuple(notes), header=True)
+
+
+def _read_h5ad(filename, data, notes, limits) -> ParsedTable:
+    import anndata
+    import h5py
+
+    try:
+        store = h5py.File(io.BytesIO(data), "r")
+    except (OSError, ValueError):
+        raise InputError(f"{filename} is not a readable .h5ad (HDF5) file; write it with AnnData's write_h5ad.") from None
+    with store:
+        if "X" not in store or "obs" not in store or "var" not in store:
+            raise InputError(f"{filename} is an HDF5 file but not an AnnData one (it lacks X, obs or var).")
+        stored = store["X"]
+        if isinstance(stored, h5py.Group):
+            shape = tuple(int(s) for s in stored.attrs.get("shape", (0, 0)))
+            kind = str(stored.attrs.get("encoding-type", "sparse"))
+        else:
+            shape, kind = tuple(stored.shape), "dense"
+        if len(shape) != 2:
+            raise InputError(f"{filename}: X is {len(shape)}-D; AnnData's X must be cells x genes.")
+        check_budget(8 * shape[0] * shape[1], f"{filename} (X as a dense float64 matrix, {shape[0]:,} x {shape[1]:,})",
+                     limits)
+        try:
+            X = anndata.io.read_elem(stored)
+            obs = anndata.io.read_elem(store["obs"])
+            var = anndata.io.read_elem(store["var"])
+        except Exception as exc:  # anndata raises many kinds for damaged files; all mean the same here
+            raise InputError(f"{filename}: AnnData could not read it ({type(exc).__name__}: {exc}).") from None
+    if hasattr(X, "toarray"):
+        X = X.toarray()
+    X = _real_matrix(np.asarray(X), filename, "X")
+    annotations = {}
+    for column in obs.columns:
+        series = obs[column]
+        cells = series.astype(object).where(series.notna(), None).to_numpy(dtype=object)
+        annotations[str(column)] = cells
+    notes.append(f"Read AnnData: {shape[0]:,} cells x {shape[1]:,} genes ({kind} X); obs columns "
+                 f"{_listed(obs.columns) or 'none'}.")
+    return ParsedTable(filename, "h5ad", tuple(str(v) for v in var.index), X, np.arange(X.shape[1]),
+                       row_names=tuple(str(o) for o in obs.index), annotations=annotations, notes=tuple(notes),
+                       header=True)
+
+
+def _real_matrix(values: np.ndarray, filename: str, what: str) -> np.ndarray:
+    """A stored array as the float64 matrix of a table (NaN stays: it is a missing value)."""
+    check_real_dtype(values.dtype, f"{filename}: {what}")
+    if values.ndim == 1:
+        values = values[:, None]
+    if values.ndim != 2:
+        raise InputError(f"{filename}: {what} must be 2-D (samples x features); it is {values.ndim}-D.")
+    return np.ascontiguousarray(values, dtype=np.float64)
+
+
+@contextmanager
+def _numpy_file(filename: str, kind: str):
+    """NumPy's errors while reading an NPY/NPZ file, as messages for the person who gave it."""
+    try:
+        yield
+    except InputError:
+        raise
+    except ValueError as exc:
+        if "Object arrays" in str(exc):
+            raise InputError(f"{filename} holds Python objects (a pickled object array). For safety such files are "
+                             "refused; save plain numeric arrays (numpy.save or numpy.savez).") from None
+        raise InputError(f"{filename} is not a readable {kind} file: {exc}.") from None
+    except (OSError, zipfile.BadZipFile, EOFError):
+        raise InputError(f"{filename} is not a readable {kind} file (it may be truncated).") from None
+
+
+def _npy_header_bytes(stream) -> int:
+    """Bytes the array in an NPY stream would take, from its header alone."""
+    version = np.lib.format.read_magic(stream)
+    shape, _, dtype = (np.lib.format.read_array_header_1_0(stream) if version == (1, 0)
+                       else np.lib.format.read_array_header_2_0(stream))
+    return int(np.prod(shape, dtype=np.float64)) * max(dtype.itemsize, 8)
+
+
+def _read_arrays(filename, data, extension, x_key, notes, limits) -> ParsedTable:
+    if extension == ".npy":
+        with _numpy_file(filename, "NPY"):
+            check_budget(_npy_header_bytes(io.BytesIO(data)), f"{filename} (the array)", limits)
+            X = np.load(io.BytesIO(data), allow_pickle=False)
+        X = _real_matrix(X, filename, "the array")
+        return ParsedTable(filename, "npy", tuple(f"column {j}" for j in range(X.shape[1])), X,
+                           np.arange(X.shape[1]), notes=tuple(notes))
+    arrays = _named_arrays(filename, data, extension, limits)
+    if not arrays:
+        raise InputError(f"{filename} holds no arrays.")
+    if x_key is None:
+        two_d = [k for k, v in arrays.items() if np.ndim(v) == 2 or hasattr(v, "toarray")]
+        x_key = "X" if "X" in arrays else (two_d[0] if len(two_d) == 1 else (next(iter(arrays)) if len(arrays) == 1 else None))
+    if x_key not in arrays:
+        raise InputError(f"{filename}: no data array {x_key or 'X'!r}; it holds {', '.join(sorted(arrays))}. "
+                         "Say which one holds the data.")
+    names = tuple(sorted(arrays))
+    matrix = arrays.pop(x_key)
+    if hasattr(matrix, "toarray"):  # a sparse MATLAB matrix
+        check_budget(8 * matrix.shape[0] * matrix.shape[1], f"{filename}: {x_key!r} as a dense matrix", limits)
+        matrix = matrix.toarray()
+    X = _real_matrix(matrix, filename, repr(x_key))
+    annotations = {}
+    for key, value in arrays.items():
+        value = np.asarray(value)
+        if value.dtype != object and value.size in X.shape and value.size == max(value.shape, default=0):
+            annotations[key] = value.ravel().astype(object)
+    notes.append(f"Data array {x_key!r}: {X.shape[0]:,} x {X.shape[1]:,}.")
+    return ParsedTable(filename, extension.lstrip("."), tuple(f"column {j}" for j in range(X.shape[1])), X,
+                       np.arange(X.shape[1]), annotations=annotations, notes=tuple(notes), arrays=names,
+                       x_key=x_key)
+
+
+def _named_arrays(filename: str, data: bytes, extension: str, limits: LoadLimits) -> dict:
+    if extension == ".npz":
+        with _numpy_file(filename, "NPZ"):
+            with open_zip(filename, data) as archive:
+                for info in archive.infolist():
+                    with archive.open(info) as member:
+                        check_budget(_npy_header_bytes(member), f"{filename}: {info.filename}", limits)
+            with np.load(io.BytesIO(data), allow_pickle=False) as stored:
+                return {key: stored[key] for key in stored.files}
+    import scipy.io
+
+    try:
+        variables = scipy.io.whosmat(io.BytesIO(data))
+        for variable, shape, kind in variables:
+            dense = " as a dense matrix" if kind == "sparse" else ""
+            check_budget(8 * float(np.prod(shape, dtype=np.float64)), f"{filename}: {variable!r}{dense}", limits)
+        contents = scipy.io.loadmat(io.BytesIO(data))
+    except InputError:
+        raise
+    except (ValueError, TypeError, OSError, NotImplementedError) as exc:
+        raise InputError(f"{filename} is not a readable MATLAB file ({exc}). Version 7.3 (HDF5) files are not "
+                         "supported: save with -v7.") from None
+    return {key: value for key, value in contents.items() if not key.startswith("__")}
