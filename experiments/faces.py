@@ -15,7 +15,7 @@ from core.selection.qalpha import feature_scaling, q_alpha
 from core.selection.sparsity import sparsity_gap
 from core.validation import zscores
 from core.features.wavelets import to_haar
-from . import Claim, ExperimentResult, _Steps, comparison_frame, figures_of, register, summary_frame
+from .registry import Claim, ExperimentResult, _Steps, comparison_frame, figures_of, register, summary_frame
 
 FULL_GRID = dict(lam=[1e-3, 1e-2, 0.1, 1.0], top=[25, 50, 100, 200, 400, None],
                  dims=[2, 3, 4, 5, 6, 8, 10, 15, 20, 30], side_components=[1, 2, 4, 8, 12],

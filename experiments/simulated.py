@@ -13,7 +13,7 @@ from core.selection.qalpha import q_alpha
 from core.selection.topographic import topographic_map
 from core.data.generators import ben_dor, random_matrix, topographic_data, weston_linear, weston_nonlinear
 from core.validation import zscores
-from . import Claim, ExperimentResult, _Steps, comparison_frame, figures_of, register, series_by, summary_frame
+from .registry import Claim, ExperimentResult, _Steps, comparison_frame, figures_of, register, series_by, summary_frame
 
 #: Weights at or above this fraction of minus the largest weight count as non-negative.
 POSITIVITY_TOLERANCE = 1e-6

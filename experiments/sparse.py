@@ -12,7 +12,7 @@ from core.evaluation.metrics import test_information
 from core.plots import curves_figure, image_grid_figure, slda_curves_figure
 from core.selection.slda import greedy_slda
 from core.selection.spca import greedy_spca, sparse_eigenvector
-from . import Claim, ExperimentResult, _Steps, comparison_frame, figures_of, register
+from .registry import Claim, ExperimentResult, _Steps, comparison_frame, figures_of, register
 
 
 def downsample(images: np.ndarray, shape) -> np.ndarray:

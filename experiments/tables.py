@@ -20,7 +20,7 @@ from core.plots import bar_figure, curves_figure, heatmap_table_figure
 from core.selection.qalpha import feature_scaling, q_alpha
 from core.selection.sparsity import sparsity_gap
 from core.validation import zscores
-from . import Claim, ExperimentResult, _Steps, comparison_frame, figures_of, register, series_by, summary_frame
+from .registry import Claim, ExperimentResult, _Steps, comparison_frame, figures_of, register, series_by, summary_frame
 
 #: The wine row of Shashua & Wolf 2004: raw data, Q-alpha-SI, PCA, CPCA, OPCA.
 PAPER_WINE = {"raw data": 0.7280, "Q-alpha-SI": 0.9635, "PCA": 0.7280, "CPCA": 0.7280, "OPCA": 0.9493}

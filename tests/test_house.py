@@ -1,0 +1,182 @@
+"""The project's shape, as its next maintainer should find it (issue 49): layers that import only
+the layers below them, no import circle anywhere, and no module, page or function grown past the
+sizes a reader can hold.
+
+``python tests/test_house.py`` prints every module, page and function over its size and every
+circle, whatever the tests say.
+"""
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: The project's layers, bottom first: each may import its own layer and those before it (the
+#: library's own rooms are kept in order by ``tests/core/test_layout.py``).
+LAYERS = ("core", "experiments", "pages.ui", "pages", "app", "benchmarks", "tests")
+#: Sizes a reader can hold: lines of a module of the library, lines of a page, and lines of a
+#: function's code (its docstring aside).
+MODULE_LINES, PAGE_LINES, FUNCTION_LINES = 800, 400, 80
+
+
+def project_files() -> list[Path]:
+    files = [ROOT / "app.py"]
+    for folder in ("core", "pages", "experiments", "benchmarks", "tests"):
+        files += sorted(path for path in (ROOT / folder).rglob("*.py") if "artefacts" not in path.parts)
+    return files
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def layer_of(module: str) -> str:
+    if module.startswith("pages.ui"):
+        return "pages.ui"
+    return module.split(".")[0]
+
+
+def imports_of(path: Path, modules: set) -> set:
+    """The project modules ``path`` imports, at its top or inside a function."""
+    package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(base + ([node.module] if node.module else []))
+            else:
+                base = node.module
+            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            while target and target not in modules:  # "core.plots.figure_table" is core.plots'
+                target = target.rpartition(".")[0]
+            if target:
+                found.add(target)
+    return found
+
+
+def import_graph() -> dict:
+    files = project_files()
+    modules = {module_name(path) for path in files}
+    return {module_name(path): imports_of(path, modules) - {module_name(path)} for path in files}
+
+
+def circles(graph: dict) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index, low, stack, on_stack, found, counter = {}, {}, [], set(), [], [0]
+
+    def visit(node):
+        index[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        on_stack.add(node)
+        for target in graph.get(node, ()):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def upward_imports(graph: dict) -> list[str]:
+    rank = {layer: level for level, layer in enumerate(LAYERS)}
+    wrong = []
+    for importer, targets in graph.items():
+        for target in targets:
+            if rank[layer_of(target)] > rank[layer_of(importer)]:
+                wrong.append(f"{importer} ({layer_of(importer)}) imports {target} ({layer_of(target)})")
+            elif layer_of(importer) == layer_of(target) == "pages":  # pages are scripts, not modules
+                wrong.append(f"{importer} imports the page {target}")
+    return sorted(wrong)
+
+
+def function_code_lines(lines: list[str], node) -> int:
+    """Lines of a function apart from its docstring."""
+    body, docstring = node.body, set()
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        docstring = set(range(body[0].lineno, body[0].end_lineno + 1))
+    return sum(1 for line in range(node.lineno, node.end_lineno + 1) if line not in docstring)
+
+
+def oversized() -> list[str]:
+    found = []
+    for path in project_files():
+        text = path.read_text()
+        name, n_lines = str(path.relative_to(ROOT)), text.count("\n") + 1
+        if name.startswith("core/") and n_lines > MODULE_LINES:
+            found.append(f"module {name}: {n_lines} lines (at most {MODULE_LINES})")
+        if name.startswith("pages/") and not name.startswith("pages/ui/") and n_lines > PAGE_LINES:
+            found.append(f"page {name}: {n_lines} lines (at most {PAGE_LINES})")
+        if name.startswith("tests/"):
+            continue  # a test reads top to bottom as one story; its length is the story's
+        lines = text.split("\n")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                size = function_code_lines(lines, node)
+                if size > FUNCTION_LINES:
+                    found.append(f"function {name}:{node.lineno} {node.name}: {size} lines (at most {FUNCTION_LINES})")
+    return found
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return import_graph()
+
+
+def test_every_module_is_in_a_layer(graph):
+    assert {layer_of(module) for module in graph} <= set(LAYERS)
+
+
+def test_nothing_imports_a_layer_above_it(graph):
+    assert upward_imports(graph) == []
+
+
+def test_no_import_circle_anywhere(graph):
+    assert circles(graph) == []
+
+
+def test_the_circle_finder_finds_circles():
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_page_or_function_over_its_size():
+    assert oversized() == []
+
+
+def test_the_size_rule_counts_code_not_docstrings():
+    source = 'def f():\n    """Doc\n    string."""\n    x = 1\n\n    return x\n'
+    node = ast.parse(source).body[0]
+    assert function_code_lines(source.split("\n"), node) == 4
+
+
+if __name__ == "__main__":
+    project = import_graph()
+    for line in oversized() + upward_imports(project) + [" <-> ".join(c) for c in circles(project)]:
+        print(line)
