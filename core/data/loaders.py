@@ -170,6 +170,37 @@ def load_images(files: Sequence[tuple[str, bytes]], *, labels_from: str | None =
         raise InputError(f"labels_from must be 'folder', 'prefix' or None; got {labels_from!r}.")
     if not files:
         raise InputError("No files were given. Upload image files or a ZIP with one folder per class.")
+    images, skipped = _image_files(files, limits)
+    # every header first: the whole upload is judged before a single pixel is decoded
+    probed = _probe_within_budget(images, limits, skipped)
+    decoded, sources = [], []  # sources: the file each image came from (a stack's pages share one)
+    for path, image, frame_sizes in probed:
+        frames, reason = _decode_frames(path, image, len(frame_sizes))
+        if reason is not None:
+            skipped.append((path, reason))
+        decoded.extend(frames)
+        sources.extend([path] * len(frames))
+    if not decoded:
+        detail = "; ".join(f"{p}: {r}" for p, r in skipped[:10]) or "no files"
+        raise InputError(f"No usable image was found ({detail}). Upload PNG, JPEG, BMP, TIFF, GIF "
+                         "or PGM/PPM images, or a ZIP of them.")
+    if len(decoded) < 2:
+        raise InputError(f"Only one usable image ({decoded[0][0]}); feature selection needs at "
+                         "least two samples.")
+    X, (height, width), report = _image_matrix(decoded, strict_size)
+    if skipped:
+        report.append(f"Skipped {len(skipped)} file(s): " +
+                      "; ".join(f"{p} ({r})" for p, r in skipped[:20]) +
+                      (" ..." if len(skipped) > 20 else ""))
+    labels = _image_labels(sources, labels_from, prefix_separator, report)
+    return Dataset(X, labels=labels, image_shape=(height, width), sample_names_=[path for path, _ in decoded],
+                   name=name, kind="images", source=f"uploaded: {len(decoded)} images",
+                   meta={"load_report": report})
+
+
+def _image_files(files, limits: LoadLimits) -> tuple[list, list]:
+    """The image files of an upload, ZIPs opened: ``(images, skipped)``, each a list of
+    ``(path, bytes or reason)``; refused when there are more than ``limits.max_images``."""
     candidates, skipped = [], []
     for filename, data in files:
         if len(data) == 0:
@@ -184,11 +215,16 @@ def load_images(files: Sequence[tuple[str, bytes]], *, labels_from: str | None =
               if posixpath.splitext(path.lower())[1] in IMAGE_EXTENSIONS]
     skipped += [(path, "not an image file") for path, data in candidates
                 if posixpath.splitext(path.lower())[1] not in IMAGE_EXTENSIONS]
-    del candidates
     if len(images) > limits.max_images:
         raise InputError(f"{len(images):,} images were given, more than the limit of "
                          f"{limits.max_images:,}. Upload a smaller selection.")
-    # every header first: the whole upload is judged before a single pixel is decoded
+    return images, skipped
+
+
+def _probe_within_budget(images, limits: LoadLimits, skipped: list) -> list:
+    """Every image's header read (no pixel decoded): ``(path, image, frame sizes)`` of those that
+    open (the others join ``skipped``), refused when the frames or their decoded pixels exceed
+    the limits."""
     probed = []
     for path, data in images:
         image, sizes, reason = _probe(path, data, limits)
@@ -211,21 +247,12 @@ def load_images(files: Sequence[tuple[str, bytes]], *, labels_from: str | None =
                              f"{format_bytes(matrix_bytes + decoded_bytes)} in memory, more than the per-upload "
                              f"budget of {format_bytes(limits.max_decoded_bytes)} (LoadLimits.max_decoded_bytes). "
                              "Upload fewer or smaller images.")
-    decoded, sources = [], []  # sources: the file each image came from (a stack's pages share one)
-    for path, image, frame_sizes in probed:
-        frames, reason = _decode_frames(path, image, len(frame_sizes))
-        if reason is not None:
-            skipped.append((path, reason))
-        decoded.extend(frames)
-        sources.extend([path] * len(frames))
-    if not decoded:
-        detail = "; ".join(f"{p}: {r}" for p, r in skipped[:10]) or "no files"
-        raise InputError(f"No usable image was found ({detail}). Upload PNG, JPEG, BMP, TIFF, GIF "
-                         "or PGM/PPM images, or a ZIP of them.")
-    if len(decoded) < 2:
-        raise InputError(f"Only one usable image ({decoded[0][0]}); feature selection needs at "
-                         "least two samples.")
+    return probed
 
+
+def _image_matrix(decoded, strict_size: bool) -> tuple[np.ndarray, tuple[int, int], list[str]]:
+    """The images as rows of grey values at the most common size (others resized, or refused
+    with ``strict_size``): ``(X, (height, width), report)``."""
     sizes = Counter(image.size for _, image in decoded)
     (width, height), _ = sizes.most_common(1)[0]
     other = [(path, image.size) for path, image in decoded if image.size != (width, height)]
@@ -242,32 +269,28 @@ def load_images(files: Sequence[tuple[str, bytes]], *, labels_from: str | None =
         if image.size != (width, height):
             image = image.resize((width, height), Image.Resampling.BILINEAR)
         X[row] = _as_array(image).ravel()
-    if skipped:
-        report.append(f"Skipped {len(skipped)} file(s): " +
-                      "; ".join(f"{p} ({r})" for p, r in skipped[:20]) +
-                      (" ..." if len(skipped) > 20 else ""))
+    return X, (height, width), report
 
-    paths = [path for path, _ in decoded]
-    labels = None
+
+def _image_labels(sources, labels_from, prefix_separator: str, report: list) -> np.ndarray | None:
+    """Labels from the folder or the file-name prefix of each image's source (None: unlabelled);
+    what the user should know goes into ``report``."""
     if labels_from == "folder":
         folders = [PurePosixPath(p).parent.name for p in sources]
         if all(folders):
-            labels = np.array(folders)
-        elif any(folders):
-            labels = np.array([f or "(no folder)" for f in folders])
+            return np.array(folders)
+        if any(folders):
             report.append("Some images are not inside a class folder; they are labelled '(no folder)'.")
-        else:
-            report.append("No class folders were found, so the images are unlabelled. Put each "
-                          "class in its own folder inside the ZIP, or take labels from file names.")
+            return np.array([f or "(no folder)" for f in folders])
+        report.append("No class folders were found, so the images are unlabelled. Put each "
+                      "class in its own folder inside the ZIP, or take labels from file names.")
     elif labels_from == "prefix":
         stems = [PurePosixPath(p).stem for p in sources]
-        labels = np.array([s.split(prefix_separator, 1)[0] for s in stems])
         if not any(prefix_separator in s for s in stems):
             report.append(f"No file name contains {prefix_separator!r}; each whole name became "
                           "its own label.")
-    return Dataset(X, labels=labels, image_shape=(height, width), sample_names_=paths, name=name,
-                   kind="images", source=f"uploaded: {len(decoded)} images",
-                   meta={"load_report": report})
+        return np.array([s.split(prefix_separator, 1)[0] for s in stems])
+    return None
 
 
 def _holds_a_table(filename: str, data: bytes) -> bool:

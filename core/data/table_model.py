@@ -458,21 +458,10 @@ def finish(arrangement: Arrangement, missing: str = "refuse", *, name: str | Non
         raise InputError(f"missing must be one of {', '.join(MISSING_POLICIES)}; got {missing!r}.")
     filename, X, notes = arrangement.filename, arrangement.X, list(arrangement.notes)
     feature_names, sample_names = arrangement.feature_names, arrangement.sample_names
-    labels = None
-    if arrangement.labels is not None:
-        labels, label_missing = _label_values(arrangement.labels, filename)
-        if label_missing.all():
-            raise InputError(f"{filename}: the label column is empty. Choose another label column, or none.")
-        if label_missing.any():
-            rows = np.flatnonzero(label_missing)
-            if missing != "drop_samples":
-                raise InputError(f"{filename}: {_plural(len(rows), 'sample')} have no label (the first: sample "
-                                 f"{rows[0] + 1}). Choose 'drop samples' for missing values to leave them out, "
-                                 "or another label column.")
-            keep = ~label_missing
-            X, labels = X[keep], labels[keep]
-            sample_names = [s for s, k in zip(sample_names, keep) if k] if sample_names else None
-            notes.append(f"Dropped {_plural(len(rows), 'sample')} without a label.")
+    labels, kept = _labels_present(arrangement, missing, notes)
+    if kept is not None:
+        X = X[kept]
+        sample_names = [s for s, k in zip(sample_names, kept) if k] if sample_names else None
     infinite = np.isinf(X)
     if infinite.any():
         row, column = np.argwhere(infinite)[0]
@@ -534,6 +523,26 @@ def finish(arrangement: Arrangement, missing: str = "refuse", *, name: str | Non
     meta = {"load_report": notes, "table": dict(summary, orientation=arrangement.orientation)}
     return Dataset(X, labels=labels, feature_names_=feature_names, sample_names_=sample_names,
                    name=name or filename, kind="table", source=f"uploaded: {filename}", meta=meta)
+
+
+def _labels_present(arrangement: Arrangement, missing: str, notes: list):
+    """The arrangement's labels and the samples to keep (None: all), samples without a label
+    dropped under ``"drop_samples"`` (said in ``notes``) and refused otherwise."""
+    filename = arrangement.filename
+    if arrangement.labels is None:
+        return None, None
+    labels, label_missing = _label_values(arrangement.labels, filename)
+    if label_missing.all():
+        raise InputError(f"{filename}: the label column is empty. Choose another label column, or none.")
+    if not label_missing.any():
+        return labels, None
+    rows = np.flatnonzero(label_missing)
+    if missing != "drop_samples":
+        raise InputError(f"{filename}: {_plural(len(rows), 'sample')} have no label (the first: sample "
+                         f"{rows[0] + 1}). Choose 'drop samples' for missing values to leave them out, "
+                         "or another label column.")
+    notes.append(f"Dropped {_plural(len(rows), 'sample')} without a label.")
+    return labels[~label_missing], ~label_missing
 
 
 def _unique_names(names, what: str, notes: list):
