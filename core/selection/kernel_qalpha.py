@@ -274,60 +274,9 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
     with blas_threads_for(n * n * (k if power else 1)):
         for start in range(n_init):
             E = _initial_E(V, scaling, k, init if start == 0 else "random", rng)
-            beta = np.full(n, 1.0 / np.sqrt(n))
-            alpha = orient(scaling * beta / np.linalg.norm(scaling * beta))
-            history, converged, stopped, eigenvalue = [], False, False, np.nan
-            E = E.astype(dtype, copy=False)
-            P = V @ E  # columns v_i^T E: G = V o (P P^T)
-            for n_iter in range(1, max_iter + 1):
-                if power:
-                    # the first power step's vector S^1/2 beta is proportional to alpha, so its
-                    # product V (P o S^1/2 beta) is the V D V E the E-step needs: one n x n x k
-                    # product per iteration instead of two, the E-step taking the weights the
-                    # iteration started from (the fixed points are Definition 2's)
-                    T = alpha[:, None].astype(dtype) * P  # D V E
-                    VT = V @ T
-                    beta = scaling * np.einsum("ij,ij->i", VT, P)
-                    eigenvalue = float(np.linalg.norm(beta)) / float(np.linalg.norm(alpha / scaling))
-                    beta /= np.linalg.norm(beta)
-                    for _ in range(power_steps - 1):  # beta <- S^1/2 G S^1/2 beta, G never formed
-                        weighted = scaling * beta
-                        beta = scaling * np.einsum("ij,ij->i", V @ (P * weighted[:, None].astype(dtype)), P)
-                        eigenvalue = float(np.linalg.norm(beta))
-                        beta /= eigenvalue
-                else:
-                    G = P @ P.T
-                    G *= V
-                    C = G * np.outer(scaling, scaling) if side is not None else G
-                    beta, eigenvalue = _leading(C.astype(np.float64, copy=False), beta)
-                new_alpha = scaling * beta
-                new_alpha = orient(new_alpha / np.linalg.norm(new_alpha))
-                beta = new_alpha / scaling
-                beta /= np.linalg.norm(beta)
-                change = float(np.linalg.norm(new_alpha - alpha))
-                if not power:  # as printed: the E-step with the new weights
-                    T = new_alpha[:, None].astype(dtype) * P  # D V E
-                    VT = V @ T
-                weights_of_T = alpha if power else new_alpha
-                alpha = new_alpha
-                gram_Z = (T.T @ VT).astype(np.float64)  # Z^T Z = E^T V D V D V E
-                objective = _objective(gram_Z, weights_of_T, scaling, side)  # ||Z||_F^2 = alpha^T G alpha
-                history.append(objective)
-                if n_iter > 1 and change <= tol:
-                    converged = True
-                if report(progress, n_iter, max_iter, objective) and not converged:
-                    stopped = True
-                    break
-                if converged:
-                    break
-                # R^-1 of the k x k factor, then two n x k products (in NumPy, see _cholesky_upper)
-                inverse_R = np.linalg.inv(_cholesky_upper(gram_Z)).astype(dtype)
-                E = T @ inverse_R  # D V E R^-1
-                # V E for the next iteration from the product just made: V (T R^-1) = (V T) R^-1
-                P = VT @ inverse_R
-            if power:  # the last objective is that of the weights returned (one more product)
-                T = alpha[:, None].astype(dtype) * P
-                history[-1] = _objective((T.T @ (V @ T)).astype(np.float64), alpha, scaling, side)
+            history, alpha, E, n_iter, converged, eigenvalue, stopped = _run_start(
+                V, scaling, E, side=side, power=power, power_steps=power_steps, max_iter=max_iter, tol=tol,
+                progress=progress, dtype=dtype)
             objectives.append(history[-1])
             if best is None or history[-1] > best[0][-1]:
                 best = (history, alpha, E, n_iter, converged, eigenvalue, stopped)
@@ -347,3 +296,64 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
                         lam=float(lam), constant_features=np.setdiff1d(np.arange(n_features), kept),
                         side_diagonal=diagonal_full, restart_objectives=np.asarray(objectives),
                         stopped=bool(stopped), warnings=notes)
+
+
+def _run_start(V, scaling, E, *, side, power, power_steps, max_iter, tol, progress, dtype):
+    """One start of the iteration of [SW04] Definition 2 on the kernel matrix ``V`` from ``E``:
+    ``(history, alpha, E, n_iter, converged, eigenvalue, stopped)``."""
+    n = V.shape[0]
+    beta = np.full(n, 1.0 / np.sqrt(n))
+    alpha = orient(scaling * beta / np.linalg.norm(scaling * beta))
+    history, converged, stopped, eigenvalue = [], False, False, np.nan
+    E = E.astype(dtype, copy=False)
+    P = V @ E  # columns v_i^T E: G = V o (P P^T)
+    for n_iter in range(1, max_iter + 1):
+        if power:
+            # the first power step's vector S^1/2 beta is proportional to alpha, so its
+            # product V (P o S^1/2 beta) is the V D V E the E-step needs: one n x n x k
+            # product per iteration instead of two, the E-step taking the weights the
+            # iteration started from (the fixed points are Definition 2's)
+            T = alpha[:, None].astype(dtype) * P  # D V E
+            VT = V @ T
+            beta = scaling * np.einsum("ij,ij->i", VT, P)
+            eigenvalue = float(np.linalg.norm(beta)) / float(np.linalg.norm(alpha / scaling))
+            beta /= np.linalg.norm(beta)
+            for _ in range(power_steps - 1):  # beta <- S^1/2 G S^1/2 beta, G never formed
+                weighted = scaling * beta
+                beta = scaling * np.einsum("ij,ij->i", V @ (P * weighted[:, None].astype(dtype)), P)
+                eigenvalue = float(np.linalg.norm(beta))
+                beta /= eigenvalue
+        else:
+            G = P @ P.T
+            G *= V
+            C = G * np.outer(scaling, scaling) if side is not None else G
+            beta, eigenvalue = _leading(C.astype(np.float64, copy=False), beta)
+        new_alpha = scaling * beta
+        new_alpha = orient(new_alpha / np.linalg.norm(new_alpha))
+        beta = new_alpha / scaling
+        beta /= np.linalg.norm(beta)
+        change = float(np.linalg.norm(new_alpha - alpha))
+        if not power:  # as printed: the E-step with the new weights
+            T = new_alpha[:, None].astype(dtype) * P  # D V E
+            VT = V @ T
+        weights_of_T = alpha if power else new_alpha
+        alpha = new_alpha
+        gram_Z = (T.T @ VT).astype(np.float64)  # Z^T Z = E^T V D V D V E
+        objective = _objective(gram_Z, weights_of_T, scaling, side)  # ||Z||_F^2 = alpha^T G alpha
+        history.append(objective)
+        if n_iter > 1 and change <= tol:
+            converged = True
+        if report(progress, n_iter, max_iter, objective) and not converged:
+            stopped = True
+            break
+        if converged:
+            break
+        # R^-1 of the k x k factor, then two n x k products (in NumPy, see _cholesky_upper)
+        inverse_R = np.linalg.inv(_cholesky_upper(gram_Z)).astype(dtype)
+        E = T @ inverse_R  # D V E R^-1
+        # V E for the next iteration from the product just made: V (T R^-1) = (V T) R^-1
+        P = VT @ inverse_R
+    if power:  # the last objective is that of the weights returned (one more product)
+        T = alpha[:, None].astype(dtype) * P
+        history[-1] = _objective((T.T @ (V @ T)).astype(np.float64), alpha, scaling, side)
+    return history, alpha, E, n_iter, converged, eigenvalue, stopped

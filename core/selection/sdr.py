@@ -333,6 +333,27 @@ def _initial_directions(main: _Table, side: _Table | None, gamma, d):
     return directions
 
 
+def _checked(X, side, n_components, gamma, max_iter, tol, inner):
+    """The checks of :func:`sdr_si`: ``(main table, side table or None, d, gamma, max_iter, tol)``,
+    gamma 0 without side data."""
+    main = _Table(X, "X")
+    side_table = _Table(side, "side") if side is not None else None
+    n = main.conditional.shape[1]
+    if side_table is not None and side_table.conditional.shape[1] != n:
+        raise InputError(f"The side data have {side_table.conditional.shape[1]} features; X has {n}.")
+    d = check_positive_int(n_components, "n_components")
+    if d >= n:
+        raise InputError(f"n_components must be below the number of features ({n}); got {d}.")
+    gamma = check_real(gamma, "gamma", low=0.0)
+    if side_table is None:
+        gamma = 0.0
+    max_iter = check_positive_int(max_iter, "max_iter")
+    tol = check_real(tol, "tol", low=0.0, low_open=True)
+    if inner not in INNER_SOLVERS:
+        raise InputError(f"inner must be one of {', '.join(INNER_SOLVERS)}; got {inner!r}.")
+    return main, side_table, d, gamma, max_iter, tol
+
+
 def sdr_si(X, side=None, n_components: int = 2, gamma: float = 1.0, max_iter: int = 500, tol: float = 1e-5,
            progress: ProgressCallback | None = None, inner: str = "auto") -> SDRResult:
     """Sufficient dimensionality reduction (``side=None``) or SDR with side information.
@@ -370,21 +391,8 @@ def sdr_si(X, side=None, n_components: int = 2, gamma: float = 1.0, max_iter: in
     -------
     SDRResult
     """
-    main = _Table(X, "X")
-    side_table = _Table(side, "side") if side is not None else None
+    main, side_table, d, gamma, max_iter, tol = _checked(X, side, n_components, gamma, max_iter, tol, inner)
     n = main.conditional.shape[1]
-    if side_table is not None and side_table.conditional.shape[1] != n:
-        raise InputError(f"The side data have {side_table.conditional.shape[1]} features; X has {n}.")
-    d = check_positive_int(n_components, "n_components")
-    if d >= n:
-        raise InputError(f"n_components must be below the number of features ({n}); got {d}.")
-    gamma = check_real(gamma, "gamma", low=0.0)
-    max_iter = check_positive_int(max_iter, "max_iter")
-    tol = check_real(tol, "tol", low=0.0, low_open=True)
-    if inner not in INNER_SOLVERS:
-        raise InputError(f"inner must be one of {', '.join(INNER_SOLVERS)}; got {inner!r}.")
-    if side_table is None:
-        gamma = 0.0
     side_information = side_table.information if side_table is not None else 0.0
 
     phi0 = _initial_directions(main, side_table, gamma, d)
