@@ -1,6 +1,5 @@
 """Q-alpha: run the selection on the current data set, tune k and lambda, look at the weights."""
 
-import json
 from dataclasses import asdict, replace
 from functools import partial
 
@@ -9,19 +8,17 @@ import pandas as pd
 import streamlit as st
 
 from core import InputError
-from core.plots import (dotplot_figure, gap_strength_figure, history_figure, lambda_path_figure,
+from core.plots import (gap_strength_figure, history_figure, lambda_path_figure,
                         sorted_weights_figure)
 from core.selection.automatic import N_RESAMPLES, RESAMPLE_FRACTION
-from core.selection.qalpha import CRITERION_NAMES, QAlphaParameters, pairs_from_labels
-from pages.ui import datasets, downloads, runs, session, settings, snippets, views, widgets
+from core.selection.qalpha import CRITERION_NAMES, QAlphaParameters
+from pages.ui import datasets, runs, selection, session, settings, snippets, views, widgets
 
 session.page_start()
 
 LAMBDAS = settings.QALPHA_LAMBDAS
 TOLERANCES = [1e-3, 1e-4, 1e-5, 1e-6, 1e-8]
 PATH_LAMBDAS = settings.QALPHA_PATH_LAMBDAS
-#: The per-class view shows at most this many of the selected features (a dot plot stays legible).
-MARKER_LIMIT = 30
 
 data = datasets.current_dataset()
 st.title("Q-alpha")
@@ -143,16 +140,7 @@ try:
     params = QAlphaParameters(k=None if supervised else int(k), supervised=supervised, criterion=criterion,
                               lam=float(lam) if side_mode != "none" else 0.0, init=init, n_init=int(n_init),
                               max_iter=int(max_iter), tol=float(tol), random_state=int(seed))
-    if side_mode == "side classes":
-        if not side_classes:
-            raise InputError("Choose at least one side class, or switch side information off.")
-        main, side = datasets.split_by_class(data, side_classes)
-    elif side_mode == "uploaded side data":
-        main, side = data, uploaded_side
-    else:
-        main, side = data, None
-    pairs = (pairs_from_labels(main.labels, n_pairs, random_state=int(seed))
-             if side_mode == "pairs" else None)
+    main, side, pairs = datasets.split_side(data, side_mode, side_classes, int(n_pairs), uploaded_side, int(seed))
     if automatic:
         # the clusters k-means is asked for: the main data's classes (only their number is used)
         n_clusters = main.classes.size if main.classes.size >= 2 else None
@@ -217,24 +205,7 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
                   help="converged" if result.converged else "not converged")
     counts.metric("Objective", f"{result.objective:.4g}", width="content",
                   help=f"{np.mean(result.alpha >= -1e-6 * result.alpha.max()):.1%} of the weights are >= 0")
-    negative = int(np.sum(result.alpha < -1e-6 * np.abs(result.alpha).max()))
-    if negative:
-        meaning = ("it draws the pairs that must stay apart together" if side_mode == "pairs" else
-                   "its own similarities between the samples work against the structure the other features build")
-        st.info(f"{negative:,} of {main.n_features:,} weights ({negative / main.n_features:.1%}) are negative. A "
-                f"negative alpha_i subtracts feature i's part m_i m_iᵀ from the affinity A_alpha: {meaning}. "
-                "Positivity is a property of unsupervised Q-alpha, not a constraint; negative weights rank last "
-                "and are never among the K selected unless K reaches them.", icon=":material/info:")
-    if result.stopped:
-        st.warning(f"Stopped at iteration {result.n_iter}: these are the weights of that iteration.")
-    elif not result.converged:
-        st.warning(f"Not converged after {result.n_iter} iterations (tolerance {params.tol:g}); raise the "
-                   "maximum or loosen the tolerance.")
-    if not gap.clear:
-        st.caption(f"No clear sparsity gap: the sorted weights fall smoothly (the best split, after rank "
-                   f"{gap.n_selected:,}, explains {gap.separability:.0%} of their variance; a gap explains "
-                   f"{gap.threshold:.0%} or more). K starts at {default.k:,}, the fewest features holding "
-                   f"{default.rule} (the dotted line); choose another with the slider.")
+    selection.weight_notes(result, main.n_features, side_mode, params.tol)
     log_y = st.toggle("Log scale", value=False, help="Draw the sorted weights on a log axis.")
     # the top-K band is drawn by the browser over the figure: a K step leaves the figure as it is
     # (a changed figure is a new chart, drawn from scratch: docs/benchmarks.md); the figure saved
@@ -255,60 +226,8 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
                       "the fewest features holding half of the squared weight.")
     widgets.pixel_view(main, result.alpha, top, "overlay")
     if main.labels is not None and np.unique(main.labels).size >= 2:
-        # the selection's score follows K and the parameters; the all-features reference only
-        # the data and the seed, so moving the K slider does not cluster every feature again
-        selected = runs.run_cached("selection_curves", dict(data=main.fingerprint, ranking=params.key, side=side_choice, top=top_k),
-                                 main.X, main.labels, {"selected": result.ranking}, [top_k],
-                                 n_runs=5, random_state=seed)["selected"]
-        everything = runs.run_cached("selection_curves", dict(data=main.fingerprint, top="all", seed=seed),
-                                   main.X, main.labels, {"all": np.arange(main.n_features)}, [main.n_features],
-                                   n_runs=5, random_state=seed)["all"]
-        st.markdown("**k-means on the selection** (as many clusters as classes, 5 starts averaged; "
-                    "the labels are used only to score)")
-        scores = widgets.line()
-        scores.metric(f"Accuracy, top {top_k}", f"{selected['accuracy'][0]:.3f}", width="content",
-                      help="Fraction of samples in the cluster matched to their class (Hungarian matching).")
-        scores.metric(f"NMI, top {top_k}", f"{selected['nmi'][0]:.3f}", width="content",
-                      help="Normalised mutual information.")
-        scores.metric("Accuracy, all features", f"{everything['accuracy'][0]:.3f}", width="content",
-                      help="The same k-means on every feature, for reference.")
-        scores.metric("NMI, all features", f"{everything['nmi'][0]:.3f}", width="content")
-        # computed only while open: the dot plot and table otherwise cost every rerun their drawing
-        per_class = widgets.when_open(f"Per class: which class each of the {min(top_k, MARKER_LIMIT)} first "
-                                      "selected features marks", "qa_per_class")
-        if per_class is not None:
-            with per_class:
-                shown = top[:MARKER_LIMIT]
-                non_negative = bool(main.X.min() >= 0)
-                test = st.radio("Test", ["t-test", "wilcoxon"], horizontal=True, key="qa_marker_test", persist_state="session",
-                                help="Each class against the other samples, per feature: Welch's t-test, or the Wilcoxon "
-                                     "rank-sum test; p-values corrected over these features (Benjamini-Hochberg). The "
-                                     "statistics of scanpy's rank_genes_groups (equal to 1e-6, tested).")
-                log1p = st.checkbox("Values are log1p of counts", key="qa_marker_log1p", persist_state="session",
-                                    help="Then fold changes compare expm1 of the mean logs, as scanpy does; otherwise "
-                                         "the means themselves (which needs non-negative values).")
-                # fold changes of data as given need non-negative values; on other data the library is
-                # asked for log1p's and those columns are left out below
-                as_log1p = bool(log1p or not non_negative)
-                markers = runs.run_cached("class_markers", dict(data=main.fingerprint, features=shown.tolist(), test=test,
-                                                                log1p=as_log1p),
-                                          main.X, main.labels, features=shown, feature_names=main.feature_names,
-                                          method=test, log1p=as_log1p)
-                widgets.chart(dotplot_figure(markers.classes, markers.feature_names, markers.score,
-                                             markers.fraction if non_negative else None,
-                                             colour_title="Welch t" if test == "t-test" else "rank-sum z",
-                                             title="Selected features by class: the test's score (colour)"
-                                                   + (", the share of samples with a non-zero value (size)"
-                                                      if non_negative else "")), "markers_dotplot")
-                marker_table = markers.table()
-                if not (non_negative or log1p):
-                    marker_table = marker_table.drop(columns=["log2_fold_change", "fraction", "fraction_rest"])
-                    st.caption("These data have negative values: fold changes and the share of non-zero values do "
-                               "not apply (tick log1p only if the values are log1p of counts).")
-                widgets.table(marker_table, hide_index=True, height=260)
-                st.download_button("Per-class statistics (CSV)", downloads.frame_csv(marker_table),
-                                   file_name=f"{main.name}-per-class.csv", mime="text/csv", key="qa_markers_csv",
-                                   on_click="ignore")
+        selection.kmeans_scores(main, result.ranking, dict(ranking=params.key, side=side_choice), top_k, seed)
+        selection.per_class_view(main, top)
     # the files and the code follow λ and K, so they are made here, where a K step reruns them (the
     # .h5ad, made where only λ reruns it, kept the K of the last λ step); they are drawn only while
     # opened, as the figures' Save buttons are: six fewer elements at every step
@@ -316,7 +235,7 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
                               width="content")
     if saved is not None:
         with saved:
-            result_downloads(main, result, params, side_choice, top)
+            selection.result_downloads(main, result, dict(asdict(params), **side_choice, data_set=data.name), top)
     snippet = widgets.when_open("Python: this result in a notebook", "qa_snippet")
     if snippet is not None:
         with snippet:
@@ -372,7 +291,7 @@ def lambda_view(main, side, pairs, params, side_mode: str, side_choice: dict, au
                                     "qa_convergence")
     if convergence is not None:  # drawn only when asked for: every λ step would redraw it
         widgets.chart(history_figure(result.history), "history", where=convergence)
-    widgets.table(ranking_table(main, result, 50), hide_index=True, height=240)
+    widgets.table(selection.ranking_table(main, result, 50), hide_index=True, height=240)
     if path_ready:
         # the path's figures are drawn below this fragment (path_view) and do not change with λ: a λ
         # step sends only the slider's λ, a dashed line the browser draws over them
@@ -430,41 +349,6 @@ def path_view(main, side, pairs, params, side_mode: str) -> None:
                        f"{params.tol:g}): their weights are those of the last iteration. Raise Maximum "
                        "iterations (under Iteration) and compute the path again.",
                        icon=":material/warning:")
-
-
-def ranking_table(main, result, n: int | None = None) -> dict:
-    """The first ``n`` features by rank (all of them by default): rank, name and alpha. The page
-    shows 50 at every λ step; naming all 20,000 genes to show 50 is work the step need not do."""
-    ranking = result.ranking[:n]
-    return {"rank": np.arange(1, ranking.size + 1), "feature": [main.feature_names[j] for j in ranking],
-            "alpha": result.alpha[ranking]}
-
-
-def result_downloads(main, result, params, side_choice: dict, top) -> None:
-    """The result at this λ and K as files, each written when clicked (on the faces at K = 991 the
-    selected data's CSV took 0.6 s): the selected features' data, the selection as a mask (images),
-    the weights and ranking, the parameters, and all of it as AnnData."""
-    selected = np.sort(top)
-    st.download_button(f"Data, {top.size} selected features (CSV)", partial(downloads.selected_data_csv, main, selected),
-                       file_name=f"{main.name}-selected.csv", mime="text/csv", on_click="ignore")
-    if main.is_image:
-        mask = np.zeros(main.n_features, dtype=bool)
-        mask[selected] = True
-        st.download_button("Selection mask (PNG)", partial(downloads.mask_png, main.to_image(mask)),
-                           file_name=f"{main.name}-mask.png", mime="image/png", on_click="ignore")
-    st.download_button("Weights and ranking (CSV)", partial(downloads.table_csv, ranking_table(main, result)),
-                       file_name=f"{main.name}-qalpha.csv", mime="text/csv", on_click="ignore")
-    run_settings = dict(asdict(params), **side_choice, data_set=data.name)
-    st.download_button("Parameters (JSON)", json.dumps(run_settings, indent=1),
-                       file_name=f"{main.name}-qalpha-parameters.json", mime="application/json", on_click="ignore")
-    # the data with alpha, rank and the selection per feature, for scanpy and the other AnnData tools
-    st.download_button(
-        "Data and results (.h5ad)",
-        partial(downloads.results_h5ad, main, result.alpha, int(top.size),
-                {key: json.dumps(value) if isinstance(value, (list, dict)) else value for key, value in run_settings.items()}),
-        file_name=f"{main.name}-qalpha.h5ad", mime="application/x-hdf5", key="qa_h5ad",
-        help="AnnData: X the data, var the features with alpha, rank and selected (the top K), uns the settings.",
-        on_click="ignore")
 
 
 with view:

@@ -29,6 +29,22 @@ from ..validation import check_real_dtype
 __all__ = ["Dataset", "FeatureFamily", "PixelFamily"]
 
 
+def side_class_mask(labels, side_classes) -> np.ndarray:
+    """The samples whose label is one of ``side_classes`` ([SW04] Sec. 6: they form the side data
+    W, the others the main data), as a boolean mask; the classes are read in the labels' type (a
+    link's "2" is the class 2). Refused when a class does not occur or no sample would be main data."""
+    labels = np.asarray(labels).ravel()
+    side_classes = list(np.atleast_1d(np.asarray(list(side_classes), dtype=labels.dtype)))
+    classes = np.unique(labels)
+    missing = [c for c in side_classes if c not in set(classes.tolist())]
+    if missing:
+        raise InputError(f"Side class(es) {missing} do not occur in the labels ({', '.join(map(str, classes[:20]))}).")
+    is_side = np.isin(labels, side_classes)
+    if is_side.all():
+        raise InputError("Every sample would be side data; leave at least one class as main data.")
+    return is_side
+
+
 def _as_name_tuple(names, expected: int, what: str) -> tuple[str, ...] | None:
     if names is None:
         return None
@@ -285,14 +301,7 @@ class Dataset:
         if self.labels is None:
             raise InputError("This data set has no labels; choose a label column first "
                              "or give the side data as a separate upload.")
-        side_classes = list(np.atleast_1d(np.asarray(side_classes, dtype=self.labels.dtype)))
-        missing = [c for c in side_classes if c not in set(self.classes.tolist())]
-        if missing:
-            raise InputError(f"Side class(es) {missing} do not occur in the labels "
-                             f"({', '.join(map(str, self.classes[:20]))}).")
-        is_side = np.isin(self.labels, side_classes)
-        if is_side.all():
-            raise InputError("Every sample would be side data; leave at least one class as main data.")
+        is_side = side_class_mask(self.labels, side_classes)
         return (self.subset_samples(~is_side, name=f"{self.name} (main)"),
                 self.subset_samples(is_side, name=f"{self.name} (side)"))
 

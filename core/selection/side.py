@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..data.dataset import side_class_mask
 from ..errors import InputError
 from .qalpha import pairs_from_labels
 
@@ -100,7 +101,7 @@ class SideInformation:
             raise InputError("This side information comes from the labels (side classes or pairs): pass the labels.")
         main_rows = np.ones(n_samples, dtype=bool)
         if self.kind == "side classes":
-            main_rows = ~side_class_rows(labels, self.side_classes)
+            main_rows = ~side_class_mask(labels, self.side_classes)
             return ResolvedSide(main_rows, labels[main_rows], side=None)
         if self.kind == "pairs":
             return ResolvedSide(main_rows, labels, pairs=pairs_from_labels(labels, int(self.n_pairs), random_state))
@@ -112,17 +113,3 @@ class SideInformation:
         main = X if resolved.main_rows.all() else X[resolved.main_rows]
         side = X[~resolved.main_rows] if self.kind == "side classes" else resolved.side
         return main, resolved.labels, side, resolved.pairs
-
-
-def side_class_rows(labels, side_classes) -> np.ndarray:
-    """The samples whose label is one of ``side_classes`` (a boolean mask), checked to leave samples
-    on both sides. Labels and classes are compared as text, as the pages show them."""
-    shown = np.asarray(labels).astype(str)
-    wanted = [str(c) for c in side_classes]
-    missing = [c for c in wanted if c not in set(shown.tolist())]
-    if missing:
-        raise InputError(f"Side class(es) {missing} do not occur in the labels ({', '.join(np.unique(shown)[:20])}).")
-    rows = np.isin(shown, wanted)
-    if rows.all() or not rows.any():
-        raise InputError(f"The side classes {wanted} must leave samples on both sides.")
-    return rows

@@ -16,6 +16,7 @@ from core.data.bundled import list_datasets, load_dataset
 # the table readers (and pandas with them) are imported with this module, before any page runs
 from core.data.loaders import read_table
 from core.limits import format_bytes
+from core.selection.side import SideInformation
 
 DEFAULT_DATASET = "warpAR10P"
 
@@ -175,6 +176,22 @@ def split_by_class(dataset: Dataset, side_classes) -> tuple[Dataset, Dataset]:
         kept = (weakref.ref(dataset), classes, dataset.split_by_class(side_classes))
         st.session_state[_SPLIT_KEY] = kept
     return kept[2]
+
+
+def split_side(dataset: Dataset, side_mode: str, side_classes, n_pairs: int, uploaded_side: Dataset | None,
+               random_state: int):
+    """``(main, side, pairs)`` for the Q-alpha page's choice of side information, resolved by the
+    library's one rule (:class:`core.selection.side.SideInformation`; the pairs drawn with the run's
+    seed, as the Compare page's rankers draw them), the split data sets kept as
+    :func:`split_by_class` keeps them."""
+    kind = {"uploaded side data": "side data"}.get(side_mode, side_mode)
+    information = SideInformation(kind, side_classes=side_classes if kind == "side classes" else (),
+                                  n_pairs=n_pairs if kind == "pairs" else 0,
+                                  side=uploaded_side if kind == "side data" else None)
+    resolved = information.resolve(dataset.labels, dataset.n_samples, random_state)
+    if kind == "side classes":
+        return (*split_by_class(dataset, information.side_classes), None)
+    return dataset, uploaded_side if kind == "side data" else None, resolved.pairs
 
 
 def with_recipe(dataset: Dataset, recipe: dict | None) -> Dataset:

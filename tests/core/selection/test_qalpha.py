@@ -503,7 +503,7 @@ def test_q_alpha_ranker_takes_side_information_from_the_samples_it_is_handed():
         q_alpha_ranker(params, side=side, n_pairs=3)
     with pytest.raises(InputError, match="pass y"):
         q_alpha_ranker(params, side_classes=[2])(X)
-    with pytest.raises(InputError, match="both sides"):
+    with pytest.raises(InputError, match="at least one class as main data"):
         q_alpha_ranker(params, side_classes=[0, 1, 2])(X, y)
 
 

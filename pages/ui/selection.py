@@ -1,0 +1,139 @@
+"""What a page shows of a selection of K features beside its figure: notes on the weights and the
+run, k-means on the selection against every feature, the per-class view of the selected
+features, the ranking table and the result's files."""
+
+from __future__ import annotations
+
+import json
+from functools import partial
+
+import numpy as np
+import streamlit as st
+
+from core.plots import dotplot_figure
+from pages.ui import downloads, runs, widgets
+
+#: The per-class view shows at most this many of the selected features (a dot plot stays legible).
+MARKER_LIMIT = 30
+
+
+def weight_notes(result, n_features: int, side_mode: str, tol: float) -> None:
+    """What the user should know of these weights: negative ones, a stopped or unconverged run,
+    and sorted weights without a clear sparsity gap."""
+    negative = int(np.sum(result.alpha < -1e-6 * np.abs(result.alpha).max()))
+    if negative:
+        meaning = ("it draws the pairs that must stay apart together" if side_mode == "pairs" else
+                   "its own similarities between the samples work against the structure the other features build")
+        st.info(f"{negative:,} of {n_features:,} weights ({negative / n_features:.1%}) are negative. A "
+                f"negative alpha_i subtracts feature i's part m_i m_iᵀ from the affinity A_alpha: {meaning}. "
+                "Positivity is a property of unsupervised Q-alpha, not a constraint; negative weights rank last "
+                "and are never among the K selected unless K reaches them.", icon=":material/info:")
+    if result.stopped:
+        st.warning(f"Stopped at iteration {result.n_iter}: these are the weights of that iteration.")
+    elif not result.converged:
+        st.warning(f"Not converged after {result.n_iter} iterations (tolerance {tol:g}); raise the "
+                   "maximum or loosen the tolerance.")
+    gap, default = result.gap, result.default_k
+    if not gap.clear:
+        st.caption(f"No clear sparsity gap: the sorted weights fall smoothly (the best split, after rank "
+                   f"{gap.n_selected:,}, explains {gap.separability:.0%} of their variance; a gap explains "
+                   f"{gap.threshold:.0%} or more). K starts at {default.k:,}, the fewest features holding "
+                   f"{default.rule} (the dotted line); choose another with the slider.")
+
+
+def kmeans_scores(main, ranking, run_key: dict, top_k: int, seed: int) -> None:
+    """k-means on the top ``top_k`` of ``ranking`` and on every feature, scored by the labels. The
+    selection's score follows K and the run (``run_key``); the all-features reference only the data
+    and the seed, so a K step does not cluster every feature again."""
+    selected = runs.run_cached("selection_curves", dict(data=main.fingerprint, **run_key, top=top_k),
+                               main.X, main.labels, {"selected": ranking}, [top_k],
+                               n_runs=5, random_state=seed)["selected"]
+    everything = runs.run_cached("selection_curves", dict(data=main.fingerprint, top="all", seed=seed),
+                                 main.X, main.labels, {"all": np.arange(main.n_features)}, [main.n_features],
+                                 n_runs=5, random_state=seed)["all"]
+    st.markdown("**k-means on the selection** (as many clusters as classes, 5 starts averaged; "
+                "the labels are used only to score)")
+    scores = widgets.line()
+    scores.metric(f"Accuracy, top {top_k}", f"{selected['accuracy'][0]:.3f}", width="content",
+                  help="Fraction of samples in the cluster matched to their class (Hungarian matching).")
+    scores.metric(f"NMI, top {top_k}", f"{selected['nmi'][0]:.3f}", width="content",
+                  help="Normalised mutual information.")
+    scores.metric("Accuracy, all features", f"{everything['accuracy'][0]:.3f}", width="content",
+                  help="The same k-means on every feature, for reference.")
+    scores.metric("NMI, all features", f"{everything['nmi'][0]:.3f}", width="content")
+
+
+def per_class_view(main, top) -> None:
+    """Which class each of the first selected features marks (scanpy's rank_genes_groups
+    statistics), computed only while its expander is open: the dot plot and table otherwise cost
+    every rerun their drawing."""
+    per_class = widgets.when_open(f"Per class: which class each of the {min(top.size, MARKER_LIMIT)} first "
+                                  "selected features marks", "qa_per_class")
+    if per_class is None:
+        return
+    with per_class:
+        shown = top[:MARKER_LIMIT]
+        non_negative = bool(main.X.min() >= 0)
+        test = st.radio("Test", ["t-test", "wilcoxon"], horizontal=True, key="qa_marker_test", persist_state="session",
+                        help="Each class against the other samples, per feature: Welch's t-test, or the Wilcoxon "
+                             "rank-sum test; p-values corrected over these features (Benjamini-Hochberg). The "
+                             "statistics of scanpy's rank_genes_groups (equal to 1e-6, tested).")
+        log1p = st.checkbox("Values are log1p of counts", key="qa_marker_log1p", persist_state="session",
+                            help="Then fold changes compare expm1 of the mean logs, as scanpy does; otherwise "
+                                 "the means themselves (which needs non-negative values).")
+        # fold changes of data as given need non-negative values; on other data the library is
+        # asked for log1p's and those columns are left out below
+        as_log1p = bool(log1p or not non_negative)
+        markers = runs.run_cached("class_markers", dict(data=main.fingerprint, features=shown.tolist(), test=test,
+                                                        log1p=as_log1p),
+                                  main.X, main.labels, features=shown, feature_names=main.feature_names,
+                                  method=test, log1p=as_log1p)
+        widgets.chart(dotplot_figure(markers.classes, markers.feature_names, markers.score,
+                                     markers.fraction if non_negative else None,
+                                     colour_title="Welch t" if test == "t-test" else "rank-sum z",
+                                     title="Selected features by class: the test's score (colour)"
+                                           + (", the share of samples with a non-zero value (size)"
+                                              if non_negative else "")), "markers_dotplot")
+        marker_table = markers.table()
+        if not (non_negative or log1p):
+            marker_table = marker_table.drop(columns=["log2_fold_change", "fraction", "fraction_rest"])
+            st.caption("These data have negative values: fold changes and the share of non-zero values do "
+                       "not apply (tick log1p only if the values are log1p of counts).")
+        widgets.table(marker_table, hide_index=True, height=260)
+        st.download_button("Per-class statistics (CSV)", downloads.frame_csv(marker_table),
+                           file_name=f"{main.name}-per-class.csv", mime="text/csv", key="qa_markers_csv",
+                           on_click="ignore")
+
+
+def ranking_table(main, result, n: int | None = None) -> dict:
+    """The first ``n`` features by rank (all of them by default): rank, name and alpha. The page
+    shows 50 at every λ step; naming all 20,000 genes to show 50 is work the step need not do."""
+    ranking = result.ranking[:n]
+    return {"rank": np.arange(1, ranking.size + 1), "feature": [main.feature_names[j] for j in ranking],
+            "alpha": result.alpha[ranking]}
+
+
+def result_downloads(main, result, run_settings: dict, top) -> None:
+    """The result at this λ and K as files, each written when clicked (on the faces at K = 991 the
+    selected data's CSV took 0.6 s): the selected features' data, the selection as a mask (images),
+    the weights and ranking, the parameters (``run_settings``), and all of it as AnnData."""
+    selected = np.sort(top)
+    st.download_button(f"Data, {top.size} selected features (CSV)", partial(downloads.selected_data_csv, main, selected),
+                       file_name=f"{main.name}-selected.csv", mime="text/csv", on_click="ignore")
+    if main.is_image:
+        mask = np.zeros(main.n_features, dtype=bool)
+        mask[selected] = True
+        st.download_button("Selection mask (PNG)", partial(downloads.mask_png, main.to_image(mask)),
+                           file_name=f"{main.name}-mask.png", mime="image/png", on_click="ignore")
+    st.download_button("Weights and ranking (CSV)", partial(downloads.table_csv, ranking_table(main, result)),
+                       file_name=f"{main.name}-qalpha.csv", mime="text/csv", on_click="ignore")
+    st.download_button("Parameters (JSON)", json.dumps(run_settings, indent=1),
+                       file_name=f"{main.name}-qalpha-parameters.json", mime="application/json", on_click="ignore")
+    # the data with alpha, rank and the selection per feature, for scanpy and the other AnnData tools
+    st.download_button(
+        "Data and results (.h5ad)",
+        partial(downloads.results_h5ad, main, result.alpha, int(top.size),
+                {key: json.dumps(value) if isinstance(value, (list, dict)) else value for key, value in run_settings.items()}),
+        file_name=f"{main.name}-qalpha.h5ad", mime="application/x-hdf5", key="qa_h5ad",
+        help="AnnData: X the data, var the features with alpha, rank and selected (the top K), uns the settings.",
+        on_click="ignore")
