@@ -1,7 +1,11 @@
-"""The app served for the browser benchmarks (each runs as ``python benchmarks/NAME.py``, so this
-module is importable by its plain name): ``streamlit run app.py`` on a free loopback port, and
-how a page knows that Streamlit's script run is over."""
+"""The app served on localhost for the browser benchmarks and the browser tests alike: one helper
+starts ``streamlit run`` on a free loopback port and waits for its health check; and the
+JavaScript that tells when Streamlit's script run is over."""
 
+from __future__ import annotations
+
+import contextlib
+import os
 import socket
 import subprocess
 import sys
@@ -24,20 +28,46 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(timeout: float = 60.0):
-    """``(process, url)`` of a fresh ``streamlit run app.py`` once it answers its health check."""
+def start_server(script: Path | str = ROOT / "app.py", *, log=None, environment: dict | None = None,
+                 timeout: float = 60.0):
+    """``(process, url)`` of a fresh ``streamlit run script`` once it answers its health check;
+    its output goes to ``log`` (an open file) or nowhere. Refused, the process killed, when it
+    exits or does not answer within ``timeout`` seconds."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-                                "--server.headless", "true", "--server.port", str(port),
-                                "--server.address", "127.0.0.1"], cwd=ROOT,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    output = log if log is not None else subprocess.DEVNULL
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=output, stderr=subprocess.STDOUT if log is not None else subprocess.DEVNULL,
+        env={**os.environ, **(environment or {})})
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
-                return process, url
-        except OSError:
-            time.sleep(0.1)
-    process.kill()
-    raise RuntimeError("streamlit did not start")
+    while True:
+        with contextlib.suppress(OSError):
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return process, url
+        if process.poll() is not None or time.monotonic() > deadline:
+            code = process.poll()
+            process.kill()
+            raise RuntimeError(f"streamlit did not start (exit code {code})")
+        time.sleep(0.2)
+
+
+def stop_server(process, timeout: float = 15.0) -> None:
+    """Terminate a server started by :func:`start_server` (killed if it does not stop in time)."""
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+@contextlib.contextmanager
+def served(script: Path | str = ROOT / "app.py", **options):
+    """:func:`start_server` for a ``with`` block: the URL inside, the server stopped after."""
+    process, url = start_server(script, **options)
+    try:
+        yield url
+    finally:
+        stop_server(process)

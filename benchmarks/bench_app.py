@@ -1,6 +1,6 @@
 """The app as a user feels it, in Chromium: first opens and slider steps, against a bare page.
 
-    python benchmarks/bench_app.py [--presses 10] [--open-rounds 3] [--skip tables,genes,zip]
+    python -m benchmarks.bench_app [--presses 10] [--open-rounds 3] [--skip tables,genes,zip]
 
 Two servers in the same run, on loopback ports: a bare Streamlit page (one slider and two Plotly
 figures of the AR faces' size: a 60 x 40 heat map and 2,400 sorted weights; the floor Streamlit
@@ -36,8 +36,6 @@ import argparse
 import io
 import re
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 import zipfile
@@ -47,9 +45,9 @@ from urllib.parse import quote
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from app_server import SCRIPT_IDLE, free_port, start_server  # noqa: E402
+from benchmarks.app_server import SCRIPT_IDLE, start_server, stop_server  # noqa: E402
+from benchmarks.results import run_recorded  # noqa: E402
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run", "--disable-quic"]
@@ -106,6 +104,7 @@ BARE_PAGE = '''
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
+from benchmarks.results import run_recorded  # noqa: E402
 
 value = st.slider("value", 0, 100, 50)
 rng = np.random.default_rng(value)
@@ -376,13 +375,10 @@ def qalpha_steps(page, url, presses, rows, data_set, lam=True, data_name=None):
 
 
 def serve_bare(folder):
+    """The bare page (a slider and two figures) served beside the app: the floor of a step."""
     script = Path(folder) / "bare.py"
     script.write_text(BARE_PAGE)
-    port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
-                                "--server.port", str(port), "--server.address", "127.0.0.1"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return process, f"http://127.0.0.1:{port}"
+    return start_server(script)
 
 
 def record(rows, data_set, name, times):
@@ -397,113 +393,84 @@ def summary(times):
     return statistics.median(ordered), ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
 
 
-def main():
-    from playwright.sync_api import sync_playwright
+def bare_and_opens(context, bare_url, url, rows, opens, options, skip) -> None:
+    """The bare page's slider steps (the floor), then rounds of first opens, each page in a new
+    session: a first open is one sample on a shared machine (single ones differed by up to 0.5 s
+    between runs)."""
+    page = context().new_page()
+    page.goto(bare_url)
+    settled(page, 0)
+    record(rows, "bare page", "slider", slider_steps(page, "value", options.presses))
+    page.context.close()
+    for round_ in range(0 if "opens" in skip else options.open_rounds):
+        opens.append(("bare page", *first_open(context(), bare_url, "", ("slider", "value"))))
+        for path in ("", "data", "qalpha", "kernel", "topographic", "haar", "slda", "compare", "figures"):
+            opens.append((path or "home", *first_open(context(), url, path, CONTROLS.get(path))))
+            print(f"first open, round {round_ + 1}: {opens[-1]}", flush=True)
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--presses", type=int, default=10)
-    parser.add_argument("--open-rounds", type=int, default=3, help="rounds of first opens (medians are reported)")
-    parser.add_argument("--skip", default="", help="comma-separated parts to leave out: opens, faces, tables, genes, "
-                                                   "zip")
-    options = parser.parse_args()
-    skip = set(filter(None, options.skip.split(",")))
-    folder = tempfile.TemporaryDirectory()
-    bare, bare_url = serve_bare(folder.name)
-    server, url = start_server()
-    rows, opens = [], []
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
 
-            def context():
-                made = browser.new_context(viewport={"width": 1400, "height": 1000})
-                made.add_init_script(WATCH)
-                return made
+def faces_steps(context, url, rows, options) -> None:
+    """Every page's control on the bundled AR faces."""
+    faces = "AR faces (bundled)"
+    page = context().new_page()
+    qalpha_steps(page, url, options.presses, rows, faces)
+    for path, what, ready in (("topographic", "Topographical map: λ x n", "λ x n"),
+                              ("haar", "Haar: λ", "The mean image of the main classes"),
+                              ("slda", "Sparse LDA: k", "k — number of features"),
+                              ("kernel", "Kernel Q-alpha: gamma", "Top-")):
+        open_page(page, url, path, ready)
+        record(rows, faces, what, slider_steps(page, PAGES[path][1], options.presses))
+    open_page(page, url, "compare", "Measure")
+    run = page.get_by_role("button", name=re.compile(r"^Run \d+ method"))
+    if run.count():  # nothing runs unasked: the methods wait for their button
+        click_and_settle(page, run)
+    record(rows, faces, "Compare: measure", radio_steps(page, ["NMI", "k-means accuracy"], options.presses))
+    # each data set's tab is closed before the next opens: a tab left open kept its renderer
+    # busy (a fifth of a core) while the next data set was measured
+    page.context.close()
 
-            session = context()
-            page = session.new_page()
-            for _ in range(100):  # the bare server's start
-                try:
-                    page.goto(bare_url)
-                    page.get_by_role("slider", name="value").wait_for(timeout=2_000)
-                    break
-                except Exception:  # noqa: BLE001 - not up yet
-                    time.sleep(0.3)
-            page.close()
-            page = session.new_page()
-            page.goto(bare_url)
-            settled(page, 0)
-            record(rows, "bare page", "slider", slider_steps(page, "value", options.presses))
-            page.close()
 
-            # each round opens the bare page and then every page, each in a new session: a first open
-            # is one sample on a shared machine (single ones differed by up to 0.5 s between runs)
-            for round_ in range(0 if "opens" in skip else options.open_rounds):
-                opens.append(("bare page", *first_open(context(), bare_url, "", ("slider", "value"))))
-                for path in ("", "data", "qalpha", "kernel", "topographic", "haar", "slda", "compare", "figures"):
-                    opens.append((path or "home", *first_open(context(), url, path, CONTROLS.get(path))))
-                    print(f"first open, round {round_ + 1}: {opens[-1]}", flush=True)
+def table_steps(context, url, rows, options) -> None:
+    """Bundled tables of raw values: the Data page's transform boxes on TOX-171, and Compare with
+    scanpy's genes (the dispersion) beside Q-alpha on GLIOMA."""
+    page = context().new_page()
+    page.goto(f"{url}/data?data=TOX-171")
+    page.get_by_text("Features kept, most variable first").first.wait_for(timeout=300_000)
+    settled(page, 0)
+    record(rows, "TOX-171 (bundled)", "Data: a transform box",
+           box_steps(page, "z-scores: each feature centred, unit variance", options.presses))
+    page.context.close()
+    page = context().new_page()
+    methods = '["Q-alpha", "dispersion", "laplacian", "variance"]'
+    page.goto(f"{url}/compare?data=GLIOMA&cmp_methods={quote(methods)}")
+    run = page.get_by_role("button", name="Run 4 method(s)")
+    run.wait_for(timeout=300_000)
+    click_and_settle(page, run)
+    record(rows, "GLIOMA (bundled)", "Compare: measure", radio_steps(page, ["NMI", "k-means accuracy"], options.presses))
+    page.context.close()
 
-            faces = "AR faces (bundled)"
-            page = context().new_page()
-            if "faces" not in skip:
-                qalpha_steps(page, url, options.presses, rows, faces)
-                for path, what, ready in (("topographic", "Topographical map: λ x n", "λ x n"),
-                                          ("haar", "Haar: λ", "The mean image of the main classes"),
-                                          ("slda", "Sparse LDA: k", "k — number of features"),
-                                          ("kernel", "Kernel Q-alpha: gamma", "Top-")):
-                    open_page(page, url, path, ready)
-                    record(rows, faces, what, slider_steps(page, PAGES[path][1], options.presses))
-                open_page(page, url, "compare", "Measure")
-                run = page.get_by_role("button", name=re.compile(r"^Run \d+ method"))
-                if run.count():  # nothing runs unasked: the methods wait for their button
-                    click_and_settle(page, run)
-                record(rows, faces, "Compare: measure", radio_steps(page, ["NMI", "k-means accuracy"], options.presses))
-            # each data set's tab is closed before the next opens: a tab left open kept its renderer
-            # busy (a fifth of a core) while the next data set was measured
-            page.context.close()
 
-            if "tables" not in skip:
-                # bundled tables of raw values: the Data page's transform boxes on TOX-171, and
-                # Compare with scanpy's genes (the dispersion) beside Q-alpha on GLIOMA
-                page = context().new_page()
-                page.goto(f"{url}/data?data=TOX-171")
-                page.get_by_text("Features kept, most variable first").first.wait_for(timeout=300_000)
-                settled(page, 0)
-                record(rows, "TOX-171 (bundled)", "Data: a transform box",
-                       box_steps(page, "z-scores: each feature centred, unit variance", options.presses))
-                page.context.close()
-                page = context().new_page()
-                methods = '["Q-alpha", "dispersion", "laplacian", "variance"]'
-                page.goto(f"{url}/compare?data=GLIOMA&cmp_methods={quote(methods)}")
-                run = page.get_by_role("button", name="Run 4 method(s)")
-                run.wait_for(timeout=300_000)
-                click_and_settle(page, run)
-                record(rows, "GLIOMA (bundled)", "Compare: measure",
-                       radio_steps(page, ["NMI", "k-means accuracy"], options.presses))
-                page.context.close()
-            if "genes" not in skip:
-                page = context().new_page()
-                upload(page, url, "Upload a table", "A table: samples x features", "genes.parquet", genes_parquet(),
-                       "Load table", "Loaded genes.parquet")
-                genes = "20,000 genes (uploaded)"
-                qalpha_steps(page, url, options.presses, rows, genes, data_name="genes.parquet")
-                page.context.close()
-            if "zip" not in skip:
-                page = context().new_page()
-                upload(page, url, "Upload images", "Image files, or a ZIP", "orl.zip", orl_zip(), "Load images",
-                       "Loaded orl.zip")
-                orl = "ORL ZIP (uploaded)"
-                qalpha_steps(page, url, options.presses, rows, orl, data_name="orl.zip")
-                open_page(page, url, "kernel", "Top-")
-                record(rows, orl, "Kernel Q-alpha: gamma", slider_steps(page, "gamma", options.presses))
-            browser.close()
-    finally:
-        for process in (server, bare):
-            process.terminate()
-            process.wait(timeout=20)
-        folder.cleanup()
+def upload_steps(context, url, rows, options, skip) -> None:
+    """Q-alpha's steps on 20,000 uploaded genes and on an uploaded ZIP of the ORL faces (with the
+    Kernel page's γ on the ZIP)."""
+    if "genes" not in skip:
+        page = context().new_page()
+        upload(page, url, "Upload a table", "A table: samples x features", "genes.parquet", genes_parquet(),
+               "Load table", "Loaded genes.parquet")
+        qalpha_steps(page, url, options.presses, rows, "20,000 genes (uploaded)", data_name="genes.parquet")
+        page.context.close()
+    if "zip" not in skip:
+        page = context().new_page()
+        upload(page, url, "Upload images", "Image files, or a ZIP", "orl.zip", orl_zip(), "Load images",
+               "Loaded orl.zip")
+        orl = "ORL ZIP (uploaded)"
+        qalpha_steps(page, url, options.presses, rows, orl, data_name="orl.zip")
+        open_page(page, url, "kernel", "Top-")
+        record(rows, orl, "Kernel Q-alpha: gamma", slider_steps(page, "gamma", options.presses))
 
+
+def print_steps(rows) -> None:
+    """Each control's steps against the bare page's, key press to settled and to painted."""
     floor = statistics.median(rows[0][2])
     floor_painted = statistics.median(t.painted for t in rows[0][2])
     print(f"\n{'data':<26} {'control':<30} {'presses':>7} {'median s':>9} {'p90 s':>7} {'x bare':>7} "
@@ -516,8 +483,10 @@ def main():
         painted_columns = f" {drawn:>10.3f} {drawn / floor_painted:>7.1f}" if drawn == drawn else f" {'-':>10} {'-':>7}"
         print(f"{data_set:<26} {name:<30} {len(times):>7} {median:>9.3f} {p90:>7.3f} {median / floor:>7.1f} {fresh:>31}"
               + painted_columns)
-    if not opens:
-        return
+
+
+def print_opens(opens, rounds: int) -> None:
+    """Each page's first open in a new session against the bare page's (medians over the rounds)."""
     by_page = {}
     for name, *times in opens:
         by_page.setdefault(name, []).append(times)
@@ -525,12 +494,50 @@ def main():
     bare_settled, bare_painted = medians["bare page"][1], medians["bare page"][2]
     print(f"\n{'first open (new session)':<26} {'to controls s':>13} {'to settled s':>13} {'to painted s':>13} "
           f"{'settled - bare s':>17} {'painted - bare s':>17} {'worst settled s':>16}")
-    print(f"(medians over {options.open_rounds} rounds)")
+    print(f"(medians over {rounds} rounds)")
     for name, (controls, done, drawn) in medians.items():
         worst = max(times[1] for times in by_page[name])
         print(f"{name:<26} {controls:>13.2f} {done:>13.2f} {drawn:>13.2f} {done - bare_settled:>17.2f} "
               f"{drawn - bare_painted:>17.2f} {worst:>16.2f}")
 
 
+def main():
+    from playwright.sync_api import sync_playwright
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--presses", type=int, default=10)
+    parser.add_argument("--open-rounds", type=int, default=3, help="rounds of first opens (medians are reported)")
+    parser.add_argument("--skip", default="", help="comma-separated parts to leave out: opens, faces, tables, genes, "
+                                                   "zip")
+    options = parser.parse_args()
+    skip = set(filter(None, options.skip.split(",")))
+    rows, opens = [], []
+    with tempfile.TemporaryDirectory() as folder:
+        bare, bare_url = serve_bare(folder)
+        server, url = start_server()
+        try:
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+
+                def context():
+                    made = browser.new_context(viewport={"width": 1400, "height": 1000})
+                    made.add_init_script(WATCH)
+                    return made
+
+                bare_and_opens(context, bare_url, url, rows, opens, options, skip)
+                if "faces" not in skip:
+                    faces_steps(context, url, rows, options)
+                if "tables" not in skip:
+                    table_steps(context, url, rows, options)
+                upload_steps(context, url, rows, options, skip)
+                browser.close()
+        finally:
+            for process in (server, bare):
+                stop_server(process, timeout=20)
+    print_steps(rows)
+    if opens:
+        print_opens(opens, options.open_rounds)
+
+
 if __name__ == "__main__":
-    main()
+    run_recorded(main, "bench_app", __doc__)

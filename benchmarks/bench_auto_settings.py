@@ -1,8 +1,8 @@
 """Automatic k and λ for Q-alpha-SI against the baselines at their best, by the protocol of
 ``docs/protocol_automatic_settings.md`` (issue 35).
 
-    python benchmarks/bench_auto_settings.py --sets tuning     # the sets the rule was designed on
-    python benchmarks/bench_auto_settings.py --sets judging    # the twelve judging sets and AR
+    python -m benchmarks.bench_auto_settings --sets tuning     # the sets the rule was designed on
+    python -m benchmarks.bench_auto_settings --sets judging    # the twelve judging sets and AR
 
 Each class in turn (at most the first 10) is the side data and the other classes the main data
 (``experiments.tables._protocol_turns``; on 2 classes a random half of one class); k-means with as
@@ -23,10 +23,10 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from benchmarks.results import run_recorded  # noqa: E402
 
 TUNING = ["wine", "iris", "breast_cancer", "digits", "weston_linear", "ben_dor"]
 JUDGING = ["GLIOMA", "lymphoma", "TOX-171", "nci9", "lung_small", "colon", "ALLAML", "Prostate-GE",
@@ -62,7 +62,6 @@ def judge_set(name: str, runs: int = RUNS, random_state: int = 0, sdr: bool = Tr
     from core.selection.automatic import choose_settings, shrunk_scaling
     from core.selection.projections import make_projection
     from core.selection.scorers import score_features
-    from core.validation import zscores
     from experiments.tables import (DIMS_GRID, OPCA_FEATURE_LIMIT, PROJECTION_KEYS, SDR_GAMMA, _alpha_features,
                                     _protocol_turns)
 
@@ -205,4 +204,4 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    sys.exit(main())
+    run_recorded(main, "bench_auto_settings", __doc__)

@@ -1,7 +1,7 @@
 """Run time of every baseline, and the baselines against the implementations of their peers.
 
-    python benchmarks/bench_baselines.py                      # every baseline on AR faces and colon
-    python benchmarks/bench_baselines.py --peers [--peer-path DIR]
+    python -m benchmarks.bench_baselines                      # every baseline on AR faces and colon
+    [PYTHONPATH=DIR] python -m benchmarks.bench_baselines --peers
 
 The first table exists so that the app can warn before something slow: default options of each
 baseline; the reference row is Q-alpha (unsupervised, matrix-free) on the same data in the
@@ -11,23 +11,21 @@ The second runs, in the same process and on the same data, the peer implementati
 method where one is installed (scikit-feature as ``skfeature-chappers``, ``skrebate``,
 ``mrmr-selection``, scikit-learn), and prints the time ratio (peer / ours), Spearman's rho between
 the two rankings' positions and the overlap of their top 50. The peers are not dependencies of
-the project: install them anywhere (``pip install --target DIR ...``) and pass ``--peer-path``.
+the project: install them anywhere (``pip install --target DIR ...``) and name that folder in ``PYTHONPATH``.
 """
 
 import argparse
-import sys
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.selection.projections import PROJECTIONS, make_projection
 from core.selection.scorers import SCORERS, score_features  # noqa: E402
 from core.data.bundled import load_dataset  # noqa: E402
 from core.selection.qalpha import q_alpha  # noqa: E402
+from benchmarks.results import run_recorded  # noqa: E402
 
 
 def run_times():
@@ -162,19 +160,16 @@ def seed_stability(datasets):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--peers", action="store_true", help="compare with the peer implementations")
-    parser.add_argument("--peer-path", help="a folder the peers were installed into (pip install --target)")
     parser.add_argument("--datasets", nargs="+", default=["colon", "warpAR10P"])
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     if not args.peers:
         run_times()
         return
-    if args.peer_path:
-        sys.path.append(args.peer_path)
     for name in args.datasets:
         against_peers(name)
     seed_stability(["colon", "lymphoma"])
 
 
 if __name__ == "__main__":
-    main()
+    run_recorded(main, "bench_baselines", __doc__)

@@ -1,7 +1,7 @@
 """The default K of the pages on every bundled set: the rule that chose it, its share of the
 features, and how k-means clusters on it against half the features and all of them.
 
-    python benchmarks/bench_default_k.py [--runs 20]
+    python -m benchmarks.bench_default_k [--runs 20]
 
 Q-alpha runs as the Q-alpha page runs it before anyone touches a setting (k = the number of
 classes, at most 50; the library's other defaults). The default K (:func:`core.default_k`) is the
@@ -19,12 +19,11 @@ reading (any mean difference below zero counts) is given beside it.
 """
 
 import argparse
-import sys
 import time
 from pathlib import Path
+from benchmarks.results import run_recorded
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 
 def main():
@@ -68,4 +67,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_recorded(main, "bench_default_k", __doc__)

@@ -1,6 +1,6 @@
 """The pages' time estimates against the runs they estimate, on the bundled data sets.
 
-    python benchmarks/bench_estimates.py
+    python -m benchmarks.bench_estimates
 
 What a page says before a long run (``pages/ui/estimates.py``) beside what the run then takes,
 with the BLAS threads the app uses (one core short of the machine): sparse LDA's whole path on
@@ -18,12 +18,11 @@ second of the run was left; runs of a second or two have no such report.
 """
 
 import os
-import sys
 import time
 from pathlib import Path
+from benchmarks.results import run_recorded
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 SLDA_SETS = ["Yale", "ORL", "COIL20", "colon", "warpAR10P", "warpPIE10P", "lymphoma", "GLIOMA", "TOX-171",
              "Prostate-GE", "leukemia", "ALLAML"]
@@ -46,7 +45,7 @@ def rate_checks(name):
     from pages.ui.settings import QALPHA_PATH_LAMBDAS
 
     if name == GENES:
-        from bench_app import genes_parquet
+        from benchmarks.bench_app import genes_parquet
         from core import load_table
 
         data = load_table("genes.parquet", genes_parquet(), label_column="cell_type")
@@ -130,4 +129,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_recorded(main, "bench_estimates", __doc__)

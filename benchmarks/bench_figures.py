@@ -1,7 +1,7 @@
 """The figures a slider step changes, drawn in Chromium as Streamlit draws them, and the browser's
 CPU over the Q-alpha page's λ steps.
 
-    python benchmarks/bench_figures.py [--repeats 20] [--skip build,figures,app]
+    python -m benchmarks.bench_figures [--repeats 20] [--skip build,figures,app]
 
 Part 0 (build): on the server, what each figure of a λ step costs before the browser sees it:
 building it in ``core.plots`` (Plotly's dicts taken as they are, ``core.plots._figure``) against
@@ -34,7 +34,6 @@ import argparse
 import collections
 import json
 import statistics
-import sys
 import tempfile
 import time
 from functools import partial
@@ -45,14 +44,14 @@ import plotly
 import plotly.graph_objects as go
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-import bench_app  # noqa: E402
-from app_server import start_server  # noqa: E402
+from benchmarks import bench_app  # noqa: E402
+from benchmarks.app_server import start_server  # noqa: E402
 from core.data.bundled import load_dataset  # noqa: E402
 from core.plots import gap_strength_figure, lambda_path_figure, sorted_weights_figure  # noqa: E402
 from core.selection.lambda_path import q_alpha_path  # noqa: E402
 from pages.ui.settings import QALPHA_PATH_LAMBDAS  # noqa: E402
+from benchmarks.results import run_recorded  # noqa: E402
 
 #: What Streamlit's theme sets that matters here: automargin on both axes, the title left and bold.
 THEME = {"layout": {"xaxis": {"automargin": True, "showgrid": False, "zeroline": False},
@@ -275,4 +274,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_recorded(main, "bench_figures", __doc__)

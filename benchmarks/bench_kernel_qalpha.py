@@ -1,6 +1,6 @@
 """Kernel Q-alpha: time and memory at n = 2,400 (AR faces) and n = 10,000 (PIX faces) features.
 
-    python benchmarks/bench_kernel_qalpha.py
+    python -m benchmarks.bench_kernel_qalpha
 
 The n x n kernel matrix is the cost. Each case runs in its own process (peak memory is its own);
 the reference is linear Q-alpha (matrix-free) on the same data in the same process. The step 3
@@ -15,9 +15,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from benchmarks.results import run_recorded
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 
 def case(name, kernel, max_iter):
@@ -47,9 +47,9 @@ def main():
           f"{'estimate GB':>11} {'linear s':>9} {'ratio':>6}")
     for name, kernel, max_iter in (("warpAR10P", "rbf", 500), ("warpAR10P", "poly", 500),
                                    ("pixraw10P", "rbf", 20)):
-        code = (f"import json, sys; sys.path.insert(0, {str(ROOT / 'benchmarks')!r}); "
-                f"import bench_kernel_qalpha as b; print(json.dumps(b.case({name!r}, {kernel!r}, {max_iter})))")
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        code = (f"import json; "
+                f"import benchmarks.bench_kernel_qalpha as b; print(json.dumps(b.case({name!r}, {kernel!r}, {max_iter})))")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
         row = json.loads(done.stdout.strip().splitlines()[-1])
         print(f"{row['name']:>10} {row['n']:>6} {row['kernel']:>6} {row['seconds']:>8.1f} {row['n_iter']:>6} "
               f"{row['seconds'] / row['n_iter']:>7.2f} {row['peak_gb']:>8.2f} {row['estimate_gb']:>11.2f} "
@@ -81,4 +81,4 @@ def solvers():
 
 
 if __name__ == "__main__":
-    main()
+    run_recorded(main, "bench_kernel_qalpha", __doc__)

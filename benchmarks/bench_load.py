@@ -1,7 +1,7 @@
 """Loading data: the bundled sets, and users' tables against pandas on the same bytes.
 
-    python benchmarks/bench_load.py            # everything
-    python benchmarks/bench_load.py tables     # users' tables only
+    python -m benchmarks.bench_load            # everything
+    python -m benchmarks.bench_load tables     # users' tables only
 
 Bundled: every bundled set, cold, against reading the same ``.npz`` with ``np.load`` alone
 (target: all of them under 2 s).
@@ -28,10 +28,10 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from core.data import bundled  # noqa: E402
-from timing import best_of  # noqa: E402
+from benchmarks.timing import best_of  # noqa: E402
+from benchmarks.results import run_recorded  # noqa: E402
 
 
 def bundled_table(repeats: int = 3):
@@ -149,7 +149,7 @@ def tables(repeats: int = 3):
         start = time.perf_counter()
         pd.read_csv(path)
         reference = time.perf_counter() - start
-        output = subprocess.run([sys.executable, __file__, "_peak", str(path)], capture_output=True, text=True,
+        output = subprocess.run([sys.executable, "-m", "benchmarks.bench_load", "_peak", str(path)], capture_output=True, text=True,
                                 check=True, cwd=ROOT).stdout
     peak = json.loads(output.strip().splitlines()[-1])
     ratio = peak["added"] / peak["matrix"]
@@ -163,7 +163,6 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["_peak"]:
         _peak_child(sys.argv[2])
     elif sys.argv[1:2] == ["tables"]:
-        tables()
+        run_recorded(tables, "bench_load", __doc__)
     else:
-        bundled_table()
-        tables()
+        run_recorded(lambda: (bundled_table(), tables()), "bench_load", __doc__)

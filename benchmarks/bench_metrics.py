@@ -1,6 +1,6 @@
 """The clustering scores every evaluation computes: the library's NMI against scikit-learn's.
 
-    python benchmarks/bench_metrics.py [--repeats 7]
+    python -m benchmarks.bench_metrics [--repeats 7]
 
 ``core.evaluation.metrics.nmi`` computes the normalised mutual information from the contingency
 table; it used to call scikit-learn's ``normalized_mutual_info_score``, which checks its input at
@@ -17,16 +17,15 @@ library's NMI (patched in) as the reference, and the largest difference between 
 """
 
 import argparse
-import sys
 from pathlib import Path
 from unittest import mock
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from timing import best_of  # noqa: E402
+from benchmarks.timing import best_of  # noqa: E402
+from benchmarks.results import run_recorded  # noqa: E402
 
 
 def sklearn_nmi(truth, found) -> float:
@@ -77,4 +76,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_recorded(main, "bench_metrics", __doc__)

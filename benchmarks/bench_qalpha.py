@@ -1,6 +1,6 @@
 """Q-alpha: explicit G against the matrix-free products, and matrix-free alone up to 10^6 features.
 
-Run ``python benchmarks/bench_qalpha.py`` (about 10 minutes on 2 cores; ``--quick`` for a
+Run ``python -m benchmarks.bench_qalpha`` (about 10 minutes on 2 cores; ``--quick`` for a
 smaller run). Each case runs in its own process so that its peak memory (``ru_maxrss``) is its own.
 
 Table 1 (issue 3): q = 130 samples in 5 groups of 26, k = 5, n = 2,000 / 5,000 / 20,000
@@ -40,9 +40,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+from benchmarks.results import run_recorded
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 
 def grouped_data(n_features, n_groups, group_size, shift, fraction, rng, every_group=True):
@@ -185,9 +185,9 @@ def table_threads(quick):
 
 
 def run_in_child(kind, **kwargs):
-    code = (f"import json, sys; sys.path.insert(0, {str(ROOT / 'benchmarks')!r}); "
-            f"import bench_qalpha as b; print(json.dumps(b.case_{kind}(**{kwargs!r})))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    code = (f"import json; "
+            f"import benchmarks.bench_qalpha as b; print(json.dumps(b.case_{kind}(**{kwargs!r})))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -239,4 +239,4 @@ def table_large(large_sizes, args):
 
 
 if __name__ == "__main__":
-    main()
+    run_recorded(main, "bench_qalpha", __doc__)

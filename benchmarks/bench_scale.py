@@ -1,6 +1,6 @@
 """Q-alpha beyond dense memory: a sparse matrix in memory and a Zarr array on disk read by Dask.
 
-Run ``python benchmarks/bench_scale.py`` (about 15-25 minutes on 2 cores, 14 GB of disk for the
+Run ``python -m benchmarks.bench_scale`` (about 15-25 minutes on 2 cores, 14 GB of disk for the
 Zarr store, which is kept in ``--data-dir`` and reused; ``--quick`` for a small run). Each part
 runs in its own process so that its peak memory is its own.
 
@@ -35,9 +35,9 @@ import tracemalloc
 from pathlib import Path
 
 import numpy as np
+from benchmarks.results import run_recorded
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 N_GROUPS = 5
 MARKERS_PER_GROUP = 20
@@ -241,4 +241,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_recorded(main, "bench_scale", __doc__)

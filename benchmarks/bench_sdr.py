@@ -1,7 +1,7 @@
 """SDR-SI (Globerson, Chechik & Tishby 2003): its inner maximum-entropy minimum solved by Newton's
 method against L-BFGS (the solver before issue 35), in the same run on the same fits.
 
-    python benchmarks/bench_sdr.py [--repeats 3]
+    python -m benchmarks.bench_sdr [--repeats 3]
 
 Every fit is SDR-SI with 2 dimensions and gamma = 2 (the UCI protocol's setting), the library's
 start and outer L-BFGS, ``inner="newton"`` against ``inner="lbfgs"``; the best of ``--repeats``
@@ -26,15 +26,14 @@ many fits converged, and how the objectives compare where both converged.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
+from benchmarks.results import run_recorded
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 
 def count_table(rng, rate, labels=None, profile=None):
@@ -118,4 +117,4 @@ def sweep():
 
 
 if __name__ == "__main__":
-    main()
+    run_recorded(main, "bench_sdr", __doc__)

@@ -1,6 +1,6 @@
 """Selection bias: scores of feature selections judged in-sample against held-out, in one run.
 
-    python benchmarks/bench_selection_bias.py [--k 20]
+    python -m benchmarks.bench_selection_bias [--k 20]
 
 Each method ranks the features and the top K are judged by stratified 5-fold cross-validation
 (:func:`core.evaluation.metrics.held_out_curves`): a 1-nearest-neighbour classifier fitted on the
@@ -14,12 +14,11 @@ held-out score must be at chance.
 """
 
 import argparse
-import sys
 import time
 from pathlib import Path
+from benchmarks.results import run_recorded
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 METHODS = ["Q-alpha", "laplacian", "variance", "fisher", "relieff", "mrmr", "Q-alpha (supervised)"]
 
@@ -63,4 +62,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_recorded(main, "bench_selection_bias", __doc__)

@@ -1,6 +1,6 @@
 """Memory held by the app's sessions, and whether closing the tabs gives it back.
 
-    python benchmarks/bench_sessions.py [--tabs 3] [--mb 120]
+    python -m benchmarks.bench_sessions [--tabs 3] [--mb 120]
 
 Starts ``streamlit run app.py`` on a free loopback port, opens ``--tabs`` browser tabs (Debian's
 Chromium through Playwright), uploads a table of about ``--mb`` MB as float64 in each and loads
@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from app_server import SCRIPT_IDLE, start_server
+from benchmarks.app_server import SCRIPT_IDLE, start_server
+from benchmarks.results import run_recorded
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
@@ -143,4 +144,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_recorded(main, "bench_sessions", __doc__)

@@ -1,6 +1,6 @@
 """Greedy sparse LDA: the full path (every cardinality), against LAPACK, the rank-1 version and naive search.
 
-    python benchmarks/bench_slda.py [--quick]
+    python -m benchmarks.bench_slda [--quick]
 
 Random problems: B = R^T R + 0.1 I with R of (n + 5) x n standard normal entries, a standard
 normal. Table 0: the whole path from a precomputed problem, ``greedy_slda(a=a, B=B)`` (ridge
@@ -19,19 +19,17 @@ whether the three orders agree and the largest relative difference of the object
 """
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scipy import linalg  # noqa: E402
 
 from core.selection._slda_kernels import _greedy_eliminate, _nested_objectives
 from core.selection.slda import _path_from_problem, greedy_slda, subset_objective
 from core.selection.exact import exact_slda
+from benchmarks.results import run_recorded  # noqa: E402
 
 
 def problem(n, seed=0, extra=5):
@@ -176,4 +174,4 @@ def low_rank_table(cases):
 
 
 if __name__ == "__main__":
-    main()
+    run_recorded(main, "bench_slda", __doc__)

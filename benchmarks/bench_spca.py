@@ -1,6 +1,6 @@
 """Greedy sparse PCA and OPCA: the fast formulations against the direct ones, in the same run.
 
-    python benchmarks/bench_spca.py [--quick]
+    python -m benchmarks.bench_spca [--quick]
 
 Table 1: greedy sparse PCA (forward and backward passes for every cardinality) on the
 covariance of 210 random samples, by one eigendecomposition and a secular equation per step
@@ -14,17 +14,15 @@ protocol's sizes); the cosine of the leading directions in the S inner product.
 """
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 from scipy import linalg
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.selection.projections import OPCA  # noqa: E402
 from core.selection.spca import greedy_spca  # noqa: E402
+from benchmarks.results import run_recorded  # noqa: E402
 
 
 def direct_greedy_spca(C):
@@ -91,4 +89,5 @@ def main(quick):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes")
-    main(parser.parse_args().quick)
+    quick = parser.parse_args().quick
+    run_recorded(lambda: main(quick), "bench_spca", __doc__)

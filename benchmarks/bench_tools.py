@@ -2,7 +2,7 @@
 this library, judged by k-means on the chosen genes, and timed, in one run.
 
     pip install -r benchmarks/requirements-tools.txt   # scanpy, for this script only
-    python benchmarks/bench_tools.py [--k 100] [--runs 5]
+    python -m benchmarks.bench_tools [--k 100] [--runs 5]
 
 A user with an expression table and no labels picks genes before clustering. In scanpy that is
 ``sc.pp.highly_variable_genes`` (flavors "seurat" and "cell_ranger": dispersion normalised within
@@ -26,10 +26,9 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from benchmarks.results import run_recorded
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
 def tables():
@@ -40,7 +39,7 @@ def tables():
     import pandas as pd
     import scanpy as sc
 
-    from bench_app import genes_parquet
+    from benchmarks.bench_app import genes_parquet
     from core.data.bundled import load_dataset
 
     pbmc = sc.datasets.pbmc68k_reduced()
@@ -127,4 +126,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_recorded(main, "bench_tools", __doc__)

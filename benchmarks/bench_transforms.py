@@ -1,6 +1,6 @@
 """What the Data page's transforms do to Q-alpha's selection on the bundled tables of raw values.
 
-    python benchmarks/bench_transforms.py [--runs 20] [--top 100]
+    python -m benchmarks.bench_transforms [--runs 20] [--top 100]
 
 For each bundled table whose values are all non-negative (raw intensities or counts: log1p
 applies), Q-alpha runs as the Q-alpha page runs it before anyone touches a setting (k = the number
@@ -22,12 +22,11 @@ variance) on the same values. Seconds: the transform, then Q-alpha.
 """
 
 import argparse
-import sys
 import time
 from pathlib import Path
+from benchmarks.results import run_recorded
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 
 def main():
@@ -99,4 +98,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_recorded(main, "bench_transforms", __doc__)

@@ -1,23 +1,21 @@
 """Haar features on the AR faces: transform, reconstruction and Haar-like values.
 
-    python benchmarks/bench_wavelets.py
+    python -m benchmarks.bench_wavelets
 
 Targets (issue 6): transforming all 130 faces under 0.5 s, one reconstruction under 50 ms.
 Reference measured in the same run: PyWavelets called image by image.
 """
 
-import sys
-from pathlib import Path
 
 import numpy as np
 import pywt
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.data.bundled import load_dataset  # noqa: E402
 from core.features.haarlike import haar_like_features  # noqa: E402
 from core.features.wavelets import haar_basis  # noqa: E402
-from timing import best_of  # noqa: E402
+from benchmarks.timing import best_of  # noqa: E402
+from benchmarks.results import run_recorded  # noqa: E402
 
 
 def main():
@@ -46,4 +44,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_recorded(main, "bench_wavelets", __doc__)

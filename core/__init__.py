@@ -67,7 +67,7 @@ _PUBLIC = {
     "nmi": "core.evaluation.metrics", "selection_stability": "core.evaluation.metrics",
     "kuncheva_index": "core.evaluation.metrics", "jaccard_index": "core.evaluation.metrics",
     "accuracy_curve": "core.evaluation.metrics", "class_markers": "core.evaluation.markers",
-    "held_out_curves": "core.evaluation.metrics",
+    "held_out_curves": "core.evaluation.compare", "compare_methods": "core.evaluation.compare",
 }
 
 __all__ = sorted(["Dataset", "InputError", "Progress", "Stopped", *_PUBLIC])

@@ -151,43 +151,7 @@ def ar_faces(*, quick=False, random_state=0, progress=None, standardize: bool = 
         chosen_alpha.append(result.alpha)
         mean_faces.append(basis.reconstruct(all_mean.reshape(faces.image_shape), result.alpha)[0])
 
-        step(f"run {run + 1}: PCA")
-        candidates = []
-        for dims in grid["dims"]:
-            model = make_projection("pca", dims).fit(pixels[train])
-            candidates.append(indices(model.transform(pixels[train]), model.transform(pixels[test])) + (dict(dims=dims),))
-        train_index, test_index, parameters = _best(candidates)
-        rows.append(dict(run=run, method="PCA", train_index=train_index, test_index=test_index,
-                         parameters=str(parameters)))
-        step(f"run {run + 1}: CPCA and OPCA")
-        for method, key, options, default in (
-                ("CPCA", "side_components", grid["side_components"], DEFAULT_SIDE_COMPONENTS),
-                ("OPCA", "reg", grid["opca_reg"], DEFAULT_OPCA_REG)):
-            candidates = []
-            for dims in grid["dims"]:
-                for option in sorted(set(options) | {default}, key=lambda v: (v is None, v)):
-                    model = make_projection(method.lower(), dims, **{key: option}).fit(pixels[train], side=pixels[side])
-                    candidates.append(indices(model.transform(pixels[train]), model.transform(pixels[test]))
-                                      + ({"dims": dims, key: option},))
-            for label, pool in ((f"{method} (dimension only)", [c for c in candidates if c[2][key] == default]),
-                                (f"{method} (extended)", candidates)):
-                best = _best(pool)
-                rows.append(dict(run=run, method=label, train_index=best[0], test_index=best[1],
-                                 parameters=str(best[2])))
-        step(f"run {run + 1}: SDR-SI")
-        candidates = []
-        for dims in grid["sdr_dims"]:
-            for gamma in grid["sdr_gamma"]:
-                model = make_projection("sdr_si", dims, gamma=gamma).fit(pixels[train], side=pixels[side])
-                candidates.append(indices(model.transform(pixels[train]), model.transform(pixels[test]))
-                                  + (dict(dims=dims, gamma=gamma), model.result_))
-        train_index, test_index, parameters, fit = _best(candidates)
-        rows.append(dict(run=run, method="SDR-SI", train_index=train_index, test_index=test_index,
-                         parameters=str(parameters), converged=fit.converged))
-        step(f"run {run + 1}: raw pixels")
-        rows.append(dict(run=run, method="raw pixels", **dict(zip(("train_index", "test_index"),
-                                                                  indices(pixels[train], pixels[test]))),
-                         parameters="{}"))
+        rows += _ar_rivals(run, pixels, train, test, side, grid, indices, step)
         if run == 0:
             person_rows = []
             for person in main_people:
@@ -214,9 +178,69 @@ def ar_faces(*, quick=False, random_state=0, progress=None, standardize: bool = 
         ("features above the sparsity gap, Q-alpha-SI", "few, a clear threshold (Fig. 3b)",
          f"median {selected.median():.0f} of {basis.n_coefficients}"),
     ])
-    alphas = np.asarray(chosen_alpha)
+    claims = _ar_claims(table, mean_of, paired, rivals, np.asarray(chosen_alpha), basis.n_coefficients, n_runs)
+    arrays = {"sorted alphas": np.asarray(sorted_alphas), "mean face per run": np.asarray(mean_faces),
+              "first run people": first_run_people, "mean face": all_mean.reshape(faces.image_shape),
+              "alpha pixel map, first run": basis.pixel_map(chosen_alpha[0])}
+    return ExperimentResult(
+        "ar_faces", "Q-alpha with side information on AR faces", "Shashua & Wolf 2004 Fig. 3",
+        "warpAR10P (10 people x 13 images, 60 x 40; the paper: AR, 100 people x 26 images); "
+        "5 main people (7 train / 6 test images each), 1 side person",
+        table, summary, comparison, claims, arrays,
+        dict(runs=n_runs, grid=grid, haar_levels=3, k=K_GRID if tune_k else 5, standardize=standardize,
+             tune_k=tune_k, random_state=random_state))
+
+
+def _ar_rivals(run, pixels, train, test, side, grid, indices, step) -> list[dict]:
+    """One run's rows for the methods beside Q-alpha-SI on the raw pixels, each tuned on the
+    training images (:func:`ar_faces`): PCA, CPCA and OPCA (dimension only, and extended), SDR-SI,
+    the raw pixels."""
+    rows = []
+    step(f"run {run + 1}: PCA")
+    candidates = []
+    for dims in grid["dims"]:
+        model = make_projection("pca", dims).fit(pixels[train])
+        candidates.append(indices(model.transform(pixels[train]), model.transform(pixels[test])) + (dict(dims=dims),))
+    train_index, test_index, parameters = _best(candidates)
+    rows.append(dict(run=run, method="PCA", train_index=train_index, test_index=test_index,
+                     parameters=str(parameters)))
+    step(f"run {run + 1}: CPCA and OPCA")
+    for method, key, options, default in (
+            ("CPCA", "side_components", grid["side_components"], DEFAULT_SIDE_COMPONENTS),
+            ("OPCA", "reg", grid["opca_reg"], DEFAULT_OPCA_REG)):
+        candidates = []
+        for dims in grid["dims"]:
+            for option in sorted(set(options) | {default}, key=lambda v: (v is None, v)):
+                model = make_projection(method.lower(), dims, **{key: option}).fit(pixels[train], side=pixels[side])
+                candidates.append(indices(model.transform(pixels[train]), model.transform(pixels[test]))
+                                  + ({"dims": dims, key: option},))
+        for label, pool in ((f"{method} (dimension only)", [c for c in candidates if c[2][key] == default]),
+                            (f"{method} (extended)", candidates)):
+            best = _best(pool)
+            rows.append(dict(run=run, method=label, train_index=best[0], test_index=best[1],
+                             parameters=str(best[2])))
+    step(f"run {run + 1}: SDR-SI")
+    candidates = []
+    for dims in grid["sdr_dims"]:
+        for gamma in grid["sdr_gamma"]:
+            model = make_projection("sdr_si", dims, gamma=gamma).fit(pixels[train], side=pixels[side])
+            candidates.append(indices(model.transform(pixels[train]), model.transform(pixels[test]))
+                              + (dict(dims=dims, gamma=gamma), model.result_))
+    train_index, test_index, parameters, fit = _best(candidates)
+    rows.append(dict(run=run, method="SDR-SI", train_index=train_index, test_index=test_index,
+                     parameters=str(parameters), converged=fit.converged))
+    step(f"run {run + 1}: raw pixels")
+    rows.append(dict(run=run, method="raw pixels", **dict(zip(("train_index", "test_index"),
+                                                              indices(pixels[train], pixels[test]))),
+                     parameters="{}"))
+    return rows
+
+
+def _ar_claims(table, mean_of, paired, rivals, alphas, n_coefficients, n_runs) -> tuple:
+    """The claims of [SW04] Fig. 3 checked on :func:`ar_faces`' runs."""
+    selected = table[table.method == "Q-alpha-SI"].selected
     non_negative = np.all(alphas.min(axis=1) >= -1e-6 * alphas.max(axis=1))
-    top_share = np.sort(alphas**2, axis=1)[:, ::-1][:, : basis.n_coefficients // 20].sum(axis=1)
+    top_share = np.sort(alphas**2, axis=1)[:, ::-1][:, : n_coefficients // 20].sum(axis=1)
 
     def beats(methods):
         return all(mean_of["Q-alpha-SI"] > mean_of[m] for m in methods)
@@ -239,16 +263,7 @@ def ar_faces(*, quick=False, random_state=0, progress=None, standardize: bool = 
         Claim("The weights are positive in every run", bool(non_negative),
               "all runs non-negative" if non_negative else "a run has negative weights"),
     )
-    arrays = {"sorted alphas": np.asarray(sorted_alphas), "mean face per run": np.asarray(mean_faces),
-              "first run people": first_run_people, "mean face": all_mean.reshape(faces.image_shape),
-              "alpha pixel map, first run": basis.pixel_map(chosen_alpha[0])}
-    return ExperimentResult(
-        "ar_faces", "Q-alpha with side information on AR faces", "Shashua & Wolf 2004 Fig. 3",
-        "warpAR10P (10 people x 13 images, 60 x 40; the paper: AR, 100 people x 26 images); "
-        "5 main people (7 train / 6 test images each), 1 side person",
-        table, summary, comparison, claims, arrays,
-        dict(runs=n_runs, grid=grid, haar_levels=3, k=K_GRID if tune_k else 5, standardize=standardize,
-             tune_k=tune_k, random_state=random_state))
+    return claims
 
 
 @figures_of("ar_faces")
@@ -269,6 +284,56 @@ def ar_faces_figures(result: ExperimentResult) -> list:
                                      title="Shashua & Wolf 2004, Fig. 3d: each row a person, 4 images then their "
                                            "alpha-weighted reconstructions"))
     return figures
+
+
+def _ar_automatic_run(run, faces, coefficients, main_people, train, test, side, grid, step, random_state) -> list[dict]:
+    """One run of :func:`ar_faces_automatic`: the rule's choice and its variants, the fixed
+    setting, the paper's tuning with labels, and the baselines, as rows."""
+    from core.selection.automatic import choose_settings, shrunk_scaling
+
+    rows = []
+    y_train, y_test = faces.labels[train], faces.labels[test]
+
+    def indices(train_features, test_features):
+        return (normalized_precision_index(train_features, y_train, range(1, 7)),
+                normalized_precision_index(test_features, y_test, range(1, 6)))
+
+    def row(method, features, **details):
+        train_index, test_index = indices(*features)
+        rows.append(dict(run=run, method=method, train_index=train_index, test_index=test_index, **details))
+
+    step(f"run {run + 1}: k and λ chosen from the data")
+    auto = choose_settings(coefficients[train], side=coefficients[side], n_clusters=main_people.size,
+                           random_state=random_state)
+    result = auto.results[(auto.k, auto.lam)]
+    scaling = shrunk_scaling(result.alpha) if auto.weighting_helps else np.ones(result.alpha.size)
+    standardised = zscores(coefficients[train]), zscores(coefficients[test], reference=coefficients[train])
+    chosen = dict(k=auto.k, lam=auto.lam, weighting=auto.weighting)
+    row("Q-alpha-SI, automatic", (standardised[0] * scaling, standardised[1] * scaling), **chosen)
+    centre = coefficients[train].mean(axis=0)
+
+    def weighted(result, top):
+        """The paper's representation: the top coefficients, centred, times sqrt(alpha)."""
+        weights = _top_weights(result, top)
+        return (coefficients[train] - centre) * weights, (coefficients[test] - centre) * weights
+
+    row("Q-alpha-SI, automatic k and λ, sqrt(alpha)", weighted(result, None), **chosen)
+    # the numbers of top coefficients the library chooses without labels
+    row("Q-alpha-SI, automatic k and λ, top at the default K", weighted(result, result.default_k.k),
+        **chosen | dict(weighting=f"top {result.default_k.k}"))
+    row("Q-alpha-SI, automatic k and λ, top at the sparsity gap", weighted(result, result.gap.n_selected),
+        **chosen | dict(weighting=f"top {result.gap.n_selected}"))
+    fixed = q_alpha(coefficients[train], 5, side=coefficients[side], lam=0.1)
+    row("Q-alpha-SI, k = 5 and λ = 0.1, top at the sparsity gap", weighted(fixed, fixed.gap.n_selected),
+        k=5, lam=0.1, weighting=f"top {fixed.gap.n_selected}")
+    train_index, test_index, parameters, _ = _paper_tuned_q_alpha_si(
+        coefficients, train, test, side, indices, grid, [5], False, lambda what: step(f"run {run + 1}: {what}"))
+    rows.append(dict(run=run, method="Q-alpha-SI, tuned with labels (the paper)", train_index=train_index,
+                     test_index=test_index, k=5, lam=parameters["lam"], weighting=f"top {parameters['top']}"))
+    step(f"run {run + 1}: the baselines")
+    row("Haar coefficients, z-scores", standardised)
+    row("raw pixels", (faces.X[train], faces.X[test]))
+    return rows
 
 
 @register("ar_faces_automatic", "Automatic k and λ on AR faces (precision index)",
@@ -292,7 +357,6 @@ def ar_faces_automatic(*, quick=False, random_state=0, progress=None) -> Experim
       with the labels on the training images), the 0.64 of the paper's Fig. 3a;
     * the standardised coefficients unweighted, and the raw pixels.
     """
-    from core.selection.automatic import choose_settings, shrunk_scaling
 
     grid = QUICK_GRID if quick else FULL_GRID
     n_runs = 6 if quick else 20
@@ -301,47 +365,7 @@ def ar_faces_automatic(*, quick=False, random_state=0, progress=None) -> Experim
     step = _Steps(progress, n_runs * (len(grid["lam"]) + 2))
     rows = []
     for run, (main_people, train, test, side) in enumerate(_ar_splits(faces, n_runs, random_state)):
-        y_train, y_test = faces.labels[train], faces.labels[test]
-
-        def indices(train_features, test_features):
-            return (normalized_precision_index(train_features, y_train, range(1, 7)),
-                    normalized_precision_index(test_features, y_test, range(1, 6)))
-
-        def row(method, features, **details):
-            train_index, test_index = indices(*features)
-            rows.append(dict(run=run, method=method, train_index=train_index, test_index=test_index, **details))
-
-        step(f"run {run + 1}: k and λ chosen from the data")
-        auto = choose_settings(coefficients[train], side=coefficients[side], n_clusters=main_people.size,
-                               random_state=random_state)
-        result = auto.results[(auto.k, auto.lam)]
-        scaling = shrunk_scaling(result.alpha) if auto.weighting_helps else np.ones(result.alpha.size)
-        standardised = zscores(coefficients[train]), zscores(coefficients[test], reference=coefficients[train])
-        chosen = dict(k=auto.k, lam=auto.lam, weighting=auto.weighting)
-        row("Q-alpha-SI, automatic", (standardised[0] * scaling, standardised[1] * scaling), **chosen)
-        centre = coefficients[train].mean(axis=0)
-
-        def weighted(result, top):
-            """The paper's representation: the top coefficients, centred, times sqrt(alpha)."""
-            weights = _top_weights(result, top)
-            return (coefficients[train] - centre) * weights, (coefficients[test] - centre) * weights
-
-        row("Q-alpha-SI, automatic k and λ, sqrt(alpha)", weighted(result, None), **chosen)
-        # the numbers of top coefficients the library chooses without labels
-        row("Q-alpha-SI, automatic k and λ, top at the default K", weighted(result, result.default_k.k),
-            **chosen | dict(weighting=f"top {result.default_k.k}"))
-        row("Q-alpha-SI, automatic k and λ, top at the sparsity gap", weighted(result, result.gap.n_selected),
-            **chosen | dict(weighting=f"top {result.gap.n_selected}"))
-        fixed = q_alpha(coefficients[train], 5, side=coefficients[side], lam=0.1)
-        row("Q-alpha-SI, k = 5 and λ = 0.1, top at the sparsity gap", weighted(fixed, fixed.gap.n_selected),
-            k=5, lam=0.1, weighting=f"top {fixed.gap.n_selected}")
-        train_index, test_index, parameters, _ = _paper_tuned_q_alpha_si(
-            coefficients, train, test, side, indices, grid, [5], False, lambda what: step(f"run {run + 1}: {what}"))
-        rows.append(dict(run=run, method="Q-alpha-SI, tuned with labels (the paper)", train_index=train_index,
-                         test_index=test_index, k=5, lam=parameters["lam"], weighting=f"top {parameters['top']}"))
-        step(f"run {run + 1}: the baselines")
-        row("Haar coefficients, z-scores", standardised)
-        row("raw pixels", (faces.X[train], faces.X[test]))
+        rows += _ar_automatic_run(run, faces, coefficients, main_people, train, test, side, grid, step, random_state)
 
     table = pd.DataFrame(rows)
     summary = summary_frame(table, ["method"], ["test_index", "train_index"])
@@ -409,6 +433,67 @@ def _side_purity(main_features, side_features) -> float:
                                       samples=np.arange(n_main, n_main + n_side))
 
 
+def _label_free_run(name, run, coefficients, labels, main_people, train, test, side, halves_rng, lams, tops,
+                    test_neighbours, step, random_state) -> list[dict]:
+    """One run of :func:`face_sets_label_free` on one set: every λ and top on the grid with its
+    side purity and stability, the choices each criterion makes among them, and the fixed
+    settings, as rows."""
+    from core.selection.automatic import choose_settings, clustering_stability, shrunk_scaling
+
+    rows = []
+    y_train, y_test = labels[train], labels[test]
+    centre = coefficients[train].mean(axis=0)
+    main_train, main_test = coefficients[train] - centre, coefficients[test] - centre
+    shuffled = halves_rng.permutation(side)
+    halves = (shuffled[: side.size // 2], shuffled[side.size // 2:])
+    z_train, z_test = zscores(coefficients[train]), zscores(coefficients[test], reference=coefficients[train])
+
+    def row(method, weights, standardised=False, **details):
+        """Scores the coefficients times ``weights``: centred, or z-scores (on the training images')
+        means and spreads) when ``standardised``."""
+        train_features, test_features = (z_train, z_test) if standardised else (main_train, main_test)
+        rows.append(dict(set=name, run=run, method=method,
+                         train_index=normalized_precision_index(train_features * weights, y_train, range(1, 7)),
+                         test_index=normalized_precision_index(test_features * weights, y_test, test_neighbours),
+                         **details))
+
+    candidates, fitted = [], {}
+    for lam in lams:
+        step(f"{name}, run {run + 1}: λ = {lam:g}")
+        result = fitted[lam] = q_alpha(coefficients[train], 5, side=coefficients[side], lam=lam)
+        unseen = [(q_alpha(coefficients[train], 5, side=coefficients[seen], lam=lam), other)
+                  for seen, other in (halves, halves[::-1])]
+        for top in tops:
+            weights = _top_weights(result, top)
+            held_out = [(_top_weights(fit, top), coefficients[other] - centre) for fit, other in unseen]
+            purity = np.mean([_side_purity(main_train * fit_weights, side_images * fit_weights)
+                              for fit_weights, side_images in held_out])
+            stability = clustering_stability(main_train * weights, 5, random_state=random_state).mean()
+            count = top or coefficients.shape[1]
+            row(f"λ = {lam:g}, top {count}", weights, lam=lam, top=count, side_purity=purity,
+                stability=stability, grid=True)
+            candidates.append(rows[-1] | dict(weights=weights))
+    step(f"{name}, run {run + 1}: the choices")
+    for method, score in (("tuned with labels (the paper)", "train_index"),
+                          ("λ and top by side purity", "side_purity"),
+                          ("λ and top by k-means stability", "stability")):
+        best = max(candidates, key=lambda candidate: candidate[score])
+        rows.append({key: value for key, value in best.items() if key != "weights"}
+                    | dict(method=method, grid=False))
+    if 0.1 in fitted:
+        paper_default = _top_weights(fitted[0.1], fitted[0.1].gap.n_selected)
+        row("λ = 0.1, top at the sparsity gap", paper_default, lam=0.1,
+            top=int(np.count_nonzero(paper_default)), grid=False)
+    auto = choose_settings(coefficients[train], side=coefficients[side], n_clusters=main_people.size,
+                           random_state=random_state)
+    scaling = shrunk_scaling(auto.results[(auto.k, auto.lam)].alpha) if auto.weighting_helps else 1.0
+    row("the library's rule (z-scores, shrunk weights)", scaling, standardised=True, lam=auto.lam,
+        top=coefficients.shape[1], grid=False)
+    row("raw coefficients", np.ones(coefficients.shape[1]), grid=False)
+    row("z-scores, unweighted", np.ones(coefficients.shape[1]), standardised=True, grid=False)
+    return rows
+
+
 @register("face_sets_label_free", "Label-free choices of λ and the top coefficients on face sets (precision index)",
           "Shashua & Wolf 2004 Fig. 3; issue 35", options=("sets",))
 def face_sets_label_free(*, quick=False, random_state=0, progress=None, sets=LABEL_FREE_SETS) -> ExperimentResult:
@@ -434,7 +519,6 @@ def face_sets_label_free(*, quick=False, random_state=0, progress=None, sets=LAB
       z-scores, shrunk weights), as :func:`ar_faces_automatic` does, and the z-scores unweighted
       (which part of the rule's score is the standardisation's).
     """
-    from core.selection.automatic import choose_settings, clustering_stability, shrunk_scaling
 
     unknown = [name for name in sets if name not in LABEL_FREE_SETS]
     if not sets or unknown:
@@ -452,56 +536,8 @@ def face_sets_label_free(*, quick=False, random_state=0, progress=None, sets=LAB
         # the side halves are drawn from their own generator, so the runs are ar_faces' runs on AR
         halves_rng = np.random.default_rng([random_state, 1])
         for run, (main_people, train, test, side) in enumerate(_ar_splits(faces, n_runs, random_state)):
-            y_train, y_test = faces.labels[train], faces.labels[test]
-            centre = coefficients[train].mean(axis=0)
-            main_train, main_test = coefficients[train] - centre, coefficients[test] - centre
-            shuffled = halves_rng.permutation(side)
-            halves = (shuffled[: side.size // 2], shuffled[side.size // 2:])
-            z_train, z_test = zscores(coefficients[train]), zscores(coefficients[test], reference=coefficients[train])
-
-            def row(method, weights, standardised=False, **details):
-                """Scores the coefficients times ``weights``: centred, or z-scores (on the training images')
-                means and spreads) when ``standardised``."""
-                train_features, test_features = (z_train, z_test) if standardised else (main_train, main_test)
-                rows.append(dict(set=name, run=run, method=method,
-                                 train_index=normalized_precision_index(train_features * weights, y_train, range(1, 7)),
-                                 test_index=normalized_precision_index(test_features * weights, y_test, test_neighbours),
-                                 **details))
-
-            candidates, fitted = [], {}
-            for lam in lams:
-                step(f"{name}, run {run + 1}: λ = {lam:g}")
-                result = fitted[lam] = q_alpha(coefficients[train], 5, side=coefficients[side], lam=lam)
-                unseen = [(q_alpha(coefficients[train], 5, side=coefficients[seen], lam=lam), other)
-                          for seen, other in (halves, halves[::-1])]
-                for top in tops:
-                    weights = _top_weights(result, top)
-                    held_out = [(_top_weights(fit, top), coefficients[other] - centre) for fit, other in unseen]
-                    purity = np.mean([_side_purity(main_train * fit_weights, side_images * fit_weights)
-                                      for fit_weights, side_images in held_out])
-                    stability = clustering_stability(main_train * weights, 5, random_state=random_state).mean()
-                    count = top or coefficients.shape[1]
-                    row(f"λ = {lam:g}, top {count}", weights, lam=lam, top=count, side_purity=purity,
-                        stability=stability, grid=True)
-                    candidates.append(rows[-1] | dict(weights=weights))
-            step(f"{name}, run {run + 1}: the choices")
-            for method, score in (("tuned with labels (the paper)", "train_index"),
-                                  ("λ and top by side purity", "side_purity"),
-                                  ("λ and top by k-means stability", "stability")):
-                best = max(candidates, key=lambda candidate: candidate[score])
-                rows.append({key: value for key, value in best.items() if key != "weights"}
-                            | dict(method=method, grid=False))
-            if 0.1 in fitted:
-                paper_default = _top_weights(fitted[0.1], fitted[0.1].gap.n_selected)
-                row("λ = 0.1, top at the sparsity gap", paper_default, lam=0.1,
-                    top=int(np.count_nonzero(paper_default)), grid=False)
-            auto = choose_settings(coefficients[train], side=coefficients[side], n_clusters=main_people.size,
-                                   random_state=random_state)
-            scaling = shrunk_scaling(auto.results[(auto.k, auto.lam)].alpha) if auto.weighting_helps else 1.0
-            row("the library's rule (z-scores, shrunk weights)", scaling, standardised=True, lam=auto.lam,
-                top=coefficients.shape[1], grid=False)
-            row("raw coefficients", np.ones(coefficients.shape[1]), grid=False)
-            row("z-scores, unweighted", np.ones(coefficients.shape[1]), standardised=True, grid=False)
+            rows += _label_free_run(name, run, coefficients, faces.labels, main_people, train, test, side,
+                                    halves_rng, lams, tops, test_neighbours, step, random_state)
 
     table = pd.DataFrame(rows)
     summary = summary_frame(table, ["set", "method"], ["test_index", "train_index"])

@@ -75,6 +75,44 @@ def _pixel_problems(quick: bool):
              [1, 2, 3, 5, 10, 20, 50, 100, 200, 616] if not quick else [1, 3, 10, 50, 616])]
 
 
+def _pixel_problem(label, data, classes, sizes, rng, step, random_state):
+    """One pixel problem of :func:`slda_pixels`: the greedy path's objectives per cardinality, GP
+    classifiers on the chosen pixels and the optimal single pixel, and the arrays its figures
+    draw: ``(curve rows, GP rows, arrays)``."""
+    curve_rows, gp_rows, arrays = [], [], {}
+    train, test = _stratified_halves(data.labels, rng)
+    scale = float(np.abs(data.X[train]).max()) or 1.0
+    X_train, X_test = data.X[train] / scale, data.X[test] / scale
+    y_train, y_test = data.labels[train], data.labels[test]
+    step(f"{label}: greedy sparse LDA path")
+    path = greedy_slda(X_train, y_train, classes=classes)
+    n = path.n_features
+    for k in range(1, n + 1):
+        curve_rows.append(dict(problem=label, k=k, forward=path.forward_objective[k - 1],
+                               backward=path.backward_objective[k - 1], dual=path.dual_objective[k - 1],
+                               fisher=path.fisher_objective[k - 1], bound=path.bound[k - 1]))
+    for k in sizes:
+        for method in ("dual", "fisher"):
+            step(f"{label}: GP classifier on {k} {method} pixels")
+            chosen = path.subset(min(k, n), method)
+            error, information = _gp_scores(X_train[:, chosen], y_train, X_test[:, chosen], y_test,
+                                            random_state)
+            gp_rows.append(dict(problem=label, k=int(min(k, n)), method="GSLDA" if method == "dual" else "Fisher thresholding",
+                                test_error=error, test_information=information))
+    best = path.best_single_feature
+    majority = max(np.mean(y_test == c) for c in classes)
+    error, information = _gp_scores(X_train[:, [best]], y_train, X_test[:, [best]], y_test, random_state)
+    gp_rows.append(dict(problem=label, k=1, method="optimal single pixel", test_error=error,
+                        test_information=information))
+    key = label.split()[0]
+    arrays[f"{key} class means"] = np.stack([X_train[y_train == c].mean(axis=0).reshape(data.image_shape)
+                                             for c in classes])
+    arrays[f"{key} fisher loadings"] = np.abs(np.linalg.solve(path.B, path.a)).reshape(data.image_shape)
+    arrays[f"{key} optimal pixel"] = np.array(np.unravel_index(best, data.image_shape))
+    arrays[f"{key} chance error"] = np.array(1.0 - majority)
+    return curve_rows, gp_rows, arrays
+
+
 @register("slda_pixels", "Greedy sparse LDA pixel sets with GP classification", "Moghaddam et al. 2007 Fig. 7/8/11, 12/13/16")
 def slda_pixels(*, quick=False, random_state=0, progress=None) -> ExperimentResult:
     """Moghaddam et al. 2007 Sec. 6.1: greedy sparse LDA ("hard ARD") against Fisher thresholding.
@@ -95,36 +133,10 @@ def slda_pixels(*, quick=False, random_state=0, progress=None) -> ExperimentResu
     rng = np.random.default_rng(random_state)
     curve_rows, gp_rows, arrays = [], [], {}
     for label, data, classes, sizes in problems:
-        train, test = _stratified_halves(data.labels, rng)
-        scale = float(np.abs(data.X[train]).max()) or 1.0
-        X_train, X_test = data.X[train] / scale, data.X[test] / scale
-        y_train, y_test = data.labels[train], data.labels[test]
-        step(f"{label}: greedy sparse LDA path")
-        path = greedy_slda(X_train, y_train, classes=classes)
-        n = path.n_features
-        for k in range(1, n + 1):
-            curve_rows.append(dict(problem=label, k=k, forward=path.forward_objective[k - 1],
-                                   backward=path.backward_objective[k - 1], dual=path.dual_objective[k - 1],
-                                   fisher=path.fisher_objective[k - 1], bound=path.bound[k - 1]))
-        for k in sizes:
-            for method in ("dual", "fisher"):
-                step(f"{label}: GP classifier on {k} {method} pixels")
-                chosen = path.subset(min(k, n), method)
-                error, information = _gp_scores(X_train[:, chosen], y_train, X_test[:, chosen], y_test,
-                                                random_state)
-                gp_rows.append(dict(problem=label, k=int(min(k, n)), method="GSLDA" if method == "dual" else "Fisher thresholding",
-                                    test_error=error, test_information=information))
-        best = path.best_single_feature
-        majority = max(np.mean(y_test == c) for c in classes)
-        error, information = _gp_scores(X_train[:, [best]], y_train, X_test[:, [best]], y_test, random_state)
-        gp_rows.append(dict(problem=label, k=1, method="optimal single pixel", test_error=error,
-                            test_information=information))
-        key = label.split()[0]
-        arrays[f"{key} class means"] = np.stack([X_train[y_train == c].mean(axis=0).reshape(data.image_shape)
-                                                 for c in classes])
-        arrays[f"{key} fisher loadings"] = np.abs(np.linalg.solve(path.B, path.a)).reshape(data.image_shape)
-        arrays[f"{key} optimal pixel"] = np.array(np.unravel_index(best, data.image_shape))
-        arrays[f"{key} chance error"] = np.array(1.0 - majority)
+        curves_of, gp_of, arrays_of = _pixel_problem(label, data, classes, sizes, rng, step, random_state)
+        curve_rows += curves_of
+        gp_rows += gp_of
+        arrays.update(arrays_of)
     curves = pd.DataFrame(curve_rows)
     gp = pd.DataFrame(gp_rows)
     table = pd.concat([curves.melt(id_vars=["problem", "k"], var_name="method", value_name="objective")

@@ -15,7 +15,8 @@ from core.selection.projections import make_projection
 from core.data.bundled import load_dataset
 from core.data.dataset import Dataset
 from core.errors import InputError
-from core.evaluation.metrics import clustering_accuracy, pairwise_accuracy, projection_curves, selection_curves
+from core.evaluation.metrics import (clustering_accuracy, pairwise_accuracy, projection_curves, seeded_kmeans,
+                                     selection_curves)
 from core.plots import bar_figure, curves_figure, heatmap_table_figure
 from core.selection.qalpha import feature_scaling, q_alpha
 from core.selection.sparsity import sparsity_gap
@@ -62,11 +63,8 @@ class _Turn:
         """One row per k-means run (seeds ``seed``, ``seed + 1``, ...) on ``features`` with as many
         clusters as main classes: Hungarian accuracy and Xing et al.'s balanced pairwise accuracy,
         tagged with the side class and ``labels``."""
-        from sklearn.cluster import KMeans
-
         rows = []
-        for run in range(runs):
-            found = KMeans(self.n_clusters, n_init=1, random_state=self.seed + run).fit_predict(features)
+        for run, found in enumerate(seeded_kmeans(features, self.n_clusters, runs, self.seed)):
             rows.append(dict(**labels, side_class=self.side_class, run=run,
                              hungarian=clustering_accuracy(self.truth, found), xing=pairwise_accuracy(self.truth, found)))
         return rows
@@ -160,6 +158,22 @@ def _qalpha_alpha(turn: _Turn, k, lam: float) -> np.ndarray:
     return q_alpha(turn.main, k, side=side, lam=float(lam)).alpha
 
 
+def _projection_scores(turn, method, dims_grid, inputs, runs) -> list[dict]:
+    """k-means scores of one turn of :func:`uci_side` on a projection at every dimension of the
+    grid, fitted on ``inputs`` (the main and side data as the method takes them; SDR-SI, which
+    models counts, on the data as given)."""
+    rows = []
+    n_features = inputs[0].shape[1]
+    for dims in dims_grid:
+        if method == "SDR-SI" and dims >= n_features:
+            continue  # it gives at most n_features - 1 dimensions
+        model = make_projection(PROJECTION_KEYS[method], dims, **({"gamma": SDR_GAMMA} if method == "SDR-SI" else {}))
+        fit_main, fit_side = inputs
+        model.fit(fit_main, side=fit_side if model.needs_side else None)
+        rows += turn.scores(model.transform(fit_main), runs, method=method, dims=dims)
+    return rows
+
+
 @register("uci_side", "k-means accuracy with side information (UCI table)", "Shashua & Wolf 2004 Sec. 6, UCI table",
           options=("dataset", "lam", "k", "weighting", "weight_zscores", "standardize"))
 def uci_side(*, quick=False, random_state=0, progress=None, dataset: Dataset | None = None,
@@ -231,13 +245,7 @@ def uci_side(*, quick=False, random_state=0, progress=None, dataset: Dataset | N
                             method="Q-alpha-SI", dims=data.n_features)
         for method in methods:
             step(f"side class {turn.side_class}: {method}")
-            for dims in dims_grid:
-                if method == "SDR-SI" and dims >= data.n_features:
-                    continue  # it gives at most n_features - 1 dimensions
-                model = make_projection(PROJECTION_KEYS[method], dims, **({"gamma": SDR_GAMMA} if method == "SDR-SI" else {}))
-                fit_main, fit_side = given if model.models_counts else inputs(method)
-                model.fit(fit_main, side=fit_side if model.needs_side else None)
-                rows += turn.scores(model.transform(fit_main), runs, method=method, dims=dims)
+            rows += _projection_scores(turn, method, dims_grid, given if method == "SDR-SI" else inputs(method), runs)
     table = pd.DataFrame(rows)
     # Each projection keeps the dimension with the best average (Hungarian) accuracy (Shashua & Wolf 2004).
     by_dims = table.groupby(["method", "dims"], sort=False).hungarian.mean()

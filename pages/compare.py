@@ -9,12 +9,14 @@ import pandas as pd
 import streamlit as st
 
 from core import InputError
+from core.evaluation.compare import (MEASURES as HELD_OUT_MEASURES, compare_methods, comparison_curves,
+                                     comparison_folds, comparison_sizes, summarise_curves)
+from core.evaluation.metrics import jaccard_index, projection_curves, stability_curve
+from core.selection.methods import is_supervised, offered_methods, q_alpha_ranker, rank_features
 from core.selection.projections import PROJECTIONS
-from core.selection.scorers import SCORERS
-from core.selection.methods import rank_features
 from core.selection.qalpha import CRITERION_NAMES, QAlphaParameters
-from core.selection.methods import q_alpha_ranker
-from core.evaluation.metrics import held_out_curves, jaccard_index, projection_curves, stability_curve
+from core.selection.scorers import SCORERS
+from core.selection.side import SideInformation
 from core.plots import comparison_figure, heatmap_table_figure
 from pages.ui import datasets, downloads, runs, session, settings, snippets, views, widgets
 
@@ -24,10 +26,7 @@ SLOW = {"forward_wrapper", "backward_wrapper", "mutual_information", "rfe_svm", 
 #: Feature extraction (combinations of features: the lecture's methods and those of Shashua & Wolf 2004 Sec. 6) placed beside the selections.
 EXTRACTIONS = {"PCA": "pca", "kernel PCA": "kernel_pca", "LPP": "lpp", "LLE": "lle", "Isomap": "isomap"}
 SIDE_EXTRACTIONS = {"CPCA": "cpca", "OPCA": "opca", "SDR-SI": "sdr_si"}
-MEASURES = {"accuracy": "k-means accuracy", "knn": "1-NN accuracy", "nmi": "NMI",
-            "precision": "normalised precision index", "kuncheva": "stability (Kuncheva index)"}
-#: Cross-validation folds (fewer when the smallest class has fewer samples).
-FOLDS = 5
+MEASURES = {**HELD_OUT_MEASURES, "kuncheva": "stability (Kuncheva index)"}
 
 data = datasets.current_dataset()
 st.title("Compare")
@@ -43,8 +42,7 @@ if data.labels is None or data.classes.size < 2:
     st.stop()
 # a model of counts or intensities (the dispersion, SDR-SI) is offered only on values without negatives
 counts_like = bool(data.X.min() >= 0)
-choices = (["Q-alpha", "Q-alpha (supervised)"] + (["sparse LDA"] if data.classes.size == 2 else [])
-           + [m for m, (info, _) in SCORERS.items() if counts_like or not info.models_counts])
+choices = offered_methods(data.classes.size, counts_like)
 side = datasets.current_side_dataset()
 non_negative = side is not None and counts_like and side.X.min() >= 0
 extraction_choices = list(EXTRACTIONS) + ([m for m, key in SIDE_EXTRACTIONS.items()
@@ -70,14 +68,12 @@ methods = st.multiselect("Methods", choices, key="cmp_methods", persist_state="s
 if not counts_like:
     st.caption("The dispersion (scanpy's highly variable genes) is not offered: it needs counts or intensities, "
                "and these data have negative values.")
-# every size on a small table (a 7-feature table had only 1, 2 and 5), a log grid up to all features otherwise
-sizes = (list(range(1, data.n_features + 1)) if data.n_features <= 30 else
-         [s for s in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000) if s < data.n_features] + [data.n_features])
+sizes = comparison_sizes(data.n_features)
 k = int(min(max(data.classes.size, 2), data.n_samples - 1))
-folds = int(min(FOLDS, np.unique(data.labels, return_counts=True)[1].min()))
-if folds < 2:
-    st.error("Held-out evaluation needs at least two samples of every class: a class here has one. Choose "
-             "another data set, or merge or drop that class.", icon=":material/error:")
+try:
+    folds = comparison_folds(data.labels)
+except InputError as error:
+    widgets.show_error(error)
     st.stop()
 
 # the Q-alpha rows run the Q-alpha page's settings (its defaults if it was not visited)
@@ -111,10 +107,11 @@ def qalpha_parameters(method) -> QAlphaParameters:
 
 
 #: The Q-alpha rows' side information as q_alpha_ranker takes it: from the samples each ranking
-#: is handed (side classes, pairs), or the uploaded side data as is
+#: is handed (side classes, pairs), or the uploaded side data as is (the snippet writes it so)
 qalpha_side = {"none": {}, "uploaded side data": {"side": side.X if side is not None else None},
                "side classes": {"side_classes": qalpha["qa_side_classes"]},
                "pairs": {"n_pairs": int(qalpha["qa_n_pairs"])}}[side_mode]
+side_information = SideInformation.from_options(**qalpha_side)
 
 
 def rank_with(method, X, y):
@@ -123,7 +120,7 @@ def rank_with(method, X, y):
     samples alone (:func:`core.q_alpha_ranker`)."""
     if method not in QALPHA_METHODS:
         return rank_features(method, X, y, n_clusters=k)
-    return q_alpha_ranker(qalpha_parameters(method), **qalpha_side)(X, y)
+    return q_alpha_ranker(qalpha_parameters(method), side=side_information)(X, y)
 
 
 def stability_of(method, sizes, n_bootstrap, bar):
@@ -194,8 +191,7 @@ def method_key(method) -> str:
 
 def supervised(method) -> bool:
     """Whether a method uses the labels (Q-alpha does when its side information is side classes or pairs)."""
-    return (method in ("Q-alpha (supervised)", "sparse LDA") or (method in SCORERS and SCORERS[method][0].supervised)
-            or (method == "Q-alpha" and side_mode in ("side classes", "pairs")))
+    return is_supervised(method, side_information)
 
 
 def kind_of(name) -> str:
@@ -209,13 +205,11 @@ def curves_of(method) -> tuple[dict, float]:
     """One method's held-out curves at every size (the ranking made on each training fold; an
     unsupervised method is handed no labels), and the seconds they took: kept per method, so
     that adding a method to the list computes that one only."""
-    def rank(X_train, y_train):
-        return rank_with(method, X_train, y_train if supervised(method) else None)
-
     def compute():
         start = time.perf_counter()
-        curves = held_out_curves(data.X, data.labels, rank, sizes, n_splits=folds, random_state=0)
-        return curves, time.perf_counter() - start
+        table = compare_methods(data.X, data.labels, {method: lambda X, y: rank_with(method, X, y)}, sizes=sizes,
+                                n_splits=folds, supervised={method: supervised(method)}, random_state=0)
+        return comparison_curves(table)[method], time.perf_counter() - start
     return runs.memoised(method_key(method), compute)
 
 
@@ -223,21 +217,13 @@ def table_of(results: dict, metric: str):
     """One row per method, the unsupervised ones first: the best mean of ``metric`` over the
     sizes, its spread over folds, and the size it was reached at (empty where a method has no
     such measure, as extraction has no stability)."""
-    rows = []
-    for name in sorted(results, key=lambda m: kind_of(m) == "supervised"):
-        curves, seconds = results[name]
-        value = spread = size = mean = None
-        if metric in curves:
-            at = int(np.argmax(curves[metric]))
-            value, size = curves[metric][at], curves["size"][at]
-            spread = curves[f"{metric}_sd"][at] if f"{metric}_sd" in curves else None
-            # the best of a dozen noisy means is picked after the fact and flatters every method;
-            # the mean over the sizes picks nothing (the sizes are log-spaced: an area on the log axis)
-            mean = float(np.mean(curves[metric]))
-        rows.append((label_of(name), kind_of(name), value, spread, size, mean, round(seconds, 3)))
-    return pd.DataFrame(rows, columns=["method", "kind", f"best {MEASURES[metric]}", "sd over folds",
-                                       "at k (features or dimensions)", "mean over the sizes",
-                                       "seconds (when computed)"])
+    names = sorted(results, key=lambda m: kind_of(m) == "supervised")
+    summary = summarise_curves({name: results[name][0] for name in names}, metric)
+    summary.insert(1, "kind", [kind_of(name) for name in names])
+    summary["method"] = [label_of(name) for name in names]
+    summary["seconds"] = [round(results[name][1], 3) for name in names]
+    return summary.set_axis(["method", "kind", f"best {MEASURES[metric]}", "sd over folds",
+                             "at k (features or dimensions)", "mean over the sizes", "seconds (when computed)"], axis=1)
 
 
 # the methods run one after another when asked (five rankings and their judgement per method: the

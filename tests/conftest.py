@@ -4,10 +4,6 @@ data backends; how the tests are spread over workers."""
 import os
 import shutil
 import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 if os.environ.get("PYTEST_XDIST_WORKER"):
@@ -40,12 +36,6 @@ def pytest_collection_modifyitems(config, items):
         room = Path(item.fspath).relative_to(ROOT / "tests").parts[0]
         if room in ("browser", "experiments"):
             item.add_marker(pytest.mark.xdist_group(room))
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture(scope="session")
@@ -83,36 +73,13 @@ def server_data_url(tmp_path_factory):
 
 
 def _serve(log_name: str, environment: dict | None = None):
-    """Start ``streamlit run app.py`` on a free loopback port; stop it afterwards."""
-    port = _free_port()
+    """Start ``streamlit run app.py`` on a free loopback port (the benchmarks' helper,
+    :mod:`benchmarks.app_server`); stop it afterwards. Its output goes to ``tests/artefacts``."""
+    from benchmarks.app_server import served
+
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
-    log = open(ARTEFACTS / log_name, "w")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1",
-         "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(environment or {})})
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not start (exit code {process.poll()})")
-            time.sleep(0.5)
+    with open(ARTEFACTS / log_name, "w") as log, served(ROOT / "app.py", log=log, environment=environment) as url:
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
 
 
 @pytest.fixture(scope="session")

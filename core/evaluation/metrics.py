@@ -16,10 +16,8 @@ Definitions (each also in its function's docstring):
   classes and 0 is no better than the label frequencies.
 * :func:`kuncheva_index`, :func:`jaccard_index`, :func:`selection_stability`, :func:`stability_curve` -- agreement of
   top-K sets across bootstrap resamples (Kuncheva, AIA 2007).
-* :func:`held_out_curves` -- stratified k-fold: the features chosen on the training folds, judged
-  on the held-out fold (1-NN accuracy, k-means accuracy and NMI), mean and spread over folds; or,
-  for comparison, chosen once on every sample (the selection bias of Ambroise & McLachlan, PNAS
-  2002).
+* :func:`kmeans_scores` -- k-means with seeded starts, each scored: the one place the library
+  clusters to judge a selection (the comparison protocol, :mod:`.compare`, and the pages use it).
 
 References
 ----------
@@ -44,7 +42,7 @@ from ..validation import zscores
 __all__ = ["clustering_accuracy", "pairwise_accuracy", "nmi", "normalized_precision_index",
            "test_information", "kuncheva_index", "jaccard_index", "selection_stability", "stability_curve",
            "StabilityResult", "accuracy_curve", "CurveResult", "selection_curves", "projection_curves",
-           "held_out_curves"]
+           "kmeans_scores", "seeded_kmeans"]
 
 
 def _labels_pair(truth, found):
@@ -318,14 +316,18 @@ def selection_curves(X, labels, rankings: dict, sizes, n_runs: int = 5, random_s
     return out
 
 
-def kmeans_scores(Z, labels, n_runs: int = 5, random_state=0) -> tuple[np.ndarray, np.ndarray]:
-    """k-means on ``Z`` (as many clusters as classes, one start per run, seeds ``random_state``,
-    ``random_state + 1``, ...): the :func:`clustering_accuracy` and :func:`nmi` of each run. The
-    same seeds on two feature sets give paired runs."""
+def seeded_kmeans(Z, n_clusters: int, n_runs: int = 5, random_state=0) -> list[np.ndarray]:
+    """The clusters k-means finds in ``Z``, one start per run with the seeds ``random_state``,
+    ``random_state + 1``, ...: the same seeds on two feature sets give paired runs."""
     from sklearn.cluster import KMeans
 
-    n_clusters = np.unique(labels).size
-    found = [KMeans(n_clusters, n_init=1, random_state=random_state + run).fit_predict(Z) for run in range(n_runs)]
+    return [KMeans(int(n_clusters), n_init=1, random_state=random_state + run).fit_predict(Z) for run in range(n_runs)]
+
+
+def kmeans_scores(Z, labels, n_runs: int = 5, random_state=0) -> tuple[np.ndarray, np.ndarray]:
+    """k-means on ``Z`` (as many clusters as classes, :func:`seeded_kmeans`): the
+    :func:`clustering_accuracy` and :func:`nmi` of each run."""
+    found = seeded_kmeans(Z, np.unique(labels).size, n_runs, random_state)
     return (np.array([clustering_accuracy(labels, f) for f in found]), np.array([nmi(labels, f) for f in found]))
 
 
@@ -386,70 +388,3 @@ def projection_curves(X, labels, projections: dict, dims, side=None, n_runs: int
             raise InputError(f"{name} could not be fitted at any dimension: {curves['skipped'][0][1]}")
         out[name] = curves
     return out
-
-
-def held_out_curves(X, labels, rank: Callable, sizes, *, n_splits: int = 5, n_runs: int = 3,
-                    select_within_folds: bool = True, random_state=0,
-                    progress: ProgressCallback | None = None) -> dict:
-    """How well the top-``k`` features group and classify samples that played no part in choosing
-    them: stratified ``n_splits``-fold cross-validation.
-
-    In each fold ``rank(X_train, y_train)`` orders the features (an unsupervised method ignores
-    ``y_train``); the data are standardised with the training fold's means and deviations; then
-    for each ``k`` in ``sizes``, on the top ``k`` features: the held-out accuracy of a 1-nearest-
-    neighbour classifier fitted on the training fold (``"knn"``), k-means on the held-out
-    samples alone (as many clusters as classes there, ``n_runs`` starts averaged) scored by
-    :func:`clustering_accuracy` (``"accuracy"``) and :func:`nmi` (``"nmi"``), and the
-    :func:`normalized_precision_index` of the held-out samples (``"precision"``). Each measure is
-    the mean over folds, with the folds' standard deviation under ``"<measure>_sd"``.
-
-    ``select_within_folds=False`` ranks once on every sample, labels included, and judges the same
-    way: the features have then seen the held-out labels, the optimistic estimate that Ambroise &
-    McLachlan (PNAS 99(10), 2002) call selection bias. On labels that carry no information the
-    held-out score stays at chance and this one does not (tested).
-
-    Returns ``{"size": [...], "knn": [...], "knn_sd": [...], "accuracy": ..., "accuracy_sd": ...,
-    "nmi": ..., "nmi_sd": ..., "precision": ..., "precision_sd": ..., "n_splits": n_splits}``. ``progress`` reports each fold (``False``
-    from it stops with :class:`core.errors.Stopped`).
-    """
-    from sklearn.cluster import KMeans
-    from sklearn.model_selection import StratifiedKFold
-    from sklearn.neighbors import KNeighborsClassifier
-
-    X = np.asarray(X, dtype=np.float64)
-    labels = np.asarray(labels).ravel()
-    if X.ndim != 2 or labels.size != X.shape[0]:
-        raise InputError(f"labels must have one entry per sample ({X.shape[0]}); got {labels.size}.")
-    classes, counts = np.unique(labels, return_counts=True)
-    if classes.size < 2:
-        raise InputError("Held-out evaluation needs labels with at least two classes.")
-    n_splits = int(n_splits)
-    if n_splits < 2 or counts.min() < n_splits:
-        raise InputError(f"Stratified {n_splits}-fold cross-validation needs at least {max(n_splits, 2)} samples "
-                         f"of every class; the smallest class has {counts.min()}. Use fewer folds.")
-    sizes = [int(size) for size in sizes]
-    if not sizes or min(sizes) < 1 or max(sizes) > X.shape[1]:
-        raise InputError(f"sizes must be between 1 and the {X.shape[1]} features.")
-    folds = list(StratifiedKFold(n_splits, shuffle=True, random_state=random_state).split(X, labels))
-    everywhere = None if select_within_folds else np.asarray(rank(X, labels), dtype=np.intp)
-    scores = {name: np.zeros((n_splits, len(sizes))) for name in ("knn", "accuracy", "nmi", "precision")}
-    for fold, (train, test) in enumerate(folds):
-        ranking = everywhere if everywhere is not None else np.asarray(rank(X[train], labels[train]), dtype=np.intp)
-        Z_train, Z_test = zscores(X[train]), zscores(X[test], X[train])
-        n_clusters = np.unique(labels[test]).size
-        for column, size in enumerate(sizes):
-            top = ranking[:size]
-            predicted = KNeighborsClassifier(1).fit(Z_train[:, top], labels[train]).predict(Z_test[:, top])
-            scores["knn"][fold, column] = np.mean(predicted == labels[test])
-            found = [KMeans(n_clusters, n_init=1, random_state=random_state + run).fit_predict(Z_test[:, top])
-                     for run in range(n_runs)]
-            scores["accuracy"][fold, column] = np.mean([clustering_accuracy(labels[test], f) for f in found])
-            scores["nmi"][fold, column] = np.mean([nmi(labels[test], f) for f in found])
-            scores["precision"][fold, column] = normalized_precision_index(
-                Z_test[:, top], labels[test], range(1, min(10, test.size - 1) + 1))
-        report_or_stop(progress, fold + 1, n_splits)
-    curves = {"size": sizes, "n_splits": n_splits}
-    for name, values in scores.items():
-        curves[name] = values.mean(axis=0).tolist()
-        curves[f"{name}_sd"] = values.std(axis=0).tolist()
-    return curves

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from core import InputError
-from core.evaluation.metrics import held_out_curves
+from core.evaluation.compare import held_out_curves
 from core.selection.methods import rank_features
 
 
