@@ -41,7 +41,7 @@ def main():
     options = parser.parse_args()
 
     from core import load_dataset
-    from core.evaluation import metrics
+    from core.evaluation import compare, metrics
 
     faces = load_dataset("warpAR10P")
     rng = np.random.default_rng(0)
@@ -61,7 +61,7 @@ def main():
     cases = {
         "one NMI (130 samples, 10 classes)": lambda: metrics.nmi(faces.labels, clusters),
         "kmeans_scores (5 runs, top 100 pixels)": lambda: metrics.kmeans_scores(selection, faces.labels, 5),
-        "held_out_curves (Compare, one method)": lambda: metrics.held_out_curves(
+        "held_out_curves (Compare, one method)": lambda: compare.held_out_curves(
             faces.X, faces.labels, variance_ranking, sizes, n_splits=5, random_state=0),
     }
     print(f"AR faces ({faces.n_samples} x {faces.n_features}); best of {options.repeats}; "

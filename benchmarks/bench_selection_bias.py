@@ -3,7 +3,7 @@
     python -m benchmarks.bench_selection_bias [--k 20]
 
 Each method ranks the features and the top K are judged by stratified 5-fold cross-validation
-(:func:`core.evaluation.metrics.held_out_curves`): a 1-nearest-neighbour classifier fitted on the
+(:func:`core.evaluation.compare.compare_methods`, the Compare page's protocol): a 1-nearest-neighbour classifier fitted on the
 training folds and k-means on the held-out fold. "Held-out": the ranking is made on the training
 folds only (what the Compare page does). "In-sample": the ranking is made once on every sample,
 labels included, and judged the same way (what Compare did before; Ambroise & McLachlan, PNAS
@@ -27,9 +27,7 @@ def main():
     import numpy as np
 
     from core.data.bundled import load_dataset
-    from core.evaluation.metrics import held_out_curves
-    from core.selection.scorers import SCORERS
-    from core.selection.methods import rank_features
+    from core.evaluation.compare import compare_methods
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--k", type=int, default=20, help="top features judged (at most the features there are)")
@@ -45,20 +43,18 @@ def main():
     for name, load in sets.items():
         X, y = load()
         k = min(options.k, X.shape[1] // 2)
-        n_clusters = np.unique(y).size
         for method in METHODS:
-            supervised = method == "Q-alpha (supervised)" or (method in SCORERS and SCORERS[method][0].supervised)
-
-            def rank(X_train, y_train, method=method, supervised=supervised):
-                return rank_features(method, X_train, y_train if supervised else None, n_clusters=n_clusters)
-
             start = time.perf_counter()
-            held = held_out_curves(X, y, rank, [k], n_splits=5)
-            inside = held_out_curves(X, y, rank, [k], n_splits=5, select_within_folds=False)
-            print(f"{name:<24} {method:<22} {'supervised' if supervised else 'unsupervised':<12} {k:>4} "
-                  f"{held['knn'][0]:>8.3f} ± {held['knn_sd'][0]:.3f} {inside['knn'][0]:>10.3f} "
-                  f"{inside['knn'][0] - held['knn'][0]:>6.3f} {held['accuracy'][0]:>10.3f} ± {held['accuracy_sd'][0]:.3f} "
-                  f"{inside['accuracy'][0]:>10.3f} {time.perf_counter() - start:>8.1f}", flush=True)
+            table = compare_methods(X, y, {method: method}, sizes=[k], n_splits=5,
+                                    protocols=("held-out", "in-sample"))
+            means = table.groupby(["protocol", "measure"]).value.mean()
+            spreads = table.groupby(["protocol", "measure"]).value.std(ddof=0)
+            kind = "supervised" if table.supervised.iloc[0] else "unsupervised"
+            held, inside = means["held-out"], means["in-sample"]
+            print(f"{name:<24} {method:<22} {kind:<12} {k:>4} "
+                  f"{held['knn']:>8.3f} ± {spreads['held-out', 'knn']:.3f} {inside['knn']:>10.3f} "
+                  f"{inside['knn'] - held['knn']:>6.3f} {held['accuracy']:>10.3f} ± {spreads['held-out', 'accuracy']:.3f} "
+                  f"{inside['accuracy']:>10.3f} {time.perf_counter() - start:>8.1f}", flush=True)
 
 
 if __name__ == "__main__":

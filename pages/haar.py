@@ -117,7 +117,7 @@ st.markdown("**The mean image of the main classes** (mean), rebuilt from its alp
             f"by the set so that its pictures compare; {scale_note}. The classes' images are on a linear scale of "
             "their own set.")
 # pictures, not heat maps: a λ step redraws them all, and as Plotly heat maps the rows of faces
-# took 0.3 s of the browser's time per step (docs/benchmarks.md)
+# took 0.3 s of the browser's time per step (docs/benchmarks.md at 98003b7)
 mean_row = np.stack([mean_face, scale * rebuilt, mean_face - scale * rebuilt])
 widgets.picture(image_mosaic(stretch(mean_row), titles=["mean", "rebuilt", "left out"], n_cols=3),
                 "mean_reconstruction")

@@ -208,7 +208,7 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
     selection.weight_notes(result, main.n_features, side_mode, params.tol)
     log_y = st.toggle("Log scale", value=False, help="Draw the sorted weights on a log axis.")
     # the top-K band is drawn by the browser over the figure: a K step leaves the figure as it is
-    # (a changed figure is a new chart, drawn from scratch: docs/benchmarks.md); the figure saved
+    # (a changed figure is a new chart, drawn from scratch: docs/benchmarks.md at 98003b7); the figure saved
     # has the band in it
     weights_figure = partial(sorted_weights_figure, result.alpha, main.feature_names, gap.n_selected, log_y=log_y,
                              clear_gap=gap.clear, default=default)
@@ -254,7 +254,7 @@ def lambda_view(main, side, pairs, params, side_mode: str, side_choice: dict, au
     computes the λ path or, once it is computed, the slider's λ on it (the path itself is drawn
     below, by :func:`path_view`). A fragment: a λ step reruns only this part, not the settings and
     controls above it, which do not depend on λ (a full rerun of the page cost a λ step on the
-    computed path 0.4 s, docs/benchmarks.md)."""
+    computed path 0.4 s, docs/benchmarks.md at 98003b7)."""
     runs.stop_control("qalpha")
     path_possible = lambda_path_possible(side_mode, params)
     if not automatic:
@@ -322,7 +322,7 @@ def path_view(main, side, pairs, params, side_mode: str) -> None:
     """The computed λ path: the weights of the ten features that weigh most anywhere on it against
     λ and, beside them, the sparsity gap's strength at each λ. Drawn below the λ fragment, not in
     it: the figures do not change with λ, and a λ step that sent them again took 25 ms longer on
-    the 20,000 genes (docs/benchmarks.md). The slider's λ is the dashed line that the fragment has
+    the 20,000 genes (docs/benchmarks.md at 98003b7). The slider's λ is the dashed line that the fragment has
     the browser draw over them."""
     if not (lambda_path_possible(side_mode, params)
             and runs.has_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS)):

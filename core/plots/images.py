@@ -141,7 +141,7 @@ def weight_overlay_picture(background, weights, image_shape=None, selected=None,
 
     The browser shows a picture at once; a heat map is a chart that Plotly draws anew (twice) at
     every step of a slider that changes it: on the Q-alpha page the figure cost a λ step 0.09 s
-    (``docs/benchmarks.md``). No hover: the pages offer the figure beside it on request.
+    (``docs/benchmarks.md at 98003b7``). No hover: the pages offer the figure beside it on request.
     """
     background = _as_image(background, image_shape)
     weights = _as_image(weights, background.shape)
@@ -335,7 +335,7 @@ def image_mosaic(images, titles: Sequence[str] | None = None, n_cols: int = 8, z
 
     The browser shows it as a picture. A heat map is a chart that Plotly draws anew (twice) at each
     slider step that changes it: the Haar page's rows of faces took 0.3 s of the browser's time
-    per λ step that way (``docs/benchmarks.md``). No hover, no zoom.
+    per λ step that way (``docs/benchmarks.md at 98003b7``). No hover, no zoom.
     """
     from PIL import Image, ImageDraw, ImageFont
 

@@ -4,7 +4,7 @@ Streamlit's front end loads each element kind's code when a tab first draws one:
 4.7 MB, the code highlighter's 1.6 MB, the table's 1.2 MB. While those load and compile, the
 browser draws nothing of the page, not even the widgets whose messages came long before: on the
 Q-alpha page the controls of a new tab showed 4.7-7.3 s after the navigation, where without
-those three kinds they showed in 2.7-3.8 s (docs/benchmarks.md, "The first paint of a new tab").
+those three kinds they showed in 2.7-3.8 s (docs/benchmarks.md at 98003b7, "The first paint of a new tab").
 
 So the first element of such a kind in a tab (:func:`wait_for_controls`) is sent only once the
 run has gone on for :data:`PAUSE` seconds: the page's controls, sent before it, are drawn in the
@@ -28,7 +28,7 @@ FIGURE, TABLE, CODE = "figure", "table", "code"
 #: Session key: the kinds this tab has been sent.
 DRAWN = "first_paint_drawn"
 #: Seconds from the run's start before the first element of a kind new to the tab is sent.
-#: A/B on the Q-alpha page, a new tab per open, medians of 4 (docs/benchmarks.md): 0.3 s was too
+#: A/B on the Q-alpha page, a new tab per open, medians of 4 (docs/benchmarks.md at 98003b7): 0.3 s was too
 #: short (controls at 5.4 s, as without a pause), 0.6 s left them at 2.8-3.0 s, 0.8-1.0 s at
 #: 2.2-2.4 s, and 1.5 s put the figures 1 s later. 1.0 s leaves a margin for a busier machine.
 PAUSE = 1.0

@@ -24,7 +24,7 @@ def leave_a_core() -> None:
     The browser usually runs on the same machine, and the server's own event loop must send
     each progress message: with BLAS on both cores of a 2-core machine, a kernel Q-alpha step
     on the AR faces took 3.0 s from key press to settled page; on one, 1.6 s
-    (docs/benchmarks.md). OpenMP's count is read when scikit-learn first loads it, so it is set
+    (docs/benchmarks.md at 98003b7). OpenMP's count is read when scikit-learn first loads it, so it is set
     in the environment; the BLAS libraries are loaded already and are limited in place.
     """
     if not _THREADS_SET.acquire(blocking=False):
@@ -53,7 +53,7 @@ def warm_imports() -> None:
     """Once per process, in a background thread: import what the pages' computations need
     (scikit-learn's k-means and metrics, which bring SciPy's statistics and pandas, and the
     library's solvers), so that the first page that clusters does not wait for them: they took
-    1.2 s of the Q-alpha page's first open in a fresh server (docs/benchmarks.md).
+    1.2 s of the Q-alpha page's first open in a fresh server (docs/benchmarks.md at 98003b7).
 
     An import holds the interpreter for its whole length: one module at a time, each when the
     app has been quiet for :data:`QUIET_FOR` (no run in progress, :func:`app_run`). Imported

@@ -16,7 +16,7 @@ from . import downloads, first_paint
 # current λ on the λ path) and a shaded band between two x (the top K ranks on the sorted weights).
 # A chart whose figure changes is a new element that Plotly draws from scratch (Streamlit derives
 # the chart's id from its spec), so a slider that only moves a marked value would redraw the whole
-# figure at every step (66 ms of a λ step on the path, docs/benchmarks.md). The marks sit in
+# figure at every step (66 ms of a λ step on the path, docs/benchmarks.md at 98003b7). The marks sit in
 # Plotly's own container at the plot area's place (the drag rectangle), at the axis's range of the
 # moment (log or linear), and follow a zoom, a resize or a new drawing of the figure.
 _X_MARKS = st.components.v2.component(
@@ -131,7 +131,7 @@ def line():
     columns would cut metrics and buttons short). Elements put in it directly, each at
     ``width="content"``, are fewer elements than in cells of their own (:func:`row`): on the
     Q-alpha page, two lines of four metrics redrawn at every λ and K step, sixteen elements become
-    ten (the steps' time did not change measurably: docs/benchmarks.md)."""
+    ten (the steps' time did not change measurably: docs/benchmarks.md at 98003b7)."""
     return st.container(horizontal=True, gap="large")
 
 

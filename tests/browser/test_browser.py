@@ -997,7 +997,7 @@ def test_a_new_tab_is_sent_its_controls_before_its_figures(page, app_url):
     figure. Then another page follows.
 
     That the k input shows *before* the figure, in a frame of its own, holds on an idle machine
-    (docs/benchmarks.md, "The first paint without a report from the browser": 2.2-2.4 s from the
+    (docs/benchmarks.md at 98003b7, "The first paint without a report from the browser": 2.2-2.4 s from the
     navigation, where both came together at 5.4 s). It is not asserted here: the tests run beside
     others on two cores, and a browser that busy took longer than the pause to draw the controls
     (3 of 5 opens beside the AppTest suite), when it draws them in the figure's frame, as it did
