@@ -937,17 +937,23 @@ def test_back_after_five_slider_steps_leaves_the_page(page, app_url):
 
 
 def test_k_of_the_faces_carried_to_a_four_class_table_falls_back_with_a_note(page, app_url):
-    """k = 10 (the AR faces' ten people) does not carry silently to GLIOMA's four classes: the
-    page says so, naming the setting by its label, the old and the new value."""
+    """k = 10 set for the AR faces' ten people does not carry silently to GLIOMA's four classes:
+    the page says so, naming the setting by its label, the old and the new value (the library's
+    default k, 2, the page's too: issue 49)."""
     wait_for_app(page, f"{app_url}/qalpha")
     page.get_by_text("Selected (K)").first.wait_for(timeout=120_000)
     quiet(page)
-    assert page.get_by_role("spinbutton", name="k — number of clusters").input_value() == "10"
+    k_box = page.get_by_role("spinbutton", name="k — number of clusters")
+    assert k_box.input_value() == "2"
+    k_box.fill("10")
+    k_box.press("Enter")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('qa_k') === '10'", timeout=60_000)
+    quiet(page)
     pick_dataset(page, "GLIOMA")
-    page.get_by_text("k — number of clusters: 10 was chosen for warpAR10P; for GLIOMA it is now 4").wait_for(
+    page.get_by_text("k — number of clusters: 10 was chosen for warpAR10P; for GLIOMA it is now 2").wait_for(
         timeout=120_000)
     quiet(page)
-    assert page.get_by_role("spinbutton", name="k — number of clusters").input_value() == "4"
+    assert page.get_by_role("spinbutton", name="k — number of clusters").input_value() == "2"
     assert page.locator("[data-testid='stException']").count() == 0
 
 
