@@ -103,7 +103,7 @@ with controls:
         help="k among c and 2c (c: the clusters to find, the number of classes of the main data where there are "
              "labels, else estimated from the spectrum) and λ among 0.1, 1 and 10: the setting under which k-means "
              "finds the most reproducible groups over resamples of the main samples (no labels used). How it "
-             "fared on data nobody tuned it on: README, 'Automatic k and λ'. Turn off to set them yourself.")
+             "fared on data nobody tuned it on: docs/findings.md, 'Automatic k and λ'. Turn off to set them yourself.")
     # chosen from the data, λ is shown here; set by hand, its slider heads the results (a λ step
     # reruns only them: lambda_view)
     lam_slot = st.container(width=300) if automatic else None
@@ -167,7 +167,7 @@ if auto is not None:
             st.warning(f"{auto.reason} Cluster the standardised features unweighted here, and read the weights as "
                        "a ranking (check k-means on the selection below against all features). On the sets the rule "
                        "was judged on this happened on 9 of 89 turns, and on 3 of 7 of lung_small's, the one set "
-                       "where the automatic weights fell below the standardised data (README, 'Automatic k and λ').",
+                       "where the automatic weights fell below the standardised data (docs/findings.md, 'Automatic k and λ').",
                        icon=":material/warning:")
         with st.expander("How k and λ were chosen"):
             # every candidate in view (the setting names its k and λ; the columns k and lam would repeat it)
