@@ -8,7 +8,7 @@ covariance of 210 random samples, by one eigendecomposition and a secular equati
 direct greedy search of [MWA07] Sec. 5); largest relative difference of the objectives.
 Table 2: how far the app offers sparse PCA (pages/slda.py SPCA_LIMIT, under 10 s): greedy_spca on
 2n random samples at 256 ... 384 features and on the bundled lung_small (325 genes).
-Table 3: OPCA (core.selection.baselines.OPCA) in the samples' space against the dense generalised
+Table 3: OPCA (core.selection.projections.OPCA) in the samples' space against the dense generalised
 eigenproblem (C_main, C_side + reg I) of scipy.linalg.eigh, 35 main and 13 side samples (the AR
 protocol's sizes); the cosine of the leading directions in the S inner product.
 """

@@ -5,7 +5,7 @@
 
 Methods: ``qalpha`` (:func:`core.selection.qalpha.q_alpha`, unsupervised or with ``--labels`` supervised,
 with ``--side`` side data) and the one-pass filters ``variance``, ``fisher``, ``pearson``
-(:func:`core.selection.baselines.score_features`). Inputs: ``.h5ad``, ``.zarr``, ``.npy`` and CSV/TSV tables
+(:func:`core.selection.scorers.score_features`). Inputs: ``.h5ad``, ``.zarr``, ``.npy`` and CSV/TSV tables
 (:func:`core.data.stores.open_store`); sparse AnnData matrices stay sparse, and everything but tables
 is read one row block at a time. The output CSV ranks the features (rank, index, name, weight);
 a JSON file beside it records the parameters, the input, the convergence and the time.

@@ -5,7 +5,7 @@ Every long-running function of the library takes ``progress=None`` or a callable
 (iteration, greedy step, fit). Returning ``False`` asks the computation to stop at once:
 
 * iterative solvers (:func:`core.selection.qalpha.q_alpha`, :func:`core.selection.kernel_qalpha.kernel_q_alpha`,
-  :func:`core.selection.sdr.sdr_si`, :func:`core.selection.qalpha.topographic_map`) return what they have, marked
+  :func:`core.selection.sdr.sdr_si`, :func:`core.selection.topographic.topographic_map`) return what they have, marked
   ``stopped=True`` and not converged; :func:`core.selection.lambda_path.q_alpha_path` returns the
   lambda values it has solved, ``stopped=True``;
 * computations without a meaningful partial result (greedy sparse LDA/PCA paths, exact search,

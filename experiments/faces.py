@@ -350,7 +350,7 @@ def ar_faces_automatic(*, quick=False, random_state=0, progress=None) -> Experim
     * the rule's choice of k and λ with the paper's representation (centred coefficients times
       ``sqrt(alpha)``): all of them, which separates the choice from the rule's weighting, and
       the top ones as the library counts them without labels (the default K,
-      :func:`core.selection.qalpha.default_k`, and the sparsity gap's count);
+      :func:`core.selection.sparsity.default_k`, and the sparsity gap's count);
     * the paper's default k = 5 and λ = 0.1 with the top coefficients at the sparsity gap, a fixed
       label-free setting;
     * Q-alpha-SI tuned as the paper tunes it (k = 5; λ and the number of top coefficients chosen

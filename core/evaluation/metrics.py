@@ -344,7 +344,7 @@ def projection_curves(X, labels, projections: dict, dims, side=None, n_runs: int
     """How well ``d`` extracted features group the samples, for each ``d``: the feature-extraction
     counterpart of :func:`selection_curves`, scored the same way on the same samples.
 
-    ``projections`` maps a name to a method of :data:`core.selection.baselines.PROJECTIONS`. Each is fitted
+    ``projections`` maps a name to a method of :data:`core.selection.projections.PROJECTIONS`. Each is fitted
     on the standardised data without labels (and on ``side``, standardised with the data's
     statistics, when it needs side data), except the models of co-occurrences (``models_counts``:
     SDR-SI), which take the non-negative data as given. ``d`` beyond what a method can give (samples - 1 or

@@ -41,7 +41,7 @@ def sorted_weights_figure(alpha, feature_names: Sequence[str] | None = None,
     """The sorted alpha plot of [WS03] Fig. 1b / [SW04] Fig. 3b, with the sparsity-gap cut marked.
 
     The cut after ``n_selected`` is drawn only for a ``clear_gap``; otherwise the title says
-    there is none, and ``default`` (:func:`core.selection.qalpha.default_k`) marks the count its
+    there is none, and ``default`` (:func:`core.selection.sparsity.default_k`) marks the count its
     rule chose, named on the plot. ``top_k`` shades the ranks of the features the page selects.
 
     Hovering a point shows the feature's name, its rank and weight. With ``log_y`` the weights

@@ -175,7 +175,7 @@ class QAlphaResult:
         Features left out because they do not vary over the samples.
     side_diagonal : ndarray or None
         ``D`` of [SW04] Def. 3 over all features (side variance relative to main variance; the
-        summed squared alphas of earlier rounds in :func:`topographic_map`).
+        summed squared alphas of earlier rounds in :func:`core.selection.topographic.topographic_map`).
     restart_objectives : ndarray
         Final objective of each start (``n_init`` values); the best one is returned.
     stopped : bool
@@ -216,18 +216,18 @@ class QAlphaResult:
 
     @property
     def n_selected(self) -> int:
-        """Number of features above the sparsity gap (:func:`sparsity_gap`)."""
+        """Number of features above the sparsity gap (:func:`core.selection.sparsity.sparsity_gap`)."""
         return self.gap.n_selected
 
     @cached_property
     def gap(self) -> SparsityGap:
-        """Where the sorted weights break and how clearly (:func:`find_sparsity_gap`)."""
+        """Where the sorted weights break and how clearly (:func:`core.selection.sparsity.find_sparsity_gap`)."""
         return find_sparsity_gap(self.alpha)
 
     @cached_property
     def default_k(self) -> "DefaultK":
         """How many features to select when nobody says: the sparsity gap's count where the gap
-        is clear, else the smallest count holding half of the squared weight (:func:`default_k`)."""
+        is clear, else the smallest count holding half of the squared weight (:func:`core.selection.sparsity.default_k`)."""
         return default_k(self.alpha, self.gap)
 
 
@@ -262,7 +262,7 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=DEFAULT_LAM, c
         and scaling enter the products (:mod:`core.matrix.normalised`). Dask arrays (dense or with sparse
         chunks, in memory, on disk or on a ``dask.distributed`` cluster) are read one row block
         at a time, one pass per iteration with the power solver. The gap criterion and
-        :func:`topographic_map` need dense data.
+        :func:`core.selection.topographic.topographic_map` need dense data.
     k : int, optional
         Number of clusters (columns of Q), ``1 <= k < n_samples``; :data:`DEFAULT_K` (2) when left
         out. With ``labels`` it is the number of classes minus one (``c - 1`` for ``c`` classes)

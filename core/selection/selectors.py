@@ -43,7 +43,7 @@ class QAlphaSelector(SelectorMixin, BaseEstimator):
         when ``supervised=True``.
     n_features_to_select : int, float in (0, 1], or "auto"
         How many of the largest weights to keep: a count, a fraction of the features, or
-        ``"auto"`` for the pages' default (:func:`core.selection.qalpha.default_k`): the count above the
+        ``"auto"`` for the pages' default (:func:`core.selection.sparsity.default_k`): the count above the
         sparsity gap where it is clear, else the fewest features holding half of the squared weight.
     supervised : bool
         Use ``y`` in ``fit`` (the supervised mode of :func:`core.selection.qalpha.q_alpha`); otherwise
