@@ -40,27 +40,36 @@ def layer_of(module: str) -> str:
     return module.split(".")[0]
 
 
-def imports_of(path: Path, modules: set) -> set:
-    """The project modules ``path`` imports, at its top or inside a function."""
+def import_targets(path: Path, modules: set | None = None):
+    """Every module name ``path`` imports, at its top or inside a function, made absolute. ``from x
+    import y`` gives ``x.y`` where ``modules`` holds it (y is a module), else ``x``; without
+    ``modules``, both."""
     package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
-    found = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
-            targets = [alias.name for alias in node.names]
+            yield from (alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")[:len(package.split(".")) - node.level + 1]
-                base = ".".join(base + ([node.module] if node.module else []))
+                target = ".".join(base + ([node.module] if node.module else []))
             else:
-                base = node.module
-            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
-        else:
-            continue
-        for target in targets:
-            while target and target not in modules:  # "core.plots.figure_table" is core.plots'
-                target = target.rpartition(".")[0]
-            if target:
-                found.add(target)
+                target = node.module
+            for alias in node.names:
+                inner = f"{target}.{alias.name}"
+                if modules is None:
+                    yield from (target, inner)
+                else:
+                    yield inner if inner in modules else target
+
+
+def imports_of(path: Path, modules: set) -> set:
+    """The project modules ``path`` imports (a name inside a module counts as that module)."""
+    found = set()
+    for target in import_targets(path, modules):
+        while target and target not in modules:  # "core.plots.figure_table" is core.plots'
+            target = target.rpartition(".")[0]
+        if target:
+            found.add(target)
     return found
 
 

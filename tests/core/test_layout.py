@@ -1,7 +1,6 @@
 """The library's shape: a plain library (no Streamlit, no app, no reproductions), rooms that depend
 only on the rooms below them, and one public face."""
 
-import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from test_house import import_targets, module_name
 
 CORE = ROOT / "core"
 
@@ -29,10 +29,6 @@ def core_modules():
     return sorted(CORE.rglob("*.py"))
 
 
-def module_name(path: Path) -> str:
-    parts = path.relative_to(ROOT).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
 
 def room_of(module: str) -> str:
     parts = module.split(".")
@@ -41,19 +37,7 @@ def room_of(module: str) -> str:
 
 def imported_modules(path: Path):
     """Every module ``path`` imports, at its top or inside a function, as absolute names."""
-    package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            yield from (alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[:len(package.split(".")) - node.level + 1]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module
-            yield target
-            for alias in node.names:  # "from . import kinds" imports a module
-                yield f"{target}.{alias.name}"
+    return import_targets(path)
 
 
 def test_every_room_is_known():
