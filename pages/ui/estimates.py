@@ -66,14 +66,21 @@ class RestOfRun:
 
     def __init__(self):
         self._since = None  # (elapsed, done) at the first report
+        self._last = None  # (elapsed, done) when done last grew
 
     def seconds(self, elapsed: float, done: int, total: int) -> float | None:
-        """Seconds left after ``done`` of ``total`` steps in ``elapsed`` seconds (None: no rate yet)."""
+        """Seconds left after ``done`` of ``total`` steps in ``elapsed`` seconds (None: no rate yet).
+        Reports inside a step (the iterations of a solve, with the same ``done``) take the time
+        already spent on that step off the rest."""
         if self._since is None:
             if done >= 1:
-                self._since = (elapsed, done)
+                self._since = self._last = (elapsed, done)
             return None
+        if done > self._last[1]:
+            self._last = (elapsed, done)
         since_elapsed, since_done = self._since
-        if done <= since_done or done >= total:
+        last_elapsed, last_done = self._last
+        if last_done <= since_done or done >= total:
             return None
-        return (elapsed - since_elapsed) / (done - since_done) * (total - done)
+        per_step = (last_elapsed - since_elapsed) / (last_done - since_done)
+        return max(per_step * (total - last_done) - (elapsed - last_elapsed), 0.0)

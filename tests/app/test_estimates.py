@@ -19,3 +19,14 @@ def test_reports_skipped_by_the_progress_interval_still_give_the_mean_rate():
     assert rest.seconds(3.0, 3, 13) is None  # the first report the page saw came at step 3
     assert rest.seconds(3.0, 3, 13) is None  # no step since
     assert rest.seconds(7.0, 5, 13) == pytest.approx(2.0 * 8)
+
+
+def test_reports_inside_a_step_take_the_time_spent_on_it_off_the_rest():
+    """choose_settings reports each iteration of a solve with the count of settings done so far
+    (issue 49): the rest counts down within a step instead of growing with it."""
+    rest = RestOfRun()
+    assert rest.seconds(1.0, 1, 7) is None
+    assert rest.seconds(3.0, 2, 7) == pytest.approx(2.0 * 5)
+    assert rest.seconds(4.0, 2, 7) == pytest.approx(2.0 * 5 - 1.0)  # a second into the third setting
+    assert rest.seconds(20.0, 2, 7) == 0.0  # a slow step: never below nothing
+    assert rest.seconds(21.0, 3, 7) == pytest.approx(10.0 * 4)
