@@ -180,7 +180,8 @@ def child(arguments):
 
 
 def run_child(options):
-    done = subprocess.run([sys.executable, __file__, "--child", json.dumps(options)], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "benchmarks.bench_scale", "--child", json.dumps(options)],
+                          capture_output=True, text=True,
                           cwd=ROOT)
     sys.stderr.write(done.stderr[-3000:])
     if done.returncode != 0:

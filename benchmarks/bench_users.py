@@ -1,0 +1,260 @@
+"""Many people at once on one server: N sessions over Streamlit's own websocket protocol, no browsers.
+
+    python -m benchmarks.bench_users [--users 1,5,10,20] [--steps 10] [--think 1.0] [--heavy 4]
+
+Each simulated person is one websocket to the app's ``/_stcore/stream``, speaking the protobuf
+messages of ``streamlit.proto`` as the browser does: it opens the Q-alpha page of the bundled AR
+faces (a ``rerun_script`` BackMsg naming the page), keeps what the server tells it (the page's
+script hash, the query string, the widgets with their ids and values, the fragment each sits in,
+the messages it may refer to by hash), then steps the "K — top features" slider by one, sending the
+slider's new value with the id of the fragment it sits in, as the browser's slider does. A step is
+timed from the send to the ``script_finished`` of that run, and counts only if the run shows that
+person's own new K ("Selected (K)") and no exception element. Between steps each person thinks for
+about ``--think`` seconds (uniform, 0.5x to 1.5x), so 20 people step about 20 times a second in all.
+
+For N = 1, 5, 10, 20 people on one fresh server: the median and 90th percentile of a step, the steps
+that failed, the exception elements seen, the server's CPU seconds per step (``/proc/PID/stat``
+over the stepping window, every core) and its peak resident memory (``VmRSS``). ``--heavy H`` adds a
+row: one person stepping K while H others keep asking the Kernel Q-alpha page for values of its k
+no one used before (each a new kernel solve).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import statistics
+import time
+from pathlib import Path
+
+from benchmarks.app_server import start_server, stop_server
+from benchmarks.results import run_recorded
+
+K_SLIDER = "K — top features to show and to cluster with"
+K_COUNT = "Selected (K)"
+KERNEL_K = "k — number of clusters"
+
+
+def _protos():
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    return BackMsg, ForwardMsg
+
+
+class Person:
+    """One browser tab's worth of Streamlit protocol: a websocket, the page it shows, its widgets."""
+
+    def __init__(self, url: str, page: str):
+        self.url, self.page = url, page
+        self.socket = None
+        self.page_hash, self.query = "", ""
+        self.widgets = {}  # label -> (element kind, proto, fragment id)
+        self.metrics = {}  # label -> shown value
+        self.exceptions = 0
+        self.cache = {}  # hash -> ForwardMsg the server may refer to
+
+    async def open(self) -> float:
+        import websockets
+
+        address = self.url.replace("http://", "ws://") + "/_stcore/stream"
+        self.socket = await websockets.connect(address, subprotocols=["streamlit"], max_size=None,
+                                               compression="deflate")
+        return await self.run()
+
+    async def run(self, *, states=(), fragment: str = "") -> float:
+        """Send ``rerun_script`` with these widget states (and fragment) and wait for its end:
+        the seconds from the send to the last ``script_finished``."""
+        BackMsg, _ = _protos()
+        message = BackMsg()
+        client = message.rerun_script
+        client.query_string, client.page_name, client.page_script_hash = self.query, self.page, self.page_hash
+        client.fragment_id = fragment
+        for state in states:
+            client.widget_states.widgets.append(state)
+        start = time.perf_counter()
+        await self.socket.send(message.SerializeToString())
+        await self._until_finished()
+        return time.perf_counter() - start
+
+    async def _until_finished(self) -> None:
+        _, ForwardMsg = _protos()
+        while True:
+            message = ForwardMsg.FromString(await self.socket.recv())
+            if message.WhichOneof("type") == "ref_hash":
+                message = self.cache.get(message.ref_hash, message)
+            if message.metadata.cacheable:
+                self.cache[message.hash] = message
+            kind = message.WhichOneof("type")
+            if kind == "new_session":
+                self.page_hash = message.new_session.page_script_hash or self.page_hash
+            elif kind == "page_info_changed":
+                self.query = message.page_info_changed.query_string
+            elif kind == "delta":
+                self._note(message.delta)
+            elif kind == "script_finished":
+                status = message.script_finished
+                if status in (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY):
+                    return
+                # FINISHED_EARLY_FOR_RERUN: a new run follows (a fresh server's first session once)
+                if status != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    raise RuntimeError(f"the run ended with {ForwardMsg.ScriptFinishedStatus.Name(status)}")
+
+    def _note(self, delta) -> None:
+        if delta.WhichOneof("type") != "new_element":
+            return
+        element = delta.new_element
+        kind = element.WhichOneof("type")
+        if kind == "exception":
+            self.exceptions += 1
+        elif kind == "metric":
+            self.metrics[element.metric.label] = element.metric.body
+        elif kind in ("slider", "number_input"):
+            proto = getattr(element, kind)
+            self.widgets[proto.label] = (kind, proto, delta.fragment_id)
+
+    def value(self, label: str) -> float:
+        kind, proto, _ = self.widgets[label]
+        if kind == "slider":
+            return (proto.value if proto.set_value else proto.default)[0]
+        return proto.value if proto.set_value else proto.default
+
+    async def set(self, label: str, value) -> float:
+        """The widget ``label`` set to ``value`` as the browser sets it: its state sent with the run
+        of the fragment it sits in; the seconds to that run's end."""
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+        kind, proto, fragment = self.widgets[label]
+        state = WidgetState(id=proto.id)
+        if kind == "slider":
+            state.double_array_value.data.append(float(value))
+        elif proto.data_type == proto.INT:
+            state.int_value = int(value)
+        else:
+            state.double_value = float(value)
+        seconds = await self.run(states=[state], fragment=fragment)
+        # the server sends the widget again only when it changed it: what was sent is now its value
+        if kind == "slider":
+            proto.ClearField("value")
+            proto.value.append(float(value))
+        else:
+            proto.value = value
+        proto.set_value = True
+        return seconds
+
+    async def close(self) -> None:
+        if self.socket is not None:
+            await self.socket.close()
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def _memory(pid: int, peak: list, stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        peak[0] = max(peak[0], _rss_mib(pid))
+        await asyncio.sleep(0.2)
+
+
+async def _stepper(person: Person, steps: int, think: float, rng, record: list) -> None:
+    """Step K by one, up and down, with a think time between steps; each step checked."""
+    direction = 1
+    for _ in range(steps):
+        await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+        kind, proto, _ = person.widgets[K_SLIDER]
+        current = int(person.value(K_SLIDER))
+        if not proto.min <= current + direction <= proto.max:
+            direction = -direction
+        wanted = current + direction
+        exceptions = person.exceptions
+        try:
+            seconds = await person.set(K_SLIDER, wanted)
+            ok = person.metrics.get(K_COUNT) == f"{wanted:,}" and person.exceptions == exceptions
+        except Exception as error:  # noqa: BLE001 - a failed step is counted, not fatal
+            seconds, ok = float("nan"), False
+            print(f"  a step failed: {error!r}", flush=True)
+        record.append((seconds, ok))
+
+
+async def _heavy(person: Person, stop: asyncio.Event, record: list) -> None:
+    """Ask the Kernel page for values of k no one used before until the others are done."""
+    value = int(person.value(KERNEL_K))
+    _, proto, _ = person.widgets[KERNEL_K]
+    while not stop.is_set():
+        value = value + 1 if value < proto.max else int(proto.min)
+        record.append(await person.set(KERNEL_K, value))
+
+
+async def scenario(url: str, pid: int, n_users: int, steps: int, think: float, heavy: int, seed: int) -> dict:
+    """``n_users`` people stepping K on the Q-alpha page (and ``heavy`` on the Kernel page)."""
+    people = [Person(url, "qalpha") for _ in range(n_users)]
+    workers = [Person(url, "kernel") for _ in range(heavy)]
+    await asyncio.gather(*(person.open() for person in people + workers))
+    missing = [p for p in people if K_SLIDER not in p.widgets] + [w for w in workers if KERNEL_K not in w.widgets]
+    if missing:
+        raise RuntimeError(f"{len(missing)} session(s) did not show the control they step")
+    stop, peak, steps_done, heavy_runs = asyncio.Event(), [_rss_mib(pid)], [], []
+    watcher = asyncio.create_task(_memory(pid, peak, stop))
+    busy = [asyncio.create_task(_heavy(worker, stop, heavy_runs)) for worker in workers]
+    cpu, begin = _cpu_seconds(pid), time.perf_counter()
+    rng = random.Random(seed)
+    await asyncio.gather(*(_stepper(person, steps, think, random.Random(rng.random()), steps_done)
+                           for person in people))
+    cpu, wall = _cpu_seconds(pid) - cpu, time.perf_counter() - begin
+    stop.set()
+    await asyncio.gather(watcher, *busy, return_exceptions=True)
+    await asyncio.gather(*(person.close() for person in people + workers))
+    times = sorted(seconds for seconds, ok in steps_done if ok)
+    return dict(users=n_users, heavy=heavy, steps=len(steps_done), ok=len(times),
+                failed=len(steps_done) - len(times), exceptions=sum(p.exceptions for p in people + workers),
+                median=statistics.median(times) if times else float("nan"),
+                p90=times[min(len(times) - 1, int(round(0.9 * (len(times) - 1))))] if times else float("nan"),
+                cpu_per_step=cpu / max(len(steps_done), 1), cpu_share=cpu / wall, peak_mib=peak[0],
+                heavy_runs=len(heavy_runs))
+
+
+def _row(result: dict) -> str:
+    who = f"{result['users']}" + (f" + {result['heavy']} heavy" if result["heavy"] else "")
+    return (f"{who:<14} {result['ok']:>5}/{result['steps']:<5} {result['median']:>9.3f} {result['p90']:>7.3f} "
+            f"{result['failed']:>7} {result['exceptions']:>10} {result['cpu_per_step']:>10.3f} "
+            f"{result['cpu_share']:>10.2f} {result['peak_mib']:>9.0f}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--users", default="1,5,10,20", help="comma-separated numbers of people, each on a fresh server")
+    parser.add_argument("--steps", type=int, default=10, help="K steps per person")
+    parser.add_argument("--think", type=float, default=1.0, help="mean seconds between a person's steps")
+    parser.add_argument("--heavy", type=int, default=4, help="people running kernel solves beside one stepper (0: none)")
+    parser.add_argument("--seed", type=int, default=0)
+    options = parser.parse_args()
+    plan = [(int(n), 0) for n in options.users.split(",")] + ([(1, options.heavy)] if options.heavy else [])
+    print(f"Q-alpha page, AR faces; {options.steps} K steps per person, about {options.think:g} s apart; "
+          "a fresh server per row\n")
+    print(f"{'people':<14} {'ok/steps':>11} {'median s':>9} {'p90 s':>7} {'failed':>7} {'exceptions':>10} "
+          f"{'CPU s/step':>10} {'CPU cores':>10} {'peak MiB':>9}")
+    for n_users, heavy in plan:
+        process, url = start_server()
+        try:
+            result = asyncio.run(scenario(url, process.pid, n_users, options.steps, options.think, heavy,
+                                          options.seed))
+        finally:
+            stop_server(process)
+        print(_row(result), flush=True)
+    print("\nCPU s/step: the server's CPU seconds over the stepping window (every thread, the heavy runs' "
+          "too) per K step; CPU cores: those seconds over the window's wall time.")
+
+
+if __name__ == "__main__":
+    run_recorded(main, "bench_users", __doc__)
