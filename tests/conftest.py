@@ -100,10 +100,28 @@ def browser():
             chromium.close()
 
 
+#: Notes when the app's websocket last brought a message (``window.__lastMessage``, the page's
+#: performance.now()): the browser tests' ``quiet`` waits for the server to fall silent rather
+#: than for a fixed number of looks.
+MESSAGE_CLOCK = """
+(() => {
+  const Native = window.WebSocket;
+  window.WebSocket = function(...args) {
+    const socket = new Native(...args);
+    socket.addEventListener('message', () => { window.__lastMessage = performance.now(); });
+    return socket;
+  };
+  window.WebSocket.prototype = Native.prototype;
+  Object.assign(window.WebSocket, {CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3});
+})();
+"""
+
+
 @pytest.fixture()
 def page(browser):
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.add_init_script(MESSAGE_CLOCK)
     page = context.new_page()
     try:
         yield page

@@ -484,16 +484,23 @@ BUSY = (f"() => !({IDLE})() || !!(document.querySelector('[data-testid=\"stSpinn
         " || document.querySelector('[data-testid=\"stProgress\"]'))")
 
 
-def quiet(page, checks: int = 3, timeout: float = 300.0):
-    """Wait until the page has been idle (no running status, spinner or progress bar) at
-    ``checks`` looks 0.7 s apart: a spinner may appear a moment after the run starts."""
+def quiet(page, checks: int = 3, timeout: float = 300.0, silence: float = 1.0):
+    """Wait until the page is idle (no running status, spinner or progress bar) and stays so: at
+    ``checks`` looks 0.7 s apart (a spinner may appear a moment after the run starts), or, where
+    the page notes its websocket's messages (conftest's ``MESSAGE_CLOCK``), at two looks 0.35 s
+    apart with the server silent for ``silence`` seconds. A page settled long ago passes in 0.35 s
+    instead of 1.4 s; one still receiving waits for the messages to stop."""
     import time
 
     deadline, calm = time.monotonic() + timeout, 0
-    while calm < checks:
+    while True:
         assert time.monotonic() < deadline, "the page did not settle"
-        calm = 0 if page.evaluate(BUSY) else calm + 1
-        page.wait_for_timeout(700)
+        busy, silent = page.evaluate(f"() => [({BUSY})(), window.__lastMessage === undefined ? null "
+                                     f": performance.now() - window.__lastMessage]")
+        calm = 0 if busy else calm + 1
+        if calm >= checks or (silent is not None and calm >= 2 and silent >= silence * 1000):
+            return
+        page.wait_for_timeout(700 if silent is None else 350)
 
 
 def download(page, name: str, timeout: float = 120_000):
