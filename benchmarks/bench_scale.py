@@ -98,7 +98,7 @@ def part_sparse(n_cells, n_genes, density, iterations):
         reference.append(time.perf_counter() - start)
     stamps = []
 
-    def progress(iteration, objective):
+    def progress(report):
         stamps.append(time.perf_counter())
 
     tracemalloc.start()
@@ -147,9 +147,9 @@ def part_zarr(path, iterations):
     read_first = time.perf_counter() - start
     stamps = []
 
-    def progress(iteration, objective):
+    def progress(report):
         stamps.append(time.perf_counter())
-        print(f"  iteration {iteration}: {stamps[-1] - (stamps[-2] if len(stamps) > 1 else start_run):.1f} s",
+        print(f"  iteration {report.done}: {stamps[-1] - (stamps[-2] if len(stamps) > 1 else start_run):.1f} s",
               file=sys.stderr, flush=True)
 
     start_run = time.perf_counter()
