@@ -1,5 +1,4 @@
-"""Timing shared by the benchmark scripts (each runs as ``python benchmarks/NAME.py``, so this
-module is importable by its plain name)."""
+"""Timing shared by the benchmark scripts."""
 
 import time
 
@@ -13,4 +12,3 @@ def best_of(function, repeats: int = 5) -> float:
         function()
         times.append(time.perf_counter() - start)
     return min(times)
-
