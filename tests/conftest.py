@@ -3,7 +3,7 @@ data backends; how the tests are spread over workers."""
 
 import os
 import shutil
-import socket
+import tempfile
 from pathlib import Path
 
 if os.environ.get("PYTEST_XDIST_WORKER"):
@@ -18,6 +18,10 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 
 import numpy as np
 import pytest
+
+# the app's store of kept data sets (core.data.content_store) in a folder of the test run's own
+# (each worker's), not the user's cache folder; the app servers the tests start inherit it
+os.environ.setdefault("QALPHA_STORE_DIR", tempfile.mkdtemp(prefix="qalpha-store-"))
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTEFACTS = ROOT / "tests" / "artefacts"

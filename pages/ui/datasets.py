@@ -4,6 +4,7 @@ side data, and uploads parsed once."""
 from __future__ import annotations
 
 import hashlib
+import json
 import weakref
 from collections import OrderedDict
 from dataclasses import replace
@@ -16,6 +17,7 @@ from core.data.bundled import list_datasets, load_dataset
 # the table readers (and pandas with them) are imported with this module, before any page runs
 from core.data.loaders import read_table
 from core.limits import format_bytes
+from core.data.content_store import ContentStore
 from core.selection.side import SideInformation
 
 DEFAULT_DATASET = "warpAR10P"
@@ -57,19 +59,82 @@ def dataset_bytes(data: Dataset) -> int:
 
 
 _LINK = "_link_lacks_data"
+#: The store's key of each data set of the session's list, by name (:func:`kept_key`).
+_STORE_KEYS = "_store_keys"
+
+
+@st.cache_resource(show_spinner=False)
+def data_store() -> ContentStore | None:
+    """The server's store of data sets kept by content (``$QALPHA_STORE_DIR``, shared by every
+    session and by other servers given the same folder); None where its folder cannot be made."""
+    try:
+        return ContentStore()
+    except (OSError, InputError):
+        return None
+
+
+def kept_key(data: Dataset) -> str | None:
+    """The store's key of a data set of this session's list (None: bundled, or not kept)."""
+    return st.session_state.get(_STORE_KEYS, {}).get(data.name)
+
+
+def _keep(dataset: Dataset, notes: list) -> None:
+    """Keep an uploaded or derived data set in the store, so that a link, a reload or a restarted
+    server brings it back; what could not be kept is said (it stays in use in this session)."""
+    store = data_store()
+    if store is None or not _plain_meta(dataset):
+        return  # a feature family's basis and images are made again from the data it came from
+    try:
+        key = store.put(dataset)
+    except InputError as error:
+        notes.append(str(error))
+        return
+    except OSError as error:
+        notes.append(f"{dataset.name} could not be kept on the server ({error.strerror or error}): a reload or a "
+                     "link will not bring it back.")
+        return
+    st.session_state.setdefault(_STORE_KEYS, {})[dataset.name] = key
+
+
+def _plain_meta(dataset: Dataset) -> bool:
+    """Whether all a data set knows besides its arrays is text and numbers (what the store keeps)."""
+    try:
+        json.dumps(dataset.meta)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _restore(name: str, key: str | None) -> tuple[Dataset | None, str]:
+    """The data set a link names by its key, from the store: ``(data set, "")``, or ``(None,
+    why not)``."""
+    store = data_store()
+    if key is None:
+        return None, "unknown"
+    if store is None or key not in store:
+        return None, "not held"
+    try:
+        return replace(store.get(key), name=name), ""
+    except InputError:
+        return None, "damaged"
 
 
 def current_dataset() -> Dataset:
     """The data set every page works on: the bundled set named in the URL (``?data=Yale``) on
-    the first visit, else the AR faces, until the user picks another. A link naming a set the
-    session does not have (an upload of another session) is kept for :func:`follow_link`."""
+    the first visit, or the upload a link names by its store key (``&key=...``), else the AR faces,
+    until the user picks another. A link naming a set the server does not hold is kept for
+    :func:`follow_link`, with the reason."""
     if _KEY not in st.session_state:
         wanted = st.query_params.get("data")
         names = bundled_names()
         st.session_state[_KEY] = load_dataset(wanted if wanted in names else DEFAULT_DATASET)
         if wanted is not None and wanted not in names:
-            st.session_state[_LINK] = dict(name=wanted, fingerprint=st.query_params.get("fp"),
-                                           params=st.query_params.to_dict(), page=None)
+            restored, reason = _restore(wanted, st.query_params.get("key"))
+            if restored is not None:
+                set_dataset(restored)
+            else:
+                st.session_state[_LINK] = dict(name=wanted, fingerprint=st.query_params.get("fp"), reason=reason,
+                                               params=st.query_params.to_dict(), page=None)
     return st.session_state[_KEY]
 
 
@@ -90,10 +155,15 @@ def show_link_request() -> None:
     link = st.session_state.get(_LINK)
     if link is None:
         return
-    st.warning(f"**The link you opened shows the data set {link['name']!r}**, which this session does not have "
-               f"(it was uploaded in another session), on the {link.get('title') or 'Home'} page. None of "
-               "its settings were applied. Upload the same file below with the same choices: when it matches "
-               "the link's data (same fingerprint), the link's view opens.", icon=":material/link_off:")
+    why = {"unknown": "no bundled data set has that name and the link names no kept upload (it may have been "
+                      "written by hand, or cut short)",
+           "not held": "this server does not hold it: it expired from the server's store, or was loaded on "
+                       "another server",
+           "damaged": "the server's copy of it was damaged and has been removed"}[link.get("reason", "unknown")]
+    st.warning(f"**The link you opened shows the data set {link['name']!r}**, but {why}; it was meant for the "
+               f"{link.get('title') or 'Home'} page. None of its settings were applied. Upload the same file "
+               "below with the same choices: when it matches the link's data (same fingerprint), the link's "
+               "view opens.", icon=":material/link_off:")
 
 
 def _open_link_view(dataset: Dataset) -> None:
@@ -102,7 +172,7 @@ def _open_link_view(dataset: Dataset) -> None:
     if link is None or not link.get("fingerprint") or not dataset.fingerprint.startswith(link["fingerprint"]):
         return
     st.session_state.pop(_LINK)
-    params = {key: value for key, value in link["params"].items() if key not in ("data", "fp")}
+    params = {key: value for key, value in link["params"].items() if key not in ("data", "fp", "key")}
     params["data"] = dataset.name
     page = link["page"] or "home"
     st.session_state.pop(f"_view_restored_{page}", None)  # the page takes the link's settings (views.restore_view)
@@ -136,6 +206,8 @@ def set_dataset(dataset: Dataset) -> None:
             if name != dataset.name:
                 dataset = replace(dataset, name=name)
         library[dataset.name] = dataset
+        if dataset.name not in st.session_state.get(_STORE_KEYS, {}):
+            _keep(dataset, notes)
         held = sum(dataset_bytes(d) for d in library.values())
         while held > SESSION_DATA_BYTES and len(library) > 1:
             oldest, dropped = library.popitem(last=False)

@@ -6,7 +6,7 @@ import json
 
 import streamlit as st
 
-from .datasets import current_dataset, is_bundled
+from .datasets import current_dataset, is_bundled, kept_key
 from .settings import judged_for_current_data
 
 
@@ -43,8 +43,11 @@ def share_view(keys) -> None:
     values = {key: json.dumps(st.session_state[key], default=str) for key in keys if key in st.session_state}
     data = current_dataset()
     values["data"] = data.name
-    if not is_bundled(data):  # an upload: a link names it with its fingerprint (datasets.follow_link)
+    if not is_bundled(data):  # an upload: a link names it by its store key, and its fingerprint
         values["fp"] = data.fingerprint[:16]
+        key = kept_key(data)
+        if key is not None:
+            values["key"] = key
     st.query_params.from_dict(values)
 
 

@@ -865,10 +865,12 @@ def test_downloads_in_the_browser_read_back_with_pandas(page, app_url):
 
 
 def test_a_link_to_an_upload_opens_the_data_page_and_the_same_file_restores_its_view(browser, app_url):
-    """A link names an uploaded table and a k: in a new session (which lacks the table) it opens
-    the Data page with the table's name, and none of its settings lands on another data set;
-    uploading the same file with the same choices opens the link's view (its k, its table)."""
-    from urllib.parse import parse_qs, urlparse
+    """A link names an uploaded table by its store key and a k (issue 51): in a new browser it
+    brings back the table and the k; a fresh session without the link does not list the table.
+    A link whose key the server does not hold (another server, an expired entry) opens the Data
+    page with the table's name, none of its settings on another data set, and uploading the same
+    file with the same choices opens the link's view."""
+    from urllib.parse import parse_qs, urlencode, urlparse
 
     table = b"sample,label,x1,x2,x3\n" + b"".join(
         f"s{i},{'ab'[i % 2]},{i % 2 * 3 + i * 0.1:.2f},{(i * 7) % 5:.1f},{i * 0.3:.1f}\n".encode() for i in range(12))
@@ -880,38 +882,60 @@ def test_a_link_to_an_upload_opens_the_data_page_and_the_same_file_restores_its_
         settle(page)
         page.get_by_role("button", name="Load table").click()
 
+    def k_of(page):
+        page.get_by_text("Selected (K)").first.wait_for(timeout=120_000)
+        quiet(page)
+        return page.get_by_role("spinbutton", name="k — number of clusters").input_value()
+
     first = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     wait_for_app(first, f"{app_url}/data")
     upload(first)
     first.get_by_text("Loaded my table.csv").first.wait_for(timeout=120_000)
     first.locator("[data-testid='stSidebar']").get_by_role("link", name="Q-alpha", exact=True).click()
-    first.get_by_text("Selected (K)").first.wait_for(timeout=120_000)
-    quiet(first)
+    k_of(first)
     k_box = first.get_by_role("spinbutton", name="k — number of clusters")
     k_box.fill("3")
     k_box.press("Enter")
     first.wait_for_function("() => new URLSearchParams(location.search).get('qa_k') === '3'", timeout=60_000)
     link = first.url
-    assert parse_qs(urlparse(link).query)["data"] == ["my table.csv"] and "fp" in parse_qs(urlparse(link).query)
+    query = parse_qs(urlparse(link).query)
+    assert query["data"] == ["my table.csv"] and "fp" in query and len(query["key"][0]) == 64
     first.context.close()
 
+    restored = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    try:
+        restored.goto(link, wait_until="domcontentloaded")
+        assert k_of(restored) == "3"
+        assert urlparse(restored.url).path.endswith("/qalpha")
+        assert "my table.csv" in restored.locator("[data-testid='stSidebar']").inner_text()
+        assert restored.locator("[data-testid='stException']").count() == 0
+    finally:
+        restored.context.close()
+
+    fresh = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    try:
+        wait_for_app(fresh, f"{app_url}/data")
+        quiet(fresh)
+        assert "my table.csv" not in fresh.locator("[data-testid='stSidebar']").inner_text()
+    finally:
+        fresh.context.close()
+
+    elsewhere = {name: values[0] for name, values in query.items()}
+    elsewhere["key"] = "0" * 64  # a key this server does not hold
     second = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     try:
-        second.goto(link, wait_until="domcontentloaded")
+        second.goto(f"{app_url}/qalpha?{urlencode(elsewhere)}", wait_until="domcontentloaded")
         second.get_by_text("The link you opened shows the data set 'my table.csv'").wait_for(timeout=120_000)
+        assert "this server does not hold it" in second.locator("[data-testid='stAlert']").first.inner_text()
         assert urlparse(second.url).path.endswith("/data")
         assert "qa_k" not in parse_qs(urlparse(second.url).query)  # no setting carried to the faces
         second.locator("[data-testid='stSidebar']").get_by_role("link", name="Q-alpha", exact=True).click()
-        second.get_by_text("Selected (K)").first.wait_for(timeout=120_000)
-        quiet(second)
-        assert second.get_by_role("spinbutton", name="k — number of clusters").input_value() != "3"
+        assert k_of(second) != "3"
         second.locator("[data-testid='stSidebar']").get_by_role("link", name="Data", exact=True).click()
         second.get_by_text("The link you opened shows the data set 'my table.csv'").wait_for(timeout=120_000)
         upload(second)
         second.wait_for_function("() => location.pathname.endsWith('/qalpha')", timeout=120_000)
-        second.get_by_text("Selected (K)").first.wait_for(timeout=120_000)
-        quiet(second)
-        assert second.get_by_role("spinbutton", name="k — number of clusters").input_value() == "3"
+        assert k_of(second) == "3"
         assert "my table.csv" in second.locator("[data-testid='stSidebar']").inner_text()
         assert second.locator("[data-testid='stException']").count() == 0
     finally:

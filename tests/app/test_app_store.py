@@ -1,0 +1,73 @@
+"""Uploads kept on the server by the hash of their content (issue 51, first step): a data set a
+session loads joins the server's store and the link names it by its key; a new session given the
+link gets the data set and the view back; a link whose key the server does not hold, or that names
+no data set at all, says which."""
+
+import json
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+from conftest import ROOT
+from core import Dataset
+from core.data.content_store import ContentStore, content_key
+
+
+def uploaded_table(name="my genes.csv"):
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(40, 9))
+    X[:20, :3] += 3.0
+    return Dataset(X, labels=np.repeat(["a", "b"], 20), name=name, kind="table", source=f"uploaded: {name}",
+                   meta={"load_report": ["Guessed: samples as rows."]})
+
+
+def keep_and_share(table):
+    """A page run that loads ``table`` as an upload does (``datasets.set_dataset``) and shares
+    its view, as every page does."""
+    def script(table):
+        from pages.ui import datasets, views
+
+        datasets.set_dataset(table)
+        views.share_view([])
+
+    return AppTest.from_function(script, args=(table,), default_timeout=120)
+
+
+def test_a_loaded_data_set_is_kept_and_the_link_names_it_by_its_key():
+    table = uploaded_table()
+    app = keep_and_share(table)
+    app.run()
+    assert not app.exception
+    key = app.query_params["key"]
+    assert key == content_key(table) and app.query_params["data"] == "my genes.csv"
+    assert key in ContentStore()
+    assert ContentStore().get(key).fingerprint == table.fingerprint
+
+
+def test_the_link_in_a_new_session_brings_back_the_data_set_and_the_view():
+    table = uploaded_table("link me.csv")
+    key = ContentStore().put(table)
+    app = AppTest.from_file(str(ROOT / "pages" / "qalpha.py"), default_timeout=300)
+    for name, value in {"data": "link me.csv", "key": key, "fp": table.fingerprint[:16], "qa_k": "3"}.items():
+        app.query_params[name] = value
+    app.run()
+    assert not app.exception and not app.error
+    assert app.session_state["dataset"].fingerprint == table.fingerprint
+    assert app.session_state["dataset"].name == "link me.csv"
+    assert app.number_input(key="qa_k").value == 3
+    assert app.query_params["key"] == key and json.loads(app.query_params["qa_k"]) == 3
+
+
+def test_a_key_the_server_does_not_hold_and_a_name_that_never_existed_say_so():
+    held_elsewhere = content_key(uploaded_table("elsewhere.csv"))
+    for params, said in (({"data": "elsewhere.csv", "key": held_elsewhere}, "this server does not hold it"),
+                         ({"data": "nonexistent"}, "no bundled data set has that name")):
+        app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+        for name, value in params.items():
+            app.query_params[name] = value
+        app.run()
+        assert not app.exception
+        app.switch_page("pages/data.py").run()
+        warnings = " ".join(w.value for w in app.warning)
+        assert said in warnings and params["data"] in warnings, warnings
+        assert app.session_state["dataset"].name == "warpAR10P"  # the faces, until the file comes
