@@ -33,12 +33,17 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
 
 def pytest_collection_modifyitems(config, items):
     """Under ``pytest -n 2 --dist loadgroup`` (the README's test command) the browser tests run in
-    one worker, against one app server, and the reproductions in one worker, which then computes
+    one worker, against one app server (those that start servers of their own in a group of their
+    own), and the reproductions in one worker, which then computes
     each quick experiment once for all the tests that read it; every other test goes to whichever
     worker is free."""
     for item in items:
         room = Path(item.fspath).relative_to(ROOT / "tests").parts[0]
-        if room in ("browser", "experiments"):
+        if room == "browser" and not {"app_url", "fresh_app_url", "server_data_url"} & set(item.fixturenames):
+            # a browser test that starts servers of its own needs nothing of the shared one: it may
+            # run beside the others, on the worker with time to spare
+            item.add_marker(pytest.mark.xdist_group("browser-own-servers"))
+        elif room in ("browser", "experiments"):
             item.add_marker(pytest.mark.xdist_group(room))
 
 

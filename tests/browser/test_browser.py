@@ -864,6 +864,81 @@ def test_downloads_in_the_browser_read_back_with_pandas(page, app_url):
     assert page.locator("[data-testid='stException']").count() == 0
 
 
+SMALL_TABLE = b"sample,label,x1,x2,x3\n" + b"".join(
+    f"s{i},{'ab'[i % 2]},{i % 2 * 3 + i * 0.1:.2f},{(i * 7) % 5:.1f},{i * 0.3:.1f}\n".encode() for i in range(12))
+
+
+def upload_small_table(page):
+    """Load "my table.csv" (12 samples, two classes) on the Data page's table tab."""
+    chooser = tab_chooser(page, "Upload a table", page.get_by_text("A table: samples x features"))
+    chooser.set_input_files(files=[{"name": "my table.csv", "mimeType": "text/csv", "buffer": SMALL_TABLE}])
+    page.get_by_text("Will load:").wait_for(timeout=60_000)
+    settle(page)
+    page.get_by_role("button", name="Load table").click()
+
+
+def k_of(page) -> str:
+    """The Q-alpha page's k, once the page has settled."""
+    page.get_by_text("Selected (K)").first.wait_for(timeout=120_000)
+    quiet(page)
+    return page.get_by_role("spinbutton", name="k — number of clusters").input_value()
+
+
+def upload_and_set_k(page, url: str) -> str:
+    """Upload the small table, set Q-alpha's k to 3 and return the page's link."""
+    wait_for_app(page, f"{url}/data")
+    upload_small_table(page)
+    page.get_by_text("Loaded my table.csv").first.wait_for(timeout=120_000)
+    page.locator("[data-testid='stSidebar']").get_by_role("link", name="Q-alpha", exact=True).click()
+    k_of(page)
+    k_box = page.get_by_role("spinbutton", name="k — number of clusters")
+    k_box.fill("3")
+    k_box.press("Enter")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('qa_k') === '3'", timeout=60_000)
+    return page.url
+
+
+def test_an_upload_survives_a_reload_a_killed_server_and_a_second_server(browser, tmp_path):
+    """Issue 51: after an upload and a setting, (a) a reload, (b) the server killed with SIGKILL
+    and started again, and (d) the link on a second server process sharing the store folder each
+    show the same data set and the same k."""
+    from urllib.parse import urlparse
+
+    from benchmarks.app_server import start_server, stop_server
+
+    store = {"QALPHA_STORE_DIR": str(tmp_path / "store")}
+    servers = [start_server(environment=store), start_server(environment=store)]
+    contexts = []
+
+    def opened(url):
+        contexts.append(browser.new_context(viewport={"width": 1400, "height": 1000}))
+        page = contexts[-1].new_page()
+        page.goto(url, wait_until="domcontentloaded")
+        return page
+
+    def same_view(page):
+        assert k_of(page) == "3"
+        assert "my table.csv" in page.locator("[data-testid='stSidebar']").inner_text()
+        assert page.locator("[data-testid='stException']").count() == 0
+
+    try:
+        contexts.append(browser.new_context(viewport={"width": 1400, "height": 1000}))
+        first = contexts[-1].new_page()
+        link = urlparse(upload_and_set_k(first, servers[0][1]))
+        first.reload(wait_until="domcontentloaded")  # (a)
+        same_view(first)
+        same_view(opened(f"{servers[1][1]}{link.path}?{link.query}"))  # (d)
+        servers[0][0].kill()  # (b): SIGKILL, no chance to tidy up
+        servers[0][0].wait(timeout=20)
+        servers[0] = start_server(environment=store)
+        same_view(opened(f"{servers[0][1]}{link.path}?{link.query}"))
+    finally:
+        for context in contexts:
+            context.close()
+        for process, _ in servers:
+            stop_server(process)
+
+
 def test_a_link_to_an_upload_opens_the_data_page_and_the_same_file_restores_its_view(browser, app_url):
     """A link names an uploaded table by its store key and a k (issue 51): in a new browser it
     brings back the table and the k; a fresh session without the link does not list the table.
@@ -872,32 +947,9 @@ def test_a_link_to_an_upload_opens_the_data_page_and_the_same_file_restores_its_
     file with the same choices opens the link's view."""
     from urllib.parse import parse_qs, urlencode, urlparse
 
-    table = b"sample,label,x1,x2,x3\n" + b"".join(
-        f"s{i},{'ab'[i % 2]},{i % 2 * 3 + i * 0.1:.2f},{(i * 7) % 5:.1f},{i * 0.3:.1f}\n".encode() for i in range(12))
-
-    def upload(page):
-        chooser = tab_chooser(page, "Upload a table", page.get_by_text("A table: samples x features"))
-        chooser.set_input_files(files=[{"name": "my table.csv", "mimeType": "text/csv", "buffer": table}])
-        page.get_by_text("Will load:").wait_for(timeout=60_000)
-        settle(page)
-        page.get_by_role("button", name="Load table").click()
-
-    def k_of(page):
-        page.get_by_text("Selected (K)").first.wait_for(timeout=120_000)
-        quiet(page)
-        return page.get_by_role("spinbutton", name="k — number of clusters").input_value()
-
+    upload = upload_small_table
     first = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-    wait_for_app(first, f"{app_url}/data")
-    upload(first)
-    first.get_by_text("Loaded my table.csv").first.wait_for(timeout=120_000)
-    first.locator("[data-testid='stSidebar']").get_by_role("link", name="Q-alpha", exact=True).click()
-    k_of(first)
-    k_box = first.get_by_role("spinbutton", name="k — number of clusters")
-    k_box.fill("3")
-    k_box.press("Enter")
-    first.wait_for_function("() => new URLSearchParams(location.search).get('qa_k') === '3'", timeout=60_000)
-    link = first.url
+    link = upload_and_set_k(first, app_url)
     query = parse_qs(urlparse(link).query)
     assert query["data"] == ["my table.csv"] and "fp" in query and len(query["key"][0]) == 64
     first.context.close()
