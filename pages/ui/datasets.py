@@ -129,9 +129,10 @@ def current_dataset() -> Dataset:
         names = bundled_names()
         st.session_state[_KEY] = load_dataset(wanted if wanted in names else DEFAULT_DATASET)
         if wanted is not None and wanted not in names:
-            restored, reason = _restore(wanted, st.query_params.get("key"))
+            key = st.query_params.get("key")
+            restored, reason = _restore(wanted, key)
             if restored is not None:
-                set_dataset(restored)
+                set_dataset(restored, key=key)  # already kept under the link's key: not hashed and written again
             else:
                 st.session_state[_LINK] = dict(name=wanted, fingerprint=st.query_params.get("fp"), reason=reason,
                                                params=st.query_params.to_dict(), page=None)
@@ -184,10 +185,11 @@ def session_datasets() -> OrderedDict:
     return st.session_state.setdefault(_LIBRARY, OrderedDict())
 
 
-def set_dataset(dataset: Dataset) -> None:
+def set_dataset(dataset: Dataset, key: str | None = None) -> None:
     """Make ``dataset`` current. One that is not bundled joins the session's list (under a name
-    no other set of the list or the bundle uses), and the oldest others leave the list while it
-    holds more than :data:`SESSION_DATA_BYTES`; the sidebar says so once."""
+    no other set of the list or the bundle uses) and the server's store (``key``: it is there
+    already, under that key), and the oldest others leave the list while it holds more than
+    :data:`SESSION_DATA_BYTES`; the sidebar says so once."""
     notes = st.session_state.setdefault("_dataset_notes", [])
     is_bundled = dataset.name in bundled_names() and dataset is load_dataset(dataset.name)
     if is_bundled:
@@ -206,7 +208,9 @@ def set_dataset(dataset: Dataset) -> None:
             if name != dataset.name:
                 dataset = replace(dataset, name=name)
         library[dataset.name] = dataset
-        if dataset.name not in st.session_state.get(_STORE_KEYS, {}):
+        if key is not None:
+            st.session_state.setdefault(_STORE_KEYS, {})[dataset.name] = key
+        elif dataset.name not in st.session_state.get(_STORE_KEYS, {}):
             _keep(dataset, notes)
         held = sum(dataset_bytes(d) for d in library.values())
         while held > SESSION_DATA_BYTES and len(library) > 1:

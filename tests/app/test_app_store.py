@@ -44,9 +44,14 @@ def test_a_loaded_data_set_is_kept_and_the_link_names_it_by_its_key():
     assert ContentStore().get(key).fingerprint == table.fingerprint
 
 
-def test_the_link_in_a_new_session_brings_back_the_data_set_and_the_view():
+def test_the_link_in_a_new_session_brings_back_the_data_set_and_the_view(monkeypatch):
     table = uploaded_table("link me.csv")
     key = ContentStore().put(table)
+
+    def written_again(self, dataset):
+        raise AssertionError("a restored data set is kept already: it is not hashed and written again")
+
+    monkeypatch.setattr(ContentStore, "put", written_again)
     app = AppTest.from_file(str(ROOT / "pages" / "qalpha.py"), default_timeout=300)
     for name, value in {"data": "link me.csv", "key": key, "fp": table.fingerprint[:16], "qa_k": "3"}.items():
         app.query_params[name] = value
