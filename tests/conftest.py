@@ -1,6 +1,7 @@
 """Shared fixtures: the app served by ``streamlit run`` on localhost, a headless Chromium, and the
 data backends; how the tests are spread over workers."""
 
+import atexit
 import os
 import shutil
 import tempfile
@@ -21,7 +22,9 @@ import pytest
 
 # the app's store of kept data sets (core.data.content_store) in a folder of the test run's own
 # (each worker's), not the user's cache folder; the app servers the tests start inherit it
-os.environ.setdefault("QALPHA_STORE_DIR", tempfile.mkdtemp(prefix="qalpha-store-"))
+if "QALPHA_STORE_DIR" not in os.environ:
+    os.environ["QALPHA_STORE_DIR"] = tempfile.mkdtemp(prefix="qalpha-store-")
+    atexit.register(shutil.rmtree, os.environ["QALPHA_STORE_DIR"], ignore_errors=True)
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTEFACTS = ROOT / "tests" / "artefacts"
