@@ -1,6 +1,6 @@
-"""Many people at once on one server: N sessions over Streamlit's own websocket protocol, no browsers.
+"""Many people at once on one server and on two: N sessions over Streamlit's own websocket protocol, no browsers.
 
-    python -m benchmarks.bench_users [--users 1,5,10,20] [--steps 10] [--think 1.0] [--heavy 4]
+    python -m benchmarks.bench_users [--users 1,5,10,20] [--split 10,20] [--steps 10] [--think 1.0] [--heavy 4]
 
 Each simulated person is one websocket to the app's ``/_stcore/stream``, speaking the protobuf
 messages of ``streamlit.proto`` as the browser does: it opens the Q-alpha page of the bundled AR
@@ -16,7 +16,9 @@ For N = 1, 5, 10, 20 people on one fresh server: the median and 90th percentile 
 that failed, the exception elements seen, the server's CPU seconds per step (``/proc/PID/stat``
 over the stepping window, every core) and its peak resident memory (``VmRSS``). ``--heavy H`` adds a
 row: one person stepping K while H others keep asking the Kernel Q-alpha page for values of its k
-no one used before (each a new kernel solve).
+no one used before (each a new kernel solve). ``--split 10,20`` runs those numbers of people again
+over two server processes sharing the store folder, the people dealt to them in turn as sticky
+sessions behind a reverse proxy would be: how a lab outgrows one process (docs/deployment.md).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import asyncio
 import os
 import random
 import statistics
+import tempfile
 import time
 from pathlib import Path
 
@@ -161,9 +164,10 @@ def _rss_mib(pid: int) -> float:
     return float("nan")
 
 
-async def _memory(pid: int, peak: list, stop: asyncio.Event) -> None:
+async def _memory(pids: list[int], peak: list, stop: asyncio.Event) -> None:
+    """The largest resident memory of any one of the servers, sampled every 0.2 s."""
     while not stop.is_set():
-        peak[0] = max(peak[0], _rss_mib(pid))
+        peak[0] = max(peak[0], *(_rss_mib(pid) for pid in pids))
         await asyncio.sleep(0.2)
 
 
@@ -196,27 +200,30 @@ async def _heavy(person: Person, stop: asyncio.Event, record: list) -> None:
         record.append(await person.set(KERNEL_K, value))
 
 
-async def scenario(url: str, pid: int, n_users: int, steps: int, think: float, heavy: int, seed: int) -> dict:
-    """``n_users`` people stepping K on the Q-alpha page (and ``heavy`` on the Kernel page)."""
-    people = [Person(url, "qalpha") for _ in range(n_users)]
-    workers = [Person(url, "kernel") for _ in range(heavy)]
+async def scenario(servers: list[tuple[str, int]], n_users: int, steps: int, think: float, heavy: int,
+                   seed: int) -> dict:
+    """``n_users`` people stepping K on the Q-alpha page (and ``heavy`` on the Kernel page), dealt
+    in turn to the ``servers`` (``(url, pid)`` each), as sticky sessions behind a proxy would be."""
+    pids = [pid for _, pid in servers]
+    people = [Person(servers[i % len(servers)][0], "qalpha") for i in range(n_users)]
+    workers = [Person(servers[i % len(servers)][0], "kernel") for i in range(heavy)]
     await asyncio.gather(*(person.open() for person in people + workers))
     missing = [p for p in people if K_SLIDER not in p.widgets] + [w for w in workers if KERNEL_K not in w.widgets]
     if missing:
         raise RuntimeError(f"{len(missing)} session(s) did not show the control they step")
-    stop, peak, steps_done, heavy_runs = asyncio.Event(), [_rss_mib(pid)], [], []
-    watcher = asyncio.create_task(_memory(pid, peak, stop))
+    stop, peak, steps_done, heavy_runs = asyncio.Event(), [max(_rss_mib(pid) for pid in pids)], [], []
+    watcher = asyncio.create_task(_memory(pids, peak, stop))
     busy = [asyncio.create_task(_heavy(worker, stop, heavy_runs)) for worker in workers]
-    cpu, begin = _cpu_seconds(pid), time.perf_counter()
+    cpu, begin = sum(_cpu_seconds(pid) for pid in pids), time.perf_counter()
     rng = random.Random(seed)
     await asyncio.gather(*(_stepper(person, steps, think, random.Random(rng.random()), steps_done)
                            for person in people))
-    cpu, wall = _cpu_seconds(pid) - cpu, time.perf_counter() - begin
+    cpu, wall = sum(_cpu_seconds(pid) for pid in pids) - cpu, time.perf_counter() - begin
     stop.set()
     await asyncio.gather(watcher, *busy, return_exceptions=True)
     await asyncio.gather(*(person.close() for person in people + workers))
     times = sorted(seconds for seconds, ok in steps_done if ok)
-    return dict(users=n_users, heavy=heavy, steps=len(steps_done), ok=len(times),
+    return dict(users=n_users, heavy=heavy, servers=len(servers), steps=len(steps_done), ok=len(times),
                 failed=len(steps_done) - len(times), exceptions=sum(p.exceptions for p in people + workers),
                 median=statistics.median(times) if times else float("nan"),
                 p90=times[min(len(times) - 1, int(round(0.9 * (len(times) - 1))))] if times else float("nan"),
@@ -226,7 +233,7 @@ async def scenario(url: str, pid: int, n_users: int, steps: int, think: float, h
 
 def _row(result: dict) -> str:
     who = f"{result['users']}" + (f" + {result['heavy']} heavy" if result["heavy"] else "")
-    return (f"{who:<14} {result['ok']:>5}/{result['steps']:<5} {result['median']:>9.3f} {result['p90']:>7.3f} "
+    return (f"{who:<14} {result['servers']:>7} {result['ok']:>5}/{result['steps']:<5} {result['median']:>9.3f} {result['p90']:>7.3f} "
             f"{result['failed']:>7} {result['exceptions']:>10} {result['cpu_per_step']:>10.3f} "
             f"{result['cpu_share']:>10.2f} {result['peak_mib']:>9.0f}")
 
@@ -234,26 +241,35 @@ def _row(result: dict) -> str:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", default="1,5,10,20", help="comma-separated numbers of people, each on a fresh server")
+    parser.add_argument("--split", default="10,20",
+                        help="comma-separated numbers of people to run again split over two servers ('': none)")
     parser.add_argument("--steps", type=int, default=10, help="K steps per person")
     parser.add_argument("--think", type=float, default=1.0, help="mean seconds between a person's steps")
     parser.add_argument("--heavy", type=int, default=4, help="people running kernel solves beside one stepper (0: none)")
     parser.add_argument("--seed", type=int, default=0)
     options = parser.parse_args()
-    plan = [(int(n), 0) for n in options.users.split(",")] + ([(1, options.heavy)] if options.heavy else [])
+    plan = ([(int(n), 0, 1) for n in options.users.split(",")] + ([(1, options.heavy, 1)] if options.heavy else [])
+            + [(int(n), 0, 2) for n in options.split.split(",") if n.strip()])
     print(f"Q-alpha page, AR faces; {options.steps} K steps per person, about {options.think:g} s apart; "
-          "a fresh server per row\n")
-    print(f"{'people':<14} {'ok/steps':>11} {'median s':>9} {'p90 s':>7} {'failed':>7} {'exceptions':>10} "
-          f"{'CPU s/step':>10} {'CPU cores':>10} {'peak MiB':>9}")
-    for n_users, heavy in plan:
-        process, url = start_server()
-        try:
-            result = asyncio.run(scenario(url, process.pid, n_users, options.steps, options.think, heavy,
-                                          options.seed))
-        finally:
-            stop_server(process)
-        print(_row(result), flush=True)
-    print("\nCPU s/step: the server's CPU seconds over the stepping window (every thread, the heavy runs' "
-          "too) per K step; CPU cores: those seconds over the window's wall time.")
+          "fresh servers per row, sharing one store folder\n")
+    print(f"{'people':<14} {'servers':>7} {'ok/steps':>11} {'median s':>9} {'p90 s':>7} {'failed':>7} "
+          f"{'exceptions':>10} {'CPU s/step':>10} {'CPU cores':>10} {'peak MiB':>9}")
+    with tempfile.TemporaryDirectory(prefix="bench-users-store-") as store:
+        for n_users, heavy, n_servers in plan:
+            processes = []
+            try:
+                for _ in range(n_servers):
+                    processes.append(start_server(environment={"QALPHA_STORE_DIR": store}))
+                result = asyncio.run(scenario([(url, process.pid) for process, url in processes], n_users,
+                                              options.steps, options.think, heavy, options.seed))
+            finally:
+                for process, _ in processes:
+                    stop_server(process)
+            print(_row(result), flush=True)
+    print("\nservers: separate `streamlit run` processes, the people dealt to them in turn (as sticky sessions "
+          "behind a reverse proxy would be). CPU s/step: the servers' CPU seconds over the stepping window "
+          "(every thread, the heavy runs' too) per K step; CPU cores: those seconds over the window's wall "
+          "time; peak MiB: the largest resident memory of any one server.")
 
 
 if __name__ == "__main__":

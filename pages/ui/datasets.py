@@ -78,22 +78,21 @@ def kept_key(data: Dataset) -> str | None:
     return st.session_state.get(_STORE_KEYS, {}).get(data.name)
 
 
-def _keep(dataset: Dataset, notes: list) -> None:
+def _keep(dataset: Dataset, notes: list) -> str | None:
     """Keep an uploaded or derived data set in the store, so that a link, a reload or a restarted
-    server brings it back; what could not be kept is said (it stays in use in this session)."""
+    server brings it back, and return its key; what could not be kept is said (it stays in use in
+    this session) and gives None."""
     store = data_store()
     if store is None or not _plain_meta(dataset):
-        return  # a feature family's basis and images are made again from the data it came from
+        return None  # a feature family's basis and images are made again from the data it came from
     try:
-        key = store.put(dataset)
+        return store.put(dataset)
     except InputError as error:
         notes.append(str(error))
-        return
     except OSError as error:
         notes.append(f"{dataset.name} could not be kept on the server ({error.strerror or error}): a reload or a "
                      "link will not bring it back.")
-        return
-    st.session_state.setdefault(_STORE_KEYS, {})[dataset.name] = key
+    return None
 
 
 def _plain_meta(dataset: Dataset) -> bool:
@@ -136,7 +135,25 @@ def current_dataset() -> Dataset:
             else:
                 st.session_state[_LINK] = dict(name=wanted, fingerprint=st.query_params.get("fp"), reason=reason,
                                                params=st.query_params.to_dict(), page=None)
+        _restore_side_data()
     return st.session_state[_KEY]
+
+
+def _restore_side_data() -> None:
+    """On the first visit: the side data a link names by its store key (``&side=...``)."""
+    key = st.query_params.get("side")
+    if key is None:
+        return
+    name = st.query_params.get("side_name") or "side data"
+    side, reason = _restore(name, key)
+    if side is not None:
+        st.session_state[_SIDE_KEY] = side
+        st.session_state[_SIDE_STORE_KEY] = key
+        return
+    why = {"not held": "this server does not hold them (they expired from its store, or were loaded on another "
+                       "server)", "damaged": "the server's copy was damaged and has been removed"}.get(reason, reason)
+    st.session_state.setdefault("_dataset_notes", []).append(
+        f"The link names side data ({name}), but {why}. Upload them again on the Data page, under \"Side data\".")
 
 
 def follow_link(navigation) -> None:
@@ -211,7 +228,9 @@ def set_dataset(dataset: Dataset, key: str | None = None) -> None:
         if key is not None:
             st.session_state.setdefault(_STORE_KEYS, {})[dataset.name] = key
         elif dataset.name not in st.session_state.get(_STORE_KEYS, {}):
-            _keep(dataset, notes)
+            kept = _keep(dataset, notes)
+            if kept is not None:
+                st.session_state.setdefault(_STORE_KEYS, {})[dataset.name] = kept
         held = sum(dataset_bytes(d) for d in library.values())
         while held > SESSION_DATA_BYTES and len(library) > 1:
             oldest, dropped = library.popitem(last=False)
@@ -224,6 +243,8 @@ def set_dataset(dataset: Dataset, key: str | None = None) -> None:
 
 
 _SIDE_KEY = "side_dataset"
+#: The store's key of the side data (:func:`side_data_key`).
+_SIDE_STORE_KEY = "_side_store_key"
 
 
 def current_side_dataset(like: Dataset | None = None) -> Dataset | None:
@@ -278,7 +299,18 @@ def with_recipe(dataset: Dataset, recipe: dict | None) -> Dataset:
 
 
 def set_side_dataset(side: Dataset | None) -> None:
+    """Make ``side`` the session's side data (None: forget them), kept in the store so that a
+    link carries them (:func:`side_data_key`)."""
     st.session_state[_SIDE_KEY] = side
+    st.session_state[_SIDE_STORE_KEY] = (
+        None if side is None else _keep(side, st.session_state.setdefault("_dataset_notes", [])))
+
+
+def side_data_link() -> dict:
+    """The link's parameters naming the session's side data by their store key (``side``) and
+    name (``side_name``); empty without side data, or side data the store could not keep."""
+    side, key = st.session_state.get(_SIDE_KEY), st.session_state.get(_SIDE_STORE_KEY)
+    return {} if side is None or key is None else {"side": key, "side_name": side.name}
 
 
 def load_upload(loader, recipe: dict | None = None) -> bool:

@@ -6,7 +6,7 @@ import json
 
 import streamlit as st
 
-from .datasets import current_dataset, is_bundled, kept_key
+from .datasets import current_dataset, is_bundled, kept_key, side_data_link
 from .settings import judged_for_current_data
 
 
@@ -48,6 +48,7 @@ def share_view(keys) -> None:
         key = kept_key(data)
         if key is not None:
             values["key"] = key
+    values.update(side_data_link())  # side data a link restores with the view
     st.query_params.from_dict(values)
 
 

@@ -76,3 +76,51 @@ def test_a_key_the_server_does_not_hold_and_a_name_that_never_existed_say_so():
         warnings = " ".join(w.value for w in app.warning)
         assert said in warnings and params["data"] in warnings, warnings
         assert app.session_state["dataset"].name == "warpAR10P"  # the faces, until the file comes
+
+
+def side_images(n_features=2400):
+    """Side data with one value per pixel of the bundled faces (60 x 40)."""
+    rng = np.random.default_rng(9)
+    return Dataset(rng.normal(size=(12, n_features)), name="other person.csv", kind="table",
+                   source="uploaded: other person.csv")
+
+
+def test_side_data_are_kept_and_the_link_brings_them_back_with_the_choice_that_uses_them():
+    side = side_images()
+
+    def script(side):
+        from pages.ui import datasets, views
+
+        datasets.current_dataset()
+        datasets.set_side_dataset(side)
+        views.share_view([])
+
+    first = AppTest.from_function(script, args=(side,), default_timeout=120)
+    first.run()
+    assert not first.exception
+    key = first.query_params["side"]
+    assert key == content_key(side) and key in ContentStore()
+    assert first.query_params["side_name"] == "other person.csv" and first.query_params["data"] == "warpAR10P"
+
+    again = AppTest.from_file(str(ROOT / "pages" / "qalpha.py"), default_timeout=300)
+    for name, value in {"data": "warpAR10P", "side": key, "side_name": "other person.csv",
+                        "qa_side_mode": json.dumps("uploaded side data")}.items():
+        again.query_params[name] = value
+    again.run()
+    assert not again.exception and not again.error
+    restored = again.session_state["side_dataset"]
+    assert restored.fingerprint == side.fingerprint and restored.name == "other person.csv"
+    assert again.radio(key="qa_side_mode").value == "uploaded side data"
+    assert again.query_params["side"] == key  # the page's own link still carries them
+
+
+def test_side_data_the_server_does_not_hold_are_named_in_a_note():
+    missing = content_key(side_images(2399))
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    for name, value in {"data": "warpAR10P", "side": missing, "side_name": "lost.csv"}.items():
+        app.query_params[name] = value
+    app.run()
+    assert not app.exception
+    notes = " ".join(note.value for note in app.sidebar.info)
+    assert "lost.csv" in notes and "does not hold them" in notes and "Side data" in notes, notes
+    assert app.session_state["dataset"].name == "warpAR10P"
