@@ -58,8 +58,9 @@ def main(argv=None) -> int:
         print(f"data: {result.data}")
         print(result.comparison.to_string(index=False))
         for claim in result.claims:
-            print(f"  [{'holds' if claim.holds else 'FAILS'}] {claim.statement} — {claim.evidence}")
-            status = status or (0 if claim.holds else 1)
+            print(f"  [{ {True: 'holds', False: 'FAILS', None: 'undecided'}[claim.holds] }] {claim.statement} — "
+                  f"{claim.evidence}")
+            status = status or (1 if claim.holds is False else 0)
         for path in save_result(result, args.out):
             print(f"wrote {path}")
     return status

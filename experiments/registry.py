@@ -17,11 +17,53 @@ from core.progress import ProgressCallback, report_or_stop
 
 @dataclass(frozen=True)
 class Claim:
-    """A qualitative statement of a paper and whether our numbers bear it out."""
+    """A qualitative statement of a paper and whether our numbers bear it out.
+
+    ``holds`` is None when the runs cannot decide it: their standard error is too large to tell
+    the stated pattern from its opposite (the quick versions, with few runs). ``verdict`` says
+    which, in words."""
 
     statement: str
-    holds: bool
+    holds: bool | None
     evidence: str
+
+    @property
+    def verdict(self) -> str:
+        return {True: "Holds", False: "Does not hold", None: "Undecided with these runs"}[self.holds]
+
+
+def trend_claim(statement: str, curves: dict, *, rising: bool = True, resolution: float = 0.05) -> Claim:
+    """A claim that a curve rises (``rising``) or falls with its x, checked over the whole curve.
+
+    ``curves`` maps a label to ``(x, mean, standard_error)``, arrays in the order of x. Each curve
+    must move the stated way between every two neighbouring x: a step against it larger than twice
+    the two points' combined standard error breaks the claim (a dip in the middle counts, not only
+    the two ends). A curve whose steps all agree within that noise but whose noise is wider than
+    ``resolution`` (twice the largest combined standard error) cannot decide it: the claim is
+    undecided, with the number of runs named in the evidence by the caller.
+    """
+    sign = 1.0 if rising else -1.0
+    verdicts, evidence = [], []
+    for label, (x, mean, error) in curves.items():
+        x, mean, error = np.asarray(x), np.asarray(mean, dtype=float), np.asarray(error, dtype=float)
+        step = sign * np.diff(mean)
+        noise = 2.0 * np.hypot(error[:-1], error[1:])
+        against = np.flatnonzero(step < -noise)
+        if against.size:
+            worst = against[np.argmin(step[against] + noise[against])]
+            verdicts.append(False)
+            evidence.append(f"{label}: {mean[worst]:.2f} at {x[worst]:g} -> {mean[worst + 1]:.2f} at {x[worst + 1]:g} "
+                            f"(more than twice its standard error, {noise[worst] / 2:.2f})")
+        elif noise.max(initial=0.0) > resolution:
+            verdicts.append(None)
+            evidence.append(f"{label}: {mean[0]:.2f} at {x[0]:g} -> {mean[-1]:.2f} at {x[-1]:g}, but steps of up to "
+                            f"{noise.max():.2f} could be noise")
+        else:
+            verdicts.append(True)
+            evidence.append(f"{label}: {mean[0]:.2f} at {x[0]:g} -> {mean[-1]:.2f} at {x[-1]:g}, "
+                            f"{'never falling' if rising else 'never rising'} by more than twice its standard error")
+    holds = False if False in verdicts else (None if None in verdicts else True)
+    return Claim(statement, holds, "; ".join(evidence))
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,7 +113,8 @@ class ExperimentResult:
             "parameters": _plain(self.parameters), "seconds": round(self.seconds, 3),
             "summary": _plain(self.summary.to_dict(orient="records")),
             "comparison": _plain(self.comparison.to_dict(orient="records")),
-            "claims": [dict(statement=c.statement, holds=bool(c.holds), evidence=c.evidence)
+            "claims": [dict(statement=c.statement, holds=None if c.holds is None else bool(c.holds),
+                             evidence=c.evidence)
                        for c in self.claims],
         }
 

@@ -4,21 +4,19 @@ import json
 import time
 from dataclasses import asdict
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 from core import InputError
 from core.evaluation.compare import (MEASURES as HELD_OUT_MEASURES, compare_methods, comparison_curves,
                                      comparison_folds, comparison_sizes, summarise_curves)
-from core.evaluation.metrics import jaccard_index, projection_curves, stability_curve
-from core.selection.methods import is_supervised, offered_methods, q_alpha_ranker, rank_features
+from core.evaluation.metrics import projection_curves, stability_curve
+from core.selection.methods import METHODS, is_supervised, offered_methods, q_alpha_ranker, rank_features
 from core.selection.projections import PROJECTIONS
 from core.selection.qalpha import CRITERION_NAMES, QAlphaParameters
-from core.selection.scorers import SCORERS
 from core.selection.side import SideInformation
-from core.plots import comparison_figure, heatmap_table_figure
-from pages.ui import datasets, downloads, runs, session, settings, snippets, views, widgets
+from core.plots import comparison_figure
+from pages.ui import datasets, downloads, runs, selection, session, settings, snippets, views, widgets
 
 session.page_start()
 
@@ -37,12 +35,19 @@ st.caption("Each method ranks the features on the training folds of a stratified
            "judged by; the unsupervised ones never see labels at all and form their own group. Mean and "
            "standard deviation over the folds. The table's best value is picked among the sizes after the fact "
            "and flatters every method; the mean over the sizes picks nothing.")
-if data.labels is None or data.classes.size < 2:
-    st.info("Comparing selections needs labels: choose or upload a labelled data set.")
-    st.stop()
+labelled = data.labels is not None and data.classes.size >= 2
+if not labelled:
+    st.info(f"**{data.name} has no labels, so nothing here can be judged held out** (every measure compares a "
+            "selection with the classes). To give them: on the Data page, upload the table again and pick the "
+            "column or row that holds the classes under **Labels** (a table with samples as rows takes a column, "
+            "one with genes as rows a row such as 'class'); images take theirs from their folders or file-name "
+            "prefixes. Or choose a labelled bundled set in the sidebar. Without labels, below: what the "
+            "unsupervised methods select, and how much their selections agree.", icon=":material/label_off:")
 # a model of counts or intensities (the dispersion, SDR-SI) is offered only on values without negatives
 counts_like = bool(data.X.min() >= 0)
-choices = offered_methods(data.classes.size, counts_like)
+choices = offered_methods(data.classes.size if labelled else 0, counts_like)
+if not labelled:  # what runs without labels
+    choices = [m for m in choices if not is_supervised(m)]
 side = datasets.current_side_dataset()
 non_negative = side is not None and counts_like and side.X.min() >= 0
 extraction_choices = list(EXTRACTIONS) + ([m for m, key in SIDE_EXTRACTIONS.items()
@@ -62,8 +67,7 @@ settings.set_defaults({"cmp_methods": ["Q-alpha", "fisher", "laplacian", "varian
                 labels=LABELS, per_data=("cmp_top_k",))
 settings.show_settings_notes()
 methods = st.multiselect("Methods", choices, key="cmp_methods", persist_state="session",
-                         format_func=lambda m: SCORERS[m][0].name + (" (slow)" if m in SLOW else "")
-                         if m in SCORERS else m,
+                         format_func=lambda m: METHODS[m].name + (" (slow)" if m in SLOW else ""),
                          help="Run times of every baseline are measured in benchmarks/bench_baselines.py.")
 if not counts_like:
     st.caption("The dispersion (scanpy's highly variable genes) is not offered: it needs counts or intensities, "
@@ -71,7 +75,7 @@ if not counts_like:
 sizes = comparison_sizes(data.n_features)
 k = int(min(max(data.classes.size, 2), data.n_samples - 1))
 try:
-    folds = comparison_folds(data.labels)
+    folds = comparison_folds(data.labels) if labelled else None
 except InputError as error:
     widgets.show_error(error)
     st.stop()
@@ -93,7 +97,7 @@ def label_of(method) -> str:
     """A method as the table names it: the Q-alpha rows with the settings they ran."""
     if method == "Q-alpha (supervised)":
         return f"Q-alpha (supervised; {qalpha_named.split(', ', 1)[1]})"
-    return f"Q-alpha ({qalpha_named})" if method == "Q-alpha" else method
+    return f"Q-alpha ({qalpha_named})" if method == "Q-alpha" else METHODS[method].name
 
 
 def qalpha_parameters(method) -> QAlphaParameters:
@@ -137,6 +141,49 @@ def stability_of(method, sizes, n_bootstrap, bar):
     return runs.memoised(key, compute)
 
 
+def settings_of(method) -> dict | None:
+    """What a method's result depends on beyond the data (the Q-alpha rows: the Q-alpha page's settings)."""
+    if method not in QALPHA_METHODS:
+        return None
+    return dict(qalpha, side=side.fingerprint if side is not None and side_mode == "uploaded side data" else None)
+
+
+def method_key(method) -> str:
+    return json.dumps(dict(data=data.fingerprint, method=method, k=k, sizes=sizes, folds=folds, protocol="held-out",
+                           qalpha=settings_of(method)), default=str)
+
+
+def supervised(method) -> bool:
+    """Whether a method uses the labels (Q-alpha does when its side information is side classes or pairs)."""
+    return is_supervised(method, side_information)
+
+
+def kind_of(name) -> str:
+    """A row's group: a selection method's, or feature extraction's (fitted without labels)."""
+    if name not in choices:
+        return "extraction (unsupervised)"
+    return "supervised" if supervised(name) else "unsupervised"
+
+
+def selections_view(chosen) -> None:
+    """What each method selects, ranked on every sample (labels too, for the supervised ones): the
+    features a user would take away; the scores above, where there are labels, say how far to
+    trust them."""
+    full = {m: runs.memoised(method_key(m) + " on every sample",
+                             lambda m=m: rank_with(m, data.X, data.labels if supervised(m) else None))
+            for m in chosen}
+    selection.method_selections(data, {label_of(m): ranking for m, ranking in full.items()},
+                                {label_of(m): kind_of(m) for m in full})
+
+
+if not labelled:
+    if methods:
+        with st.spinner(f"Ranking the features by {len(methods)} method(s)…"):
+            selections_view(methods)
+    views.share_view(VIEW)
+    st.stop()
+
+
 extract = st.multiselect(
     "Feature extraction beside them", extraction_choices, key="cmp_extract", persist_state="session",
     help="Methods that combine features instead of selecting them, drawn dashed against their number of "
@@ -175,30 +222,6 @@ metric = st.radio("Measure", list(MEASURES), horizontal=True, key="cmp_measure",
                        "information; precision: the normalised precision index of Shashua & Wolf 2004 Sec. 6 (k-NN purity); "
                        "stability: Kuncheva's consistency index of the top-k sets chosen on bootstrap "
                        "resamples (1: always the same features, 0: chance).")
-
-
-def settings_of(method) -> dict | None:
-    """What a method's result depends on beyond the data (the Q-alpha rows: the Q-alpha page's settings)."""
-    if method not in QALPHA_METHODS:
-        return None
-    return dict(qalpha, side=side.fingerprint if side is not None and side_mode == "uploaded side data" else None)
-
-
-def method_key(method) -> str:
-    return json.dumps(dict(data=data.fingerprint, method=method, k=k, sizes=sizes, folds=folds, protocol="held-out",
-                           qalpha=settings_of(method)), default=str)
-
-
-def supervised(method) -> bool:
-    """Whether a method uses the labels (Q-alpha does when its side information is side classes or pairs)."""
-    return is_supervised(method, side_information)
-
-
-def kind_of(name) -> str:
-    """A row's group: a selection method's, or feature extraction's (fitted without labels)."""
-    if name not in choices:
-        return "extraction (unsupervised)"
-    return "supervised" if supervised(name) else "unsupervised"
 
 
 def curves_of(method) -> tuple[dict, float]:
@@ -306,37 +329,7 @@ if shown:  # before anything is run there is no table, and an empty chart's axes
     widgets.chart(comparison_figure({label_of(m): values for m, values in curves.items()}, metric,
                                     title=MEASURES[metric], extracted=extracted), "comparison")
 if curves:
-    # what each method selects, ranked on every sample (labels too, for the supervised ones): the
-    # features a user would take away; the scores above say how far to trust them
-    st.markdown("**What each method selects**, ranked on every sample")
-    top_k = st.number_input("K — top features named and compared", 1, data.n_features, key="cmp_top_k", persist_state="session",
-                            help="The K first features of each method's ranking on all the samples: named below, "
-                                 "and compared between methods by the Jaccard index of their sets.")
-    full = {m: runs.memoised(method_key(m) + " on every sample",
-                             lambda m=m: rank_with(m, data.X, data.labels if supervised(m) else None))
-            for m in curves}
-    names = np.asarray(data.feature_names, dtype=object)
-    widgets.table({"method": [label_of(m) for m in full], "kind": [kind_of(m) for m in full],
-                   f"top {top_k} features, best first": [", ".join(names[full[m][:top_k]]) for m in full]},
-                  hide_index=True)
-    if len(full) > 1:
-        overlap = np.array([[jaccard_index(full[a][:top_k], full[b][:top_k]) for b in full] for a in full])
-        widgets.chart(heatmap_table_figure([label_of(m) for m in full], [label_of(m) for m in full], overlap, value_title="Jaccard",
-                                           title=f"Overlap of the top {top_k} sets (Jaccard index: shared / joined)"), "cmp_overlap")
-
-    def rankings_table():
-        """Every method's whole ranking, one row per method and rank (built when downloaded)."""
-        return pd.DataFrame([(label_of(m), kind_of(m), rank + 1, names[j], int(j))
-                             for m in full for rank, j in enumerate(full[m])],
-                            columns=["method", "kind", "rank", "feature", "column"])
-
-    cells = widgets.row(2)
-    cells[0].download_button("Every method's ranking (CSV)", lambda: downloads.frame_csv(rankings_table()),
-                             file_name=f"{data.name}-rankings.csv", mime="text/csv", key="cmp_rank_csv",
-                             on_click="ignore")
-    cells[1].download_button("Every method's ranking (Parquet)", lambda: downloads.frame_parquet(rankings_table()),
-                             file_name=f"{data.name}-rankings.parquet", mime="application/vnd.apache.parquet",
-                             key="cmp_rank_parquet", on_click="ignore")
+    selections_view(curves)
 
 
 def curves_table():
@@ -350,7 +343,7 @@ def curves_table():
 
 if shown:
     st.download_button("Curves, every measure (CSV)", lambda: downloads.frame_csv(curves_table()),
-                       file_name=f"{data.name}-compare.csv", mime="text/csv", key="cmp_csv", on_click="ignore")
+                       file_name=downloads.file_name(data.name, "compare", "csv"), mime="text/csv", key="cmp_csv", on_click="ignore")
 if curves:
     qalpha_code = None
     if any(m in QALPHA_METHODS for m in curves):

@@ -51,6 +51,7 @@ def table_options(parsed, filename):
                               "columns) or an obs column (AnnData). Text is fine.")
     try:
         arrangement = parsed.arrange(label_column=None if label == "(none)" else label, orientation=orientation)
+        arrangement.check_shape()  # refused here, in the preview, not after Load
     except InputError as error:
         widgets.show_error(error)
         return

@@ -87,8 +87,9 @@ if result is None:
 st.subheader(f"{result.reference}: {result.title}")
 st.caption(f"Data: {result.data}. Ran in {result.seconds:.1f} s.")
 for claim in result.claims:
-    (st.success if claim.holds else st.warning)(
-        f"{'Holds' if claim.holds else 'Does not hold'}: {claim.statement} — {claim.evidence}")
+    more = " Too few runs to tell: the full version (Quick version off) runs more." if claim.holds is None and quick else ""
+    {True: st.success, False: st.warning, None: st.info}[claim.holds](
+        f"{claim.verdict}: {claim.statement} — {claim.evidence}.{more}")
 st.markdown("**The paper's numbers beside ours**")
 # a static table wraps long cells (a data grid cut the wine table's last cell short)
 st.table(result.comparison.astype(str), hide_index=True)

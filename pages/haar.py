@@ -92,6 +92,8 @@ try:
 except InputError as error:
     widgets.show_error(error)
     st.stop()
+widgets.convergence_warning(result, "Try another λ: with side images a small λ trusts their variances most and "
+                            "can slow the iteration.")
 basis = haar.family.basis
 cols = widgets.row(3)
 cols[0].metric("Coefficients", f"{basis.n_coefficients:,}")
@@ -155,7 +157,7 @@ download[0].download_button(
     "Coefficient weights (CSV)",
     partial(downloads.table_csv, {"rank": np.arange(1, basis.n_coefficients + 1),
                                   "coefficient": np.asarray(haar.feature_names)[ranking], "alpha": result.alpha[ranking]}),
-    file_name=f"{pixels.name}-haar-alpha.csv", mime="text/csv", key="haar_csv", on_click="ignore")
+    file_name=downloads.file_name(pixels.name, "haar-alpha", "csv"), mime="text/csv", key="haar_csv", on_click="ignore")
 download[1].download_button(
     "Parameters and alpha mass per band (JSON)",
     json.dumps(dict(data_set=pixels.name, main_classes=[str(c) for c in main_classes],
@@ -163,7 +165,7 @@ download[1].download_button(
                     side_data_set=uploaded_side.name if side_source == "uploaded side data" else None,
                     levels=levels, lam=lam, solver=solver, grey_scale_of_rebuilt_images=grey,
                     band_mass={band: float(share) for band, share in mass.items()}), indent=1),
-    file_name=f"{pixels.name}-haar-parameters.json", mime="application/json", key="haar_json", on_click="ignore")
+    file_name=downloads.file_name(pixels.name, "haar-parameters", "json"), mime="application/json", key="haar_json", on_click="ignore")
 with st.expander("Python: these reconstructions in a notebook"):
     widgets.code(snippets.haar_snippet(pixels, datasets.is_bundled(pixels), main_classes, side_classes, levels, lam, solver,
                                        side=uploaded_side if side_source == "uploaded side data" else None))

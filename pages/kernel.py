@@ -116,7 +116,10 @@ cols[3].metric(f"Top-{top} overlap with linear", overlap)
 st.caption(("Exact step: the leading eigenvector of G at every iteration, float64 (Shashua & Wolf 2004, "
             "Definition 2 as printed)." if result.solver == "kernel" else
             "Fast step: one power step per iteration with float32 products; switch on Exact step for the printed "
-            "algorithm in float64.") + (" Converged" if result.converged else " Not converged") + f" after {result.n_iter} iterations.")
+            "algorithm in float64.") + (f" Converged after {result.n_iter} iterations." if result.converged else ""))
+widgets.convergence_warning(result, f"The page stops at {MAX_ITER:,} iterations. A kernel that makes the features "
+                            "almost alike (a large γ of the RBF kernel, a high degree) often keeps the iteration "
+                            "moving: try a smaller γ or degree, or switch on Exact step.")
 default = default_k(result.alpha, gap)
 widgets.chart(sorted_weights_figure(result.alpha, data.feature_names, gap.n_selected, clear_gap=gap.clear,
                                     default=default), "kernel_sorted")
@@ -132,12 +135,12 @@ if linear is not None:
 widgets.table({column: values[:50] for column, values in table.items()}, hide_index=True, height=240)
 download = widgets.row(2)
 download[0].download_button("Weights and ranking (CSV)", partial(downloads.table_csv, table),
-                            file_name=f"{data.name}-kernel-qalpha.csv", mime="text/csv", key="kq_csv",
+                            file_name=downloads.file_name(data.name, "kernel-qalpha", "csv"), mime="text/csv", key="kq_csv",
                             on_click="ignore")
 download[1].download_button(
     "Parameters (JSON)", json.dumps(dict(data_set=data.name, kernel=kernel, k=int(k), **options, **solve,
                                          iterations=result.n_iter, converged=bool(result.converged)), indent=1),
-    file_name=f"{data.name}-kernel-qalpha-parameters.json", mime="application/json", key="kq_json", on_click="ignore")
+    file_name=downloads.file_name(data.name, "kernel-qalpha-parameters", "json"), mime="application/json", key="kq_json", on_click="ignore")
 with st.expander("Python: this result in a notebook"):
     widgets.code(snippets.kernel_snippet(data, datasets.is_bundled(data), int(result.k), kernel, options, solve,
                                          MAX_ITER))

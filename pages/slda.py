@@ -165,18 +165,18 @@ def discriminant_view(path, first, second, reg, means) -> None:
         "Curves against k (CSV)", partial(downloads.table_csv, {
             "k": np.arange(1, n + 1), "forward": path.forward_objective, "backward": path.backward_objective,
             "dual": path.dual_objective, "fisher": path.fisher_objective, "bound": path.bound}),
-        file_name=f"{data.name}-slda-curves.csv", mime="text/csv", key="slda_curves_csv", on_click="ignore")
+        file_name=downloads.file_name(data.name, "slda-curves", "csv"), mime="text/csv", key="slda_curves_csv", on_click="ignore")
     download[1].download_button(
         f"Data, {k} selected features (CSV)", partial(downloads.selected_data_csv, data, subset),  # on click
-        file_name=f"{data.name}-slda-selected.csv", mime="text/csv", key="slda_subset_csv", on_click="ignore")
+        file_name=downloads.file_name(data.name, "slda-selected", "csv"), mime="text/csv", key="slda_subset_csv", on_click="ignore")
     download[2].download_button(
         "Parameters and weights (JSON)",
         json.dumps(dict(parameters, weights=[float(weights[j]) for j in np.sort(subset)]), indent=1),
-        file_name=f"{data.name}-slda-parameters.json", mime="application/json", key="slda_json",
+        file_name=downloads.file_name(data.name, "slda-parameters", "json"), mime="application/json", key="slda_json",
         on_click="ignore")
     if data.is_image:
         download[3].download_button("Selection mask (PNG)", partial(downloads.mask_png, data.to_image(mask > 0)),
-                                    file_name=f"{data.name}-slda-mask.png", mime="image/png",
+                                    file_name=downloads.file_name(data.name, "slda-mask", "png"), mime="image/png",
                                     key="slda_mask_png", on_click="ignore")
     with st.expander("Python: this discriminant in a notebook"):
         widgets.code(snippets.slda_snippet(data, datasets.is_bundled(data), first, second, reg, k, method))
@@ -209,7 +209,7 @@ def principal_view(path) -> None:
     st.download_button(
         f"Sparse eigenvector, k = {k} (CSV)",
         partial(downloads.table_csv, {"feature": list(data.feature_names), "loading": vector}),
-        file_name=f"{data.name}-spca-k{k}.csv", mime="text/csv", key="spca_csv", on_click="ignore")
+        file_name=downloads.file_name(data.name, f"spca-k{k}", "csv"), mime="text/csv", key="spca_csv", on_click="ignore")
     with st.expander("Python: this sparse eigenvector in a notebook"):
         widgets.code(snippets.spca_snippet(data, datasets.is_bundled(data), k))
     views.share_view(VIEW)  # the link follows k too

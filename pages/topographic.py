@@ -53,6 +53,9 @@ try:
 except InputError as error:
     widgets.show_error(error)
     st.stop()
+for number, round_result in enumerate(topo.results, start=1):
+    widgets.convergence_warning(round_result, "Try a larger λ (fewer features inhibited) or fewer rounds.",
+                                what=f"Round {number}")
 pairs = [(i, j) for i in range(rounds) for j in range(i + 1, rounds)]
 # a pair restored from a link (a list) or left from more rounds must name rounds that exist
 chosen = tuple(st.session_state.get("topo_pair", (0, 1)))
@@ -100,11 +103,11 @@ for r in range(rounds):
     table[f"direction in round {r + 1} (angle, radians)"] = topo.coordinates[r]
 download = widgets.row(2)
 download[0].download_button("Alphas and map coordinates of every round (CSV)", partial(downloads.table_csv, table),
-                            file_name=f"{data.name}-topographic.csv", mime="text/csv", key="topo_csv",
+                            file_name=downloads.file_name(data.name, "topographic", "csv"), mime="text/csv", key="topo_csv",
                             on_click="ignore")
 download[1].download_button("Parameters (JSON)", json.dumps(dict(data_set=data.name, rounds=rounds, k=int(k),
                                                                  lam=lam, lam_times_n=lam_n), indent=1),
-                            file_name=f"{data.name}-topographic-parameters.json", mime="application/json",
+                            file_name=downloads.file_name(data.name, "topographic-parameters", "json"), mime="application/json",
                             key="topo_json", on_click="ignore")
 with st.expander("Python: this map in a notebook"):
     widgets.code(snippets.topographic_snippet(data, datasets.is_bundled(data), int(k), rounds, lam))

@@ -411,11 +411,24 @@ class Arrangement:
     notes: list
     orientation: str
 
+    def check_shape(self) -> None:
+        """Refuse a table too small to select features from as laid out, before any choice about its
+        missing values (which can only make it smaller), so that a preview says so before Load."""
+        _check_shape(self.filename, *self.X.shape)
+
     @cached_property
     def missing_counts(self) -> tuple[np.ndarray, np.ndarray]:
         """Missing values per feature and per sample."""
         missing = np.isnan(self.X)
         return missing.sum(axis=0), missing.sum(axis=1)
+
+
+def _check_shape(filename: str, n_samples: int, n_features: int) -> None:
+    if n_samples < 2:
+        raise InputError(f"{filename} has {n_samples} sample(s); feature selection needs at least two.")
+    if n_features < 2:
+        raise InputError(f"{filename} has {n_features} feature(s); feature selection needs at least "
+                         "two (is the label column the only numeric one? Check 'Samples are' and 'Labels').")
 
 
 def _label_values(cells: np.ndarray, filename: str) -> tuple[np.ndarray, np.ndarray]:
@@ -512,12 +525,7 @@ def finish(arrangement: Arrangement, missing: str = "refuse", *, name: str | Non
             notes.append(f"Imputed {_plural(imputed, 'value')} in {_plural(features_hit - int(empty.sum()), 'feature')} "
                          f"with the column {missing}.")
             summary["imputed"] = imputed
-    n_samples, n_features = X.shape
-    if n_samples < 2:
-        raise InputError(f"{filename} has {n_samples} sample(s); feature selection needs at least two.")
-    if n_features < 2:
-        raise InputError(f"{filename} has {n_features} feature(s); feature selection needs at least "
-                         "two (is the label column the only numeric one?).")
+    _check_shape(filename, *X.shape)
     feature_names = _unique_names(feature_names, "feature", notes)
     sample_names = _unique_names(sample_names, "sample", notes)
     meta = {"load_report": notes, "table": dict(summary, orientation=arrangement.orientation)}

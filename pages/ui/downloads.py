@@ -5,12 +5,36 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import shutil
 import threading
+import unicodedata
 
 import numpy as np
 
 from core import Dataset
+
+#: Extensions a data set's name may carry from its upload, left out of the names of its downloads.
+_UPLOAD_EXTENSIONS = (".gz", ".csv", ".tsv", ".txt", ".zip", ".h5ad", ".npz", ".npy", ".mat", ".xlsx", ".xls",
+                      ".parquet", ".zarr", ".png", ".jpg", ".jpeg")
+
+
+def file_name(name: str, what: str, extension: str = "") -> str:
+    """A plain, portable name for a download: the data set's name without the extension of its
+    upload, a hyphen, what the file holds, and ``extension``; only ASCII letters, digits, ``.``,
+    ``-`` and ``_`` (spaces, brackets and anything else become ``_``), so that it needs no quoting
+    in a shell and is the same on every system (``warpAR10P (main)``, ``selected``, ``csv`` ->
+    ``warpAR10P_main-selected.csv``); without ``extension``, the name without one."""
+    stem = str(name)
+    while stem.lower().endswith(_UPLOAD_EXTENSIONS):
+        stem = stem[:stem.rfind(".")]
+
+    def plain(part: str) -> str:
+        ascii_part = unicodedata.normalize("NFKD", part).encode("ascii", "ignore").decode()  # é -> e
+        return re.sub(r"[^A-Za-z0-9._-]+", "_", ascii_part).strip("._-")
+
+    base = "-".join(part for part in (plain(stem), plain(what)) if part) or "download"
+    return f"{base}.{extension}" if extension else base
 
 
 def frame_csv(frame) -> bytes:

@@ -8,9 +8,11 @@ import json
 from functools import partial
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
-from core.plots import dotplot_figure
+from core.evaluation.metrics import jaccard_index
+from core.plots import dotplot_figure, heatmap_table_figure
 from pages.ui import downloads, runs, widgets
 
 #: The per-class view shows at most this many of the selected features (a dot plot stays legible).
@@ -30,9 +32,8 @@ def weight_notes(result, n_features: int, side_mode: str, tol: float) -> None:
                 "and are never among the K selected unless K reaches them.", icon=":material/info:")
     if result.stopped:
         st.warning(f"Stopped at iteration {result.n_iter}: these are the weights of that iteration.")
-    elif not result.converged:
-        st.warning(f"Not converged after {result.n_iter} iterations (tolerance {tol:g}); raise the "
-                   "maximum or loosen the tolerance.")
+    widgets.convergence_warning(result, f"Raise Maximum iterations or loosen the tolerance ({tol:g}) under "
+                                        "Iteration.")
     gap, default = result.gap, result.default_k
     if not gap.clear:
         st.caption(f"No clear sparsity gap: the sorted weights fall smoothly (the best split, after rank "
@@ -101,7 +102,7 @@ def per_class_view(main, top) -> None:
                        "not apply (tick log1p only if the values are log1p of counts).")
         widgets.table(marker_table, hide_index=True, height=260)
         st.download_button("Per-class statistics (CSV)", downloads.frame_csv(marker_table),
-                           file_name=f"{main.name}-per-class.csv", mime="text/csv", key="qa_markers_csv",
+                           file_name=downloads.file_name(main.name, "per-class", "csv"), mime="text/csv", key="qa_markers_csv",
                            on_click="ignore")
 
 
@@ -119,21 +120,56 @@ def result_downloads(main, result, run_settings: dict, top) -> None:
     the weights and ranking, the parameters (``run_settings``), and all of it as AnnData."""
     selected = np.sort(top)
     st.download_button(f"Data, {top.size} selected features (CSV)", partial(downloads.selected_data_csv, main, selected),
-                       file_name=f"{main.name}-selected.csv", mime="text/csv", on_click="ignore")
+                       file_name=downloads.file_name(main.name, "selected", "csv"), mime="text/csv", on_click="ignore")
     if main.is_image:
         mask = np.zeros(main.n_features, dtype=bool)
         mask[selected] = True
         st.download_button("Selection mask (PNG)", partial(downloads.mask_png, main.to_image(mask)),
-                           file_name=f"{main.name}-mask.png", mime="image/png", on_click="ignore")
+                           file_name=downloads.file_name(main.name, "mask", "png"), mime="image/png", on_click="ignore")
     st.download_button("Weights and ranking (CSV)", partial(downloads.table_csv, ranking_table(main, result)),
-                       file_name=f"{main.name}-qalpha.csv", mime="text/csv", on_click="ignore")
+                       file_name=downloads.file_name(main.name, "qalpha", "csv"), mime="text/csv", on_click="ignore")
     st.download_button("Parameters (JSON)", json.dumps(run_settings, indent=1),
-                       file_name=f"{main.name}-qalpha-parameters.json", mime="application/json", on_click="ignore")
+                       file_name=downloads.file_name(main.name, "qalpha-parameters", "json"), mime="application/json", on_click="ignore")
     # the data with alpha, rank and the selection per feature, for scanpy and the other AnnData tools
     st.download_button(
         "Data and results (.h5ad)",
         partial(downloads.results_h5ad, main, result.alpha, int(top.size),
                 {key: json.dumps(value) if isinstance(value, (list, dict)) else value for key, value in run_settings.items()}),
-        file_name=f"{main.name}-qalpha.h5ad", mime="application/x-hdf5", key="qa_h5ad",
+        file_name=downloads.file_name(main.name, "qalpha", "h5ad"), mime="application/x-hdf5", key="qa_h5ad",
         help="AnnData: X the data, var the features with alpha, rank and selected (the top K), uns the settings.",
         on_click="ignore")
+
+
+def method_selections(data, rankings: dict, kinds: dict) -> None:
+    """Each method's top K features by name, how much the methods' top-K sets overlap (Jaccard),
+    and every ranking to download. ``rankings``: a method's name as shown -> its features best
+    first; ``kinds``: the same names -> supervised, unsupervised or extraction."""
+    st.markdown("**What each method selects**, ranked on every sample")
+    top_k = st.number_input("K — top features named and compared", 1, data.n_features, key="cmp_top_k",
+                            persist_state="session",
+                            help="The K first features of each method's ranking on all the samples: named below, "
+                                 "and compared between methods by the Jaccard index of their sets.")
+    names = np.asarray(data.feature_names, dtype=object)
+    widgets.table({"method": list(rankings), "kind": [kinds[m] for m in rankings],
+                   f"top {top_k} features, best first": [", ".join(names[r[:top_k]]) for r in rankings.values()]},
+                  hide_index=True)
+    if len(rankings) > 1:
+        overlap = np.array([[jaccard_index(a[:top_k], b[:top_k]) for b in rankings.values()]
+                            for a in rankings.values()])
+        widgets.chart(heatmap_table_figure(list(rankings), list(rankings), overlap, value_title="Jaccard",
+                                           title=f"Overlap of the top {top_k} sets (Jaccard index: shared / joined)"),
+                      "cmp_overlap")
+
+    def rankings_table():
+        """Every method's whole ranking, one row per method and rank (built when downloaded)."""
+        return pd.DataFrame([(m, kinds[m], rank + 1, names[j], int(j))
+                             for m, ranking in rankings.items() for rank, j in enumerate(ranking)],
+                            columns=["method", "kind", "rank", "feature", "column"])
+
+    cells = widgets.row(2)
+    cells[0].download_button("Every method's ranking (CSV)", lambda: downloads.frame_csv(rankings_table()),
+                             file_name=downloads.file_name(data.name, "rankings", "csv"), mime="text/csv",
+                             key="cmp_rank_csv", on_click="ignore")
+    cells[1].download_button("Every method's ranking (Parquet)", lambda: downloads.frame_parquet(rankings_table()),
+                             file_name=downloads.file_name(data.name, "rankings", "parquet"),
+                             mime="application/vnd.apache.parquet", key="cmp_rank_parquet", on_click="ignore")

@@ -129,6 +129,7 @@ def show_server_result(request, result, names):
                         help="Whether alpha changed by less than 1e-6 between iterations. If not, the weights are "
                              "those of the last iteration: raise 'Iterations at most' for more.")
         widgets.gap_metric(cells[2], result.gap)
+        widgets.convergence_warning(result, "Raise 'Iterations at most' and run again.")
         marks = dict(n_selected=result.gap.n_selected, clear_gap=result.gap.clear,
                      default=default_k(result.alpha, result.gap))
     else:
@@ -145,4 +146,4 @@ def show_server_result(request, result, names):
     # built when clicked, not on every rerun of the page (a row per feature: 10^4-10^6 of them)
     st.download_button("Ranking (CSV)", lambda: downloads.table_csv({"rank": list(range(1, ranking.size + 1)), "feature":
                                                               [names[j] for j in ranking], "weight": weights[ranking]}),
-                       file_name=f"{stored_name}.{request['method']}.csv", key="server_download", on_click="ignore")
+                       file_name=downloads.file_name(stored_name, request["method"], "csv"), key="server_download", on_click="ignore")

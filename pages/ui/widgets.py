@@ -117,6 +117,15 @@ def show_error(error: InputError) -> None:
     st.error(str(error), icon=":material/error:")
 
 
+def convergence_warning(result, advice: str, what: str = "") -> None:
+    """A run that stopped at its iteration limit, said as a warning beside its result (never only
+    in a caption): ``what`` names the run when the page shows several, ``advice`` says what to do."""
+    if getattr(result, "stopped", False) or result.converged:
+        return
+    st.warning(f"**{what or 'This run'} did not converge** in {result.n_iter:,} iterations: the weights shown are "
+               f"those of its last iteration and may still change. {advice}", icon=":material/warning:")
+
+
 def gap_metric(cell, gap) -> None:
     """The sparsity gap as a metric: its count where it is clear, "none" where the sorted weights
     fall smoothly, with its strength in the help (:class:`core.selection.qalpha.SparsityGap`)."""
@@ -200,7 +209,8 @@ def chart(figure, key: str, where=None, file_name: str | None = None,
 
     where = where or st
     first_paint.wait_for_controls(first_paint.FIGURE)
-    file_name = file_name or f"{current_dataset().name}-{key.replace('_', '-')}"
+    file_name = downloads.file_name(current_dataset().name, key.replace("_", "-")) if file_name is None else \
+        downloads.file_name(file_name, "")
     where.plotly_chart(figure, key=key)
     if band_x is not None:
         marks(key, band=band_x)
@@ -255,7 +265,8 @@ def picture(image, key: str, caption: str | None = None, file_name: str | None =
     the browser shows a picture at once, where a Plotly heat map is drawn anew each time."""
     from .datasets import current_dataset
 
-    file_name = file_name or f"{current_dataset().name}-{key.replace('_', '-')}"
+    file_name = downloads.file_name(current_dataset().name, key.replace("_", "-")) if file_name is None else \
+        downloads.file_name(file_name, "")
     # PNG (JPEG would blur the pixels), written here with light compression: st.image's own writer
     # took 31 ms per picture at every rerun, and the bytes only cross the loopback
     # at its own width in pixels: with "content" the Q-alpha page drew its 200-pixel weights map

@@ -2,6 +2,7 @@
 whatever the names hold (commas, quotes, line breaks, non-ASCII)."""
 
 import io
+import re
 
 import numpy as np
 import pandas as pd
@@ -153,11 +154,12 @@ class _Downloads:
 
 
 def _awkward(data: Dataset) -> Dataset:
-    """``data`` with feature names that break hand-made CSV writers and readers."""
+    """``data`` with feature names that break hand-made CSV writers and readers, and a name with
+    spaces, brackets and an accent, as an upload may have (its downloads' names must be plain)."""
     from dataclasses import replace
 
     names = tuple(f"{AWKWARD[j % len(AWKWARD)]} #{j}" for j in range(data.n_features))
-    return replace(data, feature_names_=names)
+    return replace(data, feature_names_=names, name=f"{data.name} (main) [été].csv")
 
 
 #: page -> (data set, session settings before the run, the Compare page's Run pressed)
@@ -198,6 +200,8 @@ def test_every_download_of_every_page_reads_back(page, monkeypatch):
         if button.key and button.key.endswith(("_as_png", "_as_svg")):
             continue  # kaleido's figures: tested once in test_figures_export_as_png_at_print_resolution_and_as_svg
         file_name, mime, content = fetched.fetch(button)
+        assert re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9._-]*", file_name), file_name  # plain and portable
+        assert file_name.startswith(f"{name}_main_ete-"), file_name
         kind = file_name.rsplit(".", 1)[-1]
         seen.add(kind)
         if kind == "csv":

@@ -1,0 +1,72 @@
+"""What a newcomer tripped on (issue 52): warnings that show as warnings, dead ends with a way
+out, one name per method, plain file names."""
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+from conftest import ROOT
+from core import Dataset
+
+
+def uploaded_table(n_samples=60, n_features=40, labels=True, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_samples, n_features))
+    X[: n_samples // 2, :3] += 2.0
+    return Dataset(X, labels=np.repeat(["a", "b"], n_samples // 2) if labels else None, name="my table.csv",
+                   kind="table", source="uploaded: my table.csv")
+
+
+def test_a_kernel_run_that_does_not_converge_is_a_warning_beside_the_result():
+    """The RBF kernel at the page's default γ keeps the iteration moving on this table: 1,000
+    iterations without converging, said in a warning element with what to do, not a caption."""
+    app = AppTest.from_file(str(ROOT / "pages" / "kernel.py"), default_timeout=300)
+    app.session_state["dataset"] = uploaded_table()
+    app.run()
+    assert not app.exception and not app.error
+    warnings = [w.value for w in app.warning if "did not converge" in w.value]
+    assert len(warnings) == 1 and "1,000 iterations" in warnings[0] and "smaller γ" in warnings[0]
+    assert not any("Not converged" in caption.value for caption in app.caption)
+
+
+def test_compare_without_labels_says_how_to_give_them_and_shows_what_runs_without():
+    app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
+    app.session_state["dataset"] = uploaded_table(labels=False)
+    app.run()
+    assert not app.exception and not app.error
+    said = " ".join(info.value for info in app.info)
+    assert "has no labels" in said and "**Labels**" in said and "Data page" in said
+    offered = app.multiselect(key="cmp_methods").options
+    assert offered and not any(name in offered for name in ("Fisher score", "ReliefF", "mRMR"))
+    # the unsupervised methods' selections, by name, and how much they agree
+    table = app.dataframe[0].value
+    assert list(table["kind"]) == ["unsupervised"] * len(table) and len(table) == len(app.session_state["cmp_methods"])
+    assert any(chart.proto.spec and "Jaccard" in chart.proto.spec for chart in app.get("plotly_chart"))
+    assert not any(button.label.startswith("Run ") for button in app.button)
+
+
+def test_one_name_per_method_in_the_picker_and_the_tables():
+    from core.selection.methods import METHODS
+
+    app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
+    app.session_state["dataset"] = uploaded_table()
+    app.session_state["cmp_methods"] = ["fisher", "laplacian", "variance"]
+    app.run()
+    next(button for button in app.button if button.label.startswith("Run ")).click().run()
+    assert not app.exception and not app.error
+    in_picker = set(app.multiselect(key="cmp_methods").options)  # as the picker writes them
+    expected = {METHODS[m].name for m in ("fisher", "laplacian", "variance")}
+    assert {"Fisher score (between- over within-class variance)", "Laplacian score"} <= expected <= in_picker
+    for frame in (app.dataframe[0].value, app.dataframe[1].value):  # the scores, and what each selects
+        assert set(frame["method"]) == expected, set(frame["method"])
+
+
+def test_a_one_column_csv_is_refused_in_the_preview_before_load():
+    app = AppTest.from_file(str(ROOT / "pages" / "data.py"), default_timeout=60).run()
+    upload = next(u for u in app.file_uploader if u.label.startswith("A table"))
+    upload.set_value(("one.csv", b"a\n1\n2\n3\n4\n5\n", "text/csv"))
+    app.run()
+    assert not app.exception
+    assert any("1 feature(s)" in error.value and "at least two" in error.value for error in app.error)
+    assert not any("Will load" in markdown.value for markdown in app.markdown)
+    assert not any(button.key == "load_table" for button in app.button)  # nothing to press
+    assert app.session_state["dataset"].name == "warpAR10P"  # what was loaded stays
