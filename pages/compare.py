@@ -97,7 +97,9 @@ def label_of(method) -> str:
     """A method as the table names it: the Q-alpha rows with the settings they ran."""
     if method == "Q-alpha (supervised)":
         return f"Q-alpha (supervised; {qalpha_named.split(', ', 1)[1]})"
-    return f"Q-alpha ({qalpha_named})" if method == "Q-alpha" else METHODS[method].name
+    if method == "Q-alpha":
+        return f"Q-alpha ({qalpha_named})"
+    return METHODS[method].name if method in METHODS else method  # extraction rows are named already
 
 
 def qalpha_parameters(method) -> QAlphaParameters:

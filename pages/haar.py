@@ -5,6 +5,7 @@ from functools import partial
 
 import numpy as np
 import streamlit as st
+from scipy.stats import rankdata
 
 from core import InputError
 from core.plots import (band_mass_figure, contrast_stretch, image_mosaic, rank_stretch, weight_overlay_figure,
@@ -33,25 +34,36 @@ DECADES = 3.0
 #: The rebuilt images' grey scales: the stretch, its name on the radio, and what the caption says of it.
 GREY_SCALES = {
     "rank": (rank_stretch, "rank (histogram-equalised)",
-             "each pixel's grey is its rank among all the pixels of its set (histogram equalisation): the rebuilt "
-             "values span orders of magnitude, a few coarse blocks carry most of the brightness, and a linear scale "
-             "shows those blocks and nothing else"),
+             "each pixel's grey is its rank among all the pixels of its set (histogram equalisation): rebuilt from "
+             "alpha itself, the values span orders of magnitude, a few coarse blocks carry most of the brightness, "
+             "and a linear scale shows those blocks and nothing else"),
     "linear": (lambda images: contrast_stretch(images, shared=True), "linear (1st to 99th percentile)",
                "black and white are the 1st and 99th percentile of its set's pixels, values in proportion")}
+#: What the coefficients are multiplied by before the images are rebuilt: the function of alpha,
+#: its name on the radio, and what the caption says of it. Alpha itself is the paper's rendering,
+#: but on the faces a few coefficients hold most of its weight (7 of 2,410 half of its squared sum)
+#: and the rebuilt mean is a few bright blocks; alpha's rank keeps its order and lets the face show.
+WEIGHTINGS = {
+    "rank": (lambda alpha: rankdata(alpha) / alpha.size, "alpha's rank",
+             "each coefficient multiplied by its rank of alpha (1 for the largest weight, near 0 for the smallest), "
+             "so that alpha's order decides what shows and its few largest weights do not hide the rest"),
+    "alpha": (lambda alpha: alpha, "alpha (the paper's Fig. 3c/3d)",
+              "each coefficient multiplied by its weight alpha, as Shashua & Wolf 2004 draw it")}
 SIDE_SOURCES = ["side classes"] + (["uploaded side data"] if uploaded_side is not None else [])
 is_class = lambda values: all(c in classes for c in values)  # noqa: E731
 VIEW = {"haar_main": lambda v: [views.choice_of(classes)(c) for c in v],
         "haar_side_source": views.choice_of(SIDE_SOURCES),
         "haar_side": lambda v: [views.choice_of(classes)(c) for c in v],
         "haar_levels": views.integer_in(1, 5), "haar_lam": views.choice_of(LAMBDAS), "haar_per_class": views.integer_in(1, 8),
-        "haar_grey": views.choice_of(list(GREY_SCALES))}
+        "haar_grey": views.choice_of(list(GREY_SCALES)), "haar_weighting": views.choice_of(list(WEIGHTINGS))}
 LABELS = {"haar_main": "Main classes", "haar_side_source": "Side data", "haar_side": "Side classes", "haar_levels": "Levels",
-          "haar_lam": "λ", "haar_per_class": "Images per class", "haar_grey": "Grey scale of the rebuilt images"}
+          "haar_lam": "λ", "haar_per_class": "Images per class", "haar_grey": "Grey scale of the rebuilt images",
+          "haar_weighting": "Coefficients multiplied by"}
 views.restore_view("haar", VIEW, LABELS)
 n_main = min(5, len(classes) - 1)  # Shashua & Wolf 2004 Sec. 6: five people, and a sixth as side data
 settings.set_defaults({"haar_main": classes[:n_main], "haar_side_source": "side classes",
                        "haar_side": classes[n_main:n_main + 1], "haar_levels": 3, "haar_lam": 0.01, "haar_per_class": 4,
-                       "haar_grey": "rank"},
+                       "haar_grey": "linear", "haar_weighting": "rank"},
                       valid={"haar_main": is_class, "haar_side": is_class,
                              "haar_side_source": lambda v: v in SIDE_SOURCES}, labels=LABELS)
 controls = st.columns([2, 2, 1, 1])
@@ -103,18 +115,28 @@ cols[2].metric(f"Share in the approximation band A{levels}", f"{mass[f'A{levels}
                help=f"{(basis.orientation == 0).mean():.1%} of the coefficients are approximation coefficients; "
                     "a low share means the selection does not follow illumination.")
 mean_face = pixels.X[np.isin(pixels.labels, main_classes)].mean(axis=0).reshape(pixels.image_shape)
-rebuilt = basis.reconstruct(mean_face, result.alpha)[0]
+choices = st.container(horizontal=True, gap="large")
+weighting = choices.radio(
+    "Coefficients multiplied by", list(WEIGHTINGS), horizontal=True, key="haar_weighting", persist_state="session",
+    format_func=lambda name: WEIGHTINGS[name][1], width="content",
+    help="alpha's rank: each coefficient times its rank of alpha scaled to [0, 1], so the face shows with what "
+         "alpha weighs little dimmed. alpha: each coefficient times its weight, as in the paper; where a few "
+         "coefficients hold most of the weight, the picture is those few blocks.")
+gain_of, _, weighting_note = WEIGHTINGS[weighting]
+gain = gain_of(result.alpha)
+rebuilt = basis.reconstruct(mean_face, gain)[0]
 # what the weighting leaves out, at the scale that matches the rebuilt image best (least squares)
 scale = float(np.vdot(mean_face, rebuilt) / max(np.vdot(rebuilt, rebuilt), np.finfo(float).tiny))
-grey = st.radio(
+grey = choices.radio(
     "Grey scale of the rebuilt images", list(GREY_SCALES), horizontal=True, key="haar_grey", persist_state="session",
-    format_func=lambda name: GREY_SCALES[name][1],
-    help="Rebuilt images' values span orders of magnitude: a few coarse blocks carry most of the brightness. "
-         "rank: each pixel's grey is its rank among the set's pixels, so the face shows (order kept, not differences "
+    format_func=lambda name: GREY_SCALES[name][1], width="content",
+    help="Rebuilt from alpha itself, the images' values span orders of magnitude: a few coarse blocks carry most "
+         "of the brightness. rank: each pixel's grey is its rank among the set's pixels, so the face shows (order kept, not differences "
          "of value). linear: black and white at the set's 1st and 99th percentile, values in proportion.")
 stretch, _, scale_note = GREY_SCALES[grey]
-st.markdown("**The mean image of the main classes** (mean), rebuilt from its alpha-weighted coefficients and scaled "
-            "by least squares to match it (rebuilt), and their difference (left out: what alpha leaves out). "
+st.markdown("**The mean image of the main classes** (mean), rebuilt from its weighted Haar coefficients and scaled "
+            "by least squares to match it (rebuilt), and their difference (left out: what the weighting leaves out). "
+            f"**Weights:** {weighting_note}. "
             f"**Grey scale:** one per set of pictures (the three here; each class's images; their rebuilds), shared "
             f"by the set so that its pictures compare; {scale_note}. The classes' images are on a linear scale of "
             "their own set.")
@@ -145,7 +167,7 @@ shown, titles = [], []
 per_class = min(per_class, *(int(np.sum(pixels.labels == label)) for label in main_classes))
 for label in main_classes:
     images = pixels.images()[pixels.labels == label][:per_class]
-    rebuilt = basis.reconstruct(images, result.alpha)
+    rebuilt = basis.reconstruct(images, gain)
     shown += [contrast_stretch(images, shared=True), stretch(rebuilt)]  # one grey scale per set
     titles += [f"class {label}"] + [""] * (per_class - 1) + ["rebuilt"] + [""] * (per_class - 1)
 widgets.picture(image_mosaic(np.concatenate(shown), titles=titles, n_cols=2 * per_class), "class_rows",

@@ -227,7 +227,10 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
     widgets.pixel_view(main, result.alpha, top, "overlay")
     if main.labels is not None and np.unique(main.labels).size >= 2:
         selection.kmeans_scores(main, result.ranking, dict(ranking=params.key, side=side_choice), top_k, seed)
-        selection.per_class_view(main, top)
+        left_out = (f"The samples of the side classes ({settings.shown(side_classes)}: {data.n_samples - main.n_samples:,} "
+                    f"of {data.n_samples:,}) are left out here and in the CSV: they are the side data, not classes "
+                    "of the main data." if data.n_samples > main.n_samples else "")
+        selection.per_class_view(main, top, left_out)
     # the files and the code follow λ and K, so they are made here, where a K step reruns them (the
     # .h5ad, made where only λ reruns it, kept the K of the last λ step); they are drawn only while
     # opened, as the figures' Save buttons are: six fewer elements at every step

@@ -82,10 +82,12 @@ def topographic_figure(coordinates, alphas, feature_names: Sequence[str] | None 
         legend=dict(orientation="h", y=-0.18), **_LAYOUT))
 
 
-#: A label's box in the plot's own proportions (a 9-pixel font on a plot area about 600 x 300
-#: pixels, the map in an 800 px window): the width of one character and the height of a line,
-#: as fractions of the axes' ranges.
-LABEL_CHAR_WIDTH, LABEL_HEIGHT = 0.0085, 0.045
+#: A label's box in the plot's own proportions, for the narrowest plot the app draws: measured in
+#: Chromium, a 9-pixel font is 4.2 px a character and 12 px a line, and the map in an 800 px window
+#: has a plot area of 329 x 304 px (at 1400 px, 791 x 304). The width of one character and the
+#: height of a line (with a pixel to spare), as fractions of the axes' ranges; wider plots leave
+#: more room between labels, never less.
+LABEL_CHAR_WIDTH, LABEL_HEIGHT = 0.0132, 0.045
 
 
 def label_boxes(x, y, names, extent=None) -> np.ndarray:

@@ -64,10 +64,11 @@ def kmeans_scores(main, ranking, run_key: dict, top_k: int, seed: int) -> None:
     scores.metric("NMI, all features", f"{everything['nmi'][0]:.3f}", width="content")
 
 
-def per_class_view(main, top) -> None:
+def per_class_view(main, top, left_out: str = "") -> None:
     """Which class each of the first selected features marks (scanpy's rank_genes_groups
     statistics), computed only while its expander is open: the dot plot and table otherwise cost
-    every rerun their drawing."""
+    every rerun their drawing. ``left_out``: which samples of the data set are not in ``main``
+    and why (the side classes), said above the figure."""
     per_class = widgets.when_open(f"Per class: which class each of the {min(top.size, MARKER_LIMIT)} first "
                                   "selected features marks", "qa_per_class")
     if per_class is None:
@@ -89,18 +90,28 @@ def per_class_view(main, top) -> None:
                                                         log1p=as_log1p),
                                   main.X, main.labels, features=shown, feature_names=main.feature_names,
                                   method=test, log1p=as_log1p)
+        if left_out:
+            st.caption(left_out)
+        # a short title: a long one ran under Plotly's toolbar in an 800-pixel window
         widgets.chart(dotplot_figure(markers.classes, markers.feature_names, markers.score,
                                      markers.fraction if non_negative else None,
                                      colour_title="Welch t" if test == "t-test" else "rank-sum z",
-                                     title="Selected features by class: the test's score (colour)"
-                                           + (", the share of samples with a non-zero value (size)"
-                                              if non_negative else "")), "markers_dotplot")
+                                     title="Selected features by class"), "markers_dotplot")
+        st.caption("Colour: the test's score of the feature in the class against the other samples"
+                   + ("; size: the share of the class's samples with a non-zero value." if non_negative else "."))
         marker_table = markers.table()
         if not (non_negative or log1p):
             marker_table = marker_table.drop(columns=["log2_fold_change", "fraction", "fraction_rest"])
             st.caption("These data have negative values: fold changes and the share of non-zero values do "
                        "not apply (tick log1p only if the values are log1p of counts).")
-        widgets.table(marker_table, hide_index=True, height=260)
+        # on screen the p-values come first after the score, in scientific notation (written out
+        # in full they took the column's whole width); the CSV keeps the library's columns
+        first = ["class", "feature", "score", "p_adjusted", "p_value"]
+        rest = [c for c in marker_table if c not in first and c != "index"]
+        widgets.table(marker_table[first + rest + ["index"]], hide_index=True, height=260,
+                      column_config={"score": st.column_config.NumberColumn(format="%.3g"),
+                                     "p_adjusted": st.column_config.NumberColumn("p adjusted (BH)", format="%.2e"),
+                                     "p_value": st.column_config.NumberColumn("p-value", format="%.2e")})
         st.download_button("Per-class statistics (CSV)", downloads.frame_csv(marker_table),
                            file_name=downloads.file_name(main.name, "per-class", "csv"), mime="text/csv", key="qa_markers_csv",
                            on_click="ignore")

