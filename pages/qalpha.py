@@ -12,7 +12,7 @@ from core.plots import (gap_strength_figure, history_figure, lambda_path_figure,
                         sorted_weights_figure)
 from core.selection.automatic import N_RESAMPLES, RESAMPLE_FRACTION
 from core.selection.qalpha import CRITERION_NAMES, QAlphaParameters
-from pages.ui import datasets, runs, selection, session, settings, snippets, views, widgets
+from pages.ui import datasets, runs, scrubber, selection, session, settings, snippets, views, widgets
 
 session.page_start()
 
@@ -179,61 +179,85 @@ if auto is not None:
                        "2004). Weighted settings scale the standardised features by sqrt((1 + alpha / mean alpha) / 2).")
 
 
-@st.fragment
-def selection_view(result, main, params, side_mode: str, side_choice: dict, seed: int, side_classes, n_pairs,
-                   pairs) -> None:
-    """Everything that follows K (the count, the shading of the sorted weights, the marked pixels,
-    k-means on the selection, the per-class view, the selection's downloads). A fragment: a step
-    of the K slider reruns only this part, not the page above and below it (the λ path, the
-    history, the table), which do not depend on K."""
-    gap, default = result.gap, result.default_k
-    # one selection on the whole page: K features, the default rule's count (the sparsity gap's
-    # where it is clear) unless the user set K (a K the session no longer holds: the default)
+def chosen_top_k(default_k: int) -> int:
+    """The page's K: the default rule's count (the sparsity gap's where it is clear) unless the user
+    set K (a K the session no longer holds: the default)."""
     if "qa_top_k" not in st.session_state:
         st.session_state["qa_top_k_set"] = False
     if not st.session_state.get("qa_top_k_set"):
-        st.session_state["qa_top_k"] = default.k
-    top_k = int(st.session_state["qa_top_k"])
+        st.session_state["qa_top_k"] = default_k
+    return int(st.session_state["qa_top_k"])
+
+
+def scrubbed() -> None:
+    """The scrubber's report once the hand stopped: its K and λ become the page's."""
+    state = st.session_state.get("qa_scrubber")
+    view = (state.get("view") if hasattr(state, "get") else getattr(state, "view", None)) or {}
+    if "k" in view and int(view["k"]) != st.session_state.get("qa_top_k"):
+        st.session_state.update(qa_top_k=int(view["k"]), qa_top_k_set=True)
+    if "lam" in view and float(view["lam"]) in LAMBDAS:
+        st.session_state["qa_lambda"] = float(view["lam"])
+
+
+def scrub_view(result, main, path, params, automatic: bool) -> int:
+    """The browser-drawn K and λ (:mod:`pages.ui.scrubber`): the sorted weights with the top-K band,
+    the selected pixels, the top features and the count, over the computed λ path when there is
+    one (else this result's λ alone); returns the page's K."""
+    top_k = chosen_top_k(result.default_k.k)
+    on_path = path is not None and params.lam > 0 and not automatic
+    runs_shown = path.results if on_path else [result]
+    family = main.family
+    widgets.first_paint.wait_for_controls(widgets.first_paint.FIGURE)
+    scrubber.selection_scrubber(
+        "qa_scrubber", lams=path.lams if on_path else [params.lam],
+        weights=np.stack([run.alpha for run in runs_shown]), feature_names=main.feature_names, k=top_k, lam=params.lam,
+        gaps=[run.gap.n_selected if run.gap.clear else 0 for run in runs_shown],
+        defaults=[run.default_k.k for run in runs_shown],
+        images=main.images() if family is not None and family.name == "pixels" else None, on_change=scrubbed,
+        k_label="K — top features to show and to cluster with", lam_label="λ — weight of the side information")
+    st.button("Default K", on_click=lambda: st.session_state.update(qa_top_k_set=False),
+              disabled=not st.session_state.get("qa_top_k_set"),
+              help="Let K follow the default rule again: the sparsity gap's count where the gap is clear, else "
+                   "the fewest features holding half of the squared weight.")
+    return top_k
+
+
+@st.fragment
+def selection_view(result, main, params, side_mode: str, side_choice: dict, seed: int, side_classes, n_pairs,
+                   pairs, top_k: int) -> None:
+    """What the server draws at the K the scrubber reported (k-means on the selection, the
+    per-class view, the selection's downloads, the link), with the run's figures. A fragment: its
+    own controls (the log scale, the expanders) rerun only this part."""
+    gap, default = result.gap, result.default_k
     top = result.top(top_k)
     counts = widgets.line()
-    counts.metric("Selected (K)", f"{top_k:,}", width="content",
-                  help=f"of {main.n_features:,} features; "
-                       + ("set by you (the K slider)" if st.session_state.get("qa_top_k_set")
-                          else f"chosen by the rule: {default.rule} (move the K slider to choose another)"))
     widgets.gap_metric(counts, gap)
     counts.metric("Iterations", result.n_iter, width="content",
                   help="converged" if result.converged else "not converged")
     counts.metric("Objective", f"{result.objective:.4g}", width="content",
                   help=f"{np.mean(result.alpha >= -1e-6 * result.alpha.max()):.1%} of the weights are >= 0")
+    st.caption(f"K = {top_k:,} of {main.n_features:,} features: "
+               + ("set by you (the K slider)" if st.session_state.get("qa_top_k_set")
+                  else f"chosen by the rule: {default.rule} (move the K slider to choose another)") + ".")
     selection.weight_notes(result, main.n_features, side_mode, params.tol)
-    log_y = st.toggle("Log scale", value=False, help="Draw the sorted weights on a log axis.")
-    # the top-K band is drawn by the browser over the figure: a K step leaves the figure as it is
-    # (a changed figure is a new chart, drawn from scratch: docs/benchmarks.md at 98003b7); the figure saved
-    # has the band in it
-    weights_figure = partial(sorted_weights_figure, result.alpha, main.feature_names, gap.n_selected, log_y=log_y,
-                             clear_gap=gap.clear, default=default)
-    widgets.chart(weights_figure(), "sorted_alpha", band_x=(0.5, top_k + 0.5, f"top {top_k}"),
-                  saved=partial(weights_figure, top_k=top_k))
-    k_row = st.container(horizontal=True, vertical_alignment="bottom")
-    k_row.slider("K — top features to show and to cluster with", 1, main.n_features, key="qa_top_k", persist_state="session",
-                 on_change=lambda: st.session_state.update(qa_top_k_set=True),
-                 help="The K features with the largest alpha: counted above, marked on the image, "
-                      "downloaded, and used by k-means below. Follows the default rule (the sparsity gap "
-                      "where it is clear) until you move it.")
-    k_row.button("Default K", on_click=lambda: st.session_state.update(qa_top_k_set=False),
-                 disabled=not st.session_state.get("qa_top_k_set"),
-                 help="Let K follow the default rule again: the sparsity gap's count where the gap is clear, else "
-                      "the fewest features holding half of the squared weight.")
-    widgets.pixel_view(main, result.alpha, top, "overlay")
+    figure = widgets.when_open("Sorted weights as a figure: names on hover, Save", "qa_weights_figure")
+    if figure is not None:
+        with figure:
+            log_y = st.toggle("Log scale", value=False, help="Draw the sorted weights on a log axis.")
+            weights_figure = partial(sorted_weights_figure, result.alpha, main.feature_names, gap.n_selected,
+                                     log_y=log_y, clear_gap=gap.clear, default=default)
+            widgets.chart(weights_figure(), "sorted_alpha", band_x=(0.5, top_k + 0.5, f"top {top_k}"),
+                          saved=partial(weights_figure, top_k=top_k))
+    if main.family is not None and main.family.name != "pixels":  # the scrubber marks pixels only
+        widgets.pixel_view(main, result.alpha, top, "overlay")
     if main.labels is not None and np.unique(main.labels).size >= 2:
         selection.kmeans_scores(main, result.ranking, dict(ranking=params.key, side=side_choice), top_k, seed)
         left_out = (f"The samples of the side classes ({settings.shown(side_classes)}: {data.n_samples - main.n_samples:,} "
                     f"of {data.n_samples:,}) are left out here and in the CSV: they are the side data, not classes "
                     "of the main data." if data.n_samples > main.n_samples else "")
         selection.per_class_view(main, top, left_out)
-    # the files and the code follow λ and K, so they are made here, where a K step reruns them (the
-    # .h5ad, made where only λ reruns it, kept the K of the last λ step); they are drawn only while
-    # opened, as the figures' Save buttons are: six fewer elements at every step
+    # the files and the code follow λ and K; they are drawn only while opened, as the figures'
+    # Save buttons are: six fewer elements at every step
     saved = widgets.when_open("Download the result", "qa_downloads", popover=True, icon=":material/download:",
                               width="content")
     if saved is not None:
@@ -261,6 +285,11 @@ def lambda_view(main, side, pairs, params, side_mode: str, side_choice: dict, au
     runs.stop_control("qalpha")
     path_possible = lambda_path_possible(side_mode, params)
     if not automatic:
+        params = replace(params, lam=float(st.session_state["qa_lambda"]) if side_mode != "none" else 0.0)
+    # once the λ path of these settings is computed, a λ on it is a lookup (the same fixed point a
+    # cold run reaches: tests/core/selection/test_lambda_path.py), and λ moves in the browser
+    path_ready = path_possible and runs.has_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS)
+    if not automatic and not (path_ready and params.lam > 0):
         lam_row = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
         lam = lam_row.select_slider(
             "λ — weight of the side information", options=LAMBDAS, key="qa_lambda", persist_state="session",
@@ -269,14 +298,10 @@ def lambda_view(main, side, pairs, params, side_mode: str, side_choice: dict, au
                  "of (D + λI)^-1 G — small λ trusts the side data most (λ = 0 needs every side variance "
                  "positive). With pairs: of G − λB.")
         params = replace(params, lam=float(lam) if side_mode != "none" else 0.0)
-    # once the λ path of these settings is computed, a λ on it is a lookup (the same fixed point a
-    # cold run reaches: tests/core/selection/test_lambda_path.py)
-    path_ready = path_possible and runs.has_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS)
-    if not automatic:
         if side_mode == "none":
             lam_row.caption("Choose side information above to weigh it with λ.")
         elif path_ready:
-            lam_row.caption("The λ path is computed: each λ above 0 is looked up.")
+            lam_row.caption("The λ path is computed: move λ above 0 and it moves with K, in the browser.")
         elif path_possible:
             lam_row.caption("Each new λ is solved; compute the λ path (below) and every λ is a lookup.")
     try:
@@ -289,7 +314,10 @@ def lambda_view(main, side, pairs, params, side_mode: str, side_choice: dict, au
         return
     if result is None:  # stopped before a first result (the note above says so)
         return
-    selection_view(result, main, params, side_mode, side_choice, params.random_state, side_classes, n_pairs, pairs)
+    path = runs.run_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS) if path_ready else None  # a lookup
+    top_k = scrub_view(result, main, path, params, automatic)
+    selection_view(result, main, params, side_mode, side_choice, params.random_state, side_classes, n_pairs, pairs,
+                   top_k)
     convergence = widgets.when_open(f"Convergence: the objective at each of the {result.n_iter} iterations",
                                     "qa_convergence")
     if convergence is not None:  # drawn only when asked for: every λ step would redraw it

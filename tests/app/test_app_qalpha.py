@@ -1,5 +1,6 @@
 """The Q-alpha page under AppTest: renders on images, genes and synthetic data; sliders act."""
 
+import base64
 import json
 from pathlib import Path
 
@@ -18,6 +19,21 @@ def run_page(dataset=None):
     app = AppTest.from_file(PAGE, default_timeout=120)
     if dataset is not None:
         app.session_state["dataset"] = dataset
+    return app.run()
+
+
+def scrubber(app) -> dict:
+    """What the page hands the browser-drawn K and λ (pages/ui/scrubber.py): its K, its λ values
+    and index, and the weights at each λ, decoded as the browser decodes them."""
+    data = json.loads(app.get("bidi_component")[0].proto.json)
+    data["weights"] = np.frombuffer(base64.b64decode(data["weights"]), dtype="<f4").reshape(len(data["lams"]), data["n"])
+    return data
+
+
+def move_k(app, k: int):
+    """K moved in the browser and reported once the hand stops (the scrubber's callback does this)."""
+    app.session_state["qa_top_k"] = k
+    app.session_state["qa_top_k_set"] = True
     return app.run()
 
 
@@ -47,12 +63,13 @@ def test_convergence_history_is_drawn_when_its_expander_opens():
     app.run()
     history = next(json.loads(c.proto.spec) for c in app.get("plotly_chart")
                    if json.loads(c.proto.spec)["layout"]["title"]["text"] == "Objective per iteration")
-    assert len(plotly_array(history["data"][0]["y"])) == int(app.metric[2].value)  # one point per iteration
+    assert len(plotly_array(history["data"][0]["y"])) == int(app.metric[1].value)  # one point per iteration
 
 
 def sorted_alpha(app):
-    spec = json.loads(app.get("plotly_chart")[0].proto.spec)
-    return plotly_array(spec["data"][0]["y"]).astype(float)
+    """The weights the browser draws sorted, at the scrubber's λ."""
+    data = scrubber(app)
+    return np.sort(data["weights"][data["lam_index"]].astype(float))[::-1]
 
 
 @pytest.mark.parametrize("dataset", [None, load_dataset("colon"), weston_linear(120, random_state=0)],
@@ -60,8 +77,9 @@ def sorted_alpha(app):
 def test_renders_without_exception(dataset):
     app = run_page(dataset)
     assert not app.exception and not app.error
-    assert [m.label for m in app.metric][:2] == ["Selected (K)", "Sparsity gap"]
-    assert sorted_alpha(app).size > 0
+    assert [m.label for m in app.metric][:2] == ["Sparsity gap", "Iterations"]
+    assert sorted_alpha(app).size == app.session_state["dataset"].n_features
+    assert scrubber(app)["k"] == app.session_state["qa_top_k"]
 
 
 def test_weston_selection_shows_the_relevant_features_first():
@@ -107,15 +125,16 @@ def test_feature_families_draw_back_on_the_image(family, options):
     from core.features.families import to_feature_family
     app = run_page(to_feature_family(load_dataset("warpAR10P"), family, **options))
     assert not app.exception and not app.error
-    # sorted alpha as a figure, the top features' weights drawn back on the images (the family's
-    # pixel map) as a picture; the per-class dot plot and the history wait for their expanders
-    assert len(app.get("plotly_chart")) == 1
+    # the sorted weights in the browser (no image there: a feature is not a pixel), the top features'
+    # weights drawn back on the images (the family's pixel map) as a picture; the figures wait for
+    # their expanders
+    assert scrubber(app)["image"] is None and not app.get("plotly_chart")
     captions = [caption for picture in app.get("image") for caption in picture.captions]
     assert len(captions) == 1 and captions[0].startswith("alpha of the top") and "in pixel space:" in captions[0]
     open_hover_map(app)
     titles = [json.loads(chart.proto.spec)["layout"]["title"]["text"] for chart in app.get("plotly_chart")]
-    assert len(titles) == 2 and titles[1].startswith("alpha of the top") and titles[1].endswith("in pixel space")
-    overlay = json.loads(app.get("plotly_chart")[1].proto.spec)["data"]
+    assert len(titles) == 1 and titles[0].startswith("alpha of the top") and titles[0].endswith("in pixel space")
+    overlay = json.loads(app.get("plotly_chart")[0].proto.spec)["data"]
     assert len(overlay) >= 2 and overlay[-1]["type"] == "heatmap"  # the mean image and the weights over it
 
 
@@ -135,14 +154,13 @@ def test_downloads_offered():
 
 def test_downloads_and_code_are_drawn_only_once_opened():
     """A λ or K step reruns the result's part of the page: the five download buttons and the
-    snippet are drawn only once their popover and expander are opened (the picture keeps its own
-    Save button)."""
+    snippet are drawn only once their popover and expander are opened."""
     app = run_page()
-    assert [b.label for b in app.get("download_button")] == ["Save picture (PNG)"] and not app.code
+    assert not app.get("download_button") and not app.code
     app.session_state["qa_snippet"] = True
     app = open_downloads(app)
     labels = [b.label for b in app.get("download_button")]
-    assert len(labels) == 6 and "Data and results (.h5ad)" in labels
+    assert len(labels) == 5 and "Data and results (.h5ad)" in labels
     assert any("QAlphaParameters(" in block.value for block in app.code)
 
 
@@ -201,9 +219,9 @@ def test_stop_keeps_the_page_from_computing_until_resume():
     app.run()
     assert not app.exception
     assert any("Stopped" in w.value and "Nothing was computed yet" in w.value for w in app.warning)
-    assert not app.get("plotly_chart")  # nothing was computed
+    assert not app.get("bidi_component")  # nothing was computed
     app.button(key="qalpha_resume").click().run()
-    assert not app.exception and app.get("plotly_chart")
+    assert not app.exception and app.get("bidi_component")
     assert not any(b.label == "Stop" for b in app.button)  # no Stop while nothing runs
     before = sorted_alpha(app)
     app.session_state["qalpha_stopped"] = True  # a Stop during the next run
@@ -216,7 +234,7 @@ def test_kmeans_scores_the_selection_on_labelled_data():
     app = run_page(weston_linear(200, random_state=0))
     labels = [m.label for m in app.metric]
     assert any(label.startswith("Accuracy, top") for label in labels) and "Accuracy, all features" in labels
-    app.slider(key="qa_top_k").set_value(3).run()
+    move_k(app, 3)
     top3 = next(m for m in app.metric if m.label == "Accuracy, top 3")
     everything = next(m for m in app.metric if m.label == "Accuracy, all features")
     assert float(top3.value) > float(everything.value)  # Weston: the 3 relevant features cluster far better
@@ -242,44 +260,57 @@ def test_uploaded_side_data_is_offered_only_for_matching_features():
 
 
 def shown_selection(app):
-    """What the page says is selected: the count, the overlay's title, the marked pixels, K."""
-    count = int(app.metric[0].value.replace(",", ""))
-    caption = next(caption for picture in app.get("image") for caption in picture.captions)
-    assert caption.startswith(f"alpha over the mean image, top {count} marked"), caption
-    overlay = json.loads(app.get("plotly_chart")[1].proto.spec)
-    title = int(overlay["layout"]["title"]["text"].split("top ")[1].split()[0])
-    weights = next(trace for trace in overlay["data"] if trace.get("name") == "alpha")
-    marked = sum(row.count("selected") for row in weights["text"])  # the heat map's hover says which
-    return count, title, marked, app.slider(key="qa_top_k").value
+    """What the page selects: the K the browser is given and draws (count, band, marked pixels),
+    the K of the server's views (k-means), and the first of the selected features by the server's
+    ranking against the browser's order of its weights."""
+    data = scrubber(app)
+    k = data["k"]
+    kmeans = next(int(m.label.rsplit(" ", 1)[1]) for m in app.metric if m.label.startswith("Accuracy, top"))
+    ranking = app.dataframe[-1].value["feature"].tolist()
+    browser_order = np.argsort(-data["weights"][data["lam_index"]], kind="stable")
+    names = [data["names"][j] for j in browser_order[:min(k, 10)]]
+    assert names == ranking[:len(names)], (names, ranking[:len(names)])
+    return k, kmeans, app.session_state["qa_top_k"]
 
 
 def test_count_title_and_marked_pixels_agree_through_lambda_and_k_moves():
-    app = open_hover_map(run_page())
+    app = run_page()
     app.radio(key="qa_side_mode").set_value("side classes").run()
     set_k_and_lambda_by_hand(app)
     gap_counts = []
     for lam in (0.01, 1.0, 0.001):
         app.select_slider(key="qa_lambda").set_value(lam).run()
-        count, title, marked, k = shown_selection(app)
-        assert count == title == marked == k  # K follows the gap, which moves with lambda
+        k, kmeans, state = shown_selection(app)
+        assert k == kmeans == state  # K follows the gap, which moves with lambda
+        assert scrubber(app)["lams"] == [lam]  # no path: this λ alone, moved on the server
         gap_counts.append(k)
     assert len(set(gap_counts)) > 1
-    app.slider(key="qa_top_k").set_value(25).run()
+    move_k(app, 25)
     for lam in (0.1, 3.0):
         app.select_slider(key="qa_lambda").set_value(lam).run()
-        assert shown_selection(app) == (25, 25, 25, 25)  # set by the user: it stays
-    assert "set by you" in app.metric[0].help
+        assert shown_selection(app) == (25, 25, 25)  # set by the user: it stays
+    assert any("set by you" in caption.value for caption in app.caption)
     follow = next(b for b in app.button if b.label == "Default K")
     follow.click().run()
-    count, title, marked, k = shown_selection(app)
-    assert count == title == marked == k == app.session_state["qa_top_k"] != 25
+    k, kmeans, state = shown_selection(app)
+    assert k == kmeans == state != 25
+
+
+def sorted_weights_spec(app) -> dict:
+    """The sorted weights as a Plotly figure, drawn once its expander is opened."""
+    app.session_state["qa_weights_figure"] = True
+    app.run()
+    return next(json.loads(c.proto.spec) for c in app.get("plotly_chart")
+                if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("Sorted weights"))
 
 
 def test_no_clear_gap_on_smooth_weights_and_a_gap_on_planted_features():
     faces = run_page()
-    assert faces.metric[1].value == "none"
+    assert faces.metric[0].value == "none"
     assert any("No clear sparsity gap" in c.value for c in faces.caption)
-    spec = json.loads(faces.get("plotly_chart")[0].proto.spec)
+    data = scrubber(faces)
+    assert data["gaps"] == [0] and data["defaults"] == [data["k"]]  # the browser's dashed line: the default K
+    spec = sorted_weights_spec(faces)
     assert "no clear gap" in spec["layout"]["title"]["text"]
     # the default rule's dotted line, named by its rule; no gap's cut (the top-K band is drawn by
     # the browser: test_a_k_step_moves_the_band_and_leaves_the_figure)
@@ -287,10 +318,10 @@ def test_no_clear_gap_on_smooth_weights_and_a_gap_on_planted_features():
     assert kinds == {("line", "dot")}, kinds
     named = [note["text"] for note in spec["layout"]["annotations"]]
     assert any(text.startswith("50% of the squared weight: ") for text in named), named
-    assert faces.metric[0].value == named[-1].rsplit(": ", 1)[1]  # K is the rule's count
+    assert str(data["k"]) == named[-1].rsplit(": ", 1)[1]  # K is the rule's count
     planted = run_page(weston_linear(200, random_state=0))
-    assert planted.metric[1].value == "3" and planted.metric[0].value == "3"
-    spec = json.loads(planted.get("plotly_chart")[0].proto.spec)
+    assert planted.metric[0].value == "3" and scrubber(planted)["k"] == 3 and scrubber(planted)["gaps"] == [3]
+    spec = sorted_weights_spec(planted)
     assert any(shape["type"] == "line" for shape in spec["layout"]["shapes"])
 
 
@@ -314,7 +345,7 @@ def test_settings_that_do_not_apply_to_a_new_data_set_fall_back_with_a_note():
     assert app.number_input(key="qa_k").value == 2
     app.number_input(key="qa_k").set_value(3).run()
     assert app.multiselect(key="qa_side_classes").value == [last]
-    assert app.radio(key="qa_side_mode").value == "side classes" and app.get("plotly_chart")
+    assert app.radio(key="qa_side_mode").value == "side classes" and app.get("bidi_component")
     app.session_state["dataset"] = weston_linear(20, random_state=0)  # 20 samples: k at most 19
     app.run()
     assert not app.exception and not app.error
@@ -327,14 +358,14 @@ def test_settings_that_do_not_apply_to_a_new_data_set_fall_back_with_a_note():
 
 def test_a_k_set_by_the_user_on_another_data_set_follows_the_default_rule_with_a_note():
     app = run_page()
-    app.slider(key="qa_top_k").set_value(500).run()
+    move_k(app, 500)
     app.session_state["dataset"] = load_dataset("wine")  # 13 features
     app.run()
     assert not app.exception and not app.error
     assert ("K — top features: 500 was chosen for warpAR10P; for wine it follows the default rule again."
             in " ".join(i.value for i in app.info))
-    shown = app.slider(key="qa_top_k").value
-    assert shown <= 13 and app.metric[0].value == str(shown)
+    shown = scrubber(app)["k"]
+    assert shown <= 13 and app.session_state["qa_top_k"] == shown
     app.run()
     assert not app.info  # said once
 
@@ -416,12 +447,12 @@ def test_a_k_step_moves_the_band_and_leaves_the_figure(monkeypatch):
     and not the figure (a changed figure is a new chart, drawn from scratch and zoomed out); the
     figure the Save buttons write has the band in it, at the K shown."""
     app = run_page()
-    figure = app.get("plotly_chart")[0].proto.spec
+    figure = sorted_weights_spec(app)
     k = int(app.session_state["qa_top_k"])
     assert x_marks(app, "sorted_alpha") == {"chart": "sorted_alpha", "line": None, "band": [0.5, k + 0.5],
                                             "label": f"top {k}"}
-    app.slider(key="qa_top_k").set_value(25).run()
-    assert not app.exception and app.get("plotly_chart")[0].proto.spec == figure
+    move_k(app, 25)
+    assert not app.exception and sorted_weights_spec(app) == figure
     assert x_marks(app, "sorted_alpha")["band"] == [0.5, 25.5] and x_marks(app, "sorted_alpha")["label"] == "top 25"
     saved = saved_figure(app, "sorted_alpha", monkeypatch)
     band = [shape for shape in saved.layout.shapes if shape.type == "rect"]

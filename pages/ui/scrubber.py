@@ -1,0 +1,81 @@
+"""K and λ at the speed of a hand (issue 50): a component that draws what a K or λ step changes
+first (the sorted weights with the top-K band, the selected pixels on the mean image, the top
+features by name, the count) in the browser, from the weights at every λ it received once, and
+tells the server the new K and λ once the hand stops (300 ms without a move). Dragging its
+sliders or holding an arrow key costs the server nothing; the report reruns the views that need
+the server (k-means at K, the per-class view, the downloads, the link)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+
+_COMPONENT = st.components.v2.component(
+    "selection_scrubber",
+    js=(Path(__file__).with_name("scrubber.js")).read_text(encoding="utf-8"),
+    isolate_styles=False,  # in the page's DOM: its tests and the timing read it as they read the rest
+    css="""
+.scrubber { font-family: var(--st-font); color: var(--st-text-color); }
+.scrubber .row { display: flex; flex-wrap: wrap; gap: 1.5rem; align-items: flex-end; margin-bottom: 0.5rem; }
+.scrubber .control { display: flex; flex-direction: column; font-size: 0.875rem; min-width: 220px; }
+.scrubber .control input { width: 100%; accent-color: var(--st-primary-color); }
+.scrubber output { font-size: 0.8rem; }
+.scrubber .count { display: flex; flex-direction: column; }
+.scrubber .count-label { font-size: 0.875rem; }
+.scrubber .count-value { font-size: 2rem; line-height: 1.2; }
+.scrubber .count-of { font-size: 0.8rem; opacity: 0.7; }
+.scrubber .panels { display: flex; flex-wrap: wrap; gap: 1rem; align-items: flex-start; }
+.scrubber figure { margin: 0; }
+.scrubber figcaption, .scrubber .top-title { font-size: 0.8rem; opacity: 0.8; }
+.scrubber .weights-panel { flex: 1 1 320px; min-width: 240px; max-width: 640px; }
+.scrubber .top { font-size: 0.8rem; margin: 0.25rem 0 0 1.2rem; padding: 0; font-family: var(--st-code-font); }
+""")
+
+#: Features named in the component's list of the top ones.
+TOP_LISTED = 10
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _encoded(weights: np.ndarray) -> str:
+    """The weights (λ values x features) as base64 of little-endian float32: 9.6 kB per λ on the
+    faces, sent once per result (a K or λ step in the browser sends nothing)."""
+    return base64.b64encode(np.ascontiguousarray(weights, dtype="<f4").tobytes()).decode("ascii")
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _mean_image(images: np.ndarray) -> str:
+    """The mean image, stretched to 0..255 between its 1st and 99th percentile, as base64 bytes."""
+    mean = images.mean(axis=0)
+    low, high = np.percentile(mean, [1, 99])
+    grey = np.clip((mean - low) / ((high - low) or 1.0), 0, 1)
+    return base64.b64encode((grey * 255).astype(np.uint8).tobytes()).decode("ascii")
+
+
+def selection_scrubber(key: str, *, lams, weights, feature_names, k: int, lam: float, gaps, defaults,
+                       images=None, on_change=None, k_label: str, lam_label: str) -> None:
+    """Mount the component.
+
+    ``weights``: ``(len(lams), n_features)``, the weights at each λ (one row without a path),
+    decoded in the browser once per new set of weights; ``k`` and ``lam`` the
+    server's K and λ (``lam`` one of ``lams``); ``gaps`` and ``defaults`` per λ: the sparsity
+    gap's count (0: no clear gap) and the default K; ``images`` (n_images, height, width) when
+    the features are the pixels of these images, drawn with the top K marked. ``on_change`` runs
+    when the hand stops, with ``st.session_state[key]["view"]`` = ``{"k": ..., "lam": ...}``.
+    """
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    token = hashlib.blake2b(weights.tobytes(), digest_size=8).hexdigest()  # the browser decodes new weights only
+    lams = [float(value) for value in lams]
+    lam_index = int(np.argmin([abs(value - lam) for value in lams]))
+    image = None
+    if images is not None:
+        images = np.asarray(images)
+        image = {"height": int(images.shape[1]), "width": int(images.shape[2]), "mean": _mean_image(images)}
+    data = {"token": token, "n": int(weights.shape[1]), "lams": lams, "lam_index": lam_index, "k": int(k),
+            "weights": _encoded(weights), "names": [str(name) for name in feature_names],
+            "gaps": [int(g) for g in gaps], "defaults": [int(d) for d in defaults], "image": image,
+            "top_listed": TOP_LISTED, "k_label": k_label, "lam_label": lam_label}
+    _COMPONENT(key=key, data=data, on_view_change=on_change or (lambda: None), height="content")
