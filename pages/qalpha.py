@@ -207,7 +207,6 @@ def scrub_view(result, main, path, params, automatic: bool) -> int:
     on_path = path is not None and params.lam > 0 and not automatic
     runs_shown = path.results if on_path else [result]
     family = main.family
-    widgets.first_paint.wait_for_controls(widgets.first_paint.FIGURE)
     scrubber.selection_scrubber(
         "qa_scrubber", lams=path.lams if on_path else [params.lam],
         weights=np.stack([run.alpha for run in runs_shown]), feature_names=main.feature_names, k=top_k, lam=params.lam,

@@ -70,11 +70,13 @@ function build(host) {
     const row = state.weights.subarray(i * n, (i + 1) * n), order = orderAt(i);
     $('.k-value').textContent = k.toLocaleString('en-US');
     $('.lam-value').textContent = `${d.lams[i]}`;
-    lamInput.setAttribute('aria-valuetext', `λ = ${d.lams[i]}`);
+    lamInput.setAttribute('aria-valuetext', String(d.lams[i]));  // as the server's λ slider says it
+    kInput.setAttribute('aria-valuetext', String(k));
     $('.count-value').textContent = k.toLocaleString('en-US');
     $('.count-of').textContent = ` of ${n.toLocaleString('en-US')}`;
     root.dataset.k = String(k);
     root.dataset.lam = String(d.lams[i]);
+    root.dataset.token = `${state.token}@${i}`;  // which weights are drawn: a new result or λ, a new token
     drawWeights(row, order, k, d.gaps[i], d.defaults[i]);
     const marked = drawImage(order, k);
     root.dataset.markedPixels = String(marked);
