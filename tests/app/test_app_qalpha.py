@@ -495,10 +495,6 @@ def test_negative_weights_are_counted_and_explained(side_mode):
 def test_per_class_view_of_the_selected_features():
     """Wine (3 cultivars, non-negative): the dot plot has a row per class and a dot per selected
     feature, and the table holds what class_markers computes for the same features."""
-    import io
-
-    import pandas as pd
-
     from core.evaluation.markers import class_markers
 
     wine = load_dataset("wine")

@@ -22,7 +22,7 @@ from PIL import Image
 from core import InputError
 from core.selection.scorers import score_features
 from core.selection.kernel_qalpha import kernel_q_alpha
-from core.data.loaders import load_images, load_table
+from core.data.loaders import load_table
 from core.selection.qalpha import q_alpha
 from core.selection.topographic import topographic_map
 from core.selection.slda import greedy_slda

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from PIL import Image
 
 from core import InputError
-from core.data import tables, text_tables
+from core.data import text_tables
 from core.limits import LoadLimits
 from core.data.loaders import load_images, load_table, read_table
 
