@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import statistics
@@ -35,8 +36,8 @@ from pathlib import Path
 from benchmarks.app_server import start_server, stop_server
 from benchmarks.results import run_recorded
 
-K_SLIDER = "K — top features to show and to cluster with"
-K_COUNT = "Selected (K)"
+#: The Q-alpha page's browser-drawn K and λ (pages/ui/scrubber.py): one component
+SCRUBBER = "selection_scrubber"
 KERNEL_K = "k — number of clusters"
 
 
@@ -55,6 +56,7 @@ class Person:
         self.socket = None
         self.page_hash, self.query = "", ""
         self.widgets = {}  # label -> (element kind, proto, fragment id)
+        self.components = {}  # component name -> (proto, fragment id, the data it was given)
         self.metrics = {}  # label -> shown value
         self.exceptions = 0
         self.cache = {}  # hash -> ForwardMsg the server may refer to
@@ -77,6 +79,7 @@ class Person:
         client.fragment_id = fragment
         for state in states:
             client.widget_states.widgets.append(state)
+        self.metrics = {}  # what this run shows
         start = time.perf_counter()
         await self.socket.send(message.SerializeToString())
         await self._until_finished()
@@ -117,6 +120,10 @@ class Person:
         elif kind in ("slider", "number_input"):
             proto = getattr(element, kind)
             self.widgets[proto.label] = (kind, proto, delta.fragment_id)
+        elif kind == "bidi_component":
+            proto = element.bidi_component
+            name = next((known for known in (SCRUBBER,) if known in proto.component_name), proto.component_name)
+            self.components[name] = (proto, delta.fragment_id, json.loads(proto.json) if proto.json else {})
 
     def value(self, label: str) -> float:
         kind, proto, _ = self.widgets[label]
@@ -147,6 +154,14 @@ class Person:
         proto.set_value = True
         return seconds
 
+    async def report(self, name: str, state: dict) -> float:
+        """What a component tells the server (``setStateValue``), as the browser sends it: the
+        component's whole state as JSON, with the run of the fragment it sits in."""
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+        proto, fragment, _ = self.components[name]
+        return await self.run(states=[WidgetState(id=proto.id, json_value=json.dumps(state))], fragment=fragment)
+
     async def close(self) -> None:
         if self.socket is not None:
             await self.socket.close()
@@ -172,19 +187,25 @@ async def _memory(pids: list[int], peak: list, stop: asyncio.Event) -> None:
 
 
 async def _stepper(person: Person, steps: int, think: float, rng, record: list) -> None:
-    """Step K by one, up and down, with a think time between steps; each step checked."""
+    """Step K by one, up and down, with a think time between steps; each step checked. A step is
+    what the browser sends once the hand stops (pages/ui/scrubber.py): the new K and λ; the moves
+    before it cost the server nothing."""
     direction = 1
+    _, _, data = person.components[SCRUBBER]
+    current, lam = int(data["k"]), data["lams"][data["lam_index"]]
     for _ in range(steps):
         await asyncio.sleep(think * rng.uniform(0.5, 1.5))
-        kind, proto, _ = person.widgets[K_SLIDER]
-        current = int(person.value(K_SLIDER))
-        if not proto.min <= current + direction <= proto.max:
+        if not 1 <= current + direction <= data["n"]:
             direction = -direction
         wanted = current + direction
         exceptions = person.exceptions
         try:
-            seconds = await person.set(K_SLIDER, wanted)
-            ok = person.metrics.get(K_COUNT) == f"{wanted:,}" and person.exceptions == exceptions
+            seconds = await person.report(SCRUBBER, {"view": {"k": wanted, "lam": lam}})
+            # the page's answer: k-means at the new K, and the link naming it (the scrubber itself
+            # shows the K already, and the server leaves it be)
+            ok = (f"Accuracy, top {wanted}" in person.metrics and f"qa_top_k={wanted}&" in person.query + "&"
+                  and person.exceptions == exceptions)
+            current = wanted
         except Exception as error:  # noqa: BLE001 - a failed step is counted, not fatal
             seconds, ok = float("nan"), False
             print(f"  a step failed: {error!r}", flush=True)
@@ -208,7 +229,7 @@ async def scenario(servers: list[tuple[str, int]], n_users: int, steps: int, thi
     people = [Person(servers[i % len(servers)][0], "qalpha") for i in range(n_users)]
     workers = [Person(servers[i % len(servers)][0], "kernel") for i in range(heavy)]
     await asyncio.gather(*(person.open() for person in people + workers))
-    missing = [p for p in people if K_SLIDER not in p.widgets] + [w for w in workers if KERNEL_K not in w.widgets]
+    missing = [p for p in people if SCRUBBER not in p.components] + [w for w in workers if KERNEL_K not in w.widgets]
     if missing:
         raise RuntimeError(f"{len(missing)} session(s) did not show the control they step")
     stop, peak, steps_done, heavy_runs = asyncio.Event(), [max(_rss_mib(pid) for pid in pids)], [], []

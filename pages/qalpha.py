@@ -179,40 +179,29 @@ if auto is not None:
                        "2004). Weighted settings scale the standardised features by sqrt((1 + alpha / mean alpha) / 2).")
 
 
-def chosen_top_k(default_k: int) -> int:
-    """The page's K: the default rule's count (the sparsity gap's where it is clear) unless the user
-    set K (a K the session no longer holds: the default)."""
-    if "qa_top_k" not in st.session_state:
-        st.session_state["qa_top_k_set"] = False
-    if not st.session_state.get("qa_top_k_set"):
-        st.session_state["qa_top_k"] = default_k
-    return int(st.session_state["qa_top_k"])
-
-
-def scrubbed() -> None:
-    """The scrubber's report once the hand stopped: its K and λ become the page's."""
-    state = st.session_state.get("qa_scrubber")
-    view = (state.get("view") if hasattr(state, "get") else getattr(state, "view", None)) or {}
-    if "k" in view and int(view["k"]) != st.session_state.get("qa_top_k"):
-        st.session_state.update(qa_top_k=int(view["k"]), qa_top_k_set=True)
-    if "lam" in view and float(view["lam"]) in LAMBDAS:
-        st.session_state["qa_lambda"] = float(view["lam"])
-
-
-def scrub_view(result, main, path, params, automatic: bool) -> int:
+def scrub_view(result, main, path, lam: float, automatic: bool) -> int:
     """The browser-drawn K and λ (:mod:`pages.ui.scrubber`): the sorted weights with the top-K band,
     the selected pixels, the top features and the count, over the computed λ path when there is
     one (else this result's λ alone); returns the page's K."""
-    top_k = chosen_top_k(result.default_k.k)
-    on_path = path is not None and params.lam > 0 and not automatic
+    top_k = selection.chosen_top_k(result.default_k.k)
+    on_path = path is not None and lam > 0 and not automatic
     runs_shown = path.results if on_path else [result]
+    # after the scrubber's own report the browser shows the new K and λ already: it is given the
+    # K and λ of the last mount, which it reads as "unchanged by the server"
+    shown = st.session_state.get("_qa_scrub_shown")
+    if st.session_state.pop("_qa_scrub_echo", False) and shown is not None:
+        k_sent, lam_sent = shown
+    else:
+        k_sent, lam_sent = top_k, lam
+    st.session_state["_qa_scrub_shown"] = (k_sent, lam_sent)
     family = main.family
     scrubber.selection_scrubber(
-        "qa_scrubber", lams=path.lams if on_path else [params.lam],
-        weights=np.stack([run.alpha for run in runs_shown]), feature_names=main.feature_names, k=top_k, lam=params.lam,
+        "qa_scrubber", lams=path.lams if on_path else [lam],
+        weights=[run.alpha for run in runs_shown], feature_names=main.feature_names, k=k_sent, lam=lam_sent,
         gaps=[run.gap.n_selected if run.gap.clear else 0 for run in runs_shown],
         defaults=[run.default_k.k for run in runs_shown],
-        images=main.images() if family is not None and family.name == "pixels" else None, on_change=scrubbed,
+        images=main.images if family is not None and family.name == "pixels" else None, images_key=main.fingerprint,
+        on_change=selection.scrubbed,
         k_label="K — top features to show and to cluster with", lam_label="λ — weight of the side information")
     st.button("Default K", on_click=lambda: st.session_state.update(qa_top_k_set=False),
               disabled=not st.session_state.get("qa_top_k_set"),
@@ -222,11 +211,17 @@ def scrub_view(result, main, path, params, automatic: bool) -> int:
 
 
 @st.fragment
-def selection_view(result, main, params, side_mode: str, side_choice: dict, seed: int, side_classes, n_pairs,
-                   pairs, top_k: int) -> None:
-    """What the server draws at the K the scrubber reported (k-means on the selection, the
-    per-class view, the selection's downloads, the link), with the run's figures. A fragment: its
-    own controls (the log scale, the expanders) rerun only this part."""
+def selection_view(result, path, main, params, side_mode: str, side_choice: dict, automatic: bool, side_classes,
+                   n_pairs, pairs) -> None:
+    """Everything that follows K and, on the computed λ path, λ: the scrubber (drawn by the
+    browser), and what the server draws at the K and λ it reported (the run's figures and
+    numbers, k-means on the selection, the per-class view, the table, the downloads, the link).
+    A fragment: a report of the scrubber reruns only this part (on the path, a λ is a lookup)."""
+    lam = float(st.session_state["qa_lambda"]) if path is not None and not automatic else params.lam
+    if path is not None and lam > 0 and not automatic:
+        result = path.at(lam)
+        params = replace(params, lam=lam)
+    top_k = scrub_view(result, main, path, params.lam, automatic)
     gap, default = result.gap, result.default_k
     top = result.top(top_k)
     counts = widgets.line()
@@ -250,7 +245,8 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
     if main.family is not None and main.family.name != "pixels":  # the scrubber marks pixels only
         widgets.pixel_view(main, result.alpha, top, "overlay")
     if main.labels is not None and np.unique(main.labels).size >= 2:
-        selection.kmeans_scores(main, result.ranking, dict(ranking=params.key, side=side_choice), top_k, seed)
+        selection.kmeans_scores(main, result.ranking, dict(ranking=params.key, side=side_choice), top_k,
+                                params.random_state)
         left_out = (f"The samples of the side classes ({settings.shown(side_classes)}: {data.n_samples - main.n_samples:,} "
                     f"of {data.n_samples:,}) are left out here and in the CSV: they are the side data, not classes "
                     "of the main data." if data.n_samples > main.n_samples else "")
@@ -268,7 +264,16 @@ def selection_view(result, main, params, side_mode: str, side_choice: dict, seed
             widgets.code(snippets.qalpha_snippet(data, datasets.is_bundled(data),
                                                  params, side_mode, side_classes, n_pairs,
                                                  runs.q_alpha_solver(params, pairs), top_k, side=uploaded_side))
-    # the link follows K too (this runs on the page's reruns and on the fragment's own)
+    convergence = widgets.when_open(f"Convergence: the objective at each of the {result.n_iter} iterations",
+                                    "qa_convergence")
+    if convergence is not None:  # drawn only when asked for: every λ step would redraw it
+        widgets.chart(history_figure(result.history), "history", where=convergence)
+    widgets.table(selection.ranking_table(main, result, 50), hide_index=True, height=240)
+    if path is not None:
+        # the path's figures are drawn below (path_view) and do not change with λ: a λ step sends
+        # only its λ, a dashed line the browser draws over them
+        widgets.marks("lambda_path", line=params.lam if params.lam > 0 else None)
+    # the link follows K and λ too (this runs on the page's reruns and on the fragment's own)
     views.share_view([key for key in VIEW if key != "qa_top_k" or st.session_state.get("qa_top_k_set")])
 
 
@@ -314,19 +319,8 @@ def lambda_view(main, side, pairs, params, side_mode: str, side_choice: dict, au
     if result is None:  # stopped before a first result (the note above says so)
         return
     path = runs.run_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS) if path_ready else None  # a lookup
-    top_k = scrub_view(result, main, path, params, automatic)
-    selection_view(result, main, params, side_mode, side_choice, params.random_state, side_classes, n_pairs, pairs,
-                   top_k)
-    convergence = widgets.when_open(f"Convergence: the objective at each of the {result.n_iter} iterations",
-                                    "qa_convergence")
-    if convergence is not None:  # drawn only when asked for: every λ step would redraw it
-        widgets.chart(history_figure(result.history), "history", where=convergence)
-    widgets.table(selection.ranking_table(main, result, 50), hide_index=True, height=240)
-    if path_ready:
-        # the path's figures are drawn below this fragment (path_view) and do not change with λ: a λ
-        # step sends only the slider's λ, a dashed line the browser draws over them
-        widgets.marks("lambda_path", line=params.lam if params.lam > 0 else None)
-    elif side_mode != "none":
+    selection_view(result, path, main, params, side_mode, side_choice, automatic, side_classes, n_pairs, pairs)
+    if not path_ready and side_mode != "none":
         with st.expander("λ path: the weights at every λ", expanded=True):
             if not path_possible:
                 st.caption("The λ path runs one start per λ: set Starts (under Iteration) to 1 to compute it.")

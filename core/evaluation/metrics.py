@@ -321,7 +321,11 @@ def seeded_kmeans(Z, n_clusters: int, n_runs: int = 5, random_state=0) -> list[n
     ``random_state + 1``, ...: the same seeds on two feature sets give paired runs."""
     from sklearn.cluster import KMeans
 
-    return [KMeans(int(n_clusters), n_init=1, random_state=random_state + run).fit_predict(Z) for run in range(n_runs)]
+    from ..matrix.threads import openmp_threads_for
+
+    with openmp_threads_for(np.size(Z)):
+        return [KMeans(int(n_clusters), n_init=1, random_state=random_state + run).fit_predict(Z)
+                for run in range(n_runs)]
 
 
 def kmeans_scores(Z, labels, n_runs: int = 5, random_state=0) -> tuple[np.ndarray, np.ndarray]:

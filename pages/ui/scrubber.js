@@ -176,8 +176,12 @@ function build(host) {
       kInput.max = String(data.n);
       lamInput.max = String(data.lams.length - 1);
       root.querySelector('.lam-control').style.display = data.lams.length > 1 ? '' : 'none';
-      // the server's K and λ, unless the hand moved them since (its report is on the way)
-      if (performance.now() - state.moved > HOLD_LOCAL_MS && !state.timer) {
+      // the server's K and λ where the server changed them (new weights, Default K, a link), unless
+      // the hand moved them since (its report is on the way); after the hand's own report the
+      // server gives back the values it gave before, which leave the hand's in place
+      const changed = data.k !== state.sentK || data.lam_index !== state.sentLam || data.token !== state.sentToken;
+      state.sentK = data.k; state.sentLam = data.lam_index; state.sentToken = data.token;
+      if (changed && performance.now() - state.moved > HOLD_LOCAL_MS && !state.timer) {
         kInput.value = String(data.k);
         lamInput.value = String(data.lam_index);
         state.k = data.k;

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
@@ -39,14 +40,27 @@ _COMPONENT = st.components.v2.component(
 TOP_LISTED = 10
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+#: Encoded weights and mean images by their digest, for every session of this server: a report of
+#: the hand's K reruns the view, and hashing the arrays again for st.cache_data cost it 5-8 ms.
+_ENCODED: OrderedDict = OrderedDict()
+_ENCODED_ENTRIES = 16
+
+
+def _kept(key: str, make) -> str:
+    if key not in _ENCODED:
+        _ENCODED[key] = make()
+        while len(_ENCODED) > _ENCODED_ENTRIES:
+            _ENCODED.popitem(last=False)
+    _ENCODED.move_to_end(key)
+    return _ENCODED[key]
+
+
 def _encoded(weights: np.ndarray) -> str:
     """The weights (λ values x features) as base64 of little-endian float32: 9.6 kB per λ on the
     faces, sent once per result (a K or λ step in the browser sends nothing)."""
     return base64.b64encode(np.ascontiguousarray(weights, dtype="<f4").tobytes()).decode("ascii")
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
 def _mean_image(images: np.ndarray) -> str:
     """The mean image, stretched to 0..255 between its 1st and 99th percentile, as base64 bytes."""
     mean = images.mean(axis=0)
@@ -56,14 +70,16 @@ def _mean_image(images: np.ndarray) -> str:
 
 
 def selection_scrubber(key: str, *, lams, weights, feature_names, k: int, lam: float, gaps, defaults,
-                       images=None, on_change=None, k_label: str, lam_label: str) -> None:
+                       images=None, images_key: str = "", on_change=None, k_label: str, lam_label: str) -> None:
     """Mount the component.
 
     ``weights``: ``(len(lams), n_features)``, the weights at each λ (one row without a path),
     decoded in the browser once per new set of weights; ``k`` and ``lam`` the
     server's K and λ (``lam`` one of ``lams``); ``gaps`` and ``defaults`` per λ: the sparsity
     gap's count (0: no clear gap) and the default K; ``images`` (n_images, height, width) when
-    the features are the pixels of these images, drawn with the top K marked. ``on_change`` runs
+    the features are the pixels of these images, drawn with the top K marked (``images_key``
+    names them: their data set's fingerprint); ``images`` may be a function that returns them,
+    called only when they are not kept yet. ``on_change`` runs
     when the hand stops, with ``st.session_state[key]["view"]`` = ``{"k": ..., "lam": ...}``.
     """
     weights = np.ascontiguousarray(weights, dtype=np.float64)
@@ -72,10 +88,12 @@ def selection_scrubber(key: str, *, lams, weights, feature_names, k: int, lam: f
     lam_index = int(np.argmin([abs(value - lam) for value in lams]))
     image = None
     if images is not None:
-        images = np.asarray(images)
-        image = {"height": int(images.shape[1]), "width": int(images.shape[2]), "mean": _mean_image(images)}
+        shape = _kept(f"shape {images_key}", lambda: np.shape(images() if callable(images) else images)[1:])
+        mean = _kept(f"mean {images_key}", lambda: _mean_image(np.asarray(images() if callable(images) else images)))
+        image = {"height": int(shape[0]), "width": int(shape[1]), "mean": mean}
+    names = _kept(f"names {token} {id(feature_names)}", lambda: [str(name) for name in feature_names])
     data = {"token": token, "n": int(weights.shape[1]), "lams": lams, "lam_index": lam_index, "k": int(k),
-            "weights": _encoded(weights), "names": [str(name) for name in feature_names],
+            "weights": _kept(f"weights {token}", lambda: _encoded(weights)), "names": names,
             "gaps": [int(g) for g in gaps], "defaults": [int(d) for d in defaults], "image": image,
             "top_listed": TOP_LISTED, "k_label": k_label, "lam_label": lam_label}
     _COMPONENT(key=key, data=data, on_view_change=on_change or (lambda: None), height="content")

@@ -38,13 +38,14 @@ def test_a_new_tabs_first_figure_is_sent_after_its_controls_and_a_pause(monkeypa
         new = kind not in st.session_state[first_paint.DRAWN]
         wait_for_controls(kind)
         if new:  # the k input is among the widgets this run drew before
-            controls = "qa_k" in get_script_run_ctx().shared.widget_user_keys_this_run
+            controls = "kq_k" in get_script_run_ctx().shared.widget_user_keys_this_run
             waits.append((kind, time.monotonic() - first_paint._RUN.started, controls))
 
     monkeypatch.setattr(first_paint, "wait_for_controls", recording)
     app = AppTest.from_file(str(APP), default_timeout=120).run()
     assert [kind for kind, _, _ in waits] == [first_paint.TABLE]
-    app.switch_page("pages/qalpha.py").run()
+    # the Kernel page's first figure (the Q-alpha page's selection is drawn by the browser, no figure)
+    app.switch_page("pages/kernel.py").run()
     assert not app.exception
     kinds, elapsed, controls_first = zip(*waits[1:])
     assert kinds[0] == first_paint.FIGURE and controls_first[0]
@@ -54,7 +55,7 @@ def test_a_new_tabs_first_figure_is_sent_after_its_controls_and_a_pause(monkeypa
     app.run()
     app.switch_page("pages/topographic.py").run()
     # the figures and the table come at once; only a kind the tab has not had yet waits (its code:
-    # Q-alpha writes its snippet only when the snippet's expander is opened)
+    # the pages write their snippets only when the snippet's expander is opened)
     assert not app.exception and all(kind not in had for kind, _, _ in waits[drawn:])
 
 
