@@ -200,7 +200,7 @@ async def _stepper(person: Person, steps: int, think: float, rng, record: list) 
         wanted = current + direction
         exceptions = person.exceptions
         try:
-            seconds = await person.report(SCRUBBER, {"view": {"k": wanted, "lam": lam}})
+            seconds = await person.report(SCRUBBER, {"view": {"k": wanted, "lam": lam, "k_set": True}})
             # the page's answer: k-means at the new K, and the link naming it (the scrubber itself
             # shows the K already, and the server leaves it be)
             ok = (f"Accuracy, top {wanted}" in person.metrics and f"qa_top_k={wanted}&" in person.query + "&"

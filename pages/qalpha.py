@@ -12,7 +12,7 @@ from core.plots import (gap_strength_figure, history_figure, lambda_path_figure,
                         sorted_weights_figure)
 from core.selection.automatic import N_RESAMPLES, RESAMPLE_FRACTION
 from core.selection.qalpha import CRITERION_NAMES, QAlphaParameters
-from pages.ui import datasets, runs, scrubber, selection, session, settings, snippets, views, widgets
+from pages.ui import datasets, estimates, runs, scrubber, selection, session, settings, snippets, views, widgets
 
 session.page_start()
 
@@ -197,7 +197,8 @@ def scrub_view(result, main, path, lam: float, automatic: bool) -> int:
     family = main.family
     scrubber.selection_scrubber(
         "qa_scrubber", lams=path.lams if on_path else [lam],
-        weights=[run.alpha for run in runs_shown], feature_names=main.feature_names, k=k_sent, lam=lam_sent,
+        weights=[run.alpha for run in runs_shown], feature_names=main.feature_names, k=k_sent,
+        k_set=bool(st.session_state.get("qa_top_k_set")), lam=lam_sent,
         gaps=[run.gap.n_selected if run.gap.clear else 0 for run in runs_shown],
         defaults=[run.default_k.k for run in runs_shown],
         images=main.images if family is not None and family.name == "pixels" else None, images_key=main.fingerprint,
@@ -293,6 +294,12 @@ def lambda_view(main, side, pairs, params, side_mode: str, side_choice: dict, au
     # once the λ path of these settings is computed, a λ on it is a lookup (the same fixed point a
     # cold run reaches: tests/core/selection/test_lambda_path.py), and λ moves in the browser
     path_ready = path_possible and runs.has_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS)
+    estimate = estimates.path_seconds(main.n_samples, main.n_features, len(PATH_LAMBDAS))
+    if (path_possible and not path_ready and not automatic and estimate <= estimates.AUTO_PATH_SECONDS
+            and not runs.is_stopped("qalpha")):
+        # cheap (the faces: about 2 s): the path comes with the first result, unasked; long (20,000
+        # genes): it waits for the button below, which gives its estimate
+        path_ready = runs.run_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS) is not None
     if not automatic and not (path_ready and params.lam > 0):
         lam_row = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
         lam = lam_row.select_slider(
@@ -325,10 +332,10 @@ def lambda_view(main, side, pairs, params, side_mode: str, side_choice: dict, au
             if not path_possible:
                 st.caption("The λ path runs one start per λ: set Starts (under Iteration) to 1 to compute it.")
             elif (button_slot := st.empty()).button(
-                    f"Compute the λ path ({len(PATH_LAMBDAS)} values of λ)", key="qa_path_run",
+                    f"Compute the λ path ({len(PATH_LAMBDAS)} values of λ, about {estimate:.0f} s)", key="qa_path_run",
                     help="Solves Q-alpha once at every positive value of the λ slider, each from the answer at the "
-                         "next larger λ (as glmnet computes a lasso path); afterwards a move of the λ slider "
-                         "shows its result at once."):
+                         "next larger λ (as glmnet computes a lasso path); afterwards λ moves in the browser with "
+                         "K, over the path's values."):
                 button_slot.empty()  # clicked: the button goes
                 if runs.run_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS) is not None:
                     st.rerun(scope="app")  # the whole page: the path below, and each λ a lookup

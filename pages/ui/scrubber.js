@@ -50,15 +50,19 @@ function build(host) {
   };
 
   const schedule = () => { if (!state.frame) state.frame = requestAnimationFrame(draw); };
-  const moved = () => {
-    state.k = Number(kInput.value);
+  const moved = (event) => {
     state.lamIndex = Number(lamInput.value);
+    if (event.target === kInput) state.follow = false;  // the hand chose K: it stays through λ moves
+    // until the hand sets K, K follows the default rule at each λ (the sparsity gap's count, or
+    // the fewest features holding half of the squared weight), as the server's K does
+    if (state.follow) kInput.value = String(state.data.defaults[state.lamIndex]);
+    state.k = Number(kInput.value);
     state.moved = performance.now();
     schedule();
     clearTimeout(state.timer);
     state.timer = setTimeout(() => {
       state.timer = 0;
-      view.report('view', { k: state.k, lam: state.data.lams[state.lamIndex] });
+      view.report('view', { k: state.k, lam: state.data.lams[state.lamIndex], k_set: !state.follow });
     }, REPORT_AFTER_MS);
   };
   kInput.addEventListener('input', moved);
@@ -186,6 +190,7 @@ function build(host) {
         lamInput.value = String(data.lam_index);
         state.k = data.k;
         state.lamIndex = data.lam_index;
+        state.follow = !data.k_set;
       }
       schedule();
     },

@@ -69,13 +69,14 @@ def _mean_image(images: np.ndarray) -> str:
     return base64.b64encode((grey * 255).astype(np.uint8).tobytes()).decode("ascii")
 
 
-def selection_scrubber(key: str, *, lams, weights, feature_names, k: int, lam: float, gaps, defaults,
+def selection_scrubber(key: str, *, lams, weights, feature_names, k: int, k_set: bool, lam: float, gaps, defaults,
                        images=None, images_key: str = "", on_change=None, k_label: str, lam_label: str) -> None:
     """Mount the component.
 
     ``weights``: ``(len(lams), n_features)``, the weights at each λ (one row without a path),
     decoded in the browser once per new set of weights; ``k`` and ``lam`` the
-    server's K and λ (``lam`` one of ``lams``); ``gaps`` and ``defaults`` per λ: the sparsity
+    server's K and λ (``lam`` one of ``lams``), ``k_set`` whether the user set K (else it follows
+    ``defaults`` as λ moves); ``gaps`` and ``defaults`` per λ: the sparsity
     gap's count (0: no clear gap) and the default K; ``images`` (n_images, height, width) when
     the features are the pixels of these images, drawn with the top K marked (``images_key``
     names them: their data set's fingerprint); ``images`` may be a function that returns them,
@@ -93,6 +94,7 @@ def selection_scrubber(key: str, *, lams, weights, feature_names, k: int, lam: f
         image = {"height": int(shape[0]), "width": int(shape[1]), "mean": mean}
     names = _kept(f"names {token} {id(feature_names)}", lambda: [str(name) for name in feature_names])
     data = {"token": token, "n": int(weights.shape[1]), "lams": lams, "lam_index": lam_index, "k": int(k),
+            "k_set": bool(k_set),
             "weights": _kept(f"weights {token}", lambda: _encoded(weights)), "names": names,
             "gaps": [int(g) for g in gaps], "defaults": [int(d) for d in defaults], "image": image,
             "top_listed": TOP_LISTED, "k_label": k_label, "lam_label": lam_label}

@@ -33,7 +33,7 @@ def scrubbed() -> None:
     holds) rather than the 0.3 MB of weights again (:func:`scrub_view`)."""
     state = st.session_state.get("qa_scrubber")
     view = (state.get("view") if hasattr(state, "get") else getattr(state, "view", None)) or {}
-    if "k" in view and int(view["k"]) != st.session_state.get("qa_top_k"):
+    if view.get("k_set") and int(view["k"]) != st.session_state.get("qa_top_k"):
         st.session_state.update(qa_top_k=int(view["k"]), qa_top_k_set=True)
     if "lam" in view and float(view["lam"]) in QALPHA_LAMBDAS:
         st.session_state["qa_lambda"] = float(view["lam"])

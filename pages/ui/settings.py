@@ -11,8 +11,10 @@ from .datasets import class_values, current_dataset
 
 _JUDGED_FOR = "_settings_judged_for"
 #: The Q-alpha page's λ slider, and the λ path solved at its positive values so that every step of
-#: the slider is a lookup (the benchmarks step and time this same grid)
-QALPHA_LAMBDAS = [0.0, 1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0]
+#: the slider is a lookup (the benchmarks step and time this same grid): 1, 2, 3 and 5 per decade
+#: from 1e-4 to 100, 25 values, fine enough that a drag over the path in the browser moves
+#: smoothly (issue 50); the earlier grid's values (1 and 3 per decade) are among them, so old links hold
+QALPHA_LAMBDAS = [0.0] + [float(f"{m}e{e}") for e in range(-4, 2) for m in (1, 2, 3, 5)] + [100.0]
 QALPHA_PATH_LAMBDAS = [value for value in QALPHA_LAMBDAS if value > 0]
 
 

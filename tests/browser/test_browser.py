@@ -164,6 +164,8 @@ def test_moving_the_lambda_slider_changes_the_plot(page, app_url):
     chosen_lam = chosen.locator("[data-testid='stMetricValue']").inner_text()
     assert chosen_lam in ("0.1", "1", "10")
     page.get_by_text("Choose k and λ from the data", exact=True).click()  # set them by hand
+    # the λ path is cheap on the faces: computed at once, and λ then moves in the browser
+    page.locator(".scrubber .lam-input").wait_for(state="visible", timeout=300_000)
     thumb = page.get_by_role("slider", name="λ — weight of the side information")
     expect(thumb).to_be_enabled(timeout=120_000)
     quiet(page)  # the slider starts at the chosen λ, and the run there has drawn its weights
@@ -171,7 +173,7 @@ def test_moving_the_lambda_slider_changes_the_plot(page, app_url):
     before = sorted_alpha_values(page)
     thumb.focus()
     thumb.press("ArrowLeft")
-    expect(thumb).to_have_attribute("aria-valuetext", {"0.1": "0.03", "1": "0.3", "10": "3"}[chosen_lam],
+    expect(thumb).to_have_attribute("aria-valuetext", {"0.1": "0.05", "1": "0.5", "10": "5"}[chosen_lam],
                                     timeout=30_000)
     # nothing else changed since the page was quiet: new weights drawn are the slider's doing
     page.wait_for_function(f"(old) => ({SORTED_ALPHA})() !== old", arg=before, timeout=60_000)
@@ -429,9 +431,11 @@ def test_settings_survive_leaving_and_a_data_set_switch_and_the_selection_agrees
     page.get_by_text("Chosen from the data: k = ").wait_for(timeout=120_000)
     settle(page)
     page.get_by_text("Choose k and λ from the data", exact=True).click()  # λ set by hand below
+    # the λ path is cheap on the faces: computed at once, and λ then moves in the browser
+    page.locator(".scrubber .lam-input").wait_for(state="visible", timeout=300_000)
     thumb = page.get_by_role("slider", name="λ — weight of the side information")
     expect(thumb).to_be_enabled(timeout=120_000)
-    settle(page)
+    quiet(page)
     seen = []
     for key in ["ArrowLeft", "ArrowLeft", "ArrowRight", "ArrowLeft", "ArrowLeft"]:
         press_until_changed(page, thumb, key, SORTED_ALPHA)  # a new lambda, new weights
@@ -687,28 +691,29 @@ def test_stop_only_while_work_runs_and_it_keeps_the_last_result(page, app_url):
 
 
 def test_ten_quick_presses_of_the_lambda_slider_land_on_the_tenth_value(page, app_url):
-    """No key press is lost while reruns are under way: from λ = 1e-4, ten ArrowRight presses sent
-    without waiting move λ ten steps, to 10, and the page's run ends on that value (the link
-    written by that run says so)."""
+    """No key press is lost: from λ = 1e-4 on the faces' λ path (computed at once: it is cheap),
+    ten ArrowRight presses sent without waiting move λ ten steps in the browser, to 0.03, and the
+    page's run that follows the hand's stop ends on that value (the link written by that run says
+    so)."""
     import json
     from urllib.parse import parse_qs, urlparse
 
     wait_for_app(page, f"{app_url}/qalpha?qa_side_mode=%22side%20classes%22&qa_auto=false&qa_lambda=0.0001")
-    page.get_by_text("Selected (K)").first.wait_for(timeout=300_000)
+    page.locator(".scrubber .lam-input").wait_for(state="visible", timeout=300_000)
     quiet(page)
     thumb = page.get_by_role("slider", name="λ — weight of the side information")
     assert thumb.get_attribute("aria-valuetext") == "0.0001"
     thumb.focus()
     for _ in range(10):
         page.keyboard.press("ArrowRight")
-    assert thumb.get_attribute("aria-valuetext") == "10"
-    # the run that ends on the tenth value writes it into the link; a lost press would leave
+    assert thumb.get_attribute("aria-valuetext") == "0.03"
+    # the run that follows the hand's stop writes it into the link; a lost press would leave
     # another value there (on a busy machine the runs start late: wait for the state, not a time)
-    page.wait_for_function("() => new URLSearchParams(location.search).get('qa_lambda') === '10.0'",
+    page.wait_for_function("() => new URLSearchParams(location.search).get('qa_lambda') === '0.03'",
                            timeout=180_000)
     quiet(page)
-    assert thumb.get_attribute("aria-valuetext") == "10"
-    assert json.loads(parse_qs(urlparse(page.url).query)["qa_lambda"][0]) == 10.0
+    assert thumb.get_attribute("aria-valuetext") == "0.03"
+    assert json.loads(parse_qs(urlparse(page.url).query)["qa_lambda"][0]) == 0.03
     assert page.locator("[data-testid='stException']").count() == 0
 
 
@@ -757,18 +762,18 @@ def test_the_lambda_path_marks_the_current_lambda_without_redrawing(page, app_ur
     thumb = page.get_by_role("slider", name="λ — weight of the side information")
     thumb.focus()
     thumb.press("ArrowRight")
-    expect(thumb).to_have_attribute("aria-valuetext", "0.3", timeout=30_000)
+    expect(thumb).to_have_attribute("aria-valuetext", "0.2", timeout=30_000)
     page.wait_for_function(f"(arg) => {{ const at = ({X_MARK})(arg); return at && Math.abs(at.middle - at.plotly[0]) <= 1.5; }}",
-                           arg=path_line(0.3), timeout=60_000)
+                           arg=path_line(0.2), timeout=60_000)
     quiet(page)
-    at = page.evaluate(X_MARK, path_line(0.3))
+    at = page.evaluate(X_MARK, path_line(0.2))
     assert at["tagged"] and abs(at["middle"] - at["plotly"][0]) <= 1.5, at
-    # a zoom (Plotly's own Zoom in, about the middle of the axes) moves λ 0.3 on the axis, and the
+    # a zoom (Plotly's own Zoom in, about the middle of the axes) moves λ 0.2 on the axis, and the
     # line with it
     page.locator(".st-key-lambda_path .nsewdrag").hover()
     page.locator(".st-key-lambda_path [data-title='Zoom in']").click()
     page.wait_for_function(f"(arg) => {{ const at = ({X_MARK})(arg); return at && Math.abs(at.plotly[0] - {at['plotly'][0]}) > 20"
-                           " && Math.abs(at.middle - at.plotly[0]) <= 1.5; }", arg=path_line(0.3), timeout=30_000)
+                           " && Math.abs(at.middle - at.plotly[0]) <= 1.5; }", arg=path_line(0.2), timeout=30_000)
     assert page.locator("[data-testid='stException']").count() == 0
     page.locator(".st-key-lambda_path").screenshot(path=str(ARTEFACTS / "qalpha-lambda-path-marker.png"))
 
