@@ -169,7 +169,7 @@ def main():
                 drag = drag_frames(page, page.get_by_role("slider", name=K))
                 page.goto(f"{app_url}/qalpha?qa_side_mode=%22side%20classes%22&qa_auto=false&qa_lambda=0.1")
                 page.get_by_role("button", name="Compute the λ path").click()
-                page.locator(".scrubber .lam-input").wait_for(state="visible", timeout=300_000)
+                page.locator(".scrubber .lam-input:visible").first.wait_for(timeout=300_000)
                 settle(page)
                 lam_times = press_times(page, page.get_by_role("slider", name=LAMBDA), options.presses)
                 browser.close()

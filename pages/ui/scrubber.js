@@ -57,6 +57,9 @@ function build(host) {
     // the fewest features holding half of the squared weight), as the server's K does
     if (state.follow) kInput.value = String(state.data.defaults[state.lamIndex]);
     state.k = Number(kInput.value);
+    // what a screen reader says follows the key at once (the drawing follows at the next frame)
+    lamInput.setAttribute('aria-valuetext', String(state.data.lams[state.lamIndex]));
+    kInput.setAttribute('aria-valuetext', String(state.k));
     state.moved = performance.now();
     schedule();
     clearTimeout(state.timer);

@@ -165,7 +165,7 @@ def test_moving_the_lambda_slider_changes_the_plot(page, app_url):
     assert chosen_lam in ("0.1", "1", "10")
     page.get_by_text("Choose k and λ from the data", exact=True).click()  # set them by hand
     # the λ path is cheap on the faces: computed at once, and λ then moves in the browser
-    page.locator(".scrubber .lam-input").wait_for(state="visible", timeout=300_000)
+    page.locator(".scrubber .lam-input:visible").first.wait_for(timeout=300_000)
     thumb = page.get_by_role("slider", name="λ — weight of the side information")
     expect(thumb).to_be_enabled(timeout=120_000)
     quiet(page)  # the slider starts at the chosen λ, and the run there has drawn its weights
@@ -432,7 +432,7 @@ def test_settings_survive_leaving_and_a_data_set_switch_and_the_selection_agrees
     settle(page)
     page.get_by_text("Choose k and λ from the data", exact=True).click()  # λ set by hand below
     # the λ path is cheap on the faces: computed at once, and λ then moves in the browser
-    page.locator(".scrubber .lam-input").wait_for(state="visible", timeout=300_000)
+    page.locator(".scrubber .lam-input:visible").first.wait_for(timeout=300_000)
     thumb = page.get_by_role("slider", name="λ — weight of the side information")
     expect(thumb).to_be_enabled(timeout=120_000)
     quiet(page)
@@ -699,7 +699,7 @@ def test_ten_quick_presses_of_the_lambda_slider_land_on_the_tenth_value(page, ap
     from urllib.parse import parse_qs, urlparse
 
     wait_for_app(page, f"{app_url}/qalpha?qa_side_mode=%22side%20classes%22&qa_auto=false&qa_lambda=0.0001")
-    page.locator(".scrubber .lam-input").wait_for(state="visible", timeout=300_000)
+    page.locator(".scrubber .lam-input:visible").first.wait_for(timeout=300_000)
     quiet(page)
     thumb = page.get_by_role("slider", name="λ — weight of the side information")
     assert thumb.get_attribute("aria-valuetext") == "0.0001"
@@ -1175,7 +1175,7 @@ def test_dragging_k_and_lambda_redraws_in_the_browser_and_tells_the_server_once(
     if compute.count():  # not computed yet by this server (the tests share it)
         compute.click()
     lam_slider = page.get_by_role("slider", name="λ — weight of the side information")
-    page.locator(".scrubber .lam-input").wait_for(state="visible", timeout=300_000)
+    page.locator(".scrubber .lam-input:visible").first.wait_for(timeout=300_000)
     quiet(page)
     k_slider = page.get_by_role("slider", name="K — top features to show and to cluster with")
     # K crosses hundreds of values, λ some of the path's (each a frame of its own)
