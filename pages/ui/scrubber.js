@@ -100,8 +100,10 @@ function build(host) {
 
   // the sorted weights, the top-K band and the sparsity gap's cut, on a canvas sized to its box
   function drawWeights(row, order, k, gap, fallback) {
-    const canvas = $('.weights'), box = canvas.parentElement;
-    const width = Math.max(240, Math.min(box.clientWidth || 480, 640)), height = 200;
+    // a fixed width (at most the component's): the image and the list beside it, or below it in a
+    // narrow window; a width read from its own box grew with the canvas and ran under the image
+    const canvas = $('.weights');
+    const width = Math.max(240, Math.min(480, (root.clientWidth || 480) - 8)), height = 200;
     const ratio = window.devicePixelRatio || 1;
     if (canvas.width !== width * ratio) { canvas.width = width * ratio; canvas.style.width = `${width}px`; }
     if (canvas.height !== height * ratio) { canvas.height = height * ratio; canvas.style.height = `${height}px`; }

@@ -32,7 +32,8 @@ _COMPONENT = st.components.v2.component(
 .scrubber .panels { display: flex; flex-wrap: wrap; gap: 1rem; align-items: flex-start; }
 .scrubber figure { margin: 0; }
 .scrubber figcaption, .scrubber .top-title { font-size: 0.8rem; opacity: 0.8; }
-.scrubber .weights-panel { flex: 1 1 320px; min-width: 240px; max-width: 640px; }
+.scrubber .weights-panel { flex: 0 0 auto; }
+.scrubber canvas { display: block; }
 .scrubber .top { font-size: 0.8rem; margin: 0.25rem 0 0 1.2rem; padding: 0; font-family: var(--st-code-font); }
 """)
 
