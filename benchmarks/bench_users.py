@@ -5,12 +5,16 @@
 Each simulated person is one websocket to the app's ``/_stcore/stream``, speaking the protobuf
 messages of ``streamlit.proto`` as the browser does: it opens the Q-alpha page of the bundled AR
 faces (a ``rerun_script`` BackMsg naming the page), keeps what the server tells it (the page's
-script hash, the query string, the widgets with their ids and values, the fragment each sits in,
-the messages it may refer to by hash), then steps the "K — top features" slider by one, sending the
-slider's new value with the id of the fragment it sits in, as the browser's slider does. A step is
-timed from the send to the ``script_finished`` of that run, and counts only if the run shows that
-person's own new K ("Selected (K)") and no exception element. Between steps each person thinks for
-about ``--think`` seconds (uniform, 0.5x to 1.5x), so 20 people step about 20 times a second in all.
+script hash, the query string, the widgets and components with their ids and the fragment each
+sits in, the messages it may refer to by hash, whose hashes it sends back with each run as the
+browser does, so that the server sends a message the person holds as a reference), then steps K
+by one. K is moved in the browser (``pages/ui/scrubber.py``), which tells the server the new K once
+the hand stops: a step here is that report, the component's state as JSON with the id of the
+fragment it sits in, as the browser sends it; every step is a stop, the most the server is told.
+A step is timed from the send to the ``script_finished`` of that run, and counts only if the run
+shows k-means at that person's own new K ("Accuracy, top K"), a link naming it, and no exception
+element. Between steps each person thinks for about ``--think`` seconds (uniform, 0.5x to 1.5x),
+so 20 people step about 20 times a second in all.
 
 For N = 1, 5, 10, 20 people on one fresh server: the median and 90th percentile of a step, the steps
 that failed, the exception elements seen, the server's CPU seconds per step (``/proc/PID/stat``
@@ -77,6 +81,8 @@ class Person:
         client = message.rerun_script
         client.query_string, client.page_name, client.page_script_hash = self.query, self.page, self.page_hash
         client.fragment_id = fragment
+        # as the browser does: the big messages it holds, which the server then sends as references
+        client.cached_message_hashes.extend(self.cache)
         for state in states:
             client.widget_states.widgets.append(state)
         self.metrics = {}  # what this run shows
