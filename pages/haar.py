@@ -116,24 +116,30 @@ cols[2].metric(f"Share in the approximation band A{levels}", f"{mass[f'A{levels}
                     "a low share means the selection does not follow illumination.")
 mean_face = pixels.X[np.isin(pixels.labels, main_classes)].mean(axis=0).reshape(pixels.image_shape)
 choices = st.container(horizontal=True, gap="large")
-weighting = choices.radio(
-    "Coefficients multiplied by", list(WEIGHTINGS), horizontal=True, key="haar_weighting", persist_state="session",
-    format_func=lambda name: WEIGHTINGS[name][1], width="content",
-    help="alpha's rank: each coefficient times its rank of alpha scaled to [0, 1], so the face shows with what "
-         "alpha weighs little dimmed. alpha: each coefficient times its weight, as in the paper; where a few "
-         "coefficients hold most of the weight, the picture is those few blocks.")
-gain_of, _, weighting_note = WEIGHTINGS[weighting]
+
+
+def chosen(label: str, table: dict, key: str, help: str) -> tuple:
+    """A radio over one of the page's tables of choices (name -> (function, label, caption's note)):
+    the chosen entry."""
+    name = choices.radio(label, list(table), horizontal=True, key=key, persist_state="session",
+                         format_func=lambda option: table[option][1], width="content", help=help)
+    return table[name]
+
+
+gain_of, _, weighting_note = chosen(
+    "Coefficients multiplied by", WEIGHTINGS, "haar_weighting",
+    "alpha's rank: each coefficient times its rank of alpha scaled to [0, 1], so the face shows with what alpha "
+    "weighs little dimmed. alpha: each coefficient times its weight, as in the paper; where a few coefficients "
+    "hold most of the weight, the picture is those few blocks.")
 gain = gain_of(result.alpha)
 rebuilt = basis.reconstruct(mean_face, gain)[0]
 # what the weighting leaves out, at the scale that matches the rebuilt image best (least squares)
 scale = float(np.vdot(mean_face, rebuilt) / max(np.vdot(rebuilt, rebuilt), np.finfo(float).tiny))
-grey = choices.radio(
-    "Grey scale of the rebuilt images", list(GREY_SCALES), horizontal=True, key="haar_grey", persist_state="session",
-    format_func=lambda name: GREY_SCALES[name][1], width="content",
-    help="Rebuilt from alpha itself, the images' values span orders of magnitude: a few coarse blocks carry most "
-         "of the brightness. rank: each pixel's grey is its rank among the set's pixels, so the face shows (order kept, not differences "
-         "of value). linear: black and white at the set's 1st and 99th percentile, values in proportion.")
-stretch, _, scale_note = GREY_SCALES[grey]
+stretch, _, scale_note = chosen(
+    "Grey scale of the rebuilt images", GREY_SCALES, "haar_grey",
+    "Rebuilt from alpha itself, the images' values span orders of magnitude: a few coarse blocks carry most of the "
+    "brightness. rank: each pixel's grey is its rank among the set's pixels, so the face shows (order kept, not "
+    "differences of value). linear: black and white at the set's 1st and 99th percentile, values in proportion.")
 st.markdown("**The mean image of the main classes** (mean), rebuilt from its weighted Haar coefficients and scaled "
             "by least squares to match it (rebuilt), and their difference (left out: what the weighting leaves out). "
             f"**Weights:** {weighting_note}. "
@@ -185,7 +191,8 @@ download[1].download_button(
     json.dumps(dict(data_set=pixels.name, main_classes=[str(c) for c in main_classes],
                     side_data=side_source, side_classes=[str(c) for c in side_classes],
                     side_data_set=uploaded_side.name if side_source == "uploaded side data" else None,
-                    levels=levels, lam=lam, solver=solver, grey_scale_of_rebuilt_images=grey,
+                    levels=levels, lam=lam, solver=solver, grey_scale_of_rebuilt_images=st.session_state["haar_grey"],
+                    rebuilt_coefficients_multiplied_by=st.session_state["haar_weighting"],
                     band_mass={band: float(share) for band, share in mass.items()}), indent=1),
     file_name=downloads.file_name(pixels.name, "haar-parameters", "json"), mime="application/json", key="haar_json", on_click="ignore")
 with st.expander("Python: these reconstructions in a notebook"):

@@ -197,12 +197,11 @@ def scrub_view(result, main, path, lam: float, automatic: bool) -> int:
     family = main.family
     scrubber.selection_scrubber(
         "qa_scrubber", lams=path.lams if on_path else [lam],
-        weights=[run.alpha for run in runs_shown], feature_names=main.feature_names, k=k_sent,
-        k_set=bool(st.session_state.get("qa_top_k_set")), lam=lam_sent,
+        weights=[run.alpha for run in runs_shown], feature_names=main.feature_names, data_key=main.fingerprint,
+        k=k_sent, k_set=bool(st.session_state.get("qa_top_k_set")), lam=lam_sent,
         gaps=[run.gap.n_selected if run.gap.clear else 0 for run in runs_shown],
         defaults=[run.default_k.k for run in runs_shown],
-        images=main.images if family is not None and family.name == "pixels" else None, images_key=main.fingerprint,
-        on_change=selection.scrubbed,
+        images=main.images if family is not None and family.name == "pixels" else None, on_change=selection.scrubbed,
         k_label="K — top features to show and to cluster with", lam_label="λ — weight of the side information")
     st.button("Default K", on_click=lambda: st.session_state.update(qa_top_k_set=False),
               disabled=not st.session_state.get("qa_top_k_set"),
@@ -316,16 +315,14 @@ def lambda_view(main, side, pairs, params, side_mode: str, side_choice: dict, au
         elif path_possible:
             lam_row.caption("Each new λ is solved; compute the λ path (below) and every λ is a lookup.")
     try:
-        if path_ready and params.lam > 0:
-            result = runs.run_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS).at(params.lam)
-        else:
-            result = runs.run_q_alpha(main, side, pairs, params)
+        path = runs.run_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS) if path_ready else None  # a lookup
+        result = path.at(params.lam) if path is not None and params.lam > 0 else runs.run_q_alpha(main, side, pairs,
+                                                                                                  params)
     except InputError as error:
         widgets.show_error(error)
         return
     if result is None:  # stopped before a first result (the note above says so)
         return
-    path = runs.run_q_alpha_path(main, side, pairs, params, PATH_LAMBDAS) if path_ready else None  # a lookup
     selection_view(result, path, main, params, side_mode, side_choice, automatic, side_classes, n_pairs, pairs)
     if not path_ready and side_mode != "none":
         with st.expander("λ path: the weights at every λ", expanded=True):

@@ -1,4 +1,4 @@
-"""How many BLAS threads the iterative solvers' products get.
+"""How many BLAS threads the iterative solvers' products get, and how many OpenMP threads k-means gets.
 
 OpenBLAS splits a product over its threads whatever the product's size, and waking the threads
 costs more than it saves on the thin products of Q-alpha's iterations on data of image or small
@@ -17,6 +17,7 @@ setting is.
 from __future__ import annotations
 
 from contextlib import nullcontext
+from functools import lru_cache
 
 #: Multiply-adds of one product below which the iterations run on one BLAS thread.
 SMALL_PRODUCT_WORK = 3e7
@@ -26,18 +27,13 @@ SMALL_PRODUCT_WORK = 3e7
 SMALL_KMEANS_SIZE = 2e6
 
 
+@lru_cache(maxsize=1)
 def _controller():
     """One :class:`threadpoolctl.ThreadpoolController` for the process: made once (it inspects the
     loaded libraries, 3 ms), its limits then cost 20 µs."""
-    global _CONTROLLER
-    if _CONTROLLER is None:
-        from threadpoolctl import ThreadpoolController
+    from threadpoolctl import ThreadpoolController
 
-        _CONTROLLER = ThreadpoolController()
-    return _CONTROLLER
-
-
-_CONTROLLER = None
+    return ThreadpoolController()
 
 
 def openmp_threads_for(size: float):

@@ -104,6 +104,15 @@ def _plain_meta(dataset: Dataset) -> bool:
     return True
 
 
+#: Why a link's data set (or side data) was not brought back, by :func:`_restore`'s reason.
+_NOT_RESTORED = {
+    "unknown": "no bundled data set has that name and the link names no kept upload (it may have been written by "
+               "hand, or cut short)",
+    "not held": "this server does not hold {it}: {they} expired from the server's store, or came from "
+                "another server",
+    "damaged": "the server's copy of {it} was damaged and has been removed"}
+
+
 def _restore(name: str, key: str | None) -> tuple[Dataset | None, str]:
     """The data set a link names by its key, from the store: ``(data set, "")``, or ``(None,
     why not)``."""
@@ -150,10 +159,9 @@ def _restore_side_data() -> None:
         st.session_state[_SIDE_KEY] = side
         st.session_state[_SIDE_STORE_KEY] = key
         return
-    why = {"not held": "this server does not hold them (they expired from its store, or were loaded on another "
-                       "server)", "damaged": "the server's copy was damaged and has been removed"}.get(reason, reason)
     st.session_state.setdefault("_dataset_notes", []).append(
-        f"The link names side data ({name}), but {why}. Upload them again on the Data page, under \"Side data\".")
+        f"The link names side data ({name}), but {_NOT_RESTORED[reason].format(it='them', they='they')}. Upload them again on "
+        "the Data page, under \"Side data\".")
 
 
 def follow_link(navigation) -> None:
@@ -173,11 +181,7 @@ def show_link_request() -> None:
     link = st.session_state.get(_LINK)
     if link is None:
         return
-    why = {"unknown": "no bundled data set has that name and the link names no kept upload (it may have been "
-                      "written by hand, or cut short)",
-           "not held": "this server does not hold it: it expired from the server's store, or was loaded on "
-                       "another server",
-           "damaged": "the server's copy of it was damaged and has been removed"}[link.get("reason", "unknown")]
+    why = _NOT_RESTORED[link.get("reason", "unknown")].format(it="it", they="it")
     st.warning(f"**The link you opened shows the data set {link['name']!r}**, but {why}; it was meant for the "
                f"{link.get('title') or 'Home'} page. None of its settings were applied. Upload the same file "
                "below with the same choices: when it matches the link's data (same fingerprint), the link's "
@@ -243,7 +247,7 @@ def set_dataset(dataset: Dataset, key: str | None = None) -> None:
 
 
 _SIDE_KEY = "side_dataset"
-#: The store's key of the side data (:func:`side_data_key`).
+#: The store's key of the side data (:func:`side_data_link`).
 _SIDE_STORE_KEY = "_side_store_key"
 
 
@@ -300,7 +304,7 @@ def with_recipe(dataset: Dataset, recipe: dict | None) -> Dataset:
 
 def set_side_dataset(side: Dataset | None) -> None:
     """Make ``side`` the session's side data (None: forget them), kept in the store so that a
-    link carries them (:func:`side_data_key`)."""
+    link carries them (:func:`side_data_link`)."""
     st.session_state[_SIDE_KEY] = side
     st.session_state[_SIDE_STORE_KEY] = (
         None if side is None else _keep(side, st.session_state.setdefault("_dataset_notes", [])))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import threading
 from collections import OrderedDict
 from pathlib import Path
 
@@ -41,19 +42,25 @@ _COMPONENT = st.components.v2.component(
 TOP_LISTED = 10
 
 
-#: Encoded weights and mean images by their digest, for every session of this server: a report of
+#: What the component is sent that does not change with K or λ, for every session of this server:
+#: the weights (by their digest), the names and the mean image (by their data set). A report of
 #: the hand's K reruns the view, and hashing the arrays again for st.cache_data cost it 5-8 ms.
-_ENCODED: OrderedDict = OrderedDict()
-_ENCODED_ENTRIES = 16
+_SENT: OrderedDict = OrderedDict()
+_SENT_ENTRIES = 16
+_SENT_LOCK = threading.Lock()  # sessions run their scripts in threads of their own
 
 
-def _kept(key: str, make) -> str:
-    if key not in _ENCODED:
-        _ENCODED[key] = make()
-        while len(_ENCODED) > _ENCODED_ENTRIES:
-            _ENCODED.popitem(last=False)
-    _ENCODED.move_to_end(key)
-    return _ENCODED[key]
+def _kept(key: str, make):
+    with _SENT_LOCK:
+        if key in _SENT:
+            _SENT.move_to_end(key)
+            return _SENT[key]
+    value = make()
+    with _SENT_LOCK:
+        _SENT[key] = value
+        while len(_SENT) > _SENT_ENTRIES:
+            _SENT.popitem(last=False)
+    return value
 
 
 def _encoded(weights: np.ndarray) -> str:
@@ -70,33 +77,33 @@ def _mean_image(images: np.ndarray) -> str:
     return base64.b64encode((grey * 255).astype(np.uint8).tobytes()).decode("ascii")
 
 
-def selection_scrubber(key: str, *, lams, weights, feature_names, k: int, k_set: bool, lam: float, gaps, defaults,
-                       images=None, images_key: str = "", on_change=None, k_label: str, lam_label: str) -> None:
+def selection_scrubber(key: str, *, lams, weights, feature_names, data_key: str, k: int, k_set: bool, lam: float,
+                       gaps, defaults, images=None, on_change=None, k_label: str, lam_label: str) -> None:
     """Mount the component.
 
     ``weights``: ``(len(lams), n_features)``, the weights at each λ (one row without a path),
-    decoded in the browser once per new set of weights; ``k`` and ``lam`` the
-    server's K and λ (``lam`` one of ``lams``), ``k_set`` whether the user set K (else it follows
-    ``defaults`` as λ moves); ``gaps`` and ``defaults`` per λ: the sparsity
-    gap's count (0: no clear gap) and the default K; ``images`` (n_images, height, width) when
-    the features are the pixels of these images, drawn with the top K marked (``images_key``
-    names them: their data set's fingerprint); ``images`` may be a function that returns them,
-    called only when they are not kept yet. ``on_change`` runs
-    when the hand stops, with ``st.session_state[key]["view"]`` = ``{"k": ..., "lam": ...}``.
+    decoded in the browser once per new set of weights; ``data_key`` names the data set the
+    ``feature_names`` (and ``images``) belong to (its fingerprint); ``k`` and ``lam`` the server's
+    K and λ (``lam`` one of ``lams``), ``k_set`` whether the user set K (else it follows
+    ``defaults`` as λ moves); ``gaps`` and ``defaults`` per λ: the sparsity gap's count (0: no
+    clear gap) and the default K; ``images``, when the features are the pixels of images, a
+    function that returns them ``(n_images, height, width)``, called only when their mean is not
+    kept yet: the mean is drawn with the top K marked. ``on_change`` runs when the hand stops, with
+    ``st.session_state[key]["view"]`` = ``{"k": ..., "lam": ..., "k_set": ...}``.
     """
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     token = hashlib.blake2b(weights.tobytes(), digest_size=8).hexdigest()  # the browser decodes new weights only
     lams = [float(value) for value in lams]
     lam_index = int(np.argmin([abs(value - lam) for value in lams]))
-    image = None
-    if images is not None:
-        shape = _kept(f"shape {images_key}", lambda: np.shape(images() if callable(images) else images)[1:])
-        mean = _kept(f"mean {images_key}", lambda: _mean_image(np.asarray(images() if callable(images) else images)))
-        image = {"height": int(shape[0]), "width": int(shape[1]), "mean": mean}
-    names = _kept(f"names {token} {id(feature_names)}", lambda: [str(name) for name in feature_names])
+
+    def mean_image() -> dict:
+        stack = np.asarray(images())
+        return {"height": int(stack.shape[1]), "width": int(stack.shape[2]), "mean": _mean_image(stack)}
+
     data = {"token": token, "n": int(weights.shape[1]), "lams": lams, "lam_index": lam_index, "k": int(k),
-            "k_set": bool(k_set),
-            "weights": _kept(f"weights {token}", lambda: _encoded(weights)), "names": names,
-            "gaps": [int(g) for g in gaps], "defaults": [int(d) for d in defaults], "image": image,
+            "k_set": bool(k_set), "weights": _kept(f"weights {token}", lambda: _encoded(weights)),
+            "names": _kept(f"names {data_key}", lambda: [str(name) for name in feature_names]),
+            "image": _kept(f"image {data_key}", mean_image) if images is not None else None,
+            "gaps": [int(g) for g in gaps], "defaults": [int(d) for d in defaults],
             "top_listed": TOP_LISTED, "k_label": k_label, "lam_label": lam_label}
     _COMPONENT(key=key, data=data, on_view_change=on_change or (lambda: None), height="content")
