@@ -24,12 +24,11 @@ import io
 import statistics
 import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 
 from benchmarks.app_server import SCRIPT_IDLE, start_server, stop_server
-from benchmarks.bench_app import BARE_PAGE
+from benchmarks.bench_app import serve_bare
 from benchmarks.results import run_recorded
 
 STILL = 0.25  # seconds without a changed frame: the answer is painted
@@ -39,53 +38,58 @@ LAMBDA = "λ — weight of the side information"
 
 
 class Frames:
-    """The page's screencast: each frame decoded to grey, with its wall-clock time."""
+    """The page's screencast, compared frame by frame: the wall-clock times of the frames that
+    differ from the one before in more than :data:`CHANGED_PIXELS` pixels outside ``masked``
+    (vertical bands, CSS pixels)."""
 
-    def __init__(self, page):
+    def __init__(self, page, masked: list[tuple[float, float]]):
         self.session = page.context.new_cdp_session(page)
-        self.pending, self.frames = [], []
+        self.masked, self.pending, self.previous = masked, [], None
         self.session.on("Page.screencastFrame", lambda frame: self.pending.append(frame))
         self.session.send("Page.startScreencast", {"format": "png", "everyNthFrame": 1})
 
-    def collect(self) -> None:
-        """Acknowledge and decode what came (from the waiting loop: acknowledging inside the event
-        handler stalls the stream)."""
+    def changes(self) -> list[float]:
+        """The times of the changed frames among those that came since the last call (each
+        acknowledged here, in the waiting loop: acknowledging inside the event handler stalls the
+        stream)."""
         from PIL import Image
 
+        changed = []
         while self.pending:
             frame = self.pending.pop(0)
             self.session.send("Page.screencastFrameAck", {"sessionId": frame["sessionId"]})
             grey = np.asarray(Image.open(io.BytesIO(base64.b64decode(frame["data"]))).convert("L"), dtype=np.int16)
-            self.frames.append((frame["metadata"]["timestamp"], grey))
+            if self.previous is not None and self.previous.shape == grey.shape:
+                differs = np.abs(grey - self.previous) > 8
+                for top, bottom in self.masked:
+                    differs[max(0, int(top)):max(0, int(bottom))] = False
+                if differs.sum() >= CHANGED_PIXELS:
+                    changed.append(frame["metadata"]["timestamp"])
+            self.previous = grey
+        return changed
 
     def stop(self) -> None:
         self.session.send("Page.stopScreencast")
 
 
-def painted(page, frames: Frames, act, masked: list[tuple[float, float]]) -> tuple[float, float]:
+def masked_around(slider) -> list[tuple[float, float]]:
+    """The header (Streamlit's running icon) and the slider's own row (its thumb and value)."""
+    box = slider.bounding_box()
+    return [(0, 60), (box["y"] - 30, box["y"] + box["height"] + 24)]
+
+
+def painted(page, frames: Frames, act) -> tuple[float, float]:
     """Seconds from ``act()`` (a key press) to the first changed frame and to the last changed
-    frame before the page is still for :data:`STILL` seconds; ``masked``: vertical bands (CSS
-    pixels) left out of the comparison."""
-    frames.collect()
-    previous = frames.frames[-1][1] if frames.frames else None
+    frame before the page is still for :data:`STILL` seconds."""
+    frames.changes()  # what came before the press
     start = time.time()
     act()
-    first_change, last_change, deadline = None, start, start + 30.0
+    changed, deadline = [], start + 30.0
     while time.time() < deadline:
         page.wait_for_timeout(10)
-        frames.collect()
-        for stamp, grey in [f for f in frames.frames if f[0] >= start]:
-            if previous is not None and previous.shape == grey.shape:
-                differs = np.abs(grey - previous) > 8
-                for top, bottom in masked:
-                    differs[max(0, int(top)):max(0, int(bottom))] = False
-                if differs.sum() >= CHANGED_PIXELS and stamp > last_change:
-                    last_change = stamp
-                    first_change = stamp if first_change is None else first_change
-            previous = grey
-        frames.frames = [f for f in frames.frames if f[0] < start][-1:] + [f for f in frames.frames if f[0] >= start][-1:]
-        if time.time() - max(last_change, start) > STILL + 0.35 and page.evaluate(SCRIPT_IDLE):
-            return (float("nan") if first_change is None else first_change - start), last_change - start
+        changed += [stamp for stamp in frames.changes() if stamp > start]
+        if time.time() - max(changed[-1] if changed else start, start) > STILL + 0.35 and page.evaluate(SCRIPT_IDLE):
+            return (changed[0] - start, changed[-1] - start) if changed else (float("nan"), 0.0)
     return float("nan"), float("nan")
 
 
@@ -95,16 +99,14 @@ def settle(page, seconds: float = 1.5) -> None:
     page.wait_for_function(SCRIPT_IDLE, timeout=300_000)
 
 
-def press_times(page, slider, presses: int) -> list[float]:
+def press_times(page, slider, presses: int) -> list[tuple[float, float]]:
     """``presses`` presses of the arrow keys on ``slider`` (right, then back left), each timed."""
-    frames = Frames(page)
-    box = slider.bounding_box()
-    masked = [(0, 60), (box["y"] - 30, box["y"] + box["height"] + 24)]
+    frames = Frames(page, masked_around(slider))
     times = []
     for press in range(presses):
         key = "ArrowRight" if press % 2 == 0 else "ArrowLeft"
         slider.focus()
-        times.append(painted(page, frames, lambda: page.keyboard.press(key), masked))
+        times.append(painted(page, frames, lambda: page.keyboard.press(key)))
         settle(page, 0.6)
     frames.stop()
     return times
@@ -112,33 +114,26 @@ def press_times(page, slider, presses: int) -> list[float]:
 
 def drag_frames(page, slider, seconds: float = 1.0) -> int:
     """Frames in which the page's drawing changed during a one-second mouse drag of ``slider``."""
-    frames = Frames(page)
     slider.scroll_into_view_if_needed()
+    frames = Frames(page, masked_around(slider))
     box = slider.bounding_box()
-    masked = [(0, 60), (box["y"] - 30, box["y"] + box["height"] + 24)]
     y, x0 = box["y"] + box["height"] / 2, box["x"] + 9
     page.mouse.move(x0, y)
+    page.wait_for_timeout(300)
+    frames.changes()  # what came before the drag
     page.mouse.down()
     start = time.time()
-    steps = 60
+    changed, steps = [], 60
     for step in range(1, steps + 1):
         page.mouse.move(x0 + box["width"] * 0.3 * step / steps, y)
         page.wait_for_timeout(1000 * seconds / steps)
-        frames.collect()
+        changed += frames.changes()
     page.mouse.up()
     end = time.time()
     page.wait_for_timeout(300)
-    frames.collect()
+    changed += frames.changes()
     frames.stop()
-    changed, previous = 0, None
-    for stamp, grey in frames.frames:
-        if previous is not None and previous.shape == grey.shape and start <= stamp <= end:
-            differs = np.abs(grey - previous) > 8
-            for top, bottom in masked:
-                differs[max(0, int(top)):max(0, int(bottom))] = False
-            changed += int(differs.sum() >= CHANGED_PIXELS)
-        previous = grey
-    return changed
+    return sum(start <= stamp <= end for stamp in changed)
 
 
 def _median_p90(times) -> tuple[float, float]:
@@ -159,9 +154,7 @@ def main():
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as folder:
-        bare_script = Path(folder) / "bare.py"
-        bare_script.write_text(BARE_PAGE)
-        bare_server, bare_url = start_server(bare_script)
+        bare_server, bare_url = serve_bare(folder)
         app_server, app_url = start_server()
         try:
             with sync_playwright() as playwright:
