@@ -31,7 +31,8 @@ function build(host) {
   host.appendChild(root);
   const $ = (selector) => root.querySelector(selector);
   const kInput = $('.k-input'), lamInput = $('.lam-input');
-  const state = { data: null, token: null, weights: null, orders: [], k: 1, lamIndex: 0, moved: 0,
+  // moved: when the hand last moved a slider (never, at first: the server's K and λ are drawn at once)
+  const state = { data: null, token: null, weights: null, orders: [], k: 1, lamIndex: 0, moved: -Infinity,
                   timer: 0, frame: 0, base: null };
 
   const decode = (text, Type) => {

@@ -1213,3 +1213,10 @@ def test_dragging_k_and_lambda_redraws_in_the_browser_and_tells_the_server_once(
     assert json.loads(query["qa_top_k"][0]) == k and json.loads(query["qa_lambda"][0]) == lam
     assert page.locator("[data-testid='stException']").count() == 0
     page.screenshot(path=str(ARTEFACTS / "qalpha-dragged.png"), full_page=True)
+    # a reload draws the same K and λ (a page that loads fast once drew its slider's own start, 1)
+    page.reload()
+    page.locator(".scrubber .lam-input:visible").first.wait_for(timeout=300_000)
+    quiet(page)
+    again = page.evaluate("() => { const root = document.querySelector('.scrubber');"
+                          " return [Number(root.dataset.k), Number(root.dataset.lam)]; }")
+    assert again == [k, lam], (again, k, lam)
