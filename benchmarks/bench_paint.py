@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import base64
 import io
-import statistics
 import tempfile
 import time
 
@@ -30,6 +29,7 @@ import numpy as np
 from benchmarks.app_server import SCRIPT_IDLE, start_server, stop_server
 from benchmarks.bench_app import serve_bare
 from benchmarks.results import run_recorded
+from benchmarks.timing import median_p90
 
 STILL = 0.25  # seconds without a changed frame: the answer is painted
 CHANGED_PIXELS = 8  # pixels that must differ for a frame to count as a change
@@ -136,14 +136,9 @@ def drag_frames(page, slider, seconds: float = 1.0) -> int:
     return sum(start <= stamp <= end for stamp in changed)
 
 
-def _median_p90(times) -> tuple[float, float]:
-    times = sorted(t for t in times if t == t)
-    return statistics.median(times), times[min(len(times) - 1, int(round(0.9 * (len(times) - 1))))]
-
-
 def row(name: str, times: list[tuple[float, float]], bare: float) -> str:
-    first, _ = _median_p90([t[0] for t in times])
-    median, p90 = _median_p90([t[1] for t in times])
+    first, _ = median_p90([t[0] for t in times])
+    median, p90 = median_p90([t[1] for t in times])
     return f"{name:<34} {first * 1000:>14.0f} {median * 1000:>10.0f} {p90 * 1000:>7.0f} {median / bare:>11.2f}"
 
 
@@ -177,7 +172,7 @@ def main():
         finally:
             stop_server(bare_server)
             stop_server(app_server)
-    floor = _median_p90([t[1] for t in bare])[0]
+    floor = median_p90([t[1] for t in bare])[0]
     print(f"AR faces, 1,400 x 1,000 Chromium window; {options.presses} presses each; painted: key press to the "
           f"last changed frame before {STILL * 1000:.0f} ms of stillness\n")
     print(f"{'control':<34} {'first frame ms':>14} {'painted ms':>10} {'p90 ms':>7} {'x bare page':>11}")

@@ -32,13 +32,13 @@ import asyncio
 import json
 import os
 import random
-import statistics
 import tempfile
 import time
 from pathlib import Path
 
 from benchmarks.app_server import start_server, stop_server
 from benchmarks.results import run_recorded
+from benchmarks.timing import median_p90
 
 #: The Q-alpha page's browser-drawn K and λ (pages/ui/scrubber.py): one component
 SCRUBBER = "selection_scrubber"
@@ -250,10 +250,10 @@ async def scenario(servers: list[tuple[str, int]], n_users: int, steps: int, thi
     await asyncio.gather(watcher, *busy, return_exceptions=True)
     await asyncio.gather(*(person.close() for person in people + workers))
     times = sorted(seconds for seconds, ok in steps_done if ok)
+    median, p90 = median_p90(times)
     return dict(users=n_users, heavy=heavy, servers=len(servers), steps=len(steps_done), ok=len(times),
                 failed=len(steps_done) - len(times), exceptions=sum(p.exceptions for p in people + workers),
-                median=statistics.median(times) if times else float("nan"),
-                p90=times[min(len(times) - 1, int(round(0.9 * (len(times) - 1))))] if times else float("nan"),
+                median=median, p90=p90,
                 cpu_per_step=cpu / max(len(steps_done), 1), cpu_share=cpu / wall, peak_mib=peak[0],
                 heavy_runs=len(heavy_runs))
 

@@ -1,5 +1,6 @@
 """Timing shared by the benchmark scripts."""
 
+import statistics
 import time
 
 
@@ -12,3 +13,12 @@ def best_of(function, repeats: int = 5) -> float:
         function()
         times.append(time.perf_counter() - start)
     return min(times)
+
+
+def median_p90(times) -> tuple[float, float]:
+    """The median and the 90th percentile (the nearest rank) of ``times``, NaN (a failed
+    measure) left out; NaN for both when nothing is left."""
+    times = sorted(t for t in times if t == t)
+    if not times:
+        return float("nan"), float("nan")
+    return statistics.median(times), times[min(len(times) - 1, int(round(0.9 * (len(times) - 1))))]

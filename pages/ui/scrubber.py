@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
+from core.plots import contrast_stretch
+
 _COMPONENT = st.components.v2.component(
     "selection_scrubber",
     js=(Path(__file__).with_name("scrubber.js")).read_text(encoding="utf-8"),
@@ -70,10 +72,9 @@ def _encoded(weights: np.ndarray) -> str:
 
 
 def _mean_image(images: np.ndarray) -> str:
-    """The mean image, stretched to 0..255 between its 1st and 99th percentile, as base64 bytes."""
-    mean = images.mean(axis=0)
-    low, high = np.percentile(mean, [1, 99])
-    grey = np.clip((mean - low) / ((high - low) or 1.0), 0, 1)
+    """The mean image, stretched between its 1st and 99th percentile (the pages' grey scale,
+    :func:`core.plots.contrast_stretch`) to 0..255, as base64 bytes."""
+    grey = contrast_stretch(images.mean(axis=0))
     return base64.b64encode((grey * 255).astype(np.uint8).tobytes()).decode("ascii")
 
 
