@@ -1,6 +1,7 @@
-"""What a page shows of a selection of K features beside its figure: notes on the weights and the
-run, k-means on the selection against every feature, the per-class view of the selected
-features, the ranking table and the result's files."""
+"""What a page shows of a selection of K features beside its figure: the page's K (the default
+rule until the user sets it, and the browser's report of it), notes on the weights and the run,
+k-means on the selection against every feature, the per-class view of the selected features, the
+ranking table and the result's files; and, for Compare, what several methods select side by side."""
 
 from __future__ import annotations
 
