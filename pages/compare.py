@@ -45,9 +45,7 @@ if not labelled:
             "unsupervised methods select, and how much their selections agree.", icon=":material/label_off:")
 # a model of counts or intensities (the dispersion, SDR-SI) is offered only on values without negatives
 counts_like = bool(data.X.min() >= 0)
-choices = offered_methods(data.classes.size if labelled else 0, counts_like)
-if not labelled:  # what runs without labels
-    choices = [m for m in choices if not is_supervised(m)]
+choices = offered_methods(data.classes.size, counts_like)  # without labels: the unsupervised only
 side = datasets.current_side_dataset()
 non_negative = side is not None and counts_like and side.X.min() >= 0
 extraction_choices = list(EXTRACTIONS) + ([m for m, key in SIDE_EXTRACTIONS.items()

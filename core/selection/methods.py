@@ -72,9 +72,11 @@ def is_supervised(method: str, side: SideInformation | None = None) -> bool:
 
 
 def offered_methods(n_classes: int, non_negative: bool) -> list[str]:
-    """The methods that apply to data with ``n_classes`` classes and (``non_negative``) no negative values."""
+    """The methods that apply to data with ``n_classes`` classes (fewer than two: no labels to
+    read, so the unsupervised methods only) and (``non_negative``) no negative values."""
     return [name for name, info in METHODS.items()
-            if (not info.two_classes or n_classes == 2) and (non_negative or not info.models_counts)]
+            if (not info.supervised or n_classes >= 2) and (not info.two_classes or n_classes == 2)
+            and (non_negative or not info.models_counts)]
 
 
 def rank_features(method: str, X, y=None, n_clusters: int = 2) -> np.ndarray:

@@ -73,5 +73,7 @@ def test_the_registry_knows_who_reads_labels():
         assert is_supervised(name) == info.supervised
     assert "sparse LDA" in offered_methods(2, True) and "sparse LDA" not in offered_methods(3, True)
     assert "dispersion" in offered_methods(3, True) and "dispersion" not in offered_methods(3, False)
+    # without labels, only what reads none
+    assert offered_methods(0, True) == [m for m in METHODS if not METHODS[m].supervised and not METHODS[m].two_classes]
     with pytest.raises(InputError, match="Unknown method"):
         is_supervised("lasso regression")
