@@ -7,8 +7,9 @@ messages of ``streamlit.proto`` as the browser does: it opens the Q-alpha page o
 faces (a ``rerun_script`` BackMsg naming the page), keeps what the server tells it (the page's
 script hash, the query string, the widgets and components with their ids and the fragment each
 sits in, the messages it may refer to by hash, whose hashes it sends back with each run as the
-browser does, so that the server sends a message the person holds as a reference), then steps K
-by one. K is moved in the browser (``pages/ui/scrubber.py``), which tells the server the new K once
+browser does, so that the server sends a message the person holds as a reference), then moves K
+by one to three features at a time, always to a K no person reported before (so that no step finds
+its k-means cached by another's: the worst case). K is moved in the browser (``pages/ui/scrubber.py``), which tells the server the new K once
 the hand stops: a step here is that report, the component's state as JSON with the id of the
 fragment it sits in, as the browser sends it; every step is a stop, the most the server is told.
 A step is timed from the send to the ``script_finished`` of that run, and counts only if the run
@@ -192,18 +193,24 @@ async def _memory(pids: list[int], peak: list, stop: asyncio.Event) -> None:
         await asyncio.sleep(0.2)
 
 
-async def _stepper(person: Person, steps: int, think: float, rng, record: list) -> None:
-    """Step K by one, up and down, with a think time between steps; each step checked. A step is
-    what the browser sends once the hand stops (pages/ui/scrubber.py): the new K and λ; the moves
-    before it cost the server nothing."""
+async def _stepper(person: Person, steps: int, think: float, rng, record: list, reported: set) -> None:
+    """Move K a few features at a time, up and down, with a think time between steps; each step
+    checked. A step is what the browser sends once the hand stops (pages/ui/scrubber.py): the new
+    K and λ; the moves before it cost the server nothing. Every K reported is one no one reported
+    before (``reported``, shared by the people), so that no step finds its k-means already cached
+    by another's: the worst case."""
     direction = 1
     _, _, data = person.components[SCRUBBER]
     current, lam = int(data["k"]), data["lams"][data["lam_index"]]
     for _ in range(steps):
         await asyncio.sleep(think * rng.uniform(0.5, 1.5))
-        if not 1 <= current + direction <= data["n"]:
-            direction = -direction
-        wanted = current + direction
+        wanted = current
+        while wanted == current or wanted in reported:
+            if not 1 <= wanted + direction <= data["n"]:
+                direction = -direction
+            wanted += direction * rng.randint(1, 3)
+            wanted = min(max(wanted, 1), data["n"])
+        reported.add(wanted)
         exceptions = person.exceptions
         try:
             seconds = await person.report(SCRUBBER, {"view": {"k": wanted, "lam": lam, "k_set": True}})
@@ -243,7 +250,8 @@ async def scenario(servers: list[tuple[str, int]], n_users: int, steps: int, thi
     busy = [asyncio.create_task(_heavy(worker, stop, heavy_runs)) for worker in workers]
     cpu, begin = sum(_cpu_seconds(pid) for pid in pids), time.perf_counter()
     rng = random.Random(seed)
-    await asyncio.gather(*(_stepper(person, steps, think, random.Random(rng.random()), steps_done)
+    reported = set()
+    await asyncio.gather(*(_stepper(person, steps, think, random.Random(rng.random()), steps_done, reported)
                            for person in people))
     cpu, wall = sum(_cpu_seconds(pid) for pid in pids) - cpu, time.perf_counter() - begin
     stop.set()

@@ -53,30 +53,44 @@ def _runners():
     from core.selection.scorers import score_features
     from core.selection.kernel_qalpha import kernel_q_alpha
     from core.evaluation.markers import class_markers
-    from core.evaluation.metrics import selection_curves
+    from core.evaluation.metrics import kmeans_scores
     from core.selection.qalpha import q_alpha
     from core.selection.topographic import topographic_map
     from core.selection.exact import exact_slda
     from core.selection.slda import greedy_slda
     from core.selection.spca import greedy_spca
     from core.features.wavelets import to_haar
+    from core.validation import zscores
+
+    def kmeans_of_columns(X, labels, columns, **options):
+        """k-means scores of these columns of ``X``, standardised (each column by itself)."""
+        return kmeans_scores(zscores(X[:, columns]), labels, **options)
 
     return {"greedy_slda": greedy_slda, "exact_slda": exact_slda, "greedy_spca": greedy_spca,
             "topographic_map": topographic_map, "kernel_q_alpha": kernel_q_alpha, "to_haar": to_haar,
-            "q_alpha": q_alpha, "score_features": score_features, "selection_curves": selection_curves,
+            "q_alpha": q_alpha, "score_features": score_features, "kmeans_scores": kmeans_of_columns,
             "rank_features": rank_features, "class_markers": class_markers}
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+# The spinner only on a miss: a spinner element and its timer thread cost every hit of a K report
+# 0.5 ms (cProfile of benchmarks/bench_users.py).
+@st.cache_data(show_spinner="Computing…", max_entries=32)
 def _cached_run(name: str, key: str, _args: tuple, _kwargs: dict):
     return _runners()[name](*_args, **_kwargs)
 
 
-def run_cached(name: str, key: dict, *args, **kwargs):
+@st.cache_data(show_spinner="Computing…", max_entries=1024)
+def _cached_small_run(name: str, key: str, _args: tuple, _kwargs: dict):
+    return _runners()[name](*_args, **_kwargs)
+
+
+def run_cached(name: str, key: dict, *args, small: bool = False, **kwargs):
     """Call a ``core`` function through the cache. ``key`` must determine the result (data
-    fingerprints and parameters); the arrays themselves are passed unhashed."""
-    with st.spinner("Computing…"):
-        return _cached_run(name, json.dumps(key, sort_keys=True, default=str), args, kwargs)
+    fingerprints and parameters); the arrays themselves are passed unhashed. ``small``: a few
+    numbers per key and one key per K (k-means scores), kept in a cache of their own so that
+    moving K does not push the runs out of theirs."""
+    cached = _cached_small_run if small else _cached_run
+    return cached(name, json.dumps(key, sort_keys=True, default=str), args, kwargs)
 
 
 # Runs that report progress are cached here rather than with st.cache_data: a cached function

@@ -70,25 +70,25 @@ def weight_notes(result, n_features: int, side_mode: str, tol: float) -> None:
 
 
 def kmeans_scores(main, ranking, run_key: dict, top_k: int, seed: int) -> None:
-    """k-means on the top ``top_k`` of ``ranking`` and on every feature, scored by the labels. The
-    selection's score follows K and the run (``run_key``); the all-features reference only the data
-    and the seed, so a K step does not cluster every feature again."""
-    selected = runs.run_cached("selection_curves", dict(data=main.fingerprint, **run_key, top=top_k),
-                               main.X, main.labels, {"selected": ranking}, [top_k],
-                               n_runs=5, random_state=seed)["selected"]
-    everything = runs.run_cached("selection_curves", dict(data=main.fingerprint, top="all", seed=seed),
-                                 main.X, main.labels, {"all": np.arange(main.n_features)}, [main.n_features],
-                                 n_runs=5, random_state=seed)["all"]
+    """k-means on the top ``top_k`` of ``ranking`` and on every feature, scored by the labels
+    (:func:`core.evaluation.metrics.kmeans_scores` on the standardised features, as Compare
+    scores them). The selection's score follows K and the run (``run_key``); the all-features
+    reference only the data and the seed, so a K step does not cluster every feature again."""
+    accuracy, information = runs.run_cached(
+        "kmeans_scores", dict(data=main.fingerprint, **run_key, top=top_k, seed=seed),
+        main.X, main.labels, np.asarray(ranking)[:top_k], small=True, n_runs=5, random_state=seed)
+    everything = runs.run_cached("kmeans_scores", dict(data=main.fingerprint, top="all", seed=seed),
+                                 main.X, main.labels, slice(None), small=True, n_runs=5, random_state=seed)
     st.markdown("**k-means on the selection** (as many clusters as classes, 5 starts averaged; "
                 "the labels are used only to score)")
     scores = widgets.line()
-    scores.metric(f"Accuracy, top {top_k}", f"{selected['accuracy'][0]:.3f}", width="content",
+    scores.metric(f"Accuracy, top {top_k}", f"{np.mean(accuracy):.3f}", width="content",
                   help="Fraction of samples in the cluster matched to their class (Hungarian matching).")
-    scores.metric(f"NMI, top {top_k}", f"{selected['nmi'][0]:.3f}", width="content",
+    scores.metric(f"NMI, top {top_k}", f"{np.mean(information):.3f}", width="content",
                   help="Normalised mutual information.")
-    scores.metric("Accuracy, all features", f"{everything['accuracy'][0]:.3f}", width="content",
+    scores.metric("Accuracy, all features", f"{np.mean(everything[0]):.3f}", width="content",
                   help="The same k-means on every feature, for reference.")
-    scores.metric("NMI, all features", f"{everything['nmi'][0]:.3f}", width="content")
+    scores.metric("NMI, all features", f"{np.mean(everything[1]):.3f}", width="content")
 
 
 def per_class_view(main, top, left_out: str = "") -> None:
