@@ -279,8 +279,8 @@ try:
                 bar.progress(index / len(methods), text=f"{method}: ranking the features and clustering with the top k "
                                                          f"({index + 1} of {len(methods)})")
             results[method] = curves_of(method)
-            widgets.table(table_of(results, metric) if metric != "kuncheva" else
-                          {"method": list(results)}, hide_index=True, where=rows_slot)
+            rows_slot.dataframe(table_of(results, metric) if metric != "kuncheva" else
+                                {"method": list(results)}, hide_index=True)
         progress_slot.empty()
     else:
         results = {m: curves_of(m) for m in methods if m not in pending}
@@ -325,7 +325,7 @@ if metric == "kuncheva" and extracted:
     extracted = {}
 shown = {**curves, **extracted}
 if shown:  # before anything is run there is no table, and an empty chart's axes would only say nothing
-    widgets.table(table_of({m: (shown[m], seconds[m]) for m in shown}, metric), hide_index=True, where=rows_slot)
+    rows_slot.dataframe(table_of({m: (shown[m], seconds[m]) for m in shown}, metric), hide_index=True)
     widgets.chart(comparison_figure({label_of(m): values for m, values in curves.items()}, metric,
                                     title=MEASURES[metric], extracted=extracted), "comparison")
 if curves:
@@ -353,6 +353,6 @@ if curves:
             qalpha_code.update(side=", side=side.X", setup=[
                 f"side = load_side_data([(name, open(name, 'rb').read()) for name in [{side.name!r}]], like=data)"])
     with st.expander("Python: these curves in a notebook"):
-        widgets.code(snippets.compare_snippet(data, datasets.is_bundled(data), list(curves),
-                                              {m: supervised(m) for m in curves}, k, sizes, folds, qalpha_code))
+        st.code(snippets.compare_snippet(data, datasets.is_bundled(data), list(curves),
+                                         {m: supervised(m) for m in curves}, k, sizes, folds, qalpha_code))
 views.share_view(VIEW)

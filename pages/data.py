@@ -34,7 +34,7 @@ def table_options(parsed, filename):
                      key="table_x_key", persist_state="session", help="The samples x features matrix inside the file.")
     rows, columns = parsed.shape
     st.markdown(f"**As read:** {rows:,} rows x {columns:,} columns (the first rows and columns below).")
-    widgets.table(parsed.preview(), height=250)
+    st.dataframe(parsed.preview(), height=250)
     orientation = st.radio("Samples are", list(ORIENTATION_LABELS), format_func=ORIENTATION_LABELS.get,
                            horizontal=True, key="table_orientation", persist_state="session",
                            help="Gene-expression tables often have genes as rows and samples as columns.")
@@ -70,12 +70,12 @@ def table_options(parsed, filename):
             worst_features = np.argsort(-per_feature, kind="stable")[:8]
             worst_samples = np.argsort(-per_sample, kind="stable")[:8]
             left, right = st.columns(2)
-            widgets.table({"feature": [names[j] for j in worst_features if per_feature[j]],
-                           "missing": [int(per_feature[j]) for j in worst_features if per_feature[j]]},
-                          hide_index=True, where=left)
-            widgets.table({"sample": [samples[i] for i in worst_samples if per_sample[i]],
-                           "missing": [int(per_sample[i]) for i in worst_samples if per_sample[i]]},
-                          hide_index=True, where=right)
+            left.dataframe({"feature": [names[j] for j in worst_features if per_feature[j]],
+                            "missing": [int(per_feature[j]) for j in worst_features if per_feature[j]]},
+                           hide_index=True)
+            right.dataframe({"sample": [samples[i] for i in worst_samples if per_sample[i]],
+                             "missing": [int(per_sample[i]) for i in worst_samples if per_sample[i]]},
+                            hide_index=True)
             missing = st.radio("What to do with them", list(MISSING_LABELS)[1:], format_func=MISSING_LABELS.get,
                                index=3, key="table_missing", persist_state="session",
                                help="Drop the samples or the features that have a missing value, or fill each "
@@ -247,7 +247,7 @@ st.markdown(f"{summary['samples']:,} samples x {summary['features']:,} features"
             + (f" — {data.source}" if data.source else ""))
 
 with st.expander("Python: these data in a notebook"):
-    widgets.code(snippets.data_snippet(data, datasets.is_bundled(data)))
+    st.code(snippets.data_snippet(data, datasets.is_bundled(data)))
 
 if data.family is not None:
     pixels = data.family.images
@@ -280,12 +280,12 @@ else:
     shown = min(data.n_features, 200)
     st.markdown(f"**Per-feature statistics** (first {shown} features)")
     X = data.X[:, :shown]
-    widgets.table({"feature": list(data.feature_names[:shown]), "mean": X.mean(axis=0),
-                   "std": X.std(axis=0), "min": X.min(axis=0), "max": X.max(axis=0)},
-                  # four significant digits: a z-scored mean is 6e-15, not 0.000000000000006
-                  column_config={name: st.column_config.NumberColumn(format="%.4g")
-                                 for name in ("mean", "std", "min", "max")},
-                  hide_index=True, height=260)
+    st.dataframe({"feature": list(data.feature_names[:shown]), "mean": X.mean(axis=0),
+                  "std": X.std(axis=0), "min": X.min(axis=0), "max": X.max(axis=0)},
+                 # four significant digits: a z-scored mean is 6e-15, not 0.000000000000006
+                 column_config={name: st.column_config.NumberColumn(format="%.4g")
+                                for name in ("mean", "std", "min", "max")},
+                 hide_index=True, height=260)
     if data.labels is not None:
         classes, counts = np.unique(data.labels, return_counts=True)
         st.markdown("**Samples per class:** " + ", ".join(f"{c}: {n}" for c, n in zip(classes, counts)))

@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from core.data.bundled import list_datasets, load_dataset
-from pages.ui import session, widgets
+from pages.ui import session
 
 session.page_start()
 
@@ -28,7 +28,7 @@ st.markdown(
 
 st.subheader("Bundled data sets")
 infos = list_datasets()
-widgets.table(
+st.dataframe(
     [{"name": i.name, "kind": i.kind, "samples": i.n_samples, "features": i.n_features,
       "image": "x".join(map(str, i.image_shape)) if i.image_shape else "",
       "classes": i.n_classes, "description": i.description} for i in infos],

@@ -132,7 +132,7 @@ if linear is not None:
     table["linear alpha"] = linear.alpha[ranking]
 # the names of the features the kernel weighs most, beside the linear weights: on a gene table
 # they are what the user came for (the whole ranking is the CSV below)
-widgets.table({column: values[:50] for column, values in table.items()}, hide_index=True, height=240)
+st.dataframe({column: values[:50] for column, values in table.items()}, hide_index=True, height=240)
 download = widgets.row(2)
 download[0].download_button("Weights and ranking (CSV)", partial(downloads.table_csv, table),
                             file_name=downloads.file_name(data.name, "kernel-qalpha", "csv"), mime="text/csv", key="kq_csv",
@@ -142,7 +142,7 @@ download[1].download_button(
                                          iterations=result.n_iter, converged=bool(result.converged)), indent=1),
     file_name=downloads.file_name(data.name, "kernel-qalpha-parameters", "json"), mime="application/json", key="kq_json", on_click="ignore")
 with st.expander("Python: this result in a notebook"):
-    widgets.code(snippets.kernel_snippet(data, datasets.is_bundled(data), int(result.k), kernel, options, solve,
-                                         MAX_ITER))
+    st.code(snippets.kernel_snippet(data, datasets.is_bundled(data), int(result.k), kernel, options, solve,
+                                    MAX_ITER))
 # only the parameters of the chosen kernel: the others do not shape this view
 views.share_view(["kq_kernel", "kq_k", "kq_exact", *{"poly": ("kq_degree", "kq_coef0"), "rbf": ("kq_gamma",)}.get(kernel, ())])

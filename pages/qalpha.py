@@ -171,7 +171,7 @@ if auto is not None:
                        icon=":material/warning:")
         with st.expander("How k and λ were chosen"):
             # every candidate in view (the setting names its k and λ; the columns k and lam would repeat it)
-            widgets.table(pd.DataFrame(auto.table()).drop(columns=["k", "lam"]).rename(columns={
+            st.dataframe(pd.DataFrame(auto.table()).drop(columns=["k", "lam"]).rename(columns={
                 "stability": "agreement between resamples (adjusted Rand)", "stability_sd": "sd"}),
                 hide_index=True, height="content")
             st.caption(f"k-means into {auto.n_clusters} clusters on two random {RESAMPLE_FRACTION:.0%} subsets of "
@@ -261,14 +261,14 @@ def selection_view(result, path, main, params, side_mode: str, side_choice: dict
     snippet = widgets.when_open("Python: this result in a notebook", "qa_snippet")
     if snippet is not None:
         with snippet:
-            widgets.code(snippets.qalpha_snippet(data, datasets.is_bundled(data),
-                                                 params, side_mode, side_classes, n_pairs,
-                                                 runs.q_alpha_solver(params, pairs), top_k, side=uploaded_side))
+            st.code(snippets.qalpha_snippet(data, datasets.is_bundled(data),
+                                            params, side_mode, side_classes, n_pairs,
+                                            runs.q_alpha_solver(params, pairs), top_k, side=uploaded_side))
     convergence = widgets.when_open(f"Convergence: the objective at each of the {result.n_iter} iterations",
                                     "qa_convergence")
     if convergence is not None:  # drawn only when asked for: every λ step would redraw it
         widgets.chart(history_figure(result.history), "history", where=convergence)
-    widgets.table(selection.ranking_table(main, result, 50), hide_index=True, height=240)
+    st.dataframe(selection.ranking_table(main, result, 50), hide_index=True, height=240)
     if path is not None:
         # the path's figures are drawn below (path_view) and do not change with λ: a λ step sends
         # only its λ, a dashed line the browser draws over them

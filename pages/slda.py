@@ -156,8 +156,8 @@ def discriminant_view(path, first, second, reg, means) -> None:
                                                     title=f"class {label} mean, {k} selected", opacity=0.0),
                               f"mask_{label}", where=column)
     else:
-        widgets.table({"feature": [data.feature_names[j] for j in subset],
-                       "weight": weights[subset]}, hide_index=True)
+        st.dataframe({"feature": [data.feature_names[j] for j in subset],
+                      "weight": weights[subset]}, hide_index=True)
     parameters = dict(data_set=data.name, classes=[str(first), str(second)], reg=path.reg, k=k,
                       method=method, selected=[data.feature_names[j] for j in np.sort(subset)])
     download = widgets.row(4 if data.is_image else 3)
@@ -179,7 +179,7 @@ def discriminant_view(path, first, second, reg, means) -> None:
                                     file_name=downloads.file_name(data.name, "slda-mask", "png"), mime="image/png",
                                     key="slda_mask_png", on_click="ignore")
     with st.expander("Python: this discriminant in a notebook"):
-        widgets.code(snippets.slda_snippet(data, datasets.is_bundled(data), first, second, reg, k, method))
+        st.code(snippets.slda_snippet(data, datasets.is_bundled(data), first, second, reg, k, method))
     views.share_view(VIEW)  # the link follows k too (the page's own reruns share it at the end)
 
 
@@ -211,7 +211,7 @@ def principal_view(path) -> None:
         partial(downloads.table_csv, {"feature": list(data.feature_names), "loading": vector}),
         file_name=downloads.file_name(data.name, f"spca-k{k}", "csv"), mime="text/csv", key="spca_csv", on_click="ignore")
     with st.expander("Python: this sparse eigenvector in a notebook"):
-        widgets.code(snippets.spca_snippet(data, datasets.is_bundled(data), k))
+        st.code(snippets.spca_snippet(data, datasets.is_bundled(data), k))
     views.share_view(VIEW)  # the link follows k too
 
 

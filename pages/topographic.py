@@ -76,7 +76,7 @@ table = {"feature": list(data.feature_names)}
 for r in range(rounds):
     table[f"alpha round {r + 1}"] = topo.alphas[r]
 order = np.argsort(-topo.alphas.max(axis=0))[:30]
-widgets.table({key: np.asarray(values)[order] for key, values in table.items()}, hide_index=True, height=260)
+st.dataframe({key: np.asarray(values)[order] for key, values in table.items()}, hide_index=True, height=260)
 if data.is_image:
     # pictures, redrawn at once when the rounds change (three heat maps cost a step of λ x n their
     # drawing); the figures with each pixel's value under the pointer are drawn only on request
@@ -110,5 +110,5 @@ download[1].download_button("Parameters (JSON)", json.dumps(dict(data_set=data.n
                             file_name=downloads.file_name(data.name, "topographic-parameters", "json"), mime="application/json",
                             key="topo_json", on_click="ignore")
 with st.expander("Python: this map in a notebook"):
-    widgets.code(snippets.topographic_snippet(data, datasets.is_bundled(data), int(k), rounds, lam))
+    st.code(snippets.topographic_snippet(data, datasets.is_bundled(data), int(k), rounds, lam))
 views.share_view(VIEW)

@@ -1,7 +1,6 @@
 """What the pages share, one concern a module; a page imports the modules it uses.
 
 - :mod:`.session`: every run through ``app.py``; closed tabs' sessions released.
-- :mod:`.first_paint`: a new tab's first figure, table and code sent once its controls had time to show.
 - :mod:`.datasets`: the current data set, the session's uploads, side data, uploads parsed once.
 - :mod:`.sidebar`: page links, the data-set picker, the data summary.
 - :mod:`.views`: the widgets' values in the URL, restored from a link.

@@ -135,10 +135,10 @@ def per_class_view(main, top, left_out: str = "") -> None:
         # in full they took the column's whole width); the CSV keeps the library's columns
         first = ["class", "feature", "score", "p_adjusted", "p_value"]
         rest = [c for c in marker_table if c not in first and c != "index"]
-        widgets.table(marker_table[first + rest + ["index"]], hide_index=True, height=260,
-                      column_config={"score": st.column_config.NumberColumn(format="%.3g"),
-                                     "p_adjusted": st.column_config.NumberColumn("p adjusted (BH)", format="%.2e"),
-                                     "p_value": st.column_config.NumberColumn("p-value", format="%.2e")})
+        st.dataframe(marker_table[first + rest + ["index"]], hide_index=True, height=260,
+                     column_config={"score": st.column_config.NumberColumn(format="%.3g"),
+                                    "p_adjusted": st.column_config.NumberColumn("p adjusted (BH)", format="%.2e"),
+                                    "p_value": st.column_config.NumberColumn("p-value", format="%.2e")})
         st.download_button("Per-class statistics (CSV)", downloads.frame_csv(marker_table),
                            file_name=downloads.file_name(main.name, "per-class", "csv"), mime="text/csv", key="qa_markers_csv",
                            on_click="ignore")
@@ -188,9 +188,9 @@ def method_selections(data, rankings: dict, kinds: dict) -> None:
                             help="The K first features of each method's ranking on all the samples: named below, "
                                  "and compared between methods by the Jaccard index of their sets.")
     names = np.asarray(data.feature_names, dtype=object)
-    widgets.table({"method": list(rankings), "kind": [kinds[m] for m in rankings],
-                   f"top {top_k} features, best first": [", ".join(names[r[:top_k]]) for r in rankings.values()]},
-                  hide_index=True)
+    st.dataframe({"method": list(rankings), "kind": [kinds[m] for m in rankings],
+                  f"top {top_k} features, best first": [", ".join(names[r[:top_k]]) for r in rankings.values()]},
+                 hide_index=True)
     if len(rankings) > 1:
         overlap = np.array([[jaccard_index(a[:top_k], b[:top_k]) for b in rankings.values()]
                             for a in rankings.values()])

@@ -141,8 +141,8 @@ def show_server_result(request, result, names):
     ranking = np.argsort(-weights, kind="stable")
     names = names or tuple(f"feature {j}" for j in range(weights.size))
     top = ranking[:50]
-    widgets.table({"rank": np.arange(1, top.size + 1), "feature": [names[j] for j in top], "weight": weights[top]},
-                  hide_index=True, height=240)
+    st.dataframe({"rank": np.arange(1, top.size + 1), "feature": [names[j] for j in top], "weight": weights[top]},
+                 hide_index=True, height=240)
     # built when clicked, not on every rerun of the page (a row per feature: 10^4-10^6 of them)
     st.download_button("Ranking (CSV)", lambda: downloads.table_csv({"rank": list(range(1, ranking.size + 1)), "feature":
                                                               [names[j] for j in ranking], "weight": weights[ranking]}),

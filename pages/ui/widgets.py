@@ -10,7 +10,7 @@ import streamlit as st
 
 from core import Dataset, InputError
 
-from . import downloads, first_paint
+from . import downloads
 
 # Marks over a Plotly chart's x axis drawn by the browser: a dashed vertical line at data x (the
 # current λ on the λ path) and a shaded band between two x (the top K ranks on the sorted weights).
@@ -208,7 +208,6 @@ def chart(figure, key: str, where=None, file_name: str | None = None,
     from .datasets import current_dataset
 
     where = where or st
-    first_paint.wait_for_controls(first_paint.FIGURE)
     file_name = downloads.file_name(current_dataset().name, key.replace("_", "-")) if file_name is None else \
         downloads.file_name(file_name, "")
     where.plotly_chart(figure, key=key)
@@ -243,20 +242,6 @@ def marks(chart: str, line: float | None = None, band: tuple[float, float, str] 
     _X_MARKS(data={"chart": chart, "line": None if line is None else float(line),
                    "band": None if band is None else [float(band[0]), float(band[1])],
                    "label": None if band is None else str(band[2])}, key=f"{chart}_marks", height=0)
-
-
-def table(data, where=None, **options) -> None:
-    """``st.dataframe(data, **options)`` in ``where`` (default: the page); a new tab's first
-    table waits until its controls had time to show (:mod:`.first_paint`)."""
-    first_paint.wait_for_controls(first_paint.TABLE)
-    (where or st).dataframe(data, **options)
-
-
-def code(source: str) -> None:
-    """Python source on the page; a new tab's first snippet waits until its controls had time to
-    show (:mod:`.first_paint`)."""
-    first_paint.wait_for_controls(first_paint.CODE)
-    st.code(source, language="python")
 
 
 def picture(image, key: str, caption: str | None = None, file_name: str | None = None) -> None:

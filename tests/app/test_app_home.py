@@ -1,14 +1,10 @@
 """The app's entry and home page under Streamlit's AppTest (no browser)."""
 
-import time
 from pathlib import Path
 
-import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.testing.v1 import AppTest
 
 from core.data.bundled import list_datasets
-from pages.ui import first_paint
 
 APP = Path(__file__).resolve().parents[2] / "app.py"
 
@@ -19,44 +15,10 @@ def test_home_page_shows_methods_and_data_sets():
     assert app.title[0].value == "Spectral feature selection"
     text = " ".join(m.value for m in app.markdown)
     assert "Q-alpha" in text and "Moghaddam" in text
-    # the first run of a tab draws the table (after a pause, pages/ui/first_paint.py) and notes it
-    assert app.session_state[first_paint.DRAWN] == {first_paint.TABLE}
     table = app.dataframe[0].value
     assert list(table["name"]) == [info.name for info in list_datasets()]
     # the sidebar names the current data set (the AR faces by default)
     assert any("warpAR10P" in m.value for m in app.sidebar.markdown)
-
-
-def test_a_new_tabs_first_figure_is_sent_after_its_controls_and_a_pause(monkeypatch):
-    """pages/ui/first_paint.py: the first table, figure and code of a tab are sent once the run
-    has gone on for PAUSE seconds, after the page's controls (so the browser draws those before
-    it loads the heavy code); kinds the tab has had are sent at once, in later runs and pages."""
-    waits = []
-    wait_for_controls = first_paint.wait_for_controls
-
-    def recording(kind):
-        new = kind not in st.session_state[first_paint.DRAWN]
-        wait_for_controls(kind)
-        if new:  # the k input is among the widgets this run drew before
-            controls = "kq_k" in get_script_run_ctx().shared.widget_user_keys_this_run
-            waits.append((kind, time.monotonic() - first_paint._RUN.started, controls))
-
-    monkeypatch.setattr(first_paint, "wait_for_controls", recording)
-    app = AppTest.from_file(str(APP), default_timeout=120).run()
-    assert [kind for kind, _, _ in waits] == [first_paint.TABLE]
-    # the Kernel page's first figure (the Q-alpha page's selection is drawn by the browser, no figure)
-    app.switch_page("pages/kernel.py").run()
-    assert not app.exception
-    kinds, elapsed, controls_first = zip(*waits[1:])
-    assert kinds[0] == first_paint.FIGURE and controls_first[0]
-    assert min(elapsed) >= first_paint.PAUSE
-    assert app.session_state[first_paint.DRAWN] >= {first_paint.TABLE, first_paint.FIGURE}
-    had, drawn = {kind for kind, _, _ in waits}, len(waits)
-    app.run()
-    app.switch_page("pages/topographic.py").run()
-    # the figures and the table come at once; only a kind the tab has not had yet waits (its code:
-    # the pages write their snippets only when the snippet's expander is opened)
-    assert not app.exception and all(kind not in had for kind, _, _ in waits[drawn:])
 
 
 def test_imports_are_warmed_once_per_process_after_a_delay():
