@@ -352,7 +352,7 @@ if curves:
         if side_mode == "uploaded side data":
             qalpha_code.update(side=", side=side.X", setup=[
                 f"side = load_side_data([(name, open(name, 'rb').read()) for name in [{side.name!r}]], like=data)"])
-    with st.expander("Python: these curves in a notebook"):
-        st.code(snippets.compare_snippet(data, datasets.is_bundled(data), list(curves),
-                                         {m: supervised(m) for m in curves}, k, sizes, folds, qalpha_code))
+    widgets.snippet("Python: these curves in a notebook", "compare_snippet",
+                    lambda: snippets.compare_snippet(data, datasets.is_bundled(data), list(curves),
+                                                     {m: supervised(m) for m in curves}, k, sizes, folds, qalpha_code))
 views.share_view(VIEW)

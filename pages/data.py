@@ -246,8 +246,8 @@ st.markdown(f"{summary['samples']:,} samples x {summary['features']:,} features"
             + (f", images of {summary['image shape']}" if summary["image shape"] else "")
             + (f" — {data.source}" if data.source else ""))
 
-with st.expander("Python: these data in a notebook"):
-    st.code(snippets.data_snippet(data, datasets.is_bundled(data)))
+widgets.snippet("Python: these data in a notebook", "data_snippet",
+                lambda: snippets.data_snippet(data, datasets.is_bundled(data)))
 
 if data.family is not None:
     pixels = data.family.images

@@ -97,9 +97,9 @@ for index, figure in enumerate(experiment_figures(result)):
     widgets.chart(figure, f"figure_{name}_{index}")
 with st.expander("Summary table"):
     st.dataframe(result.summary, hide_index=True)
-with st.expander("Python: this reproduction in a notebook"):
-    st.code(snippets.figures_snippet(name, quick, int(seed), options, options.get("dataset"),
-                                     "dataset" in options and datasets.is_bundled(options["dataset"])))
+widgets.snippet("Python: this reproduction in a notebook", "figures_snippet",
+                lambda: snippets.figures_snippet(name, quick, int(seed), options, options.get("dataset"),
+                                                 "dataset" in options and datasets.is_bundled(options["dataset"])))
 downloads = widgets.row(3)
 downloads[0].download_button("All measurements (CSV)", result.table.to_csv(index=False).encode(),
                              file_name=f"{name}.csv", mime="text/csv", on_click="ignore")

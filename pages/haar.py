@@ -195,7 +195,8 @@ download[1].download_button(
                     rebuilt_coefficients_multiplied_by=st.session_state["haar_weighting"],
                     band_mass={band: float(share) for band, share in mass.items()}), indent=1),
     file_name=downloads.file_name(pixels.name, "haar-parameters", "json"), mime="application/json", key="haar_json", on_click="ignore")
-with st.expander("Python: these reconstructions in a notebook"):
-    st.code(snippets.haar_snippet(pixels, datasets.is_bundled(pixels), main_classes, side_classes, levels, lam, solver,
-                                  side=uploaded_side if side_source == "uploaded side data" else None))
+widgets.snippet("Python: these reconstructions in a notebook", "haar_snippet",
+                lambda: snippets.haar_snippet(pixels, datasets.is_bundled(pixels), main_classes, side_classes, levels,
+                                              lam, solver,
+                                              side=uploaded_side if side_source == "uploaded side data" else None))
 views.share_view(VIEW)

@@ -124,7 +124,12 @@ default = default_k(result.alpha, gap)
 widgets.chart(sorted_weights_figure(result.alpha, data.feature_names, gap.n_selected, clear_gap=gap.clear,
                                     default=default), "kernel_sorted")
 widgets.pixel_view(data, result.alpha, result.top(default.k), "kernel_overlay")
-widgets.chart(history_figure(result.history), "kernel_history")
+# drawn only when asked for (as on the Q-alpha page): a third Plotly figure cost a new tab's
+# first open about 0.3 s of the browser's drawing
+convergence = widgets.when_open(f"Convergence: the objective at each of the {result.n_iter} iterations",
+                                "kq_convergence")
+if convergence is not None:
+    widgets.chart(history_figure(result.history), "kernel_history", where=convergence)
 ranking = result.ranking
 table = {"rank": np.arange(1, data.n_features + 1), "feature": np.asarray(data.feature_names)[ranking],
          "alpha": result.alpha[ranking]}
@@ -141,8 +146,8 @@ download[1].download_button(
     "Parameters (JSON)", json.dumps(dict(data_set=data.name, kernel=kernel, k=int(k), **options, **solve,
                                          iterations=result.n_iter, converged=bool(result.converged)), indent=1),
     file_name=downloads.file_name(data.name, "kernel-qalpha-parameters", "json"), mime="application/json", key="kq_json", on_click="ignore")
-with st.expander("Python: this result in a notebook"):
-    st.code(snippets.kernel_snippet(data, datasets.is_bundled(data), int(result.k), kernel, options, solve,
-                                    MAX_ITER))
+widgets.snippet("Python: this result in a notebook", "kq_snippet",
+                lambda: snippets.kernel_snippet(data, datasets.is_bundled(data), int(result.k), kernel, options, solve,
+                                                MAX_ITER))
 # only the parameters of the chosen kernel: the others do not shape this view
 views.share_view(["kq_kernel", "kq_k", "kq_exact", *{"poly": ("kq_degree", "kq_coef0"), "rbf": ("kq_gamma",)}.get(kernel, ())])

@@ -258,12 +258,10 @@ def selection_view(result, path, main, params, side_mode: str, side_choice: dict
     if saved is not None:
         with saved:
             selection.result_downloads(main, result, dict(asdict(params), **side_choice, data_set=data.name), top)
-    snippet = widgets.when_open("Python: this result in a notebook", "qa_snippet")
-    if snippet is not None:
-        with snippet:
-            st.code(snippets.qalpha_snippet(data, datasets.is_bundled(data),
-                                            params, side_mode, side_classes, n_pairs,
-                                            runs.q_alpha_solver(params, pairs), top_k, side=uploaded_side))
+    widgets.snippet("Python: this result in a notebook", "qa_snippet",
+                    lambda: snippets.qalpha_snippet(data, datasets.is_bundled(data), params, side_mode, side_classes,
+                                                    n_pairs, runs.q_alpha_solver(params, pairs), top_k,
+                                                    side=uploaded_side))
     convergence = widgets.when_open(f"Convergence: the objective at each of the {result.n_iter} iterations",
                                     "qa_convergence")
     if convergence is not None:  # drawn only when asked for: every λ step would redraw it

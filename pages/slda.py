@@ -178,8 +178,8 @@ def discriminant_view(path, first, second, reg, means) -> None:
         download[3].download_button("Selection mask (PNG)", partial(downloads.mask_png, data.to_image(mask > 0)),
                                     file_name=downloads.file_name(data.name, "slda-mask", "png"), mime="image/png",
                                     key="slda_mask_png", on_click="ignore")
-    with st.expander("Python: this discriminant in a notebook"):
-        st.code(snippets.slda_snippet(data, datasets.is_bundled(data), first, second, reg, k, method))
+    widgets.snippet("Python: this discriminant in a notebook", "slda_snippet",
+                    lambda: snippets.slda_snippet(data, datasets.is_bundled(data), first, second, reg, k, method))
     views.share_view(VIEW)  # the link follows k too (the page's own reruns share it at the end)
 
 
@@ -210,8 +210,8 @@ def principal_view(path) -> None:
         f"Sparse eigenvector, k = {k} (CSV)",
         partial(downloads.table_csv, {"feature": list(data.feature_names), "loading": vector}),
         file_name=downloads.file_name(data.name, f"spca-k{k}", "csv"), mime="text/csv", key="spca_csv", on_click="ignore")
-    with st.expander("Python: this sparse eigenvector in a notebook"):
-        st.code(snippets.spca_snippet(data, datasets.is_bundled(data), k))
+    widgets.snippet("Python: this sparse eigenvector in a notebook", "spca_snippet",
+                    lambda: snippets.spca_snippet(data, datasets.is_bundled(data), k))
     views.share_view(VIEW)  # the link follows k too
 
 

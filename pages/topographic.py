@@ -109,6 +109,6 @@ download[1].download_button("Parameters (JSON)", json.dumps(dict(data_set=data.n
                                                                  lam=lam, lam_times_n=lam_n), indent=1),
                             file_name=downloads.file_name(data.name, "topographic-parameters", "json"), mime="application/json",
                             key="topo_json", on_click="ignore")
-with st.expander("Python: this map in a notebook"):
-    st.code(snippets.topographic_snippet(data, datasets.is_bundled(data), int(k), rounds, lam))
+widgets.snippet("Python: this map in a notebook", "topo_snippet",
+                lambda: snippets.topographic_snippet(data, datasets.is_bundled(data), int(k), rounds, lam))
 views.share_view(VIEW)

@@ -185,6 +185,12 @@ def run_page_snippet(app, marker: str) -> dict:
     import contextlib
     import io
 
+    if not any(marker in block.value for block in app.code):
+        # the snippets are drawn only while their expander is open (pages/ui/widgets.snippet): open them
+        for expander in app.expander:
+            if expander.proto.id.endswith("_snippet"):
+                app.session_state[expander.proto.id.split("-", 2)[2]] = True
+        app.run()
     code = next(block.value for block in app.code if marker in block.value)
     namespace = {}
     with contextlib.redirect_stdout(io.StringIO()):

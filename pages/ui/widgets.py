@@ -162,6 +162,16 @@ def when_open(label: str, key: str, popover: bool = False, where=None, **options
     return section if section.open else None
 
 
+def snippet(label: str, key: str, source) -> None:
+    """The Python that recomputes the page's result, in an expander that draws it only while open
+    (:func:`when_open`): ``source()`` gives the code. A code element, even in a closed expander,
+    made a new tab load the highlighter's browser code (1.6 MB) with the page's first paint."""
+    opened = when_open(label, key)
+    if opened is not None:
+        with opened:
+            st.code(source(), language="python")
+
+
 def pixel_view(data: Dataset, alpha, top, key: str) -> None:
     """The weights on the image, for images and for feature families of images (nothing for
     tables): alpha over the mean image with the ``top`` pixels outlined, or the top features'
