@@ -19,9 +19,11 @@ so 20 people step about 20 times a second in all.
 
 For N = 1, 5, 10, 20 people on one fresh server: the median and 90th percentile of a step, the steps
 that failed, the exception elements seen, the server's CPU seconds per step (``/proc/PID/stat``
-over the stepping window, every core) and its peak resident memory (``VmRSS``). ``--heavy H`` adds a
-row: one person stepping K while H others keep asking the Kernel Q-alpha page for values of its k
-no one used before (each a new kernel solve). ``--split 10,20`` runs those numbers of people again
+over the stepping window, every core), its peak resident memory (``VmRSS``) and how much that grew
+from the window's start to its end. ``--heavy H`` adds a row per kind of heavy work: one person
+stepping K while H others keep asking for what no one asked before: the Kernel page at a new k (a
+kernel solve), a Compare method not run yet (its folds ranked and judged), or the Q-alpha page with
+side class 10 at a new k (a solve and its λ path of 25 λ's). ``--split 10,20`` runs those numbers of people again
 over two server processes sharing the store folder, the people dealt to them in turn as sticky
 sessions behind a reverse proxy would be: how a lab outgrows one process (docs/deployment.md).
 """
@@ -43,7 +45,12 @@ from benchmarks.timing import median_p90
 
 #: The Q-alpha page's browser-drawn K and λ (pages/ui/scrubber.py): one component
 SCRUBBER = "selection_scrubber"
-KERNEL_K = "k — number of clusters"
+#: The number of clusters, on the Kernel page and on the Q-alpha page alike
+K_INPUT = "k — number of clusters"
+#: The Q-alpha page with side class 10 and λ set by hand: a new k computes its λ path (25 solves)
+PATH_QUERY = "qa_side_mode=%22side%20classes%22&qa_auto=false&qa_lambda=0.1"
+#: Heavy work beside the stepper: the page it runs on, the query it opens with, the control it needs
+HEAVY = {"kernel": ("kernel", "", K_INPUT), "compare": ("compare", "", "Methods"), "path": ("qalpha", PATH_QUERY, K_INPUT)}
 
 
 def _protos():
@@ -56,10 +63,10 @@ def _protos():
 class Person:
     """One browser tab's worth of Streamlit protocol: a websocket, the page it shows, its widgets."""
 
-    def __init__(self, url: str, page: str):
+    def __init__(self, url: str, page: str, query: str = ""):
         self.url, self.page = url, page
         self.socket = None
-        self.page_hash, self.query = "", ""
+        self.page_hash, self.query = "", query
         self.widgets = {}  # label -> (element kind, proto, fragment id)
         self.components = {}  # component name -> (proto, fragment id, the data it was given)
         self.metrics = {}  # label -> shown value
@@ -124,7 +131,7 @@ class Person:
             self.exceptions += 1
         elif kind == "metric":
             self.metrics[element.metric.label] = element.metric.body
-        elif kind in ("slider", "number_input"):
+        elif kind in ("slider", "number_input", "multiselect", "button"):
             proto = getattr(element, kind)
             self.widgets[proto.label] = (kind, proto, delta.fragment_id)
         elif kind == "bidi_component":
@@ -147,12 +154,18 @@ class Person:
         state = WidgetState(id=proto.id)
         if kind == "slider":
             state.double_array_value.data.append(float(value))
+        elif kind == "multiselect":
+            state.string_array_value.data.extend(value)
+        elif kind == "button":
+            state.trigger_value = True
         elif proto.data_type == proto.INT:
             state.int_value = int(value)
         else:
             state.double_value = float(value)
         seconds = await self.run(states=[state], fragment=fragment)
         # the server sends the widget again only when it changed it: what was sent is now its value
+        if kind in ("multiselect", "button"):
+            return seconds
         if kind == "slider":
             proto.ClearField("value")
             proto.value.append(float(value))
@@ -225,52 +238,77 @@ async def _stepper(person: Person, steps: int, think: float, rng, record: list, 
         record.append((seconds, ok))
 
 
-async def _heavy(person: Person, stop: asyncio.Event, record: list) -> None:
-    """Ask the Kernel page for values of k no one used before until the others are done."""
-    value = int(person.value(KERNEL_K))
-    _, proto, _ = person.widgets[KERNEL_K]
+async def _heavy(person: Person, kind: str, stop: asyncio.Event, record: list, claimed: set) -> None:
+    """Heavy work until the others are done, each request one no one made before (``claimed``,
+    shared by the workers): ``kernel``, the Kernel page's k set to a new value (a kernel solve);
+    ``path``, the Q-alpha page's k with side class 10 (a solve and its λ path of 25 λ's); ``compare``,
+    one Compare method not run yet chosen, then Run (its five folds ranked and judged)."""
+    if kind == "compare":
+        _, proto, _ = person.widgets["Methods"]
+        for method in proto.options:
+            if stop.is_set():
+                return
+            if "(slow)" in method or method in claimed:  # the wrappers take minutes: not a step's neighbour
+                continue
+            claimed.add(method)
+            await person.set("Methods", [method])
+            run = next((label for label in person.widgets if label.startswith("Run ")), None)
+            if run is not None:
+                record.append(await person.set(run, True))
+        return
+    _, proto, _ = person.widgets[K_INPUT]
+    value = int(person.value(K_INPUT))
     while not stop.is_set():
         value = value + 1 if value < proto.max else int(proto.min)
-        record.append(await person.set(KERNEL_K, value))
+        if (kind, value) in claimed:
+            continue
+        claimed.add((kind, value))
+        record.append(await person.set(K_INPUT, value))
 
 
 async def scenario(servers: list[tuple[str, int]], n_users: int, steps: int, think: float, heavy: int,
-                   seed: int) -> dict:
-    """``n_users`` people stepping K on the Q-alpha page (and ``heavy`` on the Kernel page), dealt
-    in turn to the ``servers`` (``(url, pid)`` each), as sticky sessions behind a proxy would be."""
+                   seed: int, heavy_kind: str = "kernel") -> dict:
+    """``n_users`` people stepping K on the Q-alpha page (and ``heavy`` more doing ``heavy_kind``
+    work, :func:`_heavy`), dealt in turn to the ``servers`` (``(url, pid)`` each), as sticky
+    sessions behind a proxy would be."""
     pids = [pid for _, pid in servers]
     people = [Person(servers[i % len(servers)][0], "qalpha") for i in range(n_users)]
-    workers = [Person(servers[i % len(servers)][0], "kernel") for i in range(heavy)]
+    page, query, control = HEAVY[heavy_kind]
+    workers = [Person(servers[i % len(servers)][0], page, query) for i in range(heavy)]
     await asyncio.gather(*(person.open() for person in people + workers))
-    missing = [p for p in people if SCRUBBER not in p.components] + [w for w in workers if KERNEL_K not in w.widgets]
+    missing = [p for p in people if SCRUBBER not in p.components] + [w for w in workers if control not in w.widgets]
     if missing:
         raise RuntimeError(f"{len(missing)} session(s) did not show the control they step")
     stop, peak, steps_done, heavy_runs = asyncio.Event(), [max(_rss_mib(pid) for pid in pids)], [], []
     watcher = asyncio.create_task(_memory(pids, peak, stop))
-    busy = [asyncio.create_task(_heavy(worker, stop, heavy_runs)) for worker in workers]
+    claimed = set()
+    busy = [asyncio.create_task(_heavy(worker, heavy_kind, stop, heavy_runs, claimed)) for worker in workers]
     cpu, begin = sum(_cpu_seconds(pid) for pid in pids), time.perf_counter()
+    rss_before = sum(_rss_mib(pid) for pid in pids)
     rng = random.Random(seed)
     reported = set()
     await asyncio.gather(*(_stepper(person, steps, think, random.Random(rng.random()), steps_done, reported)
                            for person in people))
     cpu, wall = sum(_cpu_seconds(pid) for pid in pids) - cpu, time.perf_counter() - begin
+    growth = sum(_rss_mib(pid) for pid in pids) - rss_before
     stop.set()
     await asyncio.gather(watcher, *busy, return_exceptions=True)
     await asyncio.gather(*(person.close() for person in people + workers))
     times = sorted(seconds for seconds, ok in steps_done if ok)
     median, p90 = median_p90(times)
-    return dict(users=n_users, heavy=heavy, servers=len(servers), steps=len(steps_done), ok=len(times),
+    return dict(users=n_users, heavy=heavy, heavy_kind=heavy_kind if heavy else "", servers=len(servers), steps=len(steps_done), ok=len(times),
                 failed=len(steps_done) - len(times), exceptions=sum(p.exceptions for p in people + workers),
                 median=median, p90=p90,
-                cpu_per_step=cpu / max(len(steps_done), 1), cpu_share=cpu / wall, peak_mib=peak[0],
+                cpu_per_step=cpu / max(len(steps_done), 1), cpu_share=cpu / wall, peak_mib=peak[0], growth_mib=growth,
                 heavy_runs=len(heavy_runs))
 
 
 def _row(result: dict) -> str:
-    who = f"{result['users']}" + (f" + {result['heavy']} heavy" if result["heavy"] else "")
-    return (f"{who:<14} {result['servers']:>7} {result['ok']:>5}/{result['steps']:<5} {result['median']:>9.3f} {result['p90']:>7.3f} "
+    who = f"{result['users']}" + (f" + {result['heavy']} {result['heavy_kind']} ({result['heavy_runs']} runs)"
+                                  if result["heavy"] else "")
+    return (f"{who:<28} {result['servers']:>7} {result['ok']:>5}/{result['steps']:<5} {result['median']:>9.3f} {result['p90']:>7.3f} "
             f"{result['failed']:>7} {result['exceptions']:>10} {result['cpu_per_step']:>10.3f} "
-            f"{result['cpu_share']:>10.2f} {result['peak_mib']:>9.0f}")
+            f"{result['cpu_share']:>10.2f} {result['peak_mib']:>9.0f} {result['growth_mib']:>+10.0f}")
 
 
 def main():
@@ -280,23 +318,27 @@ def main():
                         help="comma-separated numbers of people to run again split over two servers ('': none)")
     parser.add_argument("--steps", type=int, default=10, help="K steps per person")
     parser.add_argument("--think", type=float, default=1.0, help="mean seconds between a person's steps")
-    parser.add_argument("--heavy", type=int, default=4, help="people running kernel solves beside one stepper (0: none)")
+    parser.add_argument("--heavy", type=int, default=4, help="people running heavy work beside one stepper (0: none)")
+    parser.add_argument("--heavy-kinds", default="kernel,compare,path",
+                        help="the heavy work, a row each: kernel (solves), compare (methods run), path (λ paths)")
     parser.add_argument("--seed", type=int, default=0)
     options = parser.parse_args()
-    plan = ([(int(n), 0, 1) for n in options.users.split(",")] + ([(1, options.heavy, 1)] if options.heavy else [])
-            + [(int(n), 0, 2) for n in options.split.split(",") if n.strip()])
+    kinds = [kind for kind in options.heavy_kinds.split(",") if kind.strip()] if options.heavy else []
+    plan = ([(int(n), 0, "", 1) for n in options.users.split(",")] + [(1, options.heavy, kind, 1) for kind in kinds]
+            + [(int(n), 0, "", 2) for n in options.split.split(",") if n.strip()])
     print(f"Q-alpha page, AR faces; {options.steps} K steps per person, about {options.think:g} s apart; "
           "fresh servers per row, sharing one store folder\n")
-    print(f"{'people':<14} {'servers':>7} {'ok/steps':>11} {'median s':>9} {'p90 s':>7} {'failed':>7} "
-          f"{'exceptions':>10} {'CPU s/step':>10} {'CPU cores':>10} {'peak MiB':>9}")
+    print(f"{'people':<28} {'servers':>7} {'ok/steps':>11} {'median s':>9} {'p90 s':>7} {'failed':>7} "
+          f"{'exceptions':>10} {'CPU s/step':>10} {'CPU cores':>10} {'peak MiB':>9} {'grown MiB':>10}")
     with tempfile.TemporaryDirectory(prefix="bench-users-store-") as store:
-        for n_users, heavy, n_servers in plan:
+        for n_users, heavy, heavy_kind, n_servers in plan:
             processes = []
             try:
                 for _ in range(n_servers):
                     processes.append(start_server(environment={"QALPHA_STORE_DIR": store}))
                 result = asyncio.run(scenario([(url, process.pid) for process, url in processes], n_users,
-                                              options.steps, options.think, heavy, options.seed))
+                                              options.steps, options.think, heavy, options.seed,
+                                              heavy_kind or "kernel"))
             finally:
                 for process, _ in processes:
                     stop_server(process)
@@ -304,7 +346,8 @@ def main():
     print("\nservers: separate `streamlit run` processes, the people dealt to them in turn (as sticky sessions "
           "behind a reverse proxy would be). CPU s/step: the servers' CPU seconds over the stepping window "
           "(every thread, the heavy runs' too) per K step; CPU cores: those seconds over the window's wall "
-          "time; peak MiB: the largest resident memory of any one server.")
+          "time; peak MiB: the largest resident memory of any one server; grown MiB: the servers' resident memory at the "
+          "window's end less at its start.")
 
 
 if __name__ == "__main__":
