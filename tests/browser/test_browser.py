@@ -789,7 +789,9 @@ def test_the_top_k_band_follows_k_without_redrawing_the_weights(page, app_url):
     at = page.wait_for_function(X_MARK, arg=sorted_band(100), timeout=60_000).json_value()
     assert abs(at["left"] - at["plotly"][0]) <= 1.5 and abs(at["right"] - at["plotly"][1]) <= 1.5, at
     assert at["label"] == "top 100"
-    # the user zooms into the first quarter of the ranks (a drag across the plot, as with the mouse)
+    # the user zooms into the first quarter of the ranks (a drag across the plot, as with the mouse),
+    # the plot scrolled into the window first: a drag below the window's edge reaches nothing
+    page.locator(".st-key-sorted_alpha .nsewdrag").scroll_into_view_if_needed()
     area = page.locator(".st-key-sorted_alpha .nsewdrag").bounding_box()
     middle = area["y"] + area["height"] / 2
     page.mouse.move(area["x"] + 2, middle)
