@@ -266,7 +266,7 @@ def selection_view(result, path, main, params, side_mode: str, side_choice: dict
                                     "qa_convergence")
     if convergence is not None:  # drawn only when asked for: every λ step would redraw it
         widgets.chart(history_figure(result.history), "history", where=convergence)
-    st.dataframe(selection.ranking_table(main, result, 50), hide_index=True, height=240)
+    st.dataframe(selection.shown_ranking(main, result), hide_index=True, height=240)
     if path is not None:
         # the path's figures are drawn below (path_view) and do not change with λ: a λ step sends
         # only its λ, a dashed line the browser draws over them

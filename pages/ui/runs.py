@@ -119,6 +119,30 @@ def memoised(key: str, compute, keep=lambda value: True):
     return value
 
 
+#: What the pages derive from a result to draw it and that does not change with K or λ, for every
+#: session of this server: the scrubber's encoded weights, names and mean image, the ranking table.
+#: A report of the hand's K reruns the view; hashing the arrays again for st.cache_data cost it 5-8
+#: ms, and building the ranking table again 2 ms.
+_KEPT: OrderedDict = OrderedDict()
+_KEPT_ENTRIES = 32
+_KEPT_LOCK = threading.Lock()  # sessions run their scripts in threads of their own
+
+
+def kept(key: str, make):
+    """``make()`` once per ``key`` (a few dozen kept, least recently used dropped): for what a
+    rerun would otherwise derive again from the same result. ``key`` must determine the value."""
+    with _KEPT_LOCK:
+        if key in _KEPT:
+            _KEPT.move_to_end(key)
+            return _KEPT[key]
+    value = make()
+    with _KEPT_LOCK:
+        _KEPT[key] = value
+        while len(_KEPT) > _KEPT_ENTRIES:
+            _KEPT.popitem(last=False)
+    return value
+
+
 def is_memoised(key: str) -> bool:
     """Whether :func:`memoised` holds a result for ``key`` (then nothing long will run)."""
     with _PROGRESS_LOCK:

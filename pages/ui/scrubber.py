@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import threading
-from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
 import streamlit as st
 
 from core.plots import contrast_stretch
+from pages.ui import runs
 
 _COMPONENT = st.components.v2.component(
     "selection_scrubber",
@@ -42,27 +41,6 @@ _COMPONENT = st.components.v2.component(
 
 #: Features named in the component's list of the top ones.
 TOP_LISTED = 10
-
-
-#: What the component is sent that does not change with K or λ, for every session of this server:
-#: the weights (by their digest), the names and the mean image (by their data set). A report of
-#: the hand's K reruns the view, and hashing the arrays again for st.cache_data cost it 5-8 ms.
-_SENT: OrderedDict = OrderedDict()
-_SENT_ENTRIES = 16
-_SENT_LOCK = threading.Lock()  # sessions run their scripts in threads of their own
-
-
-def _kept(key: str, make):
-    with _SENT_LOCK:
-        if key in _SENT:
-            _SENT.move_to_end(key)
-            return _SENT[key]
-    value = make()
-    with _SENT_LOCK:
-        _SENT[key] = value
-        while len(_SENT) > _SENT_ENTRIES:
-            _SENT.popitem(last=False)
-    return value
 
 
 def _encoded(weights: np.ndarray) -> str:
@@ -102,9 +80,9 @@ def selection_scrubber(key: str, *, lams, weights, feature_names, data_key: str,
         return {"height": int(stack.shape[1]), "width": int(stack.shape[2]), "mean": _mean_image(stack)}
 
     data = {"token": token, "n": int(weights.shape[1]), "lams": lams, "lam_index": lam_index, "k": int(k),
-            "k_set": bool(k_set), "weights": _kept(f"weights {token}", lambda: _encoded(weights)),
-            "names": _kept(f"names {data_key}", lambda: [str(name) for name in feature_names]),
-            "image": _kept(f"image {data_key}", mean_image) if images is not None else None,
+            "k_set": bool(k_set), "weights": runs.kept(f"scrubber weights {token}", lambda: _encoded(weights)),
+            "names": runs.kept(f"scrubber names {data_key}", lambda: [str(name) for name in feature_names]),
+            "image": runs.kept(f"scrubber image {data_key}", mean_image) if images is not None else None,
             "gaps": [int(g) for g in gaps], "defaults": [int(d) for d in defaults],
             "top_listed": TOP_LISTED, "k_label": k_label, "lam_label": lam_label}
     _COMPONENT(key=key, data=data, on_view_change=on_change or (lambda: None), height="content")

@@ -5,6 +5,7 @@ ranking table and the result's files; and, for Compare, what several methods sel
 
 from __future__ import annotations
 
+import hashlib
 import json
 from functools import partial
 
@@ -150,6 +151,16 @@ def ranking_table(main, result, n: int | None = None) -> dict:
     ranking = result.ranking[:n]
     return {"rank": np.arange(1, ranking.size + 1), "feature": [main.feature_names[j] for j in ranking],
             "alpha": result.alpha[ranking]}
+
+
+def shown_ranking(main, result, n: int = 50):
+    """:func:`ranking_table`'s first ``n`` rows as the Arrow table ``st.dataframe`` sends, made once
+    per result (keyed by its weights' digest): the table does not change with K, and converting it
+    again at every K report cost the server 2 ms of its 30 (benchmarks/bench_users.py)."""
+    import pyarrow as pa
+
+    digest = hashlib.blake2b(np.ascontiguousarray(result.alpha).tobytes(), digest_size=8).hexdigest()
+    return runs.kept(f"ranking {main.fingerprint} {digest} {n}", lambda: pa.table(ranking_table(main, result, n)))
 
 
 def result_downloads(main, result, run_settings: dict, top) -> None:
