@@ -67,11 +67,18 @@ solve = dict(solver="eigen", dtype="float64") if exact else dict(solver="power",
 MAX_ITER = 1000
 
 
-def run_kernel(k, kernel, options):
+def run_key(k, kernel, options) -> str:
+    """What determines a run of this page: the data, the kernel and its options, k and the solver."""
+    return json.dumps(dict(data=data.fingerprint, kernel=kernel, k=k, **options, **solve), sort_keys=True)
+
+
+def run_kernel(k, kernel, options, what: str = "", last: bool = True):
     """kernel_q_alpha with a progress bar that gives an estimate before the first iteration (from
     this data set's last run with the same solver: its time per iteration and its number of
-    iterations; else from the measured cost per kernel entry), and Stop."""
-    key = json.dumps(dict(data=data.fingerprint, kernel=kernel, k=k, **options, **solve), sort_keys=True)
+    iterations; else from the measured cost per kernel entry), and Stop. ``what``: said before the
+    estimate (which run this is, when it is not the one the controls ask for); ``last``: whether
+    it becomes the result shown after a Stop (:func:`pages.ui.runs.run_with_progress`)."""
+    key = run_key(k, kernel, options)
     past = st.session_state.setdefault("kq_past_runs", {})
     seconds, rate, iterations = estimates.kernel_seconds(data.n_features, solve["solver"],
                                                          past.get((data.fingerprint, solve["solver"])))
@@ -83,8 +90,8 @@ def run_kernel(k, kernel, options):
                                                      result.n_iter)
         return result
 
-    return runs.run_with_progress(key, run, stop="kernel", status=runs.iteration_status(MAX_ITER), every=5,
-                                text=f"Kernel Q-alpha on {data.n_features:,} features: about {seconds:.1f} s "
+    return runs.run_with_progress(key, run, stop="kernel", status=runs.iteration_status(MAX_ITER), every=5, last=last,
+                                text=f"{what}Kernel Q-alpha on {data.n_features:,} features: about {seconds:.1f} s "
                                      f"({rate:.2f} s per iteration, about {iterations} iterations as "
                                      f"{'the last run here' if (data.fingerprint, solve['solver']) in past else 'usual'}"
                                      f"; at most {MAX_ITER})")
@@ -151,3 +158,17 @@ widgets.snippet("Python: this result in a notebook", "kq_snippet",
                                                 MAX_ITER))
 # only the parameters of the chosen kernel: the others do not shape this view
 views.share_view(["kq_kernel", "kq_k", "kq_exact", *{"poly": ("kq_degree", "kq_coef0"), "rbf": ("kq_gamma",)}.get(kernel, ())])
+
+# The RBF kernel's other γ's, once everything above is drawn, where their estimate is short (the AR
+# faces: about 3 s): a γ step is then a lookup, as a λ step is on the Q-alpha page's λ path (a new
+# γ was a solve of 0.3-1.0 s there, 1.0-1.8 s from key press to settled page). A step of the user's
+# during this work interrupts it and is answered first; Stop stops it.
+if kernel == "rbf" and not runs.is_stopped("kernel"):
+    others = [g for g in GAMMAS if not runs.is_memoised(run_key(int(result.k), "rbf", {"gamma": g}))]
+    each, _, _ = estimates.kernel_seconds(data.n_features, solve["solver"],
+                                          st.session_state["kq_past_runs"].get((data.fingerprint, solve["solver"])))
+    if others and len(others) * each <= estimates.AUTO_PATH_SECONDS:
+        for index, other in enumerate(others):
+            run_kernel(int(result.k), "rbf", {"gamma": other},
+                       what=f"The other γ's, so that moving γ shows them at once ({index + 1} of {len(others)}: "
+                            f"γ = {other:g}). ", last=False)

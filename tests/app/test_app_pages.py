@@ -654,6 +654,37 @@ def test_kernel_page_python_snippet_recomputes_its_result(settings):
     assert np.allclose(shown, namespace["result"].history, rtol=1e-10)
 
 
+def test_kernel_page_computes_the_other_gammas_after_its_result_so_a_gamma_step_is_a_lookup(monkeypatch):
+    """Where their estimate is short (wine: a fraction of a second), the RBF kernel's other γ's are
+    solved once the page is drawn; a γ step then solves nothing, and shows what the library gives."""
+    from core.selection import kernel_qalpha
+
+    from pages.ui import runs
+
+    app = AppTest.from_file(str(ROOT / "pages" / "kernel.py"), default_timeout=300)
+    wine = load_dataset("wine")
+    app.session_state["dataset"] = wine
+    app.run()
+    assert not app.exception and not app.error
+    solved = []
+    original = kernel_qalpha.kernel_q_alpha
+    # the page imports the solver at every run: a solve from now on is counted
+    monkeypatch.setattr(kernel_qalpha, "kernel_q_alpha",
+                        lambda *args, **kwargs: solved.append(kwargs.get("gamma")) or original(*args, **kwargs))
+    k = app.number_input(key="kq_k").value
+    for gamma in (0.5, 20.0):
+        key = json.dumps(dict(data=wine.fingerprint, kernel="rbf", k=k, gamma=gamma, solver="power",
+                              dtype="float32"), sort_keys=True)
+        assert runs.is_memoised(key)
+        app.select_slider(key="kq_gamma").set_value(gamma).run()
+        assert not app.exception and not app.error
+        expected = original(wine.X, k, "rbf", gamma=gamma, solver="power", dtype="float32", max_iter=1000)
+        shown = plotly_array(json.loads(app.get("plotly_chart")[0].proto.spec)["data"][0]["y"])
+        assert np.allclose(shown, np.sort(expected.alpha)[::-1], atol=1e-8)
+        assert app.metric[1].value == str(expected.n_iter)
+    assert solved == []  # every γ was a lookup
+
+
 def test_compare_hands_no_labels_to_unsupervised_methods(monkeypatch):
     """Within the folds and on every sample, an unsupervised method's ranker gets no labels and
     a supervised one gets the training labels."""
