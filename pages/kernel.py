@@ -165,8 +165,9 @@ views.share_view(["kq_kernel", "kq_k", "kq_exact", *{"poly": ("kq_degree", "kq_c
 # during this work interrupts it and is answered first; Stop stops it.
 if kernel == "rbf" and not runs.is_stopped("kernel"):
     others = [g for g in GAMMAS if not runs.is_memoised(run_key(int(result.k), "rbf", {"gamma": g}))]
-    each, _, _ = estimates.kernel_seconds(data.n_features, solve["solver"],
-                                          st.session_state["kq_past_runs"].get((data.fingerprint, solve["solver"])))
+    # by the cost model alone (not this session's last run, which a session that found the result
+    # computed lacks): every session decides alike on the same data
+    each, _, _ = estimates.kernel_seconds(data.n_features, solve["solver"])
     if others and len(others) * each <= estimates.AUTO_PATH_SECONDS:
         for index, other in enumerate(others):
             run_kernel(int(result.k), "rbf", {"gamma": other},
