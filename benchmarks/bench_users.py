@@ -9,8 +9,8 @@ script hash, the query string, the widgets and components with their ids and the
 sits in, the messages it may refer to by hash, whose hashes it sends back with each run as the
 browser does, so that the server sends a message the person holds as a reference), then moves K
 by one to three features at a time, always to a K no person reported before (so that no step finds
-its k-means cached by another's: the worst case). K is moved in the browser (``pages/ui/scrubber.py``), which tells the server the new K once
-the hand stops: a step here is that report, the component's state as JSON with the id of the
+its k-means cached by another's: the worst case). K is moved in the browser
+(``pages/ui/scrubber.py``), which tells the server the new K once the hand stops: a step here is that report, the component's state as JSON with the id of the
 fragment it sits in, as the browser sends it; every step is a stop, the most the server is told.
 A step is timed from the send to the ``script_finished`` of that run, and counts only if the run
 shows k-means at that person's own new K ("Accuracy, top K"), a link naming it, and no exception

@@ -131,8 +131,9 @@ default = default_k(result.alpha, gap)
 widgets.chart(sorted_weights_figure(result.alpha, data.feature_names, gap.n_selected, clear_gap=gap.clear,
                                     default=default), "kernel_sorted")
 widgets.pixel_view(data, result.alpha, result.top(default.k), "kernel_overlay")
-# drawn only when asked for (as on the Q-alpha page): a third Plotly figure cost a new tab's
-# first open about 0.3 s of the browser's drawing
+# drawn only when asked for (as on the Q-alpha page): with the snippet drawn when opened, a new
+# tab's first open of this page was painted 1.05 s after the bare page's, now 0.55-0.77 s
+# (bench_app, medians of 3 opens)
 convergence = widgets.when_open(f"Convergence: the objective at each of the {result.n_iter} iterations",
                                 "kq_convergence")
 if convergence is not None:
