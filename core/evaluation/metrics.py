@@ -16,7 +16,7 @@ Definitions (each also in its function's docstring):
   classes and 0 is no better than the label frequencies.
 * :func:`kuncheva_index`, :func:`jaccard_index`, :func:`selection_stability`, :func:`stability_curve` -- agreement of
   top-K sets across bootstrap resamples (Kuncheva, AIA 2007).
-* :func:`kmeans_scores` -- k-means with seeded starts, each scored: the one place the library
+* :func:`kmeans_scores` -- k-means with seeded starts (:func:`.kmeans.seeded_kmeans`), each scored: the one place the library
   clusters to judge a selection (the comparison protocol, :mod:`.compare`, and the pages use it).
 
 References
@@ -38,6 +38,7 @@ from scipy.optimize import linear_sum_assignment
 from ..errors import InputError
 from ..progress import ProgressCallback, report_or_stop
 from ..validation import zscores
+from .kmeans import seeded_kmeans
 
 __all__ = ["clustering_accuracy", "pairwise_accuracy", "nmi", "normalized_precision_index",
            "test_information", "kuncheva_index", "jaccard_index", "selection_stability", "stability_curve",
@@ -314,18 +315,6 @@ def selection_curves(X, labels, rankings: dict, sizes, n_runs: int = 5, random_s
             _append_grouping_scores(curves, Z[:, np.asarray(ranking)[: int(size)]], labels, n_runs, random_state)
         out[method] = curves
     return out
-
-
-def seeded_kmeans(Z, n_clusters: int, n_runs: int = 5, random_state=0) -> list[np.ndarray]:
-    """The clusters k-means finds in ``Z``, one start per run with the seeds ``random_state``,
-    ``random_state + 1``, ...: the same seeds on two feature sets give paired runs."""
-    from sklearn.cluster import KMeans
-
-    from ..matrix.threads import openmp_threads_for
-
-    with openmp_threads_for(np.size(Z)):
-        return [KMeans(int(n_clusters), n_init=1, random_state=random_state + run).fit_predict(Z)
-                for run in range(n_runs)]
 
 
 def kmeans_scores(Z, labels, n_runs: int = 5, random_state=0) -> tuple[np.ndarray, np.ndarray]:

@@ -1,4 +1,4 @@
-"""How many BLAS threads the iterative solvers' products get, and how many OpenMP threads k-means gets.
+"""How many BLAS threads the iterative solvers' products get.
 
 OpenBLAS splits a product over its threads whatever the product's size, and waking the threads
 costs more than it saves on the thin products of Q-alpha's iterations on data of image or small
@@ -17,31 +17,9 @@ setting is.
 from __future__ import annotations
 
 from contextlib import nullcontext
-from functools import lru_cache
 
 #: Multiply-adds of one product below which the iterations run on one BLAS thread.
 SMALL_PRODUCT_WORK = 3e7
-
-
-#: Samples x features below which k-means runs on one OpenMP thread (:func:`openmp_threads_for`).
-SMALL_KMEANS_SIZE = 2e6
-
-
-@lru_cache(maxsize=1)
-def _controller():
-    """One :class:`threadpoolctl.ThreadpoolController` for the process: made once (it inspects the
-    loaded libraries, 3 ms), its limits then cost 20 µs."""
-    from threadpoolctl import ThreadpoolController
-
-    return ThreadpoolController()
-
-
-def openmp_threads_for(size: float):
-    """One OpenMP thread (scikit-learn's k-means loops) for data of fewer than
-    :data:`SMALL_KMEANS_SIZE` values, else the threads as they are. On the AR faces' top 420
-    pixels five seeded k-means runs took 12 ms on one thread and 20 ms on two from a thread other
-    than the main one (a Streamlit script's), where the team of threads is made anew."""
-    return _controller().limit(limits=1, user_api="openmp") if size < SMALL_KMEANS_SIZE else nullcontext()
 
 
 def one_blas_thread():
