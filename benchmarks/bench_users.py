@@ -17,7 +17,8 @@ shows k-means at that person's own new K ("Accuracy, top K"), a link naming it, 
 element. Between steps each person thinks for about ``--think`` seconds (uniform, 0.5x to 1.5x),
 so 20 people step about 20 times a second in all.
 
-For N = 1, 5, 10, 20 people on one fresh server: the median and 90th percentile of a step, the steps
+For N = 1, 5, 10, 20 people on one fresh server, once every person has the page open and the
+server's one-time warm-up (its background imports) is over: the median and 90th percentile of a step, the steps
 that failed, the exception elements seen, the server's CPU seconds per step (``/proc/PID/stat``
 over the stepping window, every core), its peak resident memory (``VmRSS``) and how much that grew
 from the window's start to its end. ``--heavy H`` adds a row per kind of heavy work: one person
@@ -206,6 +207,26 @@ async def _memory(pids: list[int], peak: list, stop: asyncio.Event) -> None:
         await asyncio.sleep(0.2)
 
 
+async def _warmed_up(pids: list[int], since: float, timeout: float = 30.0) -> None:
+    """Wait for the servers' one-time warm-up to be over: the background imports that start
+    ``WARM_AFTER`` seconds after a server's first run, once no run has been in progress for
+    ``QUIET_FOR`` (``pages/ui/session.py``; about 0.16 s of CPU, seen 3-3.5 s after a Q-alpha page
+    opened), then a second in which the servers spent less than 20 ms of CPU. Counted in the
+    stepping window they would have added 12-16 ms to each of one person's ten steps, a cost paid
+    once per process, not per step. ``since``: when the last page finished opening."""
+    from pages.ui.session import QUIET_FOR, WARM_AFTER
+
+    deadline = since + timeout
+    await asyncio.sleep(max(0.0, since + WARM_AFTER + QUIET_FOR + 0.5 - time.monotonic()))
+    previous = sum(_cpu_seconds(pid) for pid in pids)
+    while time.monotonic() < deadline:
+        await asyncio.sleep(1.0)
+        now = sum(_cpu_seconds(pid) for pid in pids)
+        if now - previous < 0.02:
+            return
+        previous = now
+
+
 async def _stepper(person: Person, steps: int, think: float, rng, record: list, reported: set) -> None:
     """Move K a few features at a time, up and down, with a think time between steps; each step
     checked. A step is what the browser sends once the hand stops (pages/ui/scrubber.py): the new
@@ -276,9 +297,12 @@ async def scenario(servers: list[tuple[str, int]], n_users: int, steps: int, thi
     page, query, control = HEAVY[heavy_kind]
     workers = [Person(servers[i % len(servers)][0], page, query) for i in range(heavy)]
     await asyncio.gather(*(person.open() for person in people + workers))
+    opened = time.monotonic()
     missing = [p for p in people if SCRUBBER not in p.components] + [w for w in workers if control not in w.widgets]
     if missing:
         raise RuntimeError(f"{len(missing)} session(s) did not show the control they step")
+    if not heavy:  # with heavy work the servers are never quiet: its workers start with the window
+        await _warmed_up(pids, opened)
     stop, peak, steps_done, heavy_runs = asyncio.Event(), [max(_rss_mib(pid) for pid in pids)], [], []
     watcher = asyncio.create_task(_memory(pids, peak, stop))
     claimed = set()

@@ -28,6 +28,7 @@ on data sets of several shapes; the two can part only where two distances tie to
 from __future__ import annotations
 
 import numpy as np
+from scipy.sparse import csr_array
 
 from ..errors import InputError
 
@@ -157,8 +158,6 @@ def _cluster_sums(X: np.ndarray, labels: np.ndarray, sizes: np.ndarray) -> np.nd
     product with the samples' memberships, which adds each cluster's samples in sample order, as
     scikit-learn's compiled loop does (so that the centres agree to the last bit); gathering the
     samples for ``np.add.reduceat`` took 4-6x as long on the faces' top 400-2,400 pixels."""
-    from scipy.sparse import csr_array
-
     starts, n_clusters = sizes.shape
     clusters = (labels + n_clusters * np.arange(starts)[:, None]).ravel()
     by_cluster = np.argsort(clusters, kind="stable")
