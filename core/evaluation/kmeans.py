@@ -13,8 +13,8 @@ The algorithm is scikit-learn's default, with its conventions, so that a start s
 gives the clustering ``KMeans(n_clusters, n_init=1, random_state=s).fit_predict`` gives (tested
 on data sets of several shapes; the two can part only where two distances tie to the last bit):
 
-* seeding: greedy k-means++ (Arthur & Vassilvitskii, SODA 2007, the greedy variant of their
-  Sec. 6): the first centre a sample drawn uniformly, each next one the best of ``2 + ln k``
+* seeding: k-means++ (Arthur & Vassilvitskii, SODA 2007) in its greedy form, which they report
+  trying: the first centre a sample drawn uniformly, each next one the best of ``2 + ln k``
   samples drawn with probability proportional to their squared distance to the nearest centre,
   best meaning the smallest sum of those distances once it is added; the draws those of
   ``numpy.random.RandomState(s)``;
