@@ -160,17 +160,21 @@ widgets.snippet("Python: this result in a notebook", "kq_snippet",
 # only the parameters of the chosen kernel: the others do not shape this view
 views.share_view(["kq_kernel", "kq_k", "kq_exact", *{"poly": ("kq_degree", "kq_coef0"), "rbf": ("kq_gamma",)}.get(kernel, ())])
 
-# The RBF kernel's other γ's, once everything above is drawn, where their estimate is short (the AR
-# faces: about 3 s): a γ step is then a lookup, as a λ step is on the Q-alpha page's λ path (a new
-# γ was a solve of 0.3-1.0 s there, 1.0-1.8 s from key press to settled page). A step of the user's
-# during this work interrupts it and is answered first; Stop stops it.
+# The RBF kernel's other γ's, where their estimate is short (the AR faces: about 3 s), solved on
+# the server after this run by its background thread (pages/ui/runs.py): a γ step is then a
+# lookup, as a λ step is on the Q-alpha page's λ path (a new γ was a solve of 0.3-1.0 s there,
+# 1.0-1.8 s from key press to settled page). Solved in the run, with a progress bar, they held a
+# first open on a fresh server 6.1-6.5 s against 1.2 s (bench_app). A γ step that asks for one
+# still waiting solves it at once; one being solved is waited for.
 if kernel == "rbf" and not runs.is_stopped("kernel"):
     others = [g for g in GAMMAS if not runs.is_memoised(run_key(int(result.k), "rbf", {"gamma": g}))]
     # by the cost model alone (not this session's last run, which a session that found the result
     # computed lacks): every session decides alike on the same data
     each, _, _ = estimates.kernel_seconds(data.n_features, solve["solver"])
     if others and len(others) * each <= estimates.AUTO_PATH_SECONDS:
-        for index, other in enumerate(others):
-            run_kernel(int(result.k), "rbf", {"gamma": other},
-                       what=f"The other γ's, so that moving γ shows them at once ({index + 1} of {len(others)}: "
-                            f"γ = {other:g}). ", last=False)
+        for other in others:
+            runs.memoise_later(run_key(int(result.k), "rbf", {"gamma": other}),
+                               partial(kernel_q_alpha, data.X, int(result.k), "rbf", gamma=other, max_iter=MAX_ITER,
+                                       **solve))
+        st.caption(f"The other γ's ({', '.join(f'{g:g}' for g in others)}) are solved on the server after this "
+                   f"result, about {len(others) * each:.0f} s in all: moving γ then shows each at once.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import threading
 import time
 from collections import OrderedDict
@@ -99,9 +100,28 @@ _PROGRESS_CACHE: OrderedDict = OrderedDict()
 _PROGRESS_LOCK = threading.Lock()
 _PROGRESS_ENTRIES = 32
 
+# Results a page asks for ahead of the user (the Kernel page's other γ's), computed after its run
+# by one background thread for the process, so that the page settles with its own result and this
+# work takes at most one core however many sessions ask for it. Kept as memoised() keeps results.
+_LATER_CHANGED = threading.Condition(_PROGRESS_LOCK)
+_LATER_WAITING: OrderedDict = OrderedDict()  # key -> compute, oldest first
+_LATER_RUNNING: dict = {}  # key -> threading.Event set when its computation ends
+_LATER_THREAD: list = []
+#: Computations waiting at most; older ones are dropped (asked for again, they are computed then).
+LATER_QUEUE = 12
+
+
+def _keep(key: str, value) -> None:
+    with _PROGRESS_LOCK:
+        _PROGRESS_CACHE[key] = value
+        while len(_PROGRESS_CACHE) > _PROGRESS_ENTRIES:
+            _PROGRESS_CACHE.popitem(last=False)
+
 
 def memoised(key: str, compute, keep=lambda value: True):
     """``compute()`` once per ``key`` (a few dozen results kept, least recently used dropped).
+    A ``key`` waiting in :func:`memoise_later`'s queue is computed here instead; one being computed
+    there is waited for, not computed twice.
 
     For runs that draw a progress bar: st.cache_data cannot replay a function that updates an
     element created outside it."""
@@ -109,14 +129,52 @@ def memoised(key: str, compute, keep=lambda value: True):
         if key in _PROGRESS_CACHE:
             _PROGRESS_CACHE.move_to_end(key)
             return _PROGRESS_CACHE[key]
+        _LATER_WAITING.pop(key, None)
+        running = _LATER_RUNNING.get(key)
+    if running is not None:
+        running.wait()
+        with _PROGRESS_LOCK:
+            if key in _PROGRESS_CACHE:
+                return _PROGRESS_CACHE[key]
     value = compute()
-    if not keep(value):
-        return value
-    with _PROGRESS_LOCK:
-        _PROGRESS_CACHE[key] = value
-        while len(_PROGRESS_CACHE) > _PROGRESS_ENTRIES:
-            _PROGRESS_CACHE.popitem(last=False)
+    if keep(value):
+        _keep(key, value)
     return value
+
+
+def memoise_later(key: str, compute) -> None:
+    """``compute()`` in the background, kept for :func:`memoised` ``(key, ...)``, unless ``key`` is
+    kept, waiting or being computed already. ``compute`` must not call Streamlit: it runs outside
+    any session, after the run that asked for it. At most :data:`LATER_QUEUE` wait."""
+    with _LATER_CHANGED:
+        if key in _PROGRESS_CACHE or key in _LATER_WAITING or key in _LATER_RUNNING:
+            return
+        _LATER_WAITING[key] = compute
+        while len(_LATER_WAITING) > LATER_QUEUE:
+            _LATER_WAITING.popitem(last=False)
+        if not _LATER_THREAD:  # a daemon: a server stopping does not wait for work asked for ahead
+            _LATER_THREAD.append(threading.Thread(target=_compute_later, name="computed-later", daemon=True))
+            _LATER_THREAD[0].start()
+        _LATER_CHANGED.notify()
+
+
+def _compute_later() -> None:
+    while True:
+        with _LATER_CHANGED:
+            while not _LATER_WAITING:
+                _LATER_CHANGED.wait()
+            key, compute = _LATER_WAITING.popitem(last=False)
+            if key in _PROGRESS_CACHE:
+                continue
+            ended = _LATER_RUNNING[key] = threading.Event()
+        try:
+            _keep(key, compute())
+        except Exception:  # noqa: BLE001 - asked for ahead of the user: if the user asks, it runs again and says why
+            logging.getLogger(__name__).warning("a computation asked for ahead failed: %s", key, exc_info=True)
+        finally:
+            with _LATER_CHANGED:
+                del _LATER_RUNNING[key]
+            ended.set()
 
 
 #: What the pages derive from a result to draw it and that does not change with K or λ, for every

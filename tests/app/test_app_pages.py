@@ -1,6 +1,7 @@
 """Every page renders without an exception on an image set, a gene table and a synthetic set."""
 
 import json
+import time
 from pathlib import Path
 
 import numpy as np
@@ -656,7 +657,8 @@ def test_kernel_page_python_snippet_recomputes_its_result(settings):
 
 def test_kernel_page_computes_the_other_gammas_after_its_result_so_a_gamma_step_is_a_lookup(monkeypatch):
     """Where their estimate is short (wine: a fraction of a second), the RBF kernel's other γ's are
-    solved once the page is drawn; a γ step then solves nothing, and shows what the library gives."""
+    solved on the server after the page's run, which settles with its own result; a γ step then
+    solves nothing, and shows what the library gives."""
     from core.selection import kernel_qalpha
 
     from pages.ui import runs
@@ -666,16 +668,20 @@ def test_kernel_page_computes_the_other_gammas_after_its_result_so_a_gamma_step_
     app.session_state["dataset"] = wine
     app.run()
     assert not app.exception and not app.error
+    k = app.number_input(key="kq_k").value
+    keys = [json.dumps(dict(data=wine.fingerprint, kernel="rbf", k=k, gamma=gamma, solver="power", dtype="float32"),
+                       sort_keys=True) for gamma in (0.5, 1.0, 2.0, 5.0, 10.0, 20.0)]
+    assert any("solved on the server after this result" in caption.value for caption in app.caption)
+    deadline = time.monotonic() + 120
+    while not all(runs.is_memoised(key) for key in keys) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert all(runs.is_memoised(key) for key in keys)
     solved = []
     original = kernel_qalpha.kernel_q_alpha
     # the page imports the solver at every run: a solve from now on is counted
     monkeypatch.setattr(kernel_qalpha, "kernel_q_alpha",
                         lambda *args, **kwargs: solved.append(kwargs.get("gamma")) or original(*args, **kwargs))
-    k = app.number_input(key="kq_k").value
     for gamma in (0.5, 20.0):
-        key = json.dumps(dict(data=wine.fingerprint, kernel="rbf", k=k, gamma=gamma, solver="power",
-                              dtype="float32"), sort_keys=True)
-        assert runs.is_memoised(key)
         app.select_slider(key="kq_gamma").set_value(gamma).run()
         assert not app.exception and not app.error
         expected = original(wine.X, k, "rbf", gamma=gamma, solver="power", dtype="float32", max_iter=1000)
@@ -683,6 +689,38 @@ def test_kernel_page_computes_the_other_gammas_after_its_result_so_a_gamma_step_
         assert np.allclose(shown, np.sort(expected.alpha)[::-1], atol=1e-8)
         assert app.metric[1].value == str(expected.n_iter)
     assert solved == []  # every γ was a lookup
+    assert not any("solved on the server after this result" in caption.value for caption in app.caption)
+
+
+def test_a_result_asked_for_ahead_is_computed_once_and_waited_for_when_asked_for_meanwhile():
+    """pages.ui.runs.memoise_later: computed in the background and then a lookup; asked for while
+    it is computed, waited for (not computed twice); asked for while it waits, computed at once."""
+    import threading
+
+    from pages.ui import runs
+
+    started, release, calls = threading.Event(), threading.Event(), []
+
+    def slow():
+        calls.append("slow")
+        started.set()
+        release.wait(10)
+        return "slow result"
+
+    runs.memoise_later("test-later-slow", slow)
+    runs.memoise_later("test-later-queued", lambda: calls.append("queued later") or "queued result")
+    assert started.wait(10)
+    runs.memoise_later("test-later-slow", slow)  # already being computed: not queued again
+    # the queued one is asked for now: computed here, and dropped from the queue
+    assert runs.memoised("test-later-queued", lambda: calls.append("queued now") or "queued result") == "queued result"
+    waiter = threading.Thread(target=lambda: calls.append(runs.memoised("test-later-slow", lambda: "computed twice")))
+    waiter.start()
+    time.sleep(0.2)
+    assert waiter.is_alive()  # waiting for the background computation
+    release.set()
+    waiter.join(10)
+    assert calls == ["slow", "queued now", "slow result"]
+    assert runs.is_memoised("test-later-slow") and runs.memoised("test-later-slow", lambda: "again") == "slow result"
 
 
 def test_compare_hands_no_labels_to_unsupervised_methods(monkeypatch):
