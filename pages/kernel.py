@@ -72,12 +72,10 @@ def run_key(k, kernel, options) -> str:
     return json.dumps(dict(data=data.fingerprint, kernel=kernel, k=k, **options, **solve), sort_keys=True)
 
 
-def run_kernel(k, kernel, options, what: str = "", last: bool = True):
+def run_kernel(k, kernel, options):
     """kernel_q_alpha with a progress bar that gives an estimate before the first iteration (from
     this data set's last run with the same solver: its time per iteration and its number of
-    iterations; else from the measured cost per kernel entry), and Stop. ``what``: said before the
-    estimate (which run this is, when it is not the one the controls ask for); ``last``: whether
-    it becomes the result shown after a Stop (:func:`pages.ui.runs.run_with_progress`)."""
+    iterations; else from the measured cost per kernel entry), and Stop."""
     key = run_key(k, kernel, options)
     past = st.session_state.setdefault("kq_past_runs", {})
     seconds, rate, iterations = estimates.kernel_seconds(data.n_features, solve["solver"],
@@ -90,8 +88,8 @@ def run_kernel(k, kernel, options, what: str = "", last: bool = True):
                                                      result.n_iter)
         return result
 
-    return runs.run_with_progress(key, run, stop="kernel", status=runs.iteration_status(MAX_ITER), every=5, last=last,
-                                text=f"{what}Kernel Q-alpha on {data.n_features:,} features: about {seconds:.1f} s "
+    return runs.run_with_progress(key, run, stop="kernel", status=runs.iteration_status(MAX_ITER), every=5,
+                                text=f"Kernel Q-alpha on {data.n_features:,} features: about {seconds:.1f} s "
                                      f"({rate:.2f} s per iteration, about {iterations} iterations as "
                                      f"{'the last run here' if (data.fingerprint, solve['solver']) in past else 'usual'}"
                                      f"; at most {MAX_ITER})")
@@ -167,14 +165,15 @@ views.share_view(["kq_kernel", "kq_k", "kq_exact", *{"poly": ("kq_degree", "kq_c
 # first open on a fresh server 6.1-6.5 s against 1.2 s (bench_app). A γ step that asks for one
 # still waiting solves it at once; one being solved is waited for.
 if kernel == "rbf" and not runs.is_stopped("kernel"):
-    others = [g for g in GAMMAS if not runs.is_memoised(run_key(int(result.k), "rbf", {"gamma": g}))]
+    shown_k = int(result.k)
+    keys = {g: run_key(shown_k, "rbf", {"gamma": g}) for g in GAMMAS}
+    others = {g: key for g, key in keys.items() if not runs.is_memoised(key)}
     # by the cost model alone (not this session's last run, which a session that found the result
     # computed lacks): every session decides alike on the same data
     each, _, _ = estimates.kernel_seconds(data.n_features, solve["solver"])
     if others and len(others) * each <= estimates.AUTO_PATH_SECONDS:
-        for other in others:
-            runs.memoise_later(run_key(int(result.k), "rbf", {"gamma": other}),
-                               partial(kernel_q_alpha, data.X, int(result.k), "rbf", gamma=other, max_iter=MAX_ITER,
-                                       **solve))
+        for other, key in others.items():
+            runs.memoise_later(key, partial(kernel_q_alpha, data.X, shown_k, "rbf", gamma=other, max_iter=MAX_ITER,
+                                            **solve))
         st.caption(f"The other γ's ({', '.join(f'{g:g}' for g in others)}) are solved on the server after this "
                    f"result, about {len(others) * each:.0f} s in all: moving γ then shows each at once.")
