@@ -94,11 +94,30 @@ def run_cached(name: str, key: dict, *args, small: bool = False, **kwargs):
     return cached(name, json.dumps(key, sort_keys=True, default=str), args, kwargs)
 
 
+class _Recent:
+    """A few dozen values by key, the least recently used dropped first; for every session of
+    this server (they run their scripts in threads of their own: its owner holds a lock)."""
+
+    def __init__(self, entries: int):
+        self.entries, self.values = entries, OrderedDict()
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.values
+
+    def get(self, key: str):
+        self.values.move_to_end(key)
+        return self.values[key]
+
+    def put(self, key: str, value) -> None:
+        self.values[key] = value
+        while len(self.values) > self.entries:
+            self.values.popitem(last=False)
+
+
 # Runs that report progress are cached here rather than with st.cache_data: a cached function
 # that updates an element created outside it (the progress bar) cannot be replayed on a hit.
-_PROGRESS_CACHE: OrderedDict = OrderedDict()
+_PROGRESS_CACHE = _Recent(32)
 _PROGRESS_LOCK = threading.Lock()
-_PROGRESS_ENTRIES = 32
 
 # Results a page asks for ahead of the user (the Kernel page's other γ's), computed after its run
 # by one background thread for the process, so that the page settles with its own result and this
@@ -111,13 +130,6 @@ _LATER_THREAD: list = []
 LATER_QUEUE = 12
 
 
-def _keep(key: str, value) -> None:
-    with _PROGRESS_LOCK:
-        _PROGRESS_CACHE[key] = value
-        while len(_PROGRESS_CACHE) > _PROGRESS_ENTRIES:
-            _PROGRESS_CACHE.popitem(last=False)
-
-
 def memoised(key: str, compute, keep=lambda value: True):
     """``compute()`` once per ``key`` (a few dozen results kept, least recently used dropped).
     A ``key`` waiting in :func:`memoise_later`'s queue is computed here instead; one being computed
@@ -127,18 +139,18 @@ def memoised(key: str, compute, keep=lambda value: True):
     element created outside it."""
     with _PROGRESS_LOCK:
         if key in _PROGRESS_CACHE:
-            _PROGRESS_CACHE.move_to_end(key)
-            return _PROGRESS_CACHE[key]
+            return _PROGRESS_CACHE.get(key)
         _LATER_WAITING.pop(key, None)
         running = _LATER_RUNNING.get(key)
     if running is not None:
         running.wait()
         with _PROGRESS_LOCK:
             if key in _PROGRESS_CACHE:
-                return _PROGRESS_CACHE[key]
+                return _PROGRESS_CACHE.get(key)
     value = compute()
     if keep(value):
-        _keep(key, value)
+        with _PROGRESS_LOCK:
+            _PROGRESS_CACHE.put(key, value)
     return value
 
 
@@ -168,7 +180,9 @@ def _compute_later() -> None:
                 continue
             ended = _LATER_RUNNING[key] = threading.Event()
         try:
-            _keep(key, compute())
+            value = compute()
+            with _PROGRESS_LOCK:
+                _PROGRESS_CACHE.put(key, value)
         except Exception:  # noqa: BLE001 - asked for ahead of the user: if the user asks, it runs again and says why
             logging.getLogger(__name__).warning("a computation asked for ahead failed: %s", key, exc_info=True)
         finally:
@@ -177,13 +191,12 @@ def _compute_later() -> None:
             ended.set()
 
 
-#: What the pages derive from a result to draw it and that does not change with K or λ, for every
-#: session of this server: the scrubber's encoded weights, names and mean image, the ranking table.
-#: A report of the hand's K reruns the view; hashing the arrays again for st.cache_data cost it 5-8
-#: ms, and building the ranking table again 2 ms.
-_KEPT: OrderedDict = OrderedDict()
-_KEPT_ENTRIES = 32
-_KEPT_LOCK = threading.Lock()  # sessions run their scripts in threads of their own
+#: What the pages derive from a result to draw it and that does not change with K or λ: the
+#: scrubber's encoded weights, names and mean image, the ranking table. A report of the hand's K
+#: reruns the view; hashing the arrays again for st.cache_data cost it 5-8 ms, and building the
+#: ranking table again 2 ms.
+_KEPT = _Recent(32)
+_KEPT_LOCK = threading.Lock()
 
 
 def kept(key: str, make):
@@ -191,13 +204,10 @@ def kept(key: str, make):
     rerun would otherwise derive again from the same result. ``key`` must determine the value."""
     with _KEPT_LOCK:
         if key in _KEPT:
-            _KEPT.move_to_end(key)
-            return _KEPT[key]
+            return _KEPT.get(key)
     value = make()
     with _KEPT_LOCK:
-        _KEPT[key] = value
-        while len(_KEPT) > _KEPT_ENTRIES:
-            _KEPT.popitem(last=False)
+        _KEPT.put(key, value)
     return value
 
 
