@@ -68,6 +68,8 @@ def seeded_kmeans(Z, n_clusters: int, n_runs: int = 5, random_state=0, *, max_it
     n_clusters, n_runs = int(n_clusters), int(n_runs)
     if not 1 <= n_clusters <= X.shape[0]:
         raise InputError(f"k-means needs between 1 and {X.shape[0]} clusters (the samples); got {n_clusters}.")
+    if n_runs < 1:  # no start asked for: no clustering (as one KMeans call per start gave)
+        return []
     X -= X.mean(axis=0)
     squared_norms = np.einsum("ij,ij->i", X, X)
     stop_shift = tol * float(np.mean(np.var(X, axis=0)))

@@ -69,6 +69,10 @@ def test_the_labels_are_a_fixed_point_of_lloyd_and_repeat_with_the_seed():
     assert all(np.array_equal(a, b) for a, b in zip(found, again))
 
 
+def test_no_start_asked_for_gives_no_clustering():
+    assert seeded_kmeans(np.arange(12.0).reshape(6, 2), 2, n_runs=0) == []
+
+
 def test_bad_input_is_refused_with_what_to_do():
     with pytest.raises(InputError, match="between 1 and 5 clusters"):
         seeded_kmeans(np.zeros((5, 2)), 6)
