@@ -79,9 +79,19 @@ def report_or_stop(progress: ProgressCallback | None, done: int, total: int | No
                       if total else f"Stopped by the progress callback after {done:,} steps.")
 
 
-def warn_not_converged(what: str, n_iter: int, advice: str = "raise max_iter or loosen tol", stacklevel: int = 3) -> None:
-    """The :class:`ConvergenceWarning` of an iterative solver that ran out of iterations
-    (``stacklevel`` 3: the line that called the solver that calls this)."""
+def warn_not_converged(what: str, n_iter: int, advice: str = "raise max_iter or loosen tol", stacklevel: int = 3,
+                       *, failures=(), residual: float | None = None, tol: float | None = None) -> None:
+    """The :class:`ConvergenceWarning` of an iterative solver that did not converge (``stacklevel``
+    3: the line that called the solver that calls this). ``failures``, ``(iteration, what)`` of
+    inner solvers that failed, are named; ``residual`` and ``tol`` say how far it got."""
     from sklearn.exceptions import ConvergenceWarning
 
-    warnings.warn(f"{what} did not converge in {n_iter} iterations; {advice}.", ConvergenceWarning, stacklevel=stacklevel)
+    if failures:
+        first, failed = failures[0]
+        message = (f"{what} did not converge: its inner eigensolver failed in {len(failures)} of {n_iter} "
+                   f"iterations (first in iteration {first}: {failed})")
+    else:
+        message = f"{what} did not converge in {n_iter} iterations"
+    if residual is not None and tol is not None:
+        message += f"; residual {residual:.2e} against tol {tol:.0e}"
+    warnings.warn(f"{message}; {advice}.", ConvergenceWarning, stacklevel=stacklevel)

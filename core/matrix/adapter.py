@@ -22,7 +22,7 @@ from ..errors import InputError
 from ..validation import as_dense_array, power_of_two_scale
 from .kinds import as_chunked_array, as_sparse_matrix, is_chunked, is_sparse
 from .moments import ColumnMoments, moments_of
-from .normalised import ChunkedFeatures, DenseFeatures, SparseFeatures
+from .normalised import ChunkedFeatures, DenseFeatures, ImplicitDenseFeatures, SparseFeatures
 
 __all__ = ["DataMatrix", "data_matrix", "dense_matrix", "KINDS"]
 
@@ -118,6 +118,13 @@ class DataMatrix:
         if self.kind == "sparse":
             return SparseFeatures(self.values, self.moments())
         return ChunkedFeatures(self._blocks, self.moments())
+
+    def exact_normalised(self):
+        """:meth:`normalised` in float64 without a stored copy for dense data (products with the
+        data themselves): what a float32 run is checked against."""
+        if self.kind == "dense":
+            return ImplicitDenseFeatures(self.values, self.moments())
+        return self.normalised()
 
     def scaled_variance(self, columns, scale) -> np.ndarray:
         """The variance over the samples of the given columns, each divided by ``scale``

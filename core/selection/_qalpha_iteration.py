@@ -14,13 +14,18 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import linalg
-from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
+from scipy.sparse.linalg import LinearOperator
 
-from ._spectral import orient
+from ._spectral import IterationTrace, eigen_residual, leading_lanczos, orient, subspace_residual
 from ..errors import InputError
 from ..progress import report
 from ..matrix import dense_matrix
 from ..matrix.normalised import leading_sample_vectors
+
+#: A start needs only to lie near the leading eigenvectors: above GRAM_LIMIT samples the
+#: subspace iteration of ``init="uniform"`` stops at this eigen-residual (the run's own residual
+#: test decides convergence, whatever the start).
+START_RTOL = 1e-4
 
 #: Above this many features the leading eigenvector of G is not taken from a dense matrix.
 DENSE_LIMIT = 600
@@ -119,35 +124,28 @@ class _Problem:
 
 
 def _leading_eigvec(problem, Pt, beta0, solver, eig_tol, power_steps):
-    """Leading (largest algebraic) eigenvector of the step-2 operator and its eigenvalue."""
+    """Leading (largest algebraic) eigenvector ``beta`` of the step-2 operator ``C``, ``C beta``
+    (for its residual) and what failed, if the inner solver did (None when it did not)."""
     if solver == "dense":
         C = problem.dense_operator(Pt)
         if problem.n <= 2 * DENSE_LIMIT:
-            values, vectors = linalg.eigh(C, subset_by_index=[problem.n - 1, problem.n - 1])
-            return vectors[:, 0], float(values[0])
+            _, vectors = linalg.eigh(C, subset_by_index=[problem.n - 1, problem.n - 1])
+            return vectors[:, 0], C @ vectors[:, 0], None
         # Explicit G that is too large for a full decomposition: Lanczos on the stored matrix.
-        values, vectors = eigsh(C, k=1, which="LA", v0=beta0, tol=eig_tol)
-        return vectors[:, 0], float(values[0])
+        beta, failure = leading_lanczos(C, beta0, eig_tol, problem.n)
+        return beta, C @ beta, failure
     if solver == "lanczos":
         op = LinearOperator((problem.n, problem.n), dtype=problem.features.dtype,
                             matvec=lambda v: problem.operator_matvec(Pt, np.ravel(v)))
-        try:
-            values, vectors = eigsh(op, k=1, which="LA", v0=beta0, tol=eig_tol,
-                                    ncv=min(problem.n, 20), maxiter=max(1000, 10 * problem.n))
-        except ArpackNoConvergence as exc:  # keep the best Ritz vector; convergence is reported
-            if exc.eigenvectors.shape[1] == 0:
-                raise
-            values, vectors = exc.eigenvalues, exc.eigenvectors
-        return vectors[:, 0], float(values[0])
+        beta, failure = leading_lanczos(op, beta0, eig_tol, problem.n)
+        return beta, problem.operator_matvec(Pt, beta), failure
     # Power steps warm-started from the previous alpha: the fixed point is the same (alpha an
     # eigenvector of G(Q)), and the operator is positive semi-definite so no shift is needed.
     beta = beta0
-    value = 0.0
     for _ in range(power_steps):
         image = problem.operator_matvec(Pt, beta)
-        value = float(beta @ image)
         beta = image / np.linalg.norm(image)
-    return beta, value
+    return beta, problem.operator_matvec(Pt, beta), None
 
 
 def _class_subspace(labels, q):
@@ -162,39 +160,34 @@ def _class_subspace(labels, q):
 
 
 # ---------------------------------------------------------------------------- the iteration
-def _run(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_steps, progress,
-         random_state=None, alpha0=None):
+def _run(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_steps, progress, alpha0=None):
+    """One start of the alternation of [WS03] Definition 2 from ``Q0``.
+
+    Each iteration makes the pair ``(alpha, Q)``: alpha the leading eigenvector of ``C(Q)`` (steps
+    1-2), then ``Z = A_alpha Q`` (steps 3-4). The pair is a fixed point when alpha is an
+    eigenvector of ``C(Q)`` and ``Q`` spans an invariant subspace of ``A_alpha``; the run stops
+    when both residuals (:func:`eigen_residual`, :func:`subspace_residual`) are at most ``tol``
+    (alpha's alone with Q fixed, the supervised mode) and returns that pair, its objective
+    ``alpha^T C(Q) alpha`` and eigenvalue. Q moves on (step 5) only when another iteration follows.
+    """
     if solver == "power" and method == "power" and not fixed_Q and power_steps == 1:
-        return _run_simultaneous(problem, Q0, max_iter=max_iter, tol=tol, progress=progress,
-                                 random_state=random_state, alpha0=alpha0)
+        return _run_simultaneous(problem, Q0, max_iter=max_iter, tol=tol, progress=progress, alpha0=alpha0)
     features = problem.features
     Q = Q0
     Pt = features.transposed_times(Q)  # k x n, rows p_l = M q_l
     beta, alpha = _start_weights(problem, alpha0)
-    history = []
-    converged = stopped = False
-    eigenvalue = np.nan
-    n_iter = 0
+    trace = IterationTrace()
     for n_iter in range(1, max_iter + 1):
-        # Steps 1-2: alpha = leading eigenvector of G(Q^(r-1)) (or of its side-information form).
-        beta, eigenvalue = _leading_eigvec(problem, Pt, beta, solver, eig_tol, power_steps)
-        new_alpha = problem.to_alpha(beta)
-        beta = problem.to_beta(new_alpha)
-        change = float(np.linalg.norm(new_alpha - alpha))
-        alpha = new_alpha
-        # Steps 3-4: Z = A_alpha Q^(r-1) = M^T (alpha o P); ||Z||_F^2 = alpha^T G(Q^(r-1)) alpha.
+        # Steps 1-2: alpha = leading eigenvector of C(Q) (G(Q) or its side-information form).
+        beta, image, failure = _leading_eigvec(problem, Pt, beta, solver, eig_tol, power_steps)
+        eigenvalue, alpha_residual = eigen_residual(beta, image)
+        alpha = problem.to_alpha(beta)
+        beta = problem.to_beta(alpha)
+        # Steps 3-4: Z = A_alpha Q = M^T (alpha o P); ||Z||_F^2 = alpha^T G(Q) alpha.
         Z = features.times((Pt * alpha).T)
-        history.append(problem.objective(alpha, Z))
-        # With Q fixed (supervised) alpha is one leading eigenvector: an exact solve has it at
-        # once; power steps reach it only over as many iterations as alpha needs to settle (one
-        # step was taken for the answer before, off the eigenvector: an objective 6% lower on the
-        # AR faces, tests/core/selection/test_qalpha.py)
-        exact_once = fixed_Q and solver != "power"
-        if exact_once or (n_iter > 1 and change <= tol):
-            converged = True
-        if report(progress, n_iter, max_iter, history[-1]) and not converged:
-            stopped = True
-        if converged or stopped:
+        Q_residual = 0.0 if fixed_Q else subspace_residual(Q, Z)
+        if trace.record(n_iter, problem.objective(alpha, Z), eigenvalue, alpha_residual, Q_residual, tol,
+                        failure, progress, max_iter):
             break
         if fixed_Q:
             continue
@@ -203,66 +196,57 @@ def _run(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_
             Q, R = np.linalg.qr(Z)
             if np.min(np.abs(np.diag(R))) <= 1e-13 * np.max(np.abs(np.diag(R))):
                 # A_alpha has rank below k: keep the columns it spans and complete the basis.
-                Q = leading_sample_vectors(features, alpha, Q.shape[1], random_state)
+                Q = leading_sample_vectors(features, alpha, Q.shape[1]).vectors
         else:  # basic scheme: Q = the k leading eigenvectors of A_alpha
-            Q = leading_sample_vectors(features, alpha, Q.shape[1], random_state)
+            Q = leading_sample_vectors(features, alpha, Q.shape[1]).vectors
         Pt = features.transposed_times(Q)
-    return dict(alpha=alpha, Q=Q, history=np.asarray(history), n_iter=n_iter,
-                converged=converged, eigenvalue=eigenvalue, stopped=stopped)
+    return trace.result(alpha, Q)
 
 
 #: The simultaneous iteration refreshes P = M Q exactly this often (P is otherwise updated as U R^-1).
 _P_REFRESH = 10
 
 
-def _run_simultaneous(problem, Q0, *, max_iter, tol, progress, random_state=None, alpha0=None):
+def _run_simultaneous(problem, Q0, *, max_iter, tol, progress, alpha0=None):
     """Power-embedded Q-alpha with one power step on alpha, two passes over the data per iteration.
 
     Alpha and Q are updated from the same iterate: with ``T = M^T (alpha o P) = A_alpha Q`` and
     ``U = M T``, ``G(Q) alpha = sum_l p_l o u_l`` gives the power step on alpha, ``T -> Q R`` the
     orthogonal-iteration step on Q, and ``M Q_new = U R^{-1}`` the next ``P``: one product with
     ``M^T`` and one with ``M`` per iteration instead of four. The fixed points are those of
-    Definition 2 (alpha an eigenvector of G(Q), Q spanning the leading eigenvectors of A_alpha);
-    ``history`` holds ``alpha^T G(Q) alpha = ||T||_F^2`` of each iterate.
+    Definition 2 (alpha an eigenvector of G(Q), Q spanning the leading eigenvectors of A_alpha).
+    The same pass gives both residuals of the iterate ``(alpha, Q)`` it starts from, so the test
+    costs no product: the run returns that iterate, its objective ``||T||_F^2`` (``alpha^T G(Q)
+    alpha``, over the side quotient's denominator with side data) and its Rayleigh quotient.
     """
     features = problem.features
     Q = Q0
     Pt = features.transposed_times(Q)
     beta, alpha = _start_weights(problem, alpha0)
-    history = []
-    converged = stopped = False
-    eigenvalue = np.nan
-    n_iter = 0
+    trace = IterationTrace()
     for n_iter in range(1, max_iter + 1):
         # T = A_alpha Q (q x k) and U = (M T)^T (k x n): one pass over the data
         T, U = features.fused((Pt * alpha).T)
-        history.append(problem.objective(alpha, T))
-        if report(progress, n_iter, max_iter, history[-1]):
-            stopped = True
-            break
         image = np.einsum("ln,ln->n", Pt, U)  # G(Q) alpha
-        if problem.side_scale is not None:  # the symmetric operator S^1/2 G S^1/2 acting on beta
-            image *= problem.side_scale
-        eigenvalue = float(beta @ image)
-        beta = image / np.linalg.norm(image)
-        new_alpha = problem.to_alpha(beta)
-        beta = problem.to_beta(new_alpha)
-        change = float(np.linalg.norm(new_alpha - alpha))
-        alpha = new_alpha
+        if problem.side_scale is not None:
+            # C beta = S^1/2 G S^1/2 beta with alpha = S^1/2 beta / ||S^1/2 beta||
+            image *= problem.side_scale * float(np.linalg.norm(problem.side_scale * beta))
+        eigenvalue, alpha_residual = eigen_residual(beta, image)
+        if trace.record(n_iter, problem.objective(alpha, T), eigenvalue, alpha_residual, subspace_residual(Q, T),
+                        tol, None, progress, max_iter):
+            break
+        alpha = problem.to_alpha(image / np.linalg.norm(image))
+        beta = problem.to_beta(alpha)
         Q, R = np.linalg.qr(T)
         diag = np.abs(np.diag(R))
         if diag.min() <= 1e-10 * diag.max() or n_iter % _P_REFRESH == 0:
             if diag.min() <= 1e-13 * diag.max():
-                Q = leading_sample_vectors(features, alpha, Q.shape[1], random_state)
+                Q = leading_sample_vectors(features, alpha, Q.shape[1]).vectors
             Pt = features.transposed_times(Q)
         else:
             # P_new = (M T) R^-1, i.e. Pt_new = R^-T U; R is k x k and well conditioned here.
             Pt = np.linalg.inv(R).T @ U
-        if n_iter > 1 and change <= tol:
-            converged = True
-            break
-    return dict(alpha=alpha, Q=Q, history=np.asarray(history), n_iter=n_iter,
-                converged=converged, eigenvalue=eigenvalue, stopped=stopped)
+    return trace.result(alpha, Q)
 
 
 def _start_weights(problem, alpha0=None):
@@ -281,7 +265,7 @@ def _initial_Q(problem, k, init, rng):
         # information "equal" is meant in the symmetric variable, alpha ~ (D + lam I)^{-1/2} 1,
         # so the start already discounts the structure the side data carry.
         alpha0 = problem.to_alpha(np.ones(problem.n, dtype=problem.features.dtype))
-        return leading_sample_vectors(problem.features, alpha0, k, rng)
+        return leading_sample_vectors(problem.features, alpha0, k, rtol=START_RTOL).vectors
     Q, _ = np.linalg.qr(rng.standard_normal((problem.q, k)))
     return Q
 

@@ -8,8 +8,10 @@ references ([WS03]: Wolf & Shashua, ICCV 2003; [SW04]: Shashua & Wolf, ECCV 2004
 from __future__ import annotations
 
 import numpy as np
+from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
 from ..errors import InputError
+from ..progress import report
 from ..validation import check_positive_int, check_real
 
 #: Largest weight of side information: beyond it only the side information counts (the same
@@ -53,9 +55,16 @@ def side_scaling(diagonal, lam) -> np.ndarray:
     return 1.0 / np.sqrt(diagonal + lam)
 
 
-def result_warnings(alpha, history, converged) -> tuple[tuple, bool]:
-    """What a result must say about itself, and whether it may count as converged."""
+def result_warnings(alpha, history, converged, failures=()) -> tuple[tuple, bool]:
+    """What a result must say about itself, and whether it may count as converged.
+
+    ``failures`` are ``(iteration, what failed)`` of inner solvers: any makes the result unconverged."""
     notes = []
+    if failures:
+        first, what = failures[0]
+        notes.append(f"The inner eigensolver failed in {len(failures)} iteration(s), first in iteration {first}: "
+                     f"{what}. The weights are not a converged solution.")
+        converged = False
     if not np.isfinite(history).all():
         notes.append("The objective stopped being finite during the iteration; the weights are those of the "
                      "last iteration and are not a converged solution.")
@@ -66,3 +75,66 @@ def result_warnings(alpha, history, converged) -> tuple[tuple, bool]:
                      "positive weights of [WS03] do not come out for this operator (strong pairwise side "
                      "information or the gap criterion can do this). Rank by the weights with care.")
     return tuple(notes), converged
+
+
+# ---------------------------------------------------------------------------- convergence
+def eigen_residual(beta, image):
+    """Rayleigh quotient ``theta = beta^T C beta`` of a unit ``beta`` and its relative eigen-residual
+    ``||C beta - theta beta|| / ||C beta||`` (the sine of the angle between ``beta`` and ``C beta``).
+
+    ``||C beta||`` is at most ``||C||_2``, so the residual relative to the operator's norm is at
+    most this one: a test against it is never looser than one against ``||C||_2``."""
+    theta = float(beta @ image)
+    size = float(np.linalg.norm(image))
+    if size == 0.0:  # beta in C's null space: an eigenvector, the leading one only if C = 0
+        return theta, 1.0
+    return theta, float(np.linalg.norm(image - theta * beta)) / size
+
+
+def subspace_residual(Q, Z):
+    """``||Z - Q Q^T Z||_F / ||Z||_2`` for ``Z = A Q`` and orthonormal ``Q``: zero exactly when
+    ``Q`` spans an invariant subspace of ``A``. ``||A Q||_2 <= ||A||_2``, so, as in
+    :func:`eigen_residual`, the test is never looser than one relative to ``||A||_2``."""
+    size = float(np.linalg.norm(Z, 2))
+    if size == 0.0:
+        return 1.0
+    return float(np.linalg.norm(Z - Q @ (Q.T @ Z))) / size
+
+
+def leading_lanczos(op, beta0, eig_tol, n=None):
+    """ARPACK's leading eigenvector; on failure its best Ritz vector (or ``beta0``) and why."""
+    n = op.shape[0] if n is None else n
+    try:
+        _, vectors = eigsh(op, k=1, which="LA", v0=beta0, tol=eig_tol, ncv=min(n, 20), maxiter=max(1000, 10 * n))
+        return vectors[:, 0], None
+    except ArpackNoConvergence as exc:
+        found = exc.eigenvectors.shape[1] > 0
+        return (exc.eigenvectors[:, 0] if found else beta0), f"ARPACK (eigsh) did not converge: {exc}"
+
+
+class IterationTrace:
+    """What one start records per iteration, and whether it ends: converged (both residuals at
+    most ``tol`` and no inner solver failed), stopped by the progress callback, or out of iterations."""
+
+    def __init__(self):
+        self.history, self.residuals, self.failures = [], [], []
+        self.converged = self.stopped = False
+        self.n_iter, self.eigenvalue = 0, np.nan
+
+    def record(self, n_iter, objective, eigenvalue, alpha_residual, Q_residual, tol, failure, progress, max_iter):
+        """Note one iteration's iterate; True when the run ends with it."""
+        self.n_iter, self.eigenvalue = n_iter, eigenvalue
+        self.history.append(objective)
+        self.residuals.append((alpha_residual, Q_residual))
+        if failure is not None:
+            self.failures.append((n_iter, failure))
+        settled = max(alpha_residual, Q_residual) <= tol
+        self.converged = settled and not self.failures
+        if report(progress, n_iter, max_iter, objective) and not self.converged:
+            self.stopped = True
+        return settled or self.stopped or n_iter == max_iter
+
+    def result(self, alpha, Q):
+        return dict(alpha=alpha, Q=Q, history=np.asarray(self.history), n_iter=self.n_iter,
+                    converged=self.converged, eigenvalue=self.eigenvalue, stopped=self.stopped,
+                    residuals=np.asarray(self.residuals).reshape(-1, 2), failures=tuple(self.failures))

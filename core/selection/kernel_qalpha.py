@@ -33,12 +33,13 @@ import numpy as np
 from scipy import linalg
 from scipy.sparse.linalg import eigsh
 
-from ._spectral import check_clusters, check_settings, orient, result_warnings, side_scaling
+from ._spectral import (IterationTrace, check_clusters, check_settings, eigen_residual, leading_lanczos, orient,
+                        result_warnings, side_scaling)
 from ..errors import InputError
 from ..matrix import dense_matrix
 from ..matrix.threads import blas_threads_for
 from ..limits import memory_limit_bytes
-from ..progress import ProgressCallback, report, warn_not_converged
+from ..progress import ProgressCallback, warn_not_converged
 from ._qalpha_iteration import AUTO_DENSE_LIMIT
 from .qalpha import QAlphaResult, preprocess_features, side_variance
 from ..validation import check_positive_int
@@ -117,14 +118,14 @@ def _check_kernel(kernel, degree, coef0, gamma):
 
 
 def _leading(C, beta0):
+    """The leading eigenvector of ``C`` and what failed (None when nothing did)."""
     n = C.shape[0]
     # a full decomposition only for small matrices: warm-started Lanczos on the stored matrix
     # is far faster beyond (Yale's 1,024 features: 0.107 s per iteration with eigh)
     if n <= AUTO_DENSE_LIMIT:
-        values, vectors = linalg.eigh(C, subset_by_index=[n - 1, n - 1])
-    else:
-        values, vectors = eigsh(C, k=1, which="LA", v0=beta0, tol=1e-10)
-    return vectors[:, 0], float(values[0])
+        _, vectors = linalg.eigh(C, subset_by_index=[n - 1, n - 1])
+        return vectors[:, 0], None
+    return leading_lanczos(C, beta0, 1e-10)
 
 
 def _initial_E(V, scaling, k, init, rng):
@@ -274,24 +275,30 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
     with blas_threads_for(n * n * (k if power else 1)):
         for start in range(n_init):
             E = _initial_E(V, scaling, k, init if start == 0 else "random", rng)
-            history, alpha, E, n_iter, converged, eigenvalue, stopped = _run_start(
-                V, scaling, E, side=side, power=power, power_steps=power_steps, max_iter=max_iter, tol=tol,
-                progress=progress, dtype=dtype)
-            objectives.append(history[-1])
-            if best is None or history[-1] > best[0][-1]:
-                best = (history, alpha, E, n_iter, converged, eigenvalue, stopped)
-            if stopped:
+            run = _run_start(V, scaling, E, side=side, power=power, power_steps=power_steps, max_iter=max_iter,
+                             tol=tol, progress=progress, dtype=dtype)
+            objectives.append(run["history"][-1])
+            if best is None or run["history"][-1] > best["history"][-1]:
+                best = run
+            if run["stopped"]:
                 break
-    history, alpha, E, n_iter, converged, eigenvalue, stopped = best
+    precision_note = None
+    if best["converged"] and dtype != np.float64:
+        best, precision_note = _checked_in_float64(kernel_matrix(Mt, kernel, degree, coef0, gamma), scaling, best,
+                                                   side=side, tol=tol, dtype=dtype)
+    history, n_iter, stopped = best["history"], best["n_iter"], best["stopped"]
     full = np.zeros(n_features)
-    full[kept] = alpha
+    full[kept] = best["alpha"]
     _require_finite(full, "Kernel Q-alpha's weights")
-    notes, converged = result_warnings(full, np.asarray(history), converged)
+    notes, converged = result_warnings(full, history, best["converged"], best["failures"])
+    notes = notes + ((precision_note,) if precision_note else ())
     if not converged and not stopped:
-        warn_not_converged("Kernel Q-alpha", n_iter)
+        warn_not_converged("Kernel Q-alpha", n_iter, failures=best["failures"], residual=best["residuals"][-1].max(),
+                           tol=tol)
     name = kernel if isinstance(kernel, str) else "callable"
-    return QAlphaResult(alpha=full, Q=np.asarray(E, dtype=np.float64), objective=float(history[-1]), history=np.asarray(history),
-                        n_iter=n_iter, converged=converged, eigenvalue=eigenvalue,
+    return QAlphaResult(alpha=full, Q=np.asarray(best["Q"], dtype=np.float64), objective=float(history[-1]),
+                        history=np.asarray(history, dtype=np.float64), n_iter=n_iter, converged=converged,
+                        eigenvalue=float(best["eigenvalue"]), residuals=best["residuals"], tol=float(tol),
                         method=f"kernel ({name})", criterion="sum", solver="kernel power" if power else "kernel", k=k,
                         lam=float(lam), constant_features=np.setdiff1d(np.arange(n_features), kept),
                         side_diagonal=diagonal_full, restart_objectives=np.asarray(objectives),
@@ -299,61 +306,94 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
 
 
 def _run_start(V, scaling, E, *, side, power, power_steps, max_iter, tol, progress, dtype):
-    """One start of the iteration of [SW04] Definition 2 on the kernel matrix ``V`` from ``E``:
-    ``(history, alpha, E, n_iter, converged, eigenvalue, stopped)``."""
+    """One start of the iteration of [SW04] Definition 2 on the kernel matrix ``V`` from ``E``.
+
+    Each iteration makes the pair ``(alpha, E)`` (``Q = Phi E``, ``E^T V E = I``) and tests it as
+    :func:`core.selection._qalpha_iteration._run` does: alpha's eigen-residual for
+    ``C = S^1/2 G S^1/2``, ``G = V o (P P^T)``, ``P = V E``, and Q's subspace residual for
+    ``A_alpha = Phi D Phi^T``, both from the iteration's one ``n x n x k`` product ``V T``,
+    ``T = D V E``. With ``power`` alpha and E move from the same iterate (one power step on alpha,
+    one orthogonal-iteration step on E); otherwise alpha is the exact leading eigenvector of
+    ``C(E)`` and the pair is tested before E moves. Returns the tested pair and its record
+    (:meth:`core.selection._spectral.IterationTrace.result`)."""
     n = V.shape[0]
     beta = np.full(n, 1.0 / np.sqrt(n))
     alpha = orient(scaling * beta / np.linalg.norm(scaling * beta))
-    history, converged, stopped, eigenvalue = [], False, False, np.nan
+    beta = alpha / scaling / np.linalg.norm(alpha / scaling)
+    trace = IterationTrace()
     E = E.astype(dtype, copy=False)
     P = V @ E  # columns v_i^T E: G = V o (P P^T)
     for n_iter in range(1, max_iter + 1):
+        failure = None
         if power:
-            # the first power step's vector S^1/2 beta is proportional to alpha, so its
-            # product V (P o S^1/2 beta) is the V D V E the E-step needs: one n x n x k
-            # product per iteration instead of two, the E-step taking the weights the
-            # iteration started from (the fixed points are Definition 2's)
             T = alpha[:, None].astype(dtype) * P  # D V E
             VT = V @ T
-            beta = scaling * np.einsum("ij,ij->i", VT, P)
-            eigenvalue = float(np.linalg.norm(beta)) / float(np.linalg.norm(alpha / scaling))
-            beta /= np.linalg.norm(beta)
-            for _ in range(power_steps - 1):  # beta <- S^1/2 G S^1/2 beta, G never formed
-                weighted = scaling * beta
-                beta = scaling * np.einsum("ij,ij->i", V @ (P * weighted[:, None].astype(dtype)), P)
-                eigenvalue = float(np.linalg.norm(beta))
-                beta /= eigenvalue
+            # C beta = S^1/2 G S^1/2 beta, alpha = S^1/2 beta / ||S^1/2 beta||; G alpha = sum_l p_l o (V T)_l
+            image = scaling * np.einsum("ij,ij->i", VT, P).astype(np.float64) * float(np.linalg.norm(scaling * beta))
         else:
             G = P @ P.T
             G *= V
-            C = G * np.outer(scaling, scaling) if side is not None else G
-            beta, eigenvalue = _leading(C.astype(np.float64, copy=False), beta)
-        new_alpha = scaling * beta
-        new_alpha = orient(new_alpha / np.linalg.norm(new_alpha))
-        beta = new_alpha / scaling
-        beta /= np.linalg.norm(beta)
-        change = float(np.linalg.norm(new_alpha - alpha))
-        if not power:  # as printed: the E-step with the new weights
-            T = new_alpha[:, None].astype(dtype) * P  # D V E
+            C = (G * np.outer(scaling, scaling) if side is not None else G).astype(np.float64, copy=False)
+            beta, failure = _leading(C, beta)
+            image = C @ beta
+            alpha = orient(scaling * beta / np.linalg.norm(scaling * beta))
+            T = alpha[:, None].astype(dtype) * P
             VT = V @ T
-        weights_of_T = alpha if power else new_alpha
-        alpha = new_alpha
-        gram_Z = (T.T @ VT).astype(np.float64)  # Z^T Z = E^T V D V D V E
-        objective = _objective(gram_Z, weights_of_T, scaling, side)  # ||Z||_F^2 = alpha^T G alpha
-        history.append(objective)
-        if n_iter > 1 and change <= tol:
-            converged = True
-        if report(progress, n_iter, max_iter, objective) and not converged:
-            stopped = True
+        eigenvalue, alpha_residual = eigen_residual(beta, image)
+        gram_Z = (T.T @ VT).astype(np.float64)  # Z^T Z = E^T V D V D V E, Z = A_alpha Q in Phi's space
+        if trace.record(n_iter, _objective(gram_Z, alpha, scaling, side), eigenvalue, alpha_residual,
+                        _kernel_subspace_residual(T, VT, E, P, gram_Z), tol, failure, progress, max_iter):
             break
-        if converged:
-            break
+        if power:
+            beta = image / np.linalg.norm(image)
+            for _ in range(power_steps - 1):  # beta <- S^1/2 G S^1/2 beta, G never formed
+                weighted = scaling * beta
+                beta = scaling * np.einsum("ij,ij->i", V @ (P * weighted[:, None].astype(dtype)), P)
+                beta /= np.linalg.norm(beta)
+            alpha = orient(scaling * beta / np.linalg.norm(scaling * beta))
+        beta = alpha / scaling / np.linalg.norm(alpha / scaling)
         # R^-1 of the k x k factor, then two n x k products (in NumPy, see _cholesky_upper)
         inverse_R = np.linalg.inv(_cholesky_upper(gram_Z)).astype(dtype)
         E = T @ inverse_R  # D V E R^-1
         # V E for the next iteration from the product just made: V (T R^-1) = (V T) R^-1
         P = VT @ inverse_R
-    if power:  # the last objective is that of the weights returned (one more product)
-        T = alpha[:, None].astype(dtype) * P
-        history[-1] = _objective((T.T @ (V @ T)).astype(np.float64), alpha, scaling, side)
-    return history, alpha, E, n_iter, converged, eigenvalue, stopped
+    return trace.result(alpha, E)
+
+
+def _checked_in_float64(V, scaling, run, *, side, tol, dtype):
+    """A float32 run whose residuals passed, checked with the float64 kernel matrix ``V``: its
+    residuals, eigenvalue and objective recomputed there (``E`` first made ``V``-orthonormal in
+    float64). Returns the run, not converged where they exceed ``tol``, and a note (or None)."""
+    alpha = np.asarray(run["alpha"], dtype=np.float64)
+    E = np.asarray(run["Q"], dtype=np.float64)
+    E = E @ linalg.inv(_cholesky_upper(E.T @ V @ E))
+    P = V @ E
+    beta = alpha / scaling / np.linalg.norm(alpha / scaling)
+    T = alpha[:, None] * P
+    VT = V @ T
+    image = scaling * np.einsum("ij,ij->i", VT, P) * float(np.linalg.norm(scaling * beta))
+    eigenvalue, alpha_residual = eigen_residual(beta, image)
+    gram_Z = T.T @ VT
+    Q_residual = _kernel_subspace_residual(T, VT, E, P, gram_Z)
+    residuals = np.array(run["residuals"], dtype=np.float64)
+    residuals[-1] = alpha_residual, Q_residual
+    history = np.array(run["history"], dtype=np.float64)
+    history[-1] = _objective(gram_Z, alpha, scaling, side)
+    checked = dict(run, residuals=residuals, history=history, eigenvalue=eigenvalue, Q=E,
+                   converged=max(alpha_residual, Q_residual) <= tol)
+    if checked["converged"]:
+        return checked, None
+    return checked, (f"In {np.dtype(dtype).name} the residuals fell below tol = {tol:g}, but with the kernel matrix "
+                     f"in float64 they are {max(alpha_residual, Q_residual):.1e}: the working precision limits how "
+                     "far this problem converges. Use dtype=np.float64 or a larger tol.")
+
+
+def _kernel_subspace_residual(T, VT, E, P, gram_Z) -> float:
+    """:func:`core.selection._spectral.subspace_residual` of ``Q = Phi E`` in feature space, from
+    ``Z = Phi T``: ``Q^T Z = E^T V T = P^T T`` and ``V (T - E W) = V T - P W``, so no ``n x n``
+    product more (and no difference of squares, which float32 would lose)."""
+    W = (P.T @ T).astype(np.float64)
+    rest = (T - E @ W).astype(np.float64)
+    squared = float(np.sum(rest * (VT - P @ W)))
+    size = float(np.sqrt(max(np.linalg.eigvalsh(gram_Z)[-1], 0.0)))
+    return float(np.sqrt(max(squared, 0.0))) / size if size > 0 else 1.0

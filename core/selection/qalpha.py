@@ -44,7 +44,8 @@ from functools import cached_property
 
 import numpy as np
 
-from ._spectral import check_clusters, check_settings, result_warnings, side_scaling
+from ._spectral import (check_clusters, check_settings, eigen_residual, result_warnings, side_scaling,
+                        subspace_residual)
 from ..errors import InputError
 from ..progress import ProgressCallback, warn_not_converged
 from ..matrix import data_matrix
@@ -154,17 +155,21 @@ class QAlphaResult:
     Q : ndarray, shape (n_samples, k)
         Orthonormal basis of the leading eigenvectors of ``A_alpha`` (the cluster subspace).
     objective : float
-        Final value of the criterion: ``alpha^T G alpha`` (sum of the k largest squared
-        eigenvalues of ``A_alpha``), the gap criterion, the side-information quotient
-        ``alpha^T G alpha / alpha^T (D + lam I) alpha``, or ``alpha^T (G - lam B) alpha``.
+        The criterion at the returned ``(alpha, Q)``: ``alpha^T G(Q) alpha`` (sum of the k largest
+        squared eigenvalues of ``A_alpha`` at a fixed point), the gap criterion, the side-information
+        quotient ``alpha^T G alpha / alpha^T (D + lam I) alpha``, or ``alpha^T (G - lam B) alpha``.
     history : ndarray
-        Objective after each iteration of the best start.
+        The objective of each iterate of the best start; the last is :attr:`objective`.
     n_iter : int
         Iterations of the best start.
     converged : bool
-        Whether the change of alpha fell below ``tol`` within ``max_iter`` iterations.
+        Whether the returned iterate's residuals (:attr:`residuals`) are both at most ``tol``, and
+        no inner eigensolver failed on the way. Nothing else makes it True.
     eigenvalue : float
-        Leading eigenvalue of the operator whose eigenvector alpha is, at the last iteration.
+        Rayleigh quotient ``beta^T C(Q) beta`` of the returned iterate, ``C(Q)`` the operator whose
+        leading eigenvector alpha is (``G(Q)``, ``S^1/2 G S^1/2`` with side data, ``2G - (M M^T) o
+        (M M^T)`` for the gap criterion, ``G - lam B`` with pairs; ``beta = alpha`` except with side
+        data, ``beta ~ S^-1/2 alpha``). Equal to :attr:`objective` up to rounding.
     method, criterion, solver : str
         What was run.
     k : int
@@ -182,9 +187,17 @@ class QAlphaResult:
         Whether the ``progress`` callback asked the iteration to stop (by returning ``False``)
         before it converged; the weights are then those of the last iteration done.
     warnings : tuple of str
-        What the caller should know about this result: an objective that stopped being finite
-        (``converged`` is then False), or weights of both signs (the positivity that [WS03]
-        observes does not hold for this operator, e.g. strong pairwise side information).
+        What the caller should know about this result: an inner eigensolver that failed or an
+        objective that stopped being finite (``converged`` is then False), or weights of both signs
+        (the positivity that [WS03] observes does not hold for this operator, e.g. strong pairwise
+        side information).
+    residuals : ndarray, shape (n_iter, 2)
+        Per iterate of the best start: alpha's relative eigen-residual ``||C beta - theta beta|| /
+        ||C beta||`` and Q's subspace residual ``||Z - Q Q^T Z||_F / ||Z||_2`` with ``Z = A_alpha Q``
+        (0 when Q is fixed, the supervised mode). Both denominators are at most the operator's
+        2-norm, so these are never smaller than the residuals relative to ``||C||_2`` and ``||A_alpha||_2``.
+    tol : float
+        The tolerance the residuals were tested against.
     """
 
     alpha: np.ndarray
@@ -204,6 +217,14 @@ class QAlphaResult:
     restart_objectives: np.ndarray = field(default_factory=lambda: np.zeros(0))
     stopped: bool = False
     warnings: tuple = ()
+    residuals: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    tol: float = np.nan
+
+    @property
+    def residual(self) -> float:
+        """The larger of the returned iterate's two residuals (alpha's and Q's): ``converged`` is
+        ``residual <= tol`` (and no inner solver failed)."""
+        return float(self.residuals[-1].max()) if len(self.residuals) else np.nan
 
     @property
     def ranking(self) -> np.ndarray:
@@ -310,8 +331,13 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=DEFAULT_LAM, c
     max_iter : int
         Maximum number of iterations per start.
     tol : float
-        Convergence: the Euclidean change of the unit vector alpha between two iterations is at
-        most ``tol``.
+        Convergence: both residuals of the returned iterate are at most ``tol``: alpha's relative
+        eigen-residual ``||C beta - theta beta|| / ||C beta||`` and Q's subspace residual
+        ``||A_alpha Q - Q Q^T A_alpha Q||_F / ||A_alpha Q||_2`` (:attr:`QAlphaResult.residuals`;
+        with labels, alpha's alone). What it bounds (Davis-Kahan): the angle between ``beta`` and
+        the leading eigenvector of ``C(Q)`` is at most ``tol ||C||_2 / delta``, ``delta`` the gap
+        between C's two largest eigenvalues; likewise Q's angle to an invariant subspace of
+        ``A_alpha``. It does not bound the distance to the limit of the iteration where the gap is small.
     solver : {"auto", "dense", "lanczos", "power"}
         How step 2 finds the leading eigenvector. ``"dense"`` forms ``G`` explicitly;
         ``"lanczos"`` runs ARPACK on products with ``G`` (matrix-free), warm-started from the
@@ -380,6 +406,9 @@ class _Prepared:
     pair_factor: np.ndarray | None
     settings: dict  # max_iter, tol, solver, eig_tol, power_steps
     dtype: object
+    data: object = None  # the validated data, to check a float32 run in float64
+    side: object = None
+    pairs: object = None
 
 
 def _prepare(X, k, *, labels, side, pairs, criterion, method, max_iter, tol, solver, eig_tol, power_steps,
@@ -435,7 +464,8 @@ def _prepare(X, k, *, labels, side, pairs, criterion, method, max_iter, tol, sol
         pair_factor = _pair_factor(pairs, data.shape, features)
     return _Prepared(features=features, n_features=n_features, constant=constant, criterion=criterion,
                      method=method, fixed_Q=fixed_Q, labels=labels, k=k, side_diagonal=diagonal,
-                     side_diagonal_full=side_diagonal_full, pair_factor=pair_factor, dtype=dtype,
+                     side_diagonal_full=side_diagonal_full, pair_factor=pair_factor, dtype=dtype, data=data,
+                     side=side, pairs=pairs,
                      settings=dict(max_iter=max_iter, tol=tol, solver=solver, eig_tol=eig_tol, power_steps=power_steps))
 
 
@@ -465,7 +495,7 @@ def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progre
                 Q0 = _initial_Q(problem, prepared.k, init if start == 0 else "random", rng)
             run = _run(problem, Q0.astype(dtype), method=prepared.method, fixed_Q=prepared.fixed_Q,
                        max_iter=settings["max_iter"], tol=settings["tol"], solver=solver, eig_tol=settings["eig_tol"],
-                       power_steps=settings["power_steps"], progress=progress, random_state=rng, alpha0=alpha0)
+                       power_steps=settings["power_steps"], progress=progress, alpha0=alpha0)
             restart_objectives.append(run["history"][-1])
             if best is None or run["history"][-1] > best["history"][-1]:
                 best = run
@@ -473,12 +503,17 @@ def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progre
             if prepared.fixed_Q or stopped:
                 break
 
+    precision_note = None
+    if best["converged"] and np.dtype(dtype) != np.float64:
+        best, precision_note = _checked_in_float64(prepared, lam, best)
     alpha = np.zeros(prepared.n_features)
     alpha[kept] = best["alpha"]
     _require_finite(alpha, "Q-alpha's weights")
-    notes, converged = result_warnings(alpha, best["history"], best["converged"])
+    notes, converged = result_warnings(alpha, best["history"], best["converged"], best["failures"])
+    notes = notes + ((precision_note,) if precision_note else ())
     if not converged and not stopped:
-        warn_not_converged("Q-alpha", best["n_iter"], stacklevel=4)  # the caller of q_alpha, q_alpha_path or at
+        warn_not_converged("Q-alpha", best["n_iter"], stacklevel=4,  # the caller of q_alpha, q_alpha_path or at
+                           failures=best["failures"], residual=best["residuals"][-1].max(), tol=settings["tol"])
     method = prepared.method
     return QAlphaResult(
         alpha=alpha, Q=np.asarray(best["Q"], dtype=np.float64), objective=float(best["history"][-1]),
@@ -487,8 +522,43 @@ def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progre
         method="supervised" if prepared.fixed_Q else ("power-embedded" if method == "power" else "basic"),
         criterion=prepared.criterion, solver=solver, k=prepared.k, lam=float(lam), constant_features=prepared.constant,
         side_diagonal=prepared.side_diagonal_full, restart_objectives=np.asarray(restart_objectives),
-        stopped=bool(stopped), warnings=notes,
+        stopped=bool(stopped), warnings=notes, residuals=best["residuals"].astype(np.float64), tol=settings["tol"],
     )
+
+
+def _checked_in_float64(prepared, lam, run):
+    """A run made in a lower precision whose residuals passed, checked against the data in float64:
+    its residuals, eigenvalue and objective recomputed with float64 products on the data as given
+    (no normalised copy, but for the gap criterion). Where they exceed ``tol`` the run is not
+    converged: the precision limits how far it can go. Returns the run and a note (or None)."""
+    data, tol = prepared.data, prepared.settings["tol"]
+    features = data.normalised() if prepared.criterion == "gap" else data.exact_normalised()
+    if not np.array_equal(features.kept, prepared.features.kept):
+        features = data.normalised()
+    side_scale = None
+    if prepared.side is not None:
+        diagonal = (prepared.side.diagonal[features.kept] if isinstance(prepared.side, SideVariances) else
+                    side_variance(prepared.side, features.kept, features.scale, *data.shape))
+        side_scale = side_scaling(diagonal, lam)
+    pair_factor = None if prepared.pairs is None else _pair_factor(prepared.pairs, data.shape, features)
+    problem = _Problem(features, prepared.criterion, side_scale=side_scale, pair_factor=pair_factor, lam=lam)
+    alpha = np.asarray(run["alpha"], dtype=np.float64)
+    Q, _ = np.linalg.qr(np.asarray(run["Q"], dtype=np.float64))  # orthonormal in float64, the same span
+    Pt = features.transposed_times(Q)
+    beta = problem.to_beta(alpha)
+    eigenvalue, alpha_residual = eigen_residual(beta, problem.operator_matvec(Pt, beta))
+    Q_residual = 0.0 if prepared.fixed_Q else subspace_residual(Q, features.times((Pt * alpha).T))
+    residuals = np.array(run["residuals"], dtype=np.float64)
+    residuals[-1] = alpha_residual, Q_residual
+    history = np.array(run["history"], dtype=np.float64)
+    history[-1] = eigenvalue  # alpha^T C alpha at the unit beta: the objective of every variant
+    checked = dict(run, residuals=residuals, history=history, eigenvalue=eigenvalue, Q=Q,
+                   converged=max(alpha_residual, Q_residual) <= tol)
+    if checked["converged"]:
+        return checked, None
+    return checked, (f"In {np.dtype(prepared.dtype).name} the residuals fell below tol = {tol:g}, but against the "
+                     f"data in float64 they are {max(alpha_residual, Q_residual):.1e}: the working precision "
+                     "limits how far this problem converges. Use dtype=np.float64 or a larger tol.")
 
 
 @dataclass(frozen=True)
