@@ -180,11 +180,9 @@ class GreedySLDASelector(SelectorMixin, BaseEstimator):
         else:
             A, B, _ = scatter_matrices(X, y, reg=self.reg)
             self.path_ = greedy_pair(A, B, direction=self.direction)
-        forward = self.path_.forward_objective[k - 1]
-        backward = self.path_.backward_objective[k - 1]
-        use_forward = self.direction == "forward" or (self.direction == "both" and forward >= backward)
-        order = self.path_.forward_order if use_forward else self.path_.backward_order
-        self.objective_ = float(forward if use_forward else backward)
+        chosen = self.path_.dual_pass(k)
+        order = getattr(self.path_, f"{chosen}_order")
+        self.objective_ = float(getattr(self.path_, f"{chosen}_objective")[k - 1])
         self.ranking_ = np.empty(n_features, dtype=np.intp)
         self.ranking_[order] = np.arange(1, n_features + 1)
         self.n_selected_ = k

@@ -55,6 +55,7 @@ from ..progress import ProgressCallback
 from ..validation import as_labels as _as_labels
 from ..validation import power_of_two_scale as _power_of_two_scale
 from ..validation import require_finite as _require_finite
+from ..validation import check_real
 from ._slda_kernels import (_UPDATE_STRIP, ELIMINATION_BLOCK, LOW_RANK_FRACTION, _blocked_eliminate, _low_rank_nested, _low_rank_pass,
                             _nested_objectives, _woodbury_core, _woodbury_solve)
 
@@ -71,8 +72,41 @@ __all__ = ["SLDAPath", "greedy_slda", "two_class_scatter", "subset_objective", "
            "ELIMINATION_BLOCK", "LOW_RANK_FRACTION"]
 
 
+class GreedyPasses:
+    """What the paths of greedy passes share (:class:`SLDAPath`, :class:`core.selection.spca.PairPath`):
+    which passes were run and which one the dual curve takes at each cardinality."""
+
+    @property
+    def directions(self) -> tuple:
+        """The greedy passes this path holds: ``("forward", "backward")`` or one of them."""
+        return tuple(name for name, order in (("forward", self.forward_order), ("backward", self.backward_order))
+                     if order.size)
+
+    def dual_pass(self, k: int) -> str:
+        """The pass whose subset of cardinality ``k`` the dual curve takes: the better of the two
+        (forward on a tie), or the one pass run."""
+        if len(self.directions) == 1:
+            return self.directions[0]
+        return "forward" if self.forward_objective[k - 1] >= self.backward_objective[k - 1] else "backward"
+
+    def _pass_order(self, k: int, method: str) -> np.ndarray:
+        if method == "dual":
+            method = self.dual_pass(k)
+        elif method in ("forward", "backward") and method not in self.directions:
+            raise InputError(f"This path has no {method} pass (it was computed with direction="
+                             f"{self.directions[0]!r}); use method='dual' or compute the path with direction='both'.")
+        return {"forward": self.forward_order, "backward": self.backward_order}[method]
+
+
+def dual_curve(forward_objective, backward_objective) -> np.ndarray:
+    """The better of the two passes' objectives at every cardinality, or the one pass run (a pass
+    not run has empty objectives)."""
+    run = [objective for objective in (forward_objective, backward_objective) if objective.size]
+    return np.maximum(*run) if len(run) == 2 else run[0]
+
+
 @dataclass(frozen=True, eq=False)
-class SLDAPath:
+class SLDAPath(GreedyPasses):
     """Every cardinality's greedy, thresholded and bounding solution of two-class sparse LDA.
 
     Orders list features so that the subset of cardinality ``k`` is ``order[:k]``: the forward
@@ -137,7 +171,7 @@ class SLDAPath:
 
     @property
     def n_features(self) -> int:
-        return self.forward_order.size
+        return self.a.size
 
     def subset(self, k: int, method: str = "dual") -> np.ndarray:
         """The feature indices of cardinality ``k`` found by ``method`` (sorted).
@@ -145,13 +179,9 @@ class SLDAPath:
         ``method``: ``"dual"`` (the better greedy pass), ``"forward"``, ``"backward"`` or ``"fisher"``.
         """
         k = _check_cardinality(k, self.n_features)
-        if method == "dual":
-            method = "forward" if self.forward_objective[k - 1] >= self.backward_objective[k - 1] else "backward"
-        orders = {"forward": self.forward_order, "backward": self.backward_order,
-                  "fisher": self.fisher_order}
-        if method not in orders:
+        if method not in ("dual", "forward", "backward", "fisher"):
             raise InputError(f"method must be 'dual', 'forward', 'backward' or 'fisher'; got {method!r}.")
-        return np.sort(orders[method][:k])
+        return np.sort((self.fisher_order if method == "fisher" else self._pass_order(k, method))[:k])
 
     @property
     def best_single_feature(self) -> int:
@@ -216,9 +246,7 @@ def _ridge(B, reg, work=None):
     2-norm one and ``n`` times it, so this is the stricter of the two tests.)
     """
     if reg is not None:
-        if not (np.isfinite(reg) and reg >= 0):
-            raise InputError(f"reg must be a non-negative number; got {reg!r}.")
-        return float(reg)
+        return check_real(reg, "reg", low=0.0)
     # on return with 0, ``work`` holds the lower Cholesky factor of B (callers may reuse it)
     work = np.empty(B.shape, order="F") if work is None else work
     factor, info = _cholesky_into(work, B)
@@ -311,13 +339,16 @@ def _largest_eigenvalue(B):
     if n <= 128:
         return float(linalg.eigvalsh(B, subset_by_index=[n - 1, n - 1])[0])
     from scipy.linalg import blas
-    from scipy.sparse.linalg import LinearOperator, eigsh
+    from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
     lower = B.T  # Fortran-ordered view of the symmetric, C-ordered B: no copy
     operator = LinearOperator((n, n), matvec=lambda x: blas.dsymv(1.0, lower, x, lower=1), dtype=np.float64)
     # ARPACK's tolerance bounds the Ritz residual; the eigenvalue's error is about its square
     # (measured at n = 4,096: 1e-15 relative with tol 1e-8)
-    return float(eigsh(operator, k=1, which="LA", v0=np.ones(n), tol=1e-8, return_eigenvectors=False)[0])
+    try:
+        return float(eigsh(operator, k=1, which="LA", v0=np.ones(n), tol=1e-8, return_eigenvectors=False)[0])
+    except ArpackNoConvergence:  # the dense solver always answers; B is in memory already
+        return float(linalg.eigvalsh(B, subset_by_index=[n - 1, n - 1])[0])
 
 
 def slda_memory_bytes(n_features: int) -> int:
@@ -338,7 +369,8 @@ def greedy_slda(X=None, y=None, classes=None, direction="both", reg=None,
     classes : pair of labels, optional
         The two classes to separate (required when ``y`` has more than two).
     direction : {"both", "forward", "backward"}
-        Which greedy passes to run; a pass not run has NaN objectives and an empty order.
+        Which greedy passes to run; a pass not run has an empty order and empty objectives
+        (:attr:`SLDAPath.directions` lists those run), and the dual curve is the one pass run.
     reg : float or None
         Ridge on the within-class scatter; see :func:`two_class_scatter`. The value used is
         reported in the result.
@@ -407,9 +439,7 @@ def greedy_slda(X=None, y=None, classes=None, direction="both", reg=None,
                 if reg == 0:
                     raise InputError("The within-class scatter is well conditioned here and needs no ridge, which "
                                      "the low-rank solver works with: use solver='dense' or give reg > 0.")
-            elif not (np.isfinite(reg) and reg >= 0):
-                raise InputError(f"reg must be a non-negative number; got {reg!r}.")
-            elif reg == 0:
+            elif check_real(reg, "reg", low=0.0) == 0:
                 raise InputError("The low-rank solver needs a ridge reg > 0 (B = U U^T has rank at most m - 2).")
             return _low_rank_path(a, U, float(reg), classes, direction, progress)
     needed = slda_memory_bytes(n_features)
@@ -503,12 +533,14 @@ def _path_from_problem(a, B, reg, classes, direction, progress=None, work=None, 
     fisher = lapack.dpotrs(factor, a, lower=1)[0]
     lambda_max = float(a @ fisher)
     total = n * (2 if direction == "both" else 1)
-    nan = np.full(n, np.nan)
     forward_order = backward_order = np.zeros(0, dtype=np.intp)
-    forward_objective = backward_objective = nan
+    forward_objective = backward_objective = np.zeros(0)
     if direction in ("both", "backward"):
         # the lower triangle of B^-1, in place: all the elimination reads
         inverse, info = lapack.dpotri(factor, lower=1, overwrite_c=1)
+        if info != 0:
+            raise InputError(f"Inverting the within-class scatter failed (LAPACK dpotri info = {info}): it is singular "
+                             "to working precision. Give a larger reg.")
         removal, _ = _blocked_eliminate(inverse, fisher, False, progress, 0, total)
         backward_order = removal[::-1].copy()
     if direction in ("both", "forward"):
@@ -530,7 +562,7 @@ def _finish_path(a, reg, classes, forward_order, forward_objective, backward_ord
                  fisher_order, fisher_objective, lambda_max, largest_eigenvalue, *, dense_scatter=None,
                  scatter_factor=None):
     """The :class:`SLDAPath` of the passes' orders and objectives: the dual curve and the bounds."""
-    dual = np.fmax(forward_objective, backward_objective)
+    dual = dual_curve(forward_objective, backward_objective)
     squares = np.sort(a**2)
     bound = np.cumsum(squares[::-1]) / largest_eigenvalue
     worst_case_bound = np.cumsum(squares) / largest_eigenvalue
@@ -552,9 +584,8 @@ def _low_rank_path(a, U, rho, classes, direction, progress=None):
     K = _woodbury_core(U, rho)
     fisher = _woodbury_solve(U, rho, a, core=K)  # B^-1 a
     total = n * (2 if direction == "both" else 1)
-    nan = np.full(n, np.nan)
     forward_order = backward_order = np.zeros(0, dtype=np.intp)
-    forward_objective = backward_objective = nan
+    forward_objective = backward_objective = np.zeros(0)
     if direction in ("both", "backward"):
         removal, _ = _low_rank_pass(a, U, rho, False, progress, 0, total)
         backward_order = removal[::-1].copy()

@@ -21,13 +21,13 @@ from ..validation import as_labels as _as_labels
 from dataclasses import dataclass
 
 from ..validation import power_of_two_scale as _power_of_two_scale
-from .slda import _check_cardinality, _ridge, _symmetric, _unit_free
+from .slda import GreedyPasses, _check_cardinality, _ridge, _symmetric, _unit_free, dual_curve
 
 __all__ = ["PairPath", "SPCAPath", "greedy_pair", "greedy_spca", "sparse_eigenvector", "scatter_matrices"]
 
 
 @dataclass(frozen=True, eq=False)
-class PairPath:
+class PairPath(GreedyPasses):
     """Greedy search on a general pair (A, B): ``lambda_max(A_s, B_s)`` per cardinality."""
 
     forward_order: np.ndarray
@@ -39,13 +39,10 @@ class PairPath:
     upper_bound: float  # lambda_max(A, B)
 
     def subset(self, k: int, method: str = "dual") -> np.ndarray:
-        k = _check_cardinality(k, self.forward_order.size)
-        if method == "dual":
-            method = "forward" if self.forward_objective[k - 1] >= self.backward_objective[k - 1] else "backward"
-        if method not in ("forward", "backward"):
+        k = _check_cardinality(k, self.lower_bound.size)
+        if method not in ("dual", "forward", "backward"):
             raise InputError(f"method must be 'dual', 'forward' or 'backward'; got {method!r}.")
-        order = self.forward_order if method == "forward" else self.backward_order
-        return np.sort(order[:k])
+        return np.sort(self._pass_order(k, method)[:k])
 
 
 @dataclass(frozen=True, eq=False)
@@ -212,12 +209,11 @@ def greedy_pair(A, B, direction="both", progress=None) -> PairPath:
         raise InputError(f"direction must be 'both', 'forward' or 'backward'; got {direction!r}.")
     n = A.shape[0]
     identity_B = bool(np.array_equal(B, np.eye(n)))
-    nan = np.full(n, np.nan)
     # the forward pass adds n features, the backward pass removes n - 1 (one is left)
     total = (n if direction in ("both", "forward") else 0) + (n - 1 if direction in ("both", "backward") else 0)
     done = 0
     forward_order = backward_order = np.zeros(0, dtype=np.intp)
-    forward_objective = backward_objective = nan
+    forward_objective = backward_objective = np.zeros(0)
     if direction in ("both", "forward"):
         chosen, values, remaining = [], [], list(range(n))
         for _ in range(n):
@@ -255,7 +251,7 @@ def greedy_pair(A, B, direction="both", progress=None) -> PairPath:
     spectrum = linalg.eigh(A, B, eigvals_only=True)  # increasing, as in [MWA07]
     return PairPath(forward_order=forward_order, forward_objective=forward_objective,
                     backward_order=backward_order, backward_objective=backward_objective,
-                    dual_objective=np.fmax(forward_objective, backward_objective),
+                    dual_objective=dual_curve(forward_objective, backward_objective),
                     lower_bound=spectrum.copy(), upper_bound=float(spectrum[-1]))
 
 

@@ -500,7 +500,7 @@ def test_the_automatic_solver_and_its_input_checks():
         greedy_slda(X, y, reg=0.0)
     with pytest.raises(InputError, match="reg > 0"):
         greedy_slda(X, y, reg=0.0, solver="low-rank")
-    with pytest.raises(InputError, match="non-negative"):
+    with pytest.raises(InputError, match="reg must be at least 0"):
         greedy_slda(X, y, reg=-1.0)
     with pytest.raises(InputError, match="solver must be"):
         greedy_slda(X, y, solver="woodbury")
@@ -537,3 +537,71 @@ def test_low_rank_progress_is_reported_and_stops():
     assert reports[-1] == 800 and reports == sorted(reports) and 50 <= len(reports) <= 110
     with pytest.raises(Stopped):
         greedy_slda(X, y, progress=lambda report: report.done < 100)
+
+
+# ------------------------------------------------------------------ one pass, failures (issue 58, point 6)
+@pytest.mark.parametrize("direction", ["forward", "backward"])
+@pytest.mark.parametrize("solver", ["dense", "low-rank"])
+def test_a_path_of_one_pass_answers_from_that_pass_and_carries_no_nan(direction, solver):
+    X, y = random_labelled(30, 12, 3)
+    both = greedy_slda(X, y, solver=solver, reg=0.5)
+    one = greedy_slda(X, y, direction=direction, solver=solver, reg=0.5)
+    assert one.directions == (direction,) and both.directions == ("forward", "backward")
+    for k in (1, 3, 12):
+        expected = np.sort(getattr(both, f"{direction}_order")[:k])
+        assert np.array_equal(one.subset(k), expected)
+        # the discriminant is B_ss^-1 a_s on that subset, solved here independently
+        s = expected
+        independent = np.zeros(12)
+        independent[s] = linalg.solve(both.B[np.ix_(s, s)], both.a[s])
+        assert np.allclose(one.discriminant(k), independent, rtol=1e-9, atol=1e-12)
+    assert np.array_equal(one.dual_objective, getattr(both, f"{direction}_objective"))
+    for values in (one.forward_objective, one.backward_objective, one.dual_objective, one.fisher_objective):
+        assert np.isfinite(values).all()
+    other = "backward" if direction == "forward" else "forward"
+    with pytest.raises(InputError, match=f"no {other} pass"):
+        one.subset(3, other)
+    chosen = GreedySLDASelector(3, direction=direction, reg=0.5, solver=solver).fit(X, y)
+    assert np.array_equal(np.flatnonzero(chosen.get_support()), np.sort(getattr(both, f"{direction}_order")[:3]))
+
+
+def test_a_one_pass_pair_path_answers_from_that_pass():
+    X = np.random.default_rng(0).standard_normal((40, 7))
+    both = greedy_spca(X)
+    for direction in ("forward", "backward"):
+        one = greedy_spca(X, direction=direction)
+        assert np.array_equal(one.subset(3), np.sort(getattr(both, f"{direction}_order")[:3]))
+        assert np.isfinite(one.dual_objective).all()
+
+
+def test_wrong_reg_types_are_input_errors_naming_reg():
+    X, y = random_labelled(20, 6, 1)
+    for reg in ("1", [1.0], float("nan")):
+        with pytest.raises(InputError, match="reg"):
+            greedy_slda(X, y, reg=reg)
+    with pytest.raises(InputError, match="reg"):
+        greedy_slda(random_labelled(8, 30, 1)[0], random_labelled(8, 30, 1)[1], reg="1", solver="low-rank")
+
+
+def test_a_failed_inverse_is_reported_not_used(monkeypatch):
+    from core.selection import slda
+
+    X, y = random_labelled(30, 6, 2)
+    monkeypatch.setattr(slda.lapack, "dpotri", lambda factor, **options: (factor, 3))
+    with pytest.raises(InputError, match="dpotri info = 3"):
+        greedy_slda(X, y, solver="dense")
+
+
+def test_a_lanczos_failure_in_the_bound_falls_back_to_the_dense_solver(monkeypatch):
+    from scipy.sparse import linalg as sparse_linalg
+
+    a, B = random_problem(200, 4)
+    expected = float(linalg.eigvalsh(B)[-1])
+
+    def failing(*args, **kwargs):
+        raise sparse_linalg.ArpackNoConvergence("no convergence", np.zeros(0), np.zeros((200, 0)))
+
+    monkeypatch.setattr(sparse_linalg, "eigsh", failing)
+    path = greedy_slda(a=a, B=B)
+    squares = np.sort(a ** 2)[::-1]
+    assert np.isclose(path.bound[0], squares[0] / expected, rtol=1e-12)
