@@ -44,7 +44,7 @@ VIEW = {
 LABELS = {"qa_supervised": "Supervised", "qa_auto": "Choose k and λ from the data", "qa_k": "k — number of clusters", "qa_criterion": "Criterion",
           "qa_side_mode": "Side information", "qa_n_pairs": "Number of pairs", "qa_side_classes": "Side classes",
           "qa_lambda": "λ — weight of the side information", "qa_init": "Initial Q", "qa_n_init": "Starts",
-          "qa_max_iter": "Maximum iterations", "qa_tol": "Tolerance on the change of alpha", "qa_seed": "random_state",
+          "qa_max_iter": "Maximum iterations", "qa_tol": "Tolerance on the residuals", "qa_seed": "random_state",
           "qa_top_k": "K — top features to show and to cluster with"}
 views.restore_view("qalpha", VIEW, LABELS)
 if "qa_top_k" in st.query_params and "qa_top_k" in st.session_state:
@@ -126,10 +126,10 @@ with controls:
                                       "random; the one with the largest objective is kept.")
         max_iter = st.number_input("Maximum iterations", 10, 5000, key="qa_max_iter", persist_state="session",
                                    help="Upper limit on the iterations r of Wolf & Shashua 2003 Def. 2 per start.")
-        tol = st.select_slider("Tolerance on the change of alpha", TOLERANCES, key="qa_tol", persist_state="session",
+        tol = st.select_slider("Tolerance on the residuals", TOLERANCES, key="qa_tol", persist_state="session",
                                format_func=lambda v: f"{v:g}",
-                               help="Converged when the Euclidean change of the unit vector alpha between "
-                                    "two iterations is at most this.")
+                               help="Converged when both residuals of the weights returned are at most this: "
+                                    "alpha's eigen-residual for G(Q) and Q's subspace residual for A_alpha.")
         seed = st.number_input("random_state", 0, 10_000, key="qa_seed", persist_state="session",
                                help="Seeds the random starts, the pairs and k-means: same seed, same result.")
 

@@ -41,7 +41,7 @@ from ..matrix.threads import blas_threads_for
 from ..limits import memory_limit_bytes
 from ..progress import ProgressCallback, warn_not_converged
 from ._qalpha_iteration import AUTO_DENSE_LIMIT
-from .qalpha import QAlphaResult, preprocess_features, side_variance
+from .qalpha import DEFAULT_MAX_ITER, QAlphaResult, preprocess_features, side_variance
 from ..validation import check_positive_int
 from ..validation import check_real as _check_real
 from ..validation import require_finite as _require_finite
@@ -172,7 +172,7 @@ def _objective(gram_Z, alpha, scaling, side) -> float:
 
 
 def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, side=None,
-                   lam=0.0, init="uniform", n_init=1, random_state=None, max_iter=500, tol=1e-6,
+                   lam=0.0, init="uniform", n_init=1, random_state=None, max_iter=DEFAULT_MAX_ITER, tol=1e-6,
                    solver="eigen", power_steps=1, progress: ProgressCallback | None = None,
                    dtype=np.float64, memory_limit: int | None = None) -> QAlphaResult:
     """Kernel Q-alpha: Q-alpha on the kernel matrix of the features ([SW04] Definition 2).

@@ -29,7 +29,7 @@ from ..errors import InputError
 from ..progress import ProgressCallback, report
 from ..validation import check_real
 from ._spectral import LAM_MAX, check_settings
-from .qalpha import QAlphaResult, _prepare, _solve
+from .qalpha import DEFAULT_MAX_ITER, QAlphaResult, _prepare, _solve
 
 __all__ = ["QAlphaPath", "q_alpha_path", "DEFAULT_LAMS"]
 
@@ -112,7 +112,7 @@ def _check_lam(lam) -> float:
 
 
 def q_alpha_path(X, k=None, *, side=None, pairs=None, labels=None, lams=None, criterion="sum", method="power",
-                 init="uniform", random_state=None, max_iter=500, tol=1e-6, solver="auto", eig_tol=1e-10,
+                 init="uniform", random_state=None, max_iter=DEFAULT_MAX_ITER, tol=1e-6, solver="auto", eig_tol=1e-10,
                  power_steps=1, progress: ProgressCallback | None = None, dtype=np.float64,
                  memory_limit: int | None = None) -> QAlphaPath:
     """Q-alpha with side information at every ``lam`` of a grid, warm-started along it.

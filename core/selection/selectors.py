@@ -16,7 +16,7 @@ from sklearn.utils.validation import (check_consistent_length, check_is_fitted, 
 
 from ..errors import InputError
 from .sparsity import default_k
-from .qalpha import DEFAULT_K, DEFAULT_LAM, q_alpha
+from .qalpha import DEFAULT_K, DEFAULT_LAM, DEFAULT_MAX_ITER, q_alpha
 from .spca import greedy_pair, scatter_matrices
 from .slda import greedy_slda
 
@@ -66,7 +66,7 @@ class QAlphaSelector(SelectorMixin, BaseEstimator):
     """
 
     def __init__(self, k=None, n_features_to_select="auto", *, supervised=False, lam=DEFAULT_LAM,
-                 criterion="sum", method="power", init="uniform", n_init=1, max_iter=500,
+                 criterion="sum", method="power", init="uniform", n_init=1, max_iter=DEFAULT_MAX_ITER,
                  tol=1e-6, solver="auto", random_state=None):
         self.k = k
         self.n_features_to_select = n_features_to_select

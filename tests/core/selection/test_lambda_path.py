@@ -7,7 +7,7 @@ import pytest
 from core import InputError, QAlphaPath, load_dataset, pairs_from_labels, q_alpha, q_alpha_path
 from core.selection.lambda_path import DEFAULT_LAMS
 
-TOL = 1e-10  # the solvers' tolerance on the change of alpha, tight so that cold and warm meet
+TOL = 1e-10  # the solvers' tolerance on the residuals, tight so that cold and warm meet
 
 
 @pytest.fixture(scope="module")
