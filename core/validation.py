@@ -16,7 +16,7 @@ import numpy as np
 
 from .errors import InputError
 
-__all__ = ["as_dense_array", "as_labels", "check_matrix_shape", "check_real_dtype", "check_positive_int", "check_real", "power_of_two_scale",
+__all__ = ["as_dense_array", "as_labels", "check_random_state", "random_seed", "check_matrix_shape", "check_real_dtype", "check_positive_int", "check_real", "power_of_two_scale",
            "require_finite", "zscores", "SQUARE_SAFE"]
 
 #: Largest magnitude whose squares, summed over a million terms, stay finite in float64.
@@ -125,6 +125,35 @@ def check_real(value, name: str, *, low: float | None = None, high: float | None
     if high is not None and value > high:
         raise InputError(f"{name} must be at most {high:g}; got {value!r}.")
     return value
+
+
+def check_random_state(random_state, name: str = "random_state") -> np.random.Generator:
+    """The library's one convention for randomness, at every entry point that takes it:
+
+    * ``None``: fresh randomness from the operating system (a result you cannot repeat);
+    * a non-negative integer: a seed (the same seed, the same result);
+    * a :class:`numpy.random.Generator`: used as it is (and advanced).
+
+    Anything else (a float, a string, a boolean, a legacy ``RandomState``) is an
+    :class:`~core.errors.InputError` naming the parameter. Returns the Generator to draw from."""
+    if random_state is None or isinstance(random_state, np.random.Generator):
+        return np.random.default_rng(random_state)
+    return np.random.default_rng(random_seed(random_state, name))
+
+
+def random_seed(random_state, name: str = "random_state") -> int:
+    """An integer seed under :func:`check_random_state`'s convention, for what is seeded by
+    integers (the k-means starts, seeded ``s, s + 1, ...`` so that two feature sets get paired
+    runs): an integer is itself, a Generator or ``None`` gives one drawn from it or fresh."""
+    if isinstance(random_state, (bool, np.bool_)) or not (
+            random_state is None or isinstance(random_state, (int, np.integer, np.random.Generator))):
+        raise InputError(f"{name} must be None, a non-negative integer or a numpy Generator; "
+                         f"got {random_state!r} ({type(random_state).__name__}).")
+    if isinstance(random_state, (int, np.integer)):
+        if random_state < 0:
+            raise InputError(f"{name} must be None, a non-negative integer or a numpy Generator; got {random_state}.")
+        return int(random_state)
+    return int(np.random.default_rng(random_state).integers(2**31 - 1))
 
 
 def power_of_two_scale(X: np.ndarray) -> float:

@@ -45,6 +45,28 @@ def side_class_mask(labels, side_classes) -> np.ndarray:
     return is_side
 
 
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """A view of ``array`` that cannot be written through: a data set is shared (every session
+    that loads a bundled set gets the same one, and caches key on its fingerprint), so an
+    in-place change must raise rather than reach the others. No copy is made."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
+class ReadOnlyMeta(dict):
+    """A data set's ``meta``: a dictionary that refuses changes (and pickles, which a
+    ``types.MappingProxyType`` does not: Streamlit's caches pickle what they return)."""
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("A data set's meta is read-only: make a new data set with dataclasses.replace(data, meta=...).")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = __ior__ = _refuse
+
+    def __reduce__(self):
+        return ReadOnlyMeta, (dict(self),)
+
+
 def _as_name_tuple(names, expected: int, what: str) -> tuple[str, ...] | None:
     if names is None:
         return None
@@ -119,6 +141,14 @@ class PixelFamily(FeatureFamily):
 class Dataset:
     """A matrix of samples x features with what is known about it.
 
+    A data set is read-only: ``X`` and ``labels`` are views that cannot be written through and
+    ``meta`` a read-only mapping, since one data set is shared by every session that loads it
+    and the caches key on its :attr:`fingerprint`. To change data, make a new data set
+    (``dataclasses.replace(data, X=new_X)``, :meth:`subset_samples`, ...). An array handed in is
+    not copied when it is already C-contiguous float64: it stays the caller's, and a change
+    made through the caller's own reference would reach the data set, so hand over a copy of an
+    array you will go on changing.
+
     Parameters
     ----------
     X : array_like, shape (n_samples, n_features)
@@ -163,7 +193,7 @@ class Dataset:
             bad = int(np.count_nonzero(~np.isfinite(X)))
             raise InputError(f"The data matrix has {bad} NaN or infinite value(s); "
                              "impute or remove them before loading.")
-        object.__setattr__(self, "X", X)
+        object.__setattr__(self, "X", _read_only(X))
         n, d = X.shape
         if self.labels is not None:
             labels = np.asarray(self.labels)
@@ -173,7 +203,7 @@ class Dataset:
             if labels.dtype.kind == "f" and np.isnan(labels).any():
                 raise InputError(f"{int(np.isnan(labels).sum())} sample(s) have a NaN label; drop them or give "
                                  "them a class.")
-            object.__setattr__(self, "labels", labels)
+            object.__setattr__(self, "labels", _read_only(labels))
         if self.image_shape is not None:
             shape = tuple(int(s) for s in self.image_shape)
             if len(shape) != 2 or shape[0] * shape[1] != d:
@@ -183,7 +213,7 @@ class Dataset:
                            _as_name_tuple(self.feature_names_, d, "feature"))
         object.__setattr__(self, "sample_names_",
                            _as_name_tuple(self.sample_names_, n, "sample"))
-        object.__setattr__(self, "meta", dict(self.meta))
+        object.__setattr__(self, "meta", ReadOnlyMeta(self.meta))
 
     # ------------------------------------------------------------------ shape and names
     @property

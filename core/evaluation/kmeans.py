@@ -31,6 +31,7 @@ import numpy as np
 from scipy.sparse import csr_array
 
 from ..errors import InputError
+from ..validation import random_seed
 
 __all__ = ["seeded_kmeans"]
 
@@ -48,8 +49,9 @@ def seeded_kmeans(Z, n_clusters: int, n_runs: int = 5, random_state=0, *, max_it
         Clusters to find, between 1 and ``n_samples``.
     n_runs : int
         Seeded starts, one clustering each.
-    random_state : int
-        The first start's seed.
+    random_state : int, numpy Generator or None
+        The first start's seed (:func:`core.validation.check_random_state`'s convention: a
+        Generator or None give a seed drawn from them).
     max_iter, tol
         Lloyd's iterations at most, and the centres' summed squared shift, relative to the mean
         of the features' variances, below which they stop.
@@ -75,6 +77,7 @@ def seeded_kmeans(Z, n_clusters: int, n_runs: int = 5, random_state=0, *, max_it
     stop_shift = tol * float(np.mean(np.var(X, axis=0)))
     # the starts run side by side, each NumPy call serving all of them: on 130 samples a call's
     # own cost is most of the work
+    random_state = random_seed(random_state)
     draws = [np.random.RandomState(random_state + run) for run in range(n_runs)]
     return list(_lloyd(X, _greedy_kmeans_plusplus(X, squared_norms, n_clusters, draws), stop_shift, max_iter))
 

@@ -37,7 +37,7 @@ from scipy.optimize import linear_sum_assignment
 
 from ..errors import InputError
 from ..progress import ProgressCallback, report_or_stop
-from ..validation import zscores
+from ..validation import random_seed, zscores
 from .kmeans import seeded_kmeans
 
 __all__ = ["clustering_accuracy", "pairwise_accuracy", "nmi", "normalized_precision_index",
@@ -320,7 +320,7 @@ def selection_curves(X, labels, rankings: dict, sizes, n_runs: int = 5, random_s
 def kmeans_scores(Z, labels, n_runs: int = 5, random_state=0) -> tuple[np.ndarray, np.ndarray]:
     """k-means on ``Z`` (as many clusters as classes, :func:`seeded_kmeans`): the
     :func:`clustering_accuracy` and :func:`nmi` of each run."""
-    found = seeded_kmeans(Z, np.unique(labels).size, n_runs, random_state)
+    found = seeded_kmeans(Z, np.unique(labels).size, n_runs, random_seed(random_state))
     return (np.array([clustering_accuracy(labels, f) for f in found]), np.array([nmi(labels, f) for f in found]))
 
 

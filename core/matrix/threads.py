@@ -10,23 +10,48 @@ one between the other's leaves both pools spinning on the same cores.
 
 So the solvers run their iterations on one BLAS thread below :data:`SMALL_PRODUCT_WORK`
 multiply-adds per product and leave the threads as they are above it (as scikit-learn's k-means
-limits BLAS inside its loops). The limit is process-wide while it lasts, as every BLAS thread
-setting is.
+limits BLAS inside its loops).
+
+A BLAS thread setting is process-wide, and in the app many sessions solve at once on threads of
+one process. Nested ``threadpool_limits`` contexts restore what each saw on entry, so two that
+overlap without nesting (enter A, enter B, leave A, leave B) left BLAS on one thread for good.
+:func:`one_blas_thread` therefore counts its holders: the first to enter sets one thread, the
+last to leave restores what the first found; while any holds it, every thread of the process
+(a large solve of another session too) runs BLAS on one thread.
 """
 
 from __future__ import annotations
 
-from contextlib import nullcontext
+import threading
+from contextlib import contextmanager, nullcontext
 
 #: Multiply-adds of one product below which the iterations run on one BLAS thread.
 SMALL_PRODUCT_WORK = 3e7
 
+_holders_lock = threading.Lock()
+_holders = 0
+_limiter = None  # the threadpool_limits of the first holder, restored by the last
 
+
+@contextmanager
 def one_blas_thread():
-    """A context in which BLAS (NumPy's and SciPy's) runs on one thread."""
+    """A context in which BLAS (NumPy's and SciPy's) runs on one thread, safe when contexts of
+    several threads overlap: the limit lasts while any holds it, then what was there before returns."""
+    global _holders, _limiter
     from threadpoolctl import threadpool_limits
 
-    return threadpool_limits(limits=1, user_api="blas")
+    with _holders_lock:
+        if _holders == 0:
+            _limiter = threadpool_limits(limits=1, user_api="blas")
+        _holders += 1
+    try:
+        yield
+    finally:
+        with _holders_lock:
+            _holders -= 1
+            if _holders == 0:
+                _limiter.restore_original_limits()
+                _limiter = None
 
 
 def blas_threads_for(work: float):

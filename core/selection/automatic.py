@@ -30,7 +30,7 @@ import numpy as np
 from ..errors import InputError, Stopped
 from ..matrix import data_matrix, dense_matrix
 from ..progress import Progress, report_or_stop
-from ..validation import check_positive_int, check_real, zscores
+from ..validation import check_positive_int, check_real, random_seed, zscores
 from .qalpha import q_alpha
 
 __all__ = ["AUTO_LAMBDAS", "AUTO_K_MULTIPLES", "DENSE_COPY_LIMIT", "WEIGHT_SHRINK", "N_RESAMPLES", "RESAMPLE_FRACTION",
@@ -98,16 +98,9 @@ def clustering_stability(X, n_clusters: int, *, n_resamples: int = N_RESAMPLES, 
     n_clusters = _check_clusters(n_clusters, X.shape[0])
     fraction = check_real(fraction, "fraction", low=0.0, high=1.0, low_open=True)
     n_resamples = check_positive_int(n_resamples, "n_resamples")
-    random_state = _check_seed(random_state)
+    random_state = random_seed(random_state)
     rng = np.random.default_rng(random_state)
     return _stability(X, n_clusters, _resample_pairs(X.shape[0], n_resamples, fraction, rng), random_state)
-
-
-def _check_seed(random_state) -> int:
-    if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)):
-        raise InputError(f"random_state must be an integer (the automatic choice is deterministic given it); "
-                         f"got {random_state!r}.")
-    return int(random_state)
 
 
 def _check_clusters(n_clusters, n_samples: int) -> int:
@@ -266,8 +259,10 @@ def choose_settings(X, *, side=None, pairs=None, k="auto", lam="auto", n_cluster
     n_clusters : int, optional
         The clusters k-means will be asked for (the number of classes to find); estimated from
         the spectrum (:func:`estimate_n_clusters`) when not given.
-    random_state : int
-        Seeds the resamples, k-means and every solve; the choice is deterministic given it.
+    random_state : int, numpy Generator or None
+        Seeds the resamples, k-means and every solve; the choice is deterministic given an
+        integer (:func:`core.validation.check_random_state`: None or a Generator give a seed drawn
+        from them, once, for all of these).
     progress : callable, optional
         Called with a :class:`core.progress.Progress` after each iteration of each solve and after
         each candidate is scored (``done`` and ``total`` count candidates; the message names the
@@ -285,7 +280,7 @@ def choose_settings(X, *, side=None, pairs=None, k="auto", lam="auto", n_cluster
                              "and reports its own progress.")
     data = data_matrix(X)
     n_samples = data.shape[0]
-    random_state = _check_seed(random_state)
+    random_state = random_seed(random_state)
     estimated = n_clusters is None
     dense = _dense_copy(data)
     standardised = zscores(dense)

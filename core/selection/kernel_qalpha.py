@@ -42,7 +42,7 @@ from ..limits import memory_limit_bytes
 from ..progress import ProgressCallback, warn_not_converged
 from ._qalpha_iteration import AUTO_DENSE_LIMIT
 from .qalpha import DEFAULT_MAX_ITER, QAlphaResult, preprocess_features, side_variance
-from ..validation import check_positive_int
+from ..validation import check_positive_int, check_random_state
 from ..validation import check_real as _check_real
 from ..validation import require_finite as _require_finite
 
@@ -267,7 +267,7 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
         scaling = side_scaling(diagonal, lam)
         diagonal_full = np.zeros(n_features)
         diagonal_full[kept] = diagonal
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
 
     best, objectives = None, []
     # one BLAS thread where threads cost more than they save (core.matrix.threads): by the work of

@@ -54,6 +54,7 @@ from ..matrix.threads import blas_threads_for
 from ..validation import as_labels as _as_labels
 from ..validation import check_positive_int as _check_positive_int
 from ..validation import check_real as _check_real
+from ..validation import check_random_state
 from ..validation import require_finite as _require_finite
 from ._qalpha_iteration import (_class_subspace, _initial_Q, _pair_factor, _Problem,
                                 _resolve_solver, _run)
@@ -484,7 +485,7 @@ def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progre
         side_scale = side_scaling(prepared.side_diagonal, lam).astype(dtype)
     problem = _Problem(features, prepared.criterion, side_scale=side_scale, pair_factor=prepared.pair_factor, lam=lam)
     solver = _resolve_solver(settings["solver"], kept.size, problem.is_psd, features.reads_data_per_product)
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     n_samples = features.n_samples
 
     best, restart_objectives, stopped = None, [], False
@@ -577,20 +578,42 @@ class SideVariances:
 def pairs_from_labels(labels, n_pairs, random_state=None) -> np.ndarray:
     """Random pairs of samples with different labels: the side information of [SW04] Sec. 5.
 
-    Returns an ``(n_pairs, 2)`` array of sample indices (distinct pairs where possible), for
-    ``q_alpha(X, k, pairs=..., lam=...)`` when the known "different cluster" pairs come from labels.
+    Returns an ``(n_pairs, 2)`` array of distinct pairs ``(i, j)``, ``i < j``, drawn uniformly
+    from all pairs of samples with different labels, for ``q_alpha(X, k, pairs=..., lam=...)``
+    when the known "different cluster" pairs come from labels. However unbalanced the classes
+    (one sample against 999), every pair asked for is returned; asking for more pairs than exist
+    is an :class:`~core.errors.InputError` that says how many there are.
     """
     labels = np.asarray(labels).ravel()
     n_pairs = _check_positive_int(n_pairs, "n_pairs")
-    if np.unique(labels).size < 2:
+    rng = check_random_state(random_state)
+    classes, codes, sizes = np.unique(labels, return_inverse=True, return_counts=True)
+    if classes.size < 2:
         raise InputError("Pairs of points in different clusters need at least two distinct labels.")
-    rng = np.random.default_rng(random_state)
-    first = rng.integers(0, labels.size, size=4 * n_pairs + 16)
-    second = rng.integers(0, labels.size, size=first.size)
-    different = labels[first] != labels[second]
-    candidates = np.unique(np.sort(np.c_[first, second][different], axis=1), axis=0)
-    candidates = candidates[rng.permutation(len(candidates))]
-    return candidates[:n_pairs]
+    # pairs of classes (a < b) weighted by how many sample pairs they hold: uniform over sample pairs
+    first_class, second_class = np.triu_indices(classes.size, k=1)
+    weights = sizes[first_class].astype(np.float64) * sizes[second_class]
+    available = int(weights.sum())
+    if n_pairs > available:
+        raise InputError(f"There are only {available:,} pairs of samples with different labels; "
+                         f"ask for at most that many (got n_pairs={n_pairs:,}).")
+    members = [np.flatnonzero(codes == c) for c in range(classes.size)]
+    if 2 * n_pairs >= available:  # most of them: list them all (at most twice what is asked) and choose
+        every = np.concatenate([np.sort(np.stack(np.meshgrid(members[a], members[b], indexing="ij"), -1).reshape(-1, 2),
+                                        axis=1) for a, b in zip(first_class, second_class)])
+        return every[np.sort(rng.choice(len(every), size=n_pairs, replace=False))]
+    chosen = np.zeros((0, 2), dtype=np.intp)
+    while len(chosen) < n_pairs:
+        draw = 2 * (n_pairs - len(chosen)) + 16
+        which = rng.choice(weights.size, size=draw, p=weights / weights.sum())
+        left = np.array([members[c][rng.integers(sizes[c])] for c in first_class[which]], dtype=np.intp)
+        right = np.array([members[c][rng.integers(sizes[c])] for c in second_class[which]], dtype=np.intp)
+        fresh = np.sort(np.c_[left, right], axis=1)
+        # keep the first draw of each pair, in the order drawn (np.unique alone would sort them)
+        combined = np.concatenate([chosen, fresh])
+        _, first = np.unique(combined, axis=0, return_index=True)
+        chosen = combined[np.sort(first)]
+    return chosen[:n_pairs]
 
 
 def feature_scaling(alpha) -> np.ndarray:

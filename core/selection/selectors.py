@@ -7,6 +7,8 @@ Each selector follows scikit-learn's ``SelectorMixin`` contract (``fit``, ``tran
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
@@ -62,6 +64,9 @@ class QAlphaSelector(SelectorMixin, BaseEstimator):
         Rank of each feature (1 = largest weight), as in scikit-learn's ``RFE``.
     result_ : QAlphaResult
         The full result (history, convergence, ...).
+    k_ : int
+        The number of clusters used: ``k``, the number of classes minus one when supervised, or
+        ``n_samples - 1`` (with a warning) when ``k`` asks for more clusters than the samples allow.
     n_features_in_ : int
     """
 
@@ -90,11 +95,14 @@ class QAlphaSelector(SelectorMixin, BaseEstimator):
             y = column_or_1d(y, warn=True)
             check_consistent_length(X, y)
             check_classification_targets(y)
-            labels, k = y, None
+            labels, k = y, self.k  # q_alpha refuses a k other than the number of classes minus one
         else:
             labels, k = None, DEFAULT_K if self.k is None else self.k
-            if isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k >= X.shape[0]:
-                k = X.shape[0] - 1  # fewer samples than clusters: use as many as the data allow
+            if isinstance(k, (int, np.integer)) and not isinstance(k, bool) and X.shape[0] >= 2 and k >= X.shape[0]:
+                # fewer samples than clusters: use as many as the data allow, and say so
+                warnings.warn(f"k = {k} clusters need more than {X.shape[0]} samples; k = {X.shape[0] - 1} was "
+                              "used (k_ records it).", UserWarning, stacklevel=2)
+                k = X.shape[0] - 1
         constant = np.ptp(X, axis=0) == 0
         if constant.all():
             # Nothing varies: every feature weighs the same (zero); keep the contract of fit.
@@ -109,6 +117,7 @@ class QAlphaSelector(SelectorMixin, BaseEstimator):
                 random_state=self.random_state)
             self.alpha_ = self.result_.alpha
             self.n_iter_ = self.result_.n_iter
+        self.k_ = self.result_.k if self.result_ is not None else k
         order = np.argsort(-self.alpha_, kind="stable")
         self.ranking_ = np.empty(X.shape[1], dtype=np.intp)
         self.ranking_[order] = np.arange(1, X.shape[1] + 1)

@@ -3,6 +3,7 @@
 import base64
 import json
 from pathlib import Path
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -698,3 +699,25 @@ def test_a_path_with_unconverged_values_says_which():
     assert 1 <= count <= 25
     app.number_input(key="qa_max_iter").set_value(5000).run()
     assert not app.exception and not any("values of λ" in w.value for w in app.warning)
+
+
+def test_shuffled_labels_leave_the_automatic_choice_unchanged():
+    """The automatic k and λ take no labels (choose_settings refuses them); the one number the page
+    takes from the main data's labels is how many clusters k-means looks for, which a shuffle of
+    the labels keeps. So the page's choice and every candidate's agreement are the same with the
+    labels shuffled. (It replaces a library test that passed the same class count twice.)"""
+    faces = load_dataset("warpAR10P")
+    main = faces.subset_samples(faces.labels <= 4)
+    shuffled = replace(main, labels=np.random.default_rng(0).permutation(main.labels))
+    assert not np.array_equal(shuffled.labels, main.labels)
+    chosen = []
+    for data in (main, shuffled):
+        app = AppTest.from_file(PAGE, default_timeout=300)
+        app.session_state["dataset"] = data
+        app.session_state["side_dataset"] = faces.subset_samples(faces.labels == 5)
+        app.run()
+        app.radio(key="qa_side_mode").set_value("uploaded side data").run()
+        assert not app.exception and not app.error
+        table = next(frame.value for frame in app.dataframe if "agreement between resamples (adjusted Rand)" in frame.value)
+        chosen.append((app.session_state["qa_k"], app.session_state["qa_lambda"], table.to_dict("list")))
+    assert chosen[0] == chosen[1]

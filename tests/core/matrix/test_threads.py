@@ -63,3 +63,45 @@ def test_kernel_q_alpha_and_sdr_si_on_small_problems_run_on_one_thread():
         assert blas_threads() == {2}
     assert seen_kernel and all(threads == {1} for threads in seen_kernel)
     assert seen_sdr and all(threads == {1} for threads in seen_sdr)
+
+
+def test_overlapping_limits_of_two_sessions_end_where_they_started():
+    """Enter A, enter B, leave A, leave B (two sessions' solves, not nested): BLAS is back on the
+    threads it had, not left on one (threadpool_limits alone restores what each saw on entry)."""
+    from contextlib import ExitStack
+
+    from core.matrix.threads import one_blas_thread
+
+    with threadpool_limits(2, user_api="blas"):
+        first, second = ExitStack(), ExitStack()
+        first.enter_context(one_blas_thread())
+        second.enter_context(one_blas_thread())
+        assert blas_threads() == {1}
+        first.close()
+        assert blas_threads() == {1}  # B still holds the limit
+        second.close()
+        assert blas_threads() == {2}
+
+
+def test_overlapping_solves_on_many_threads_end_where_they_started():
+    import threading
+
+    rng = np.random.default_rng(3)
+    problems = [rng.standard_normal((30, 80)) for _ in range(8)]
+    errors, start = [], threading.Barrier(8)
+
+    def solve(X):
+        try:
+            start.wait()
+            for _ in range(3):
+                q_alpha(X, 2, max_iter=20, tol=1e-12)
+        except Exception as error:  # pragma: no cover - reported below
+            errors.append(error)
+
+    with threadpool_limits(2, user_api="blas"):
+        workers = [threading.Thread(target=solve, args=(X,)) for X in problems]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+        assert not errors and blas_threads() == {2}
