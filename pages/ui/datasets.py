@@ -17,7 +17,7 @@ from core.data.bundled import list_datasets, load_dataset
 # the table readers (and pandas with them) are imported with this module, before any page runs
 from core.data.loaders import read_table
 from core.limits import format_bytes
-from core.data.content_store import ContentStore
+from core.data.content_store import ContentStore, Damaged, NotHeld, Unreadable
 from core.selection.side import SideInformation
 
 DEFAULT_DATASET = "warpAR10P"
@@ -110,7 +110,9 @@ _NOT_RESTORED = {
                "hand, or cut short)",
     "not held": "this server does not hold {it}: {they} expired from the server's store, or came from "
                 "another server",
-    "damaged": "the server's copy of {it} was damaged and has been removed"}
+    "damaged": "the server's copy of {it} was damaged and has been removed",
+    "unreadable": "the server could not read {it} just now (a passing fault of its disk or open files; the stored "
+                  "copy is kept): reload the page to try again"}
 
 
 def _restore(name: str, key: str | None) -> tuple[Dataset | None, str]:
@@ -123,7 +125,11 @@ def _restore(name: str, key: str | None) -> tuple[Dataset | None, str]:
         return None, "not held"
     try:
         return replace(store.get(key), name=name), ""
-    except InputError:
+    except NotHeld:  # evicted by another process between the look and the read
+        return None, "not held"
+    except Unreadable:
+        return None, "unreadable"
+    except Damaged:
         return None, "damaged"
 
 

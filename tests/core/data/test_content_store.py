@@ -19,6 +19,11 @@ def table(seed=0, n=30, d=12, name="genes.csv", **options):
                    meta={"load_report": ["Guessed: samples as rows."], "basis": np.eye(2)}, **options)
 
 
+def entries_and_writes(folder):
+    """What the store holds in ``folder``, but for its lock file."""
+    return [path for path in folder.iterdir() if path.name != ".lock"]
+
+
 def test_a_kept_data_set_comes_back_equal_once_under_its_key(tmp_path):
     store = ContentStore(tmp_path)
     data = table()
@@ -48,14 +53,14 @@ def test_an_interrupted_write_leaves_nothing_under_the_key(tmp_path, monkeypatch
         store.put(data)
     monkeypatch.undo()
     key = content_key(data)
-    assert key not in store and list(tmp_path.iterdir()) == []
+    assert key not in store and entries_and_writes(tmp_path) == []
     # a write a SIGKILL cut short leaves only its temporary file: invisible, and cleared
     (tmp_path / ".writing-abc.npz").write_bytes(b"PK\x03\x04 half")
     assert key not in store and store.size() == 0
     with pytest.raises(InputError, match="does not hold that data set"):
         store.get(key)
     store.clear()
-    assert list(tmp_path.iterdir()) == []
+    assert entries_and_writes(tmp_path) == []
 
 
 def test_a_damaged_entry_is_refused_with_a_message_and_removed(tmp_path):
@@ -91,7 +96,7 @@ def test_the_quota_evicts_the_least_recently_used_first_and_refuses_one_set_over
 def test_names_from_users_stay_names_and_keys_are_checked(tmp_path):
     store = ContentStore(tmp_path / "store")
     key = store.put(table(name="../../etc/passwd.csv"))
-    assert [path.name for path in (tmp_path / "store").iterdir()] == [f"{key}.npz"]
+    assert [path.name for path in entries_and_writes(tmp_path / "store")] == [f"{key}.npz"]
     assert store.get(key).name == "../../etc/passwd.csv"
     assert not (tmp_path / "etc").exists()
     for bad in ("../../etc/passwd", key[:16], key.upper(), "", None):
