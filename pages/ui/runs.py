@@ -17,6 +17,7 @@ import streamlit as st
 from core import Dataset, Stopped
 
 from . import estimates
+from .shared_results import SharedResults, budget_bytes
 from .datasets import current_dataset
 from core.selection.lambda_path import QAlphaPath, q_alpha_path
 from core.selection.qalpha import QAlphaParameters, QAlphaResult
@@ -73,51 +74,31 @@ def _runners():
             "rank_features": rank_features, "class_markers": class_markers}
 
 
-# The spinner only on a miss: a spinner element and its timer thread cost every hit of a K report
-# 0.5 ms (cProfile of benchmarks/bench_users.py).
-@st.cache_data(show_spinner="Computing…", max_entries=32)
-def _cached_run(name: str, key: str, _args: tuple, _kwargs: dict):
-    return _runners()[name](*_args, **_kwargs)
-
-
-@st.cache_data(show_spinner="Computing…", max_entries=1024)
-def _cached_small_run(name: str, key: str, _args: tuple, _kwargs: dict):
-    return _runners()[name](*_args, **_kwargs)
+# Every session's results, in caches of the server (pages/ui/shared_results.py: computed once,
+# read-only, bounded in bytes by their share of $QALPHA_CACHE_MB). Not st.cache_data: it pickles
+# each result and unpickles a copy for every hit (an SLDA path's n x n scatter on every rerun), and
+# bounds its entries by count, not bytes.
+_RUNS = SharedResults("runs", budget_bytes(0.40))
+_SMALL_RUNS = SharedResults("k-means scores", budget_bytes(0.05))
 
 
 def run_cached(name: str, key: dict, *args, small: bool = False, **kwargs):
-    """Call a ``core`` function through the cache. ``key`` must determine the result (data
+    """Call a ``core`` function through the server's cache. ``key`` must determine the result (data
     fingerprints and parameters); the arrays themselves are passed unhashed. ``small``: a few
     numbers per key and one key per K (k-means scores), kept in a cache of their own so that
-    moving K does not push the runs out of theirs."""
-    cached = _cached_small_run if small else _cached_run
-    return cached(name, json.dumps(key, sort_keys=True, default=str), args, kwargs)
+    moving K does not push the runs out of theirs. The result is shared: read-only."""
+    cache = _SMALL_RUNS if small else _RUNS
+    text = f"{name}:{json.dumps(key, sort_keys=True, default=str)}"
+    if text in cache:  # the spinner only on a miss: its element and timer cost a K report 0.5 ms
+        return cache.get(text)
+    with st.spinner("Computing…"):
+        return cache.compute_once(text, lambda: _runners()[name](*args, **kwargs))
 
 
-class _Recent:
-    """A few dozen values by key, the least recently used dropped first; for every session of
-    this server (they run their scripts in threads of their own: its owner holds a lock)."""
-
-    def __init__(self, entries: int):
-        self.entries, self.values = entries, OrderedDict()
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.values
-
-    def get(self, key: str):
-        self.values.move_to_end(key)
-        return self.values[key]
-
-    def put(self, key: str, value) -> None:
-        self.values[key] = value
-        while len(self.values) > self.entries:
-            self.values.popitem(last=False)
-
-
-# Runs that report progress are cached here rather than with st.cache_data: a cached function
-# that updates an element created outside it (the progress bar) cannot be replayed on a hit.
-_PROGRESS_CACHE = _Recent(32)
-_PROGRESS_LOCK = threading.Lock()
+# Runs that report progress: a cached function that updates an element created outside it (the
+# progress bar) could not be replayed by st.cache_data on a hit.
+_PROGRESS_CACHE = SharedResults("runs with progress", budget_bytes(0.40))
+_PROGRESS_LOCK = _PROGRESS_CACHE.lock
 
 # Results a page asks for ahead of the user (the Kernel page's other γ's), computed after its run
 # by one background thread for the process, so that the page settles with its own result and this
@@ -131,7 +112,8 @@ LATER_QUEUE = 12
 
 
 def memoised(key: str, compute, keep=lambda value: True):
-    """``compute()`` once per ``key`` (a few dozen results kept, least recently used dropped).
+    """``compute()`` once per ``key`` for every session (kept within the cache's byte budget, least
+    recently used dropped, read-only). A session asking while another computes ``key`` waits for it.
     A ``key`` waiting in :func:`memoise_later`'s queue is computed here instead; one being computed
     there is waited for, not computed twice.
 
@@ -147,11 +129,7 @@ def memoised(key: str, compute, keep=lambda value: True):
         with _PROGRESS_LOCK:
             if key in _PROGRESS_CACHE:
                 return _PROGRESS_CACHE.get(key)
-    value = compute()
-    if keep(value):
-        with _PROGRESS_LOCK:
-            _PROGRESS_CACHE.put(key, value)
-    return value
+    return _PROGRESS_CACHE.compute_once(key, compute, keep)
 
 
 def memoise_later(key: str, compute) -> None:
@@ -159,7 +137,7 @@ def memoise_later(key: str, compute) -> None:
     kept, waiting or being computed already. ``compute`` must not call Streamlit: it runs outside
     any session, after the run that asked for it. At most :data:`LATER_QUEUE` wait."""
     with _LATER_CHANGED:
-        if key in _PROGRESS_CACHE or key in _LATER_WAITING or key in _LATER_RUNNING:
+        if key in _PROGRESS_CACHE or key in _LATER_WAITING or key in _LATER_RUNNING or _PROGRESS_CACHE.running(key):
             return
         _LATER_WAITING[key] = compute
         while len(_LATER_WAITING) > LATER_QUEUE:
@@ -180,9 +158,7 @@ def _compute_later() -> None:
                 continue
             ended = _LATER_RUNNING[key] = threading.Event()
         try:
-            value = compute()
-            with _PROGRESS_LOCK:
-                _PROGRESS_CACHE.put(key, value)
+            _PROGRESS_CACHE.put(key, compute())
         except Exception:  # noqa: BLE001 - asked for ahead of the user: if the user asks, it runs again and says why
             logging.getLogger(__name__).warning("a computation asked for ahead failed: %s", key, exc_info=True)
         finally:
@@ -195,20 +171,14 @@ def _compute_later() -> None:
 #: scrubber's encoded weights, names and mean image, the ranking table. A report of the hand's K
 #: reruns the view; hashing the arrays again for st.cache_data cost it 5-8 ms, and building the
 #: ranking table again 2 ms.
-_KEPT = _Recent(32)
-_KEPT_LOCK = threading.Lock()
+_KEPT = SharedResults("views", budget_bytes(0.15))
 
 
 def kept(key: str, make):
-    """``make()`` once per ``key`` (a few dozen kept, least recently used dropped): for what a
-    rerun would otherwise derive again from the same result. ``key`` must determine the value."""
-    with _KEPT_LOCK:
-        if key in _KEPT:
-            return _KEPT.get(key)
-    value = make()
-    with _KEPT_LOCK:
-        _KEPT.put(key, value)
-    return value
+    """``make()`` once per ``key`` (within the cache's byte budget, least recently used dropped,
+    read-only): for what a rerun would otherwise derive again from the same result. ``key`` must
+    determine the value."""
+    return _KEPT.compute_once(key, make)
 
 
 def is_memoised(key: str) -> bool:

@@ -1,0 +1,117 @@
+"""The server's caches of results (pages/ui/shared_results.py, issue 58 point 10): bounded in bytes,
+read-only once shared, each key computed once however many sessions ask at the same time."""
+
+import threading
+from pathlib import Path
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from pages.ui.shared_results import BUDGET_VARIABLE, SharedResults, budget_bytes, freeze, size_of
+
+
+@dataclass(frozen=True)
+class Result:
+    weights: np.ndarray
+    table: dict
+
+
+def result(n):
+    return Result(np.zeros(n), {"curve": np.ones(n // 2), "name": "x"})
+
+
+def test_sizes_count_each_buffer_once():
+    weights = np.zeros(1000)
+    assert size_of(Result(weights, {"view": weights[:10], "again": weights})) == pytest.approx(8000, abs=600)
+    assert size_of(result(2000)) == pytest.approx(8 * 3000, abs=600)
+
+
+def test_the_cache_holds_at_most_its_budget_least_recently_used_out_first():
+    cache = SharedResults("test", budget=100_000)
+    for key in range(6):
+        cache.put(key, result(2000))  # 24 kB each: four fit
+        assert cache.used <= cache.budget
+    assert 0 not in cache and 1 not in cache and 5 in cache
+    cache.get(2)  # used: now the newest
+    cache.put(6, result(2000))
+    assert 2 in cache and 3 not in cache
+    assert not cache.put("huge", result(20_000)) and "huge" not in cache  # larger than the budget
+
+
+def test_a_kept_result_is_read_only():
+    cache = SharedResults("test", budget=10**7)
+    value = cache.compute_once("key", lambda: result(10))
+    with pytest.raises(ValueError, match="read-only"):
+        value.weights[0] = 1
+    with pytest.raises(ValueError, match="read-only"):
+        value.table["curve"] += 1
+    assert cache.get("key") is value and not value.weights.any()
+
+
+def test_sessions_asking_at_once_wait_for_one_computation():
+    cache = SharedResults("test", budget=10**7)
+    calls, answers, start = [], [], threading.Barrier(8)
+
+    def compute():
+        calls.append(1)
+        time.sleep(0.3)
+        return result(100)
+
+    def session():
+        start.wait()
+        answers.append(cache.compute_once("same key", compute))
+
+    sessions = [threading.Thread(target=session) for _ in range(8)]
+    for thread in sessions:
+        thread.start()
+    for thread in sessions:
+        thread.join()
+    assert len(calls) == 1 and len(answers) == 8 and all(answer is answers[0] for answer in answers)
+
+
+def test_a_computation_that_keeps_nothing_leaves_the_waiter_to_compute():
+    cache = SharedResults("test", budget=10**7)
+    started, results = threading.Event(), []
+
+    def stopped_run():
+        started.set()
+        time.sleep(0.2)
+        return "stopped"
+
+    first = threading.Thread(target=lambda: results.append(cache.compute_once("k", stopped_run, keep=lambda v: v != "stopped")))
+    first.start()
+    started.wait()
+    results.append(cache.compute_once("k", lambda: "complete"))
+    first.join()
+    assert sorted(results) == ["complete", "stopped"] and cache.get("k") == "complete"
+
+
+def test_the_budget_is_set_by_the_environment(monkeypatch):
+    monkeypatch.setenv(BUDGET_VARIABLE, "100")
+    assert budget_bytes(0.5) == 50 * 2**20
+    monkeypatch.delenv(BUDGET_VARIABLE)
+    assert budget_bytes(1.0) == 2048 * 2**20
+
+
+def test_freeze_reaches_sparse_matrices_and_nested_containers():
+    from scipy import sparse
+
+    matrix = sparse.random(5, 5, density=0.5, format="csr", random_state=0)
+    value = freeze({"m": matrix, "list": [np.zeros(3)]})
+    assert not value["m"].data.flags.writeable and not value["list"][0].flags.writeable
+
+
+def test_the_qalpha_pages_result_is_shared_read_only():
+    from streamlit.testing.v1 import AppTest
+
+    from core.data.bundled import load_dataset
+    from pages.ui import runs
+
+    app = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "pages" / "qalpha.py"), default_timeout=300)
+    app.session_state["dataset"] = load_dataset("wine")
+    app.run()
+    assert not app.exception
+    results = [value for value, _ in runs._PROGRESS_CACHE._values.values() if hasattr(value, "alpha")]
+    assert results and all(not value.alpha.flags.writeable for value in results)
