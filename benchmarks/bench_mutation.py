@@ -42,7 +42,7 @@ def _configuration() -> str:
     lines += [f"    {module}" for module in MODULES]
     lines += ["pytest_add_cli_args_test_selection ="] + [f"    {test}" for test in TESTS]
     lines += ["pytest_add_cli_args =", "    -p", "    no:cacheprovider", "    -q",
-              "also_copy =", "    assets/", "    benchmarks/", ""]
+              "also_copy =", "    assets/", "    benchmarks/", "    experiments/", ""]
     return "\n".join(lines)
 
 

@@ -366,8 +366,12 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=DEFAULT_LAM, c
         offer a "Stop" that keeps them. A run that ends at ``max_iter`` unconverged warns
         ``ConvergenceWarning`` (besides ``converged=False``).
     dtype : numpy dtype
-        Working precision of the normalised dense data (float64 by default; float32 halves
-        memory and time on very large data). Sparse and chunked data use float64 products.
+        Working precision of the normalised copy of dense data that the iterations read (float64
+        by default). float32 halves that copy: from float64 data of 200 x 50,000 (76 MB) a run adds
+        48 MB instead of 86 (``benchmarks/bench_copies.py``). Input given in float32 is validated
+        as a float64 copy first, so float32 saves nothing on it: give float64 data. A float32 run
+        whose residuals pass is checked in float64 against the data (no copy) before it is called
+        converged. Sparse and chunked data use float64 products.
     memory_limit : int, optional
         Bytes the row blocks of a Dask array may take at once (half the machine's memory by
         default); chunks that do not fit are refused with the chunk size that would.
