@@ -28,7 +28,7 @@ import numpy as np
 #: The environment variable that sets the server's budget for kept results, in MB.
 BUDGET_VARIABLE = "QALPHA_CACHE_MB"
 #: The budget when nobody sets one.
-DEFAULT_BUDGET_MB = 2048
+DEFAULT_BUDGET_MB = 1024
 
 
 def budget_bytes(share: float) -> int:

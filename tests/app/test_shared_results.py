@@ -92,7 +92,7 @@ def test_the_budget_is_set_by_the_environment(monkeypatch):
     monkeypatch.setenv(BUDGET_VARIABLE, "100")
     assert budget_bytes(0.5) == 50 * 2**20
     monkeypatch.delenv(BUDGET_VARIABLE)
-    assert budget_bytes(1.0) == 2048 * 2**20
+    assert budget_bytes(1.0) == 1024 * 2**20
 
 
 def test_freeze_reaches_sparse_matrices_and_nested_containers():
