@@ -358,6 +358,7 @@ def test_sparsity_gap_is_clear_on_planted_features_and_not_on_faces():
 ])
 def test_bad_arguments(kwargs, message):
     X = np.random.default_rng(0).standard_normal((20, 6))
+    kwargs = dict(kwargs)  # the parameters are shared by every run of the test: pop from a copy
     k = kwargs.pop("k", None)
     with pytest.raises(InputError, match=message):
         q_alpha(X, k, **kwargs)
