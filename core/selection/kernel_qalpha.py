@@ -216,10 +216,12 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
         Products per iteration with ``solver="power"``.
     dtype : {numpy.float64, numpy.float32}
         Working precision of the kernel matrix and its products (float64 by default). float32
-        halves the memory and the time of every product (on the AR faces with RBF gamma = 5
-        and ``solver="power"``: 3.9 ms per iteration against 7.5 with two BLAS threads,
-        ``benchmarks/bench_kernel_qalpha.py``);
-        the weights agreed with float64's to 3e-7 to 6e-5 there (gamma 2-20, tol 1e-6).
+        halves the kernel matrix the iterations hold and the time of every product (on the AR
+        faces with RBF gamma = 5 and ``solver="power"``: 3.9 ms per iteration against 7.5 with
+        two BLAS threads, ``benchmarks/bench_kernel_qalpha.py``); the matrix is computed in
+        float64 first, so the peak memory is not lower. The weights agreed with float64's to
+        3e-7 to 6e-5 there (gamma 2-20, tol 1e-6). A float32 run whose residuals pass is checked
+        with the float64 kernel matrix (made again for it) before it is called converged.
     memory_limit : int, optional
         Refuse problems whose ``n x n`` matrices need more bytes than this (default: half the
         physical memory); see :func:`kernel_memory_bytes`.
