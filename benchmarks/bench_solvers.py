@@ -57,28 +57,37 @@ def norm2(symmetric):
     return float(np.max(np.abs(linalg.eigvalsh(symmetric))))
 
 
+def side_scaled(C, alpha, X, side, kept, norms, lam):
+    """``C`` in the side-information form ``S^1/2 C S^1/2`` and the unit ``beta`` of ``alpha``
+    (``S = (D + lam I)^-1``, ``D`` the side variances relative to the main ones); as given without side data."""
+    beta = alpha
+    if side is not None:
+        D = X.shape[0] * ((side[:, kept] / norms).var(axis=0))
+        s = 1.0 / np.sqrt(D + lam)
+        C, beta = C * np.outer(s, s), alpha / s
+    return C, beta / np.linalg.norm(beta)
+
+
+def eigen_truth(C, beta):
+    """Rayleigh quotient of ``beta`` and its eigen-residual relative to ``||C||_2``."""
+    theta = float(beta @ C @ beta)
+    return theta, float(np.linalg.norm(C @ beta - theta * beta)) / norm2(C)
+
+
 def linear_truth(X, result, *, side=None, pairs=None, lam=0.0, criterion="sum", supervised=False):
     """True residuals, leading eigenvalue and ``alpha^T C alpha`` at the returned ``(alpha, Q)``."""
     Mt, kept, norms = normalise(X)
-    q = X.shape[0]
     alpha = result.alpha[kept]
     Q = result.Q
     gram = Mt.T @ Mt
     P = Mt.T @ Q
     G = gram * (P @ P.T)
     C = 2 * G - gram ** 2 if criterion == "gap" else G
-    beta = alpha
-    if side is not None:
-        D = q * ((side[:, kept] / norms).var(axis=0))
-        s = 1.0 / np.sqrt(D + lam)
-        C = C * np.outer(s, s)
-        beta = alpha / s
-    elif pairs is not None:
+    if pairs is not None:
         W = (Mt[pairs[:, 0]] * Mt[pairs[:, 1]]).T
         C = C - lam * (W @ W.T)
-    beta = beta / np.linalg.norm(beta)
-    theta = float(beta @ C @ beta)
-    alpha_residual = float(np.linalg.norm(C @ beta - theta * beta)) / norm2(C)
+    C, beta = side_scaled(C, alpha, X, side, kept, norms, lam)
+    theta, alpha_residual = eigen_truth(C, beta)
     A = (Mt * alpha) @ Mt.T
     AQ = A @ Q
     Q_residual = 0.0 if supervised else float(np.linalg.norm(AQ - Q @ (Q.T @ AQ))) / norm2(A)
@@ -91,21 +100,12 @@ def kernel_truth(X, result, *, kernel, gamma, side=None, lam=0.0):
     from sklearn.metrics.pairwise import rbf_kernel
 
     Mt, kept, norms = normalise(X)
-    q = X.shape[0]
     features = Mt.T
     V = features @ features.T if kernel == "linear" else rbf_kernel(features, gamma=gamma)
     alpha, E = result.alpha[kept], result.Q
     P = V @ E
-    C = V * (P @ P.T)
-    beta = alpha
-    if side is not None:
-        D = q * ((side[:, kept] / norms).var(axis=0))
-        s = 1.0 / np.sqrt(D + lam)
-        C = C * np.outer(s, s)
-        beta = alpha / s
-    beta = beta / np.linalg.norm(beta)
-    theta = float(beta @ C @ beta)
-    alpha_residual = float(np.linalg.norm(C @ beta - theta * beta)) / norm2(C)
+    C, beta = side_scaled(V * (P @ P.T), alpha, X, side, kept, norms, lam)
+    theta, alpha_residual = eigen_truth(C, beta)
     Z = alpha[:, None] * P  # A Q = Phi D V E
     rest = Z - E @ (P.T @ Z)  # Q^T A Q = E^T V D V E
     root = np.sqrt(np.clip(alpha, 0, None))

@@ -54,6 +54,12 @@ def one_blas_thread():
                 _limiter = None
 
 
+def one_thread_holders() -> int:
+    """How many contexts of :func:`one_blas_thread` are open now, in every thread of the process."""
+    with _holders_lock:
+        return _holders
+
+
 def blas_threads_for(work: float):
     """One BLAS thread for products of fewer than :data:`SMALL_PRODUCT_WORK` multiply-adds,
     else the threads as they are."""

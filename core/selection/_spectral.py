@@ -139,3 +139,21 @@ class IterationTrace:
         return dict(alpha=alpha, Q=Q, history=np.asarray(self.history), n_iter=self.n_iter,
                     converged=self.converged, eigenvalue=self.eigenvalue, stopped=self.stopped,
                     residuals=np.asarray(self.residuals).reshape(-1, 2), failures=tuple(self.failures))
+
+
+def checked_in_float64(run, *, residuals, eigenvalue, objective, Q, tol, dtype, against) -> tuple[dict, str | None]:
+    """A run made in a lower precision, with its last iterate's ``residuals`` (alpha's, Q's),
+    ``eigenvalue`` and ``objective`` recomputed in float64 (``against``: what they were computed
+    with, for the note). Converged only if the residuals pass there too; the note says why not."""
+    alpha_residual, Q_residual = residuals
+    table = np.array(run["residuals"], dtype=np.float64)
+    table[-1] = alpha_residual, Q_residual
+    history = np.array(run["history"], dtype=np.float64)
+    history[-1] = objective
+    converged = max(alpha_residual, Q_residual) <= tol
+    checked = dict(run, residuals=table, history=history, eigenvalue=eigenvalue, Q=Q, converged=converged)
+    if converged:
+        return checked, None
+    return checked, (f"In {np.dtype(dtype).name} the residuals fell below tol = {tol:g}, but {against} in float64 "
+                     f"they are {max(alpha_residual, Q_residual):.1e}: the working precision limits how far this "
+                     "problem converges. Use dtype=np.float64 or a larger tol.")

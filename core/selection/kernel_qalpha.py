@@ -33,8 +33,8 @@ import numpy as np
 from scipy import linalg
 from scipy.sparse.linalg import eigsh
 
-from ._spectral import (IterationTrace, check_clusters, check_settings, eigen_residual, leading_lanczos, orient,
-                        result_warnings, side_scaling)
+from ._spectral import (IterationTrace, check_clusters, check_settings, checked_in_float64, eigen_residual,
+                        leading_lanczos, orient, result_warnings, side_scaling)
 from ..errors import InputError
 from ..matrix import dense_matrix
 from ..matrix.threads import blas_threads_for
@@ -377,17 +377,9 @@ def _checked_in_float64(V, scaling, run, *, side, tol, dtype):
     eigenvalue, alpha_residual = eigen_residual(beta, image)
     gram_Z = T.T @ VT
     Q_residual = _kernel_subspace_residual(T, VT, E, P, gram_Z)
-    residuals = np.array(run["residuals"], dtype=np.float64)
-    residuals[-1] = alpha_residual, Q_residual
-    history = np.array(run["history"], dtype=np.float64)
-    history[-1] = _objective(gram_Z, alpha, scaling, side)
-    checked = dict(run, residuals=residuals, history=history, eigenvalue=eigenvalue, Q=E,
-                   converged=max(alpha_residual, Q_residual) <= tol)
-    if checked["converged"]:
-        return checked, None
-    return checked, (f"In {np.dtype(dtype).name} the residuals fell below tol = {tol:g}, but with the kernel matrix "
-                     f"in float64 they are {max(alpha_residual, Q_residual):.1e}: the working precision limits how "
-                     "far this problem converges. Use dtype=np.float64 or a larger tol.")
+    return checked_in_float64(run, residuals=(alpha_residual, Q_residual), eigenvalue=eigenvalue,
+                              objective=_objective(gram_Z, alpha, scaling, side), Q=E, tol=tol, dtype=dtype,
+                              against="with the kernel matrix")
 
 
 def _kernel_subspace_residual(T, VT, E, P, gram_Z) -> float:

@@ -44,8 +44,8 @@ from functools import cached_property
 
 import numpy as np
 
-from ._spectral import (check_clusters, check_settings, eigen_residual, result_warnings, side_scaling,
-                        subspace_residual)
+from ._spectral import (check_clusters, check_settings, checked_in_float64, eigen_residual, result_warnings,
+                        side_scaling, subspace_residual)
 from ..errors import InputError
 from ..progress import ProgressCallback, warn_not_converged
 from ..matrix import data_matrix
@@ -558,17 +558,9 @@ def _checked_in_float64(prepared, lam, run):
     beta = problem.to_beta(alpha)
     eigenvalue, alpha_residual = eigen_residual(beta, problem.operator_matvec(Pt, beta))
     Q_residual = 0.0 if prepared.fixed_Q else subspace_residual(Q, features.times((Pt * alpha).T))
-    residuals = np.array(run["residuals"], dtype=np.float64)
-    residuals[-1] = alpha_residual, Q_residual
-    history = np.array(run["history"], dtype=np.float64)
-    history[-1] = eigenvalue  # alpha^T C alpha at the unit beta: the objective of every variant
-    checked = dict(run, residuals=residuals, history=history, eigenvalue=eigenvalue, Q=Q,
-                   converged=max(alpha_residual, Q_residual) <= tol)
-    if checked["converged"]:
-        return checked, None
-    return checked, (f"In {np.dtype(prepared.dtype).name} the residuals fell below tol = {tol:g}, but against the "
-                     f"data in float64 they are {max(alpha_residual, Q_residual):.1e}: the working precision "
-                     "limits how far this problem converges. Use dtype=np.float64 or a larger tol.")
+    # alpha^T C alpha at the unit beta is the objective of every variant
+    return checked_in_float64(run, residuals=(alpha_residual, Q_residual), eigenvalue=eigenvalue, objective=eigenvalue,
+                              Q=Q, tol=tol, dtype=prepared.dtype, against="against the data")
 
 
 @dataclass(frozen=True)

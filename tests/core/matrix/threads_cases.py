@@ -1,0 +1,112 @@
+"""The solvers' BLAS threads (core.matrix.threads): one thread for thin products while they run,
+the caller's setting untouched outside and above the threshold, overlapping solves of several
+threads ending where they started.
+
+BLAS threads are the process's: whatever else a test worker ran (an AppTest's script threads, the
+app's background solves) shares them. So ``tests/core/matrix/test_threads.py`` runs these cases in
+a fresh interpreter; ``python -m pytest tests/core/matrix/threads_cases.py`` runs them directly."""
+
+import numpy as np
+import pytest
+import scipy.linalg  # noqa: F401 - SciPy's BLAS loaded, so that the limits reach it
+from threadpoolctl import threadpool_info, threadpool_limits
+
+from core import kernel_q_alpha, q_alpha, sdr_si
+from core.matrix.threads import SMALL_PRODUCT_WORK, blas_threads_for, one_thread_holders
+
+
+def blas_threads() -> set[int]:
+    return {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"}
+
+
+def recorder(seen):
+    def progress(_):
+        seen.append(blas_threads())  # returns None: go on (False would stop the run)
+    return progress
+
+
+def test_one_thread_below_the_threshold_and_none_changed_above():
+    with threadpool_limits(2, user_api="blas"):
+        with blas_threads_for(SMALL_PRODUCT_WORK / 2):
+            assert blas_threads() == {1}
+        assert blas_threads() == {2}
+        with blas_threads_for(SMALL_PRODUCT_WORK * 2):
+            assert blas_threads() == {2}
+
+
+@pytest.mark.parametrize("solver", ["power", "lanczos"])
+def test_q_alpha_iterates_on_one_thread_on_small_data_and_restores_the_callers(solver):
+    X = np.random.default_rng(0).standard_normal((40, 300))
+    seen = []
+    with threadpool_limits(2, user_api="blas"):
+        result = q_alpha(X, 3, solver=solver, max_iter=5, tol=1e-12, progress=recorder(seen))
+        assert blas_threads() == {2}
+    assert len(seen) == 5 and all(threads == {1} for threads in seen)
+    with threadpool_limits(1, user_api="blas"):  # the same weights whatever the threads
+        again = q_alpha(X, 3, solver=solver, max_iter=5, tol=1e-12)
+    np.testing.assert_allclose(result.alpha, again.alpha, rtol=0, atol=1e-12)
+
+
+def test_q_alpha_keeps_the_threads_on_large_products():
+    m, k = 200, 10
+    n = int(SMALL_PRODUCT_WORK // (m * k)) + 100
+    X = np.random.default_rng(1).standard_normal((m, n))
+    seen = []
+    with threadpool_limits(2, user_api="blas"):
+        q_alpha(X, k, solver="power", max_iter=2, tol=1e-12, progress=recorder(seen))
+    assert seen and all(threads == {2} for threads in seen)
+
+
+def test_kernel_q_alpha_and_sdr_si_on_small_problems_run_on_one_thread():
+    rng = np.random.default_rng(2)
+    seen_kernel, seen_sdr = [], []
+    with threadpool_limits(2, user_api="blas"):
+        kernel_q_alpha(rng.standard_normal((30, 60)), 2, "rbf", solver="power", max_iter=3, tol=1e-12,
+                       progress=recorder(seen_kernel))
+        sdr_si(rng.poisson(2.0, (60, 8)).astype(float) + 1, rng.poisson(2.0, (30, 8)).astype(float) + 1, 2,
+               max_iter=3, progress=recorder(seen_sdr))
+        assert blas_threads() == {2}
+    assert seen_kernel and all(threads == {1} for threads in seen_kernel)
+    assert seen_sdr and all(threads == {1} for threads in seen_sdr)
+
+
+def test_overlapping_limits_of_two_sessions_end_where_they_started():
+    """Enter A, enter B, leave A, leave B (two sessions' solves, not nested): BLAS is back on the
+    threads it had, not left on one (threadpool_limits alone restores what each saw on entry)."""
+    from contextlib import ExitStack
+
+    from core.matrix.threads import one_blas_thread
+
+    with threadpool_limits(2, user_api="blas"):
+        first, second = ExitStack(), ExitStack()
+        first.enter_context(one_blas_thread())
+        second.enter_context(one_blas_thread())
+        assert blas_threads() == {1}
+        first.close()
+        assert blas_threads() == {1}  # B still holds the limit
+        second.close()
+        assert blas_threads() == {2}
+
+
+def test_overlapping_solves_on_many_threads_end_where_they_started():
+    import threading
+
+    rng = np.random.default_rng(3)
+    problems = [rng.standard_normal((30, 80)) for _ in range(8)]
+    errors, start = [], threading.Barrier(8)
+
+    def solve(X):
+        try:
+            start.wait()
+            for _ in range(3):
+                q_alpha(X, 2, max_iter=20, tol=1e-12)
+        except Exception as error:  # pragma: no cover - reported below
+            errors.append(error)
+
+    with threadpool_limits(2, user_api="blas"):
+        workers = [threading.Thread(target=solve, args=(X,)) for X in problems]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+        assert not errors and blas_threads() == {2} and one_thread_holders() == 0
