@@ -49,7 +49,10 @@ def _configuration() -> str:
     # the Dask backends repeat the NumPy path's checks through a scheduler: seconds per mutant for
     # nothing these modules hold (core/matrix is not mutated here)
     lines += ["pytest_add_cli_args =", "    -p", "    no:cacheprovider", "    -q", "    -k", "    not dask",
-              "also_copy =", "    assets/", "    benchmarks/", "    experiments/", ""]
+              "also_copy =", "    assets/", "    benchmarks/", "    experiments/",
+              # workers forked from a process whose OpenBLAS threads had started hung without using
+              # the CPU (so no CPU limit ended them): a clean fork server, and BLAS on one thread
+              "process_isolation = forkserver", ""]
     return "\n".join(lines)
 
 
@@ -86,7 +89,8 @@ def main():
         archive = subprocess.run(["git", "archive", "HEAD"], cwd=ROOT, capture_output=True, check=True).stdout
         subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
         (folder / "setup.cfg").write_text(_configuration())
-        environment = dict(os.environ, STORE_NEIGHBOURS_SECONDS="3", PYTHONPATH=str(folder))
+        environment = dict(os.environ, STORE_NEIGHBOURS_SECONDS="3", PYTHONPATH=str(folder), OPENBLAS_NUM_THREADS="1",
+                           OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
         mutmut = ["mutmut", "run", "--max-children", str(options.max_children)]
         # generating the mutants (and the tests' coverage) without checking any
         subprocess.run(mutmut + ["no.such.mutant"], cwd=folder, env=environment, capture_output=True, text=True)
@@ -115,8 +119,9 @@ def main():
             share = 100 * (killed + counts["timeout"]) / total if total else float("nan")
             print(f"{module:<36} {total:>8} {killed:>7} {counts['survived']:>9} {counts['timeout']:>8} {other:>6} "
                   f"{share:>8.1f}%")
-        print("\n(timed-out mutants count as killed: the tests did not pass on them; a share over a sample of 200 "
-              "has a 95% margin of about 5 points)\n")
+        print("\n(timeout: the tests ran past mutmut's CPU-time limit on the mutant, an endless loop; counted as "
+              "killed, since the tests did not pass on it. A share over a sample of 200 has a 95% margin of about "
+              "5 points)\n")
         survivors = sorted(name for name, status in statuses.items()
                            if status == "survived" and name in sampled.get(_module_of(name), ()))
         print(f"Survivors ({len(survivors)}):")
