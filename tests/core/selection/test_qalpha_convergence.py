@@ -156,3 +156,59 @@ def test_above_the_gram_limit_the_uniform_start_is_deterministic_without_a_seed(
     second = q_alpha(X, 2, random_state=None)
     assert np.array_equal(first.alpha, second.alpha) and first.converged
     assert max(dense_truth(X, first)[:2]) <= 1e-6
+
+
+@pytest.mark.parametrize("solver", ["power", "lanczos"])
+def test_a_run_that_does_not_converge_takes_exactly_max_iter_iterations(solver):
+    X, _, _ = problem(6)
+    with pytest.warns(ConvergenceWarning, match="did not converge in 7 iterations"):
+        result = q_alpha(X, 2, solver=solver, tol=1e-14, max_iter=7)
+    assert not result.converged and result.n_iter == 7
+    assert result.history.shape == (7,) and result.residuals.shape == (7, 2)
+    assert result.residual == result.residuals[-1].max() > 1e-14
+
+
+@pytest.mark.parametrize("solver, method", [("power", "power"), ("lanczos", "power"), ("dense", "basic")])
+def test_more_clusters_than_the_data_have_ranks_still_give_an_orthonormal_q_and_a_true_residual(solver, method):
+    """Data of rank 2 (three distinct rows, centred) with k = 3: A_alpha Q has rank 2, and the
+    iteration completes Q from A_alpha's own eigenvectors (its rank-deficient branch)."""
+    rng = np.random.default_rng(7)
+    rows = rng.standard_normal((3, 40))
+    X = rows[np.arange(30) % 3] + 1e-9 * rng.standard_normal((30, 40))
+    # a random start: from the uniform one these data are a fixed point at once
+    result = q_alpha(X, 3, solver=solver, method=method, tol=1e-6, max_iter=2000, init="random", random_state=0)
+    assert result.n_iter > 1
+    assert np.allclose(result.Q.T @ result.Q, np.eye(3), atol=1e-8)
+    assert np.isfinite(result.alpha).all() and result.converged
+    assert max(dense_truth(X, result)[:2]) <= 1e-6
+
+
+def test_the_automatic_solver_is_the_documented_one():
+    rng = np.random.default_rng(8)
+    small, large = rng.standard_normal((30, 80)), rng.standard_normal((30, 150))
+    pairs = np.array([[0, 1], [2, 3]])
+    assert q_alpha(small, 2).solver == "dense"  # up to 100 features
+    assert q_alpha(large, 2).solver == "power"  # beyond, positive semi-definite
+    assert q_alpha(large, 2, criterion="gap").solver == "lanczos"  # indefinite
+    assert q_alpha(large, 2, pairs=pairs, lam=0.1).solver == "lanczos"
+    from scipy import sparse
+
+    assert q_alpha(sparse.csr_matrix(small), 2).solver == "power"  # one pass per iteration on sparse data
+    assert q_alpha(sparse.csr_matrix(small), 2, pairs=pairs, lam=0.1).solver == "dense"
+
+
+def test_pairs_given_as_arrays_are_checked_and_named():
+    from core.errors import InputError
+
+    X, _, _ = problem(9)
+    with pytest.raises(InputError, match=r"both be \(n_pairs x 60\); got \(3, 60\) and \(2, 60\)"):
+        q_alpha(X, 2, pairs=(X[:3], X[3:5]), lam=0.1)
+    with pytest.raises(InputError, match=r"refers to sample 40, but there are only 40 samples \(valid: 0 to 39\)"):
+        q_alpha(X, 2, pairs=np.array([[0, 40]]), lam=0.1)
+    with pytest.raises(InputError, match=r"refers to sample -1"):
+        q_alpha(X, 2, pairs=np.array([[-1, 3]]), lam=0.1)
+    # pairs as two arrays of samples give the same weights as the same pairs by index
+    index = np.array([[0, 5], [7, 12], [3, 30]])
+    by_rows = q_alpha(X, 2, pairs=(X[index[:, 0]], X[index[:, 1]]), lam=0.3, solver="dense")
+    by_index = q_alpha(X, 2, pairs=index, lam=0.3, solver="dense")
+    assert np.allclose(by_rows.alpha, by_index.alpha, atol=1e-10)
