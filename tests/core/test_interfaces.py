@@ -86,3 +86,80 @@ def test_the_selector_says_when_it_uses_fewer_clusters_than_asked():
     with pytest.warns(UserWarning, match="k = 5 was used"):
         selector = QAlphaSelector(k=8).fit(X)
     assert selector.k_ == 5 == selector.result_.k
+
+
+def test_the_parameters_type_hands_every_setting_to_q_alpha():
+    """QAlphaParameters.run is q_alpha with its settings: k, side data, pairs, λ and the seed each
+    reach the solve (the app runs Q-alpha only through it)."""
+    from core.selection.qalpha import QAlphaParameters
+
+    rng = np.random.default_rng(1)
+    X, side = rng.standard_normal((30, 50)), rng.standard_normal((12, 50))
+    pairs = np.array([[0, 3], [4, 9], [10, 20]])
+    settings = QAlphaParameters(k=3, lam=0.3, init="random", random_state=4, max_iter=300)
+    for options in (dict(side=side), dict(pairs=pairs)):
+        expected = q_alpha(X, 3, lam=0.3, init="random", random_state=4, max_iter=300, **options)
+        assert np.array_equal(settings.run(X, **options).alpha, expected.alpha)
+    other_seed = QAlphaParameters(k=3, lam=0.3, init="random", random_state=5, max_iter=300).run(X, side=side)
+    assert not np.array_equal(other_seed.Q, settings.run(X, side=side).Q)
+
+
+def test_refusals_name_what_was_wrong():
+    from scipy import sparse
+
+    X = np.random.default_rng(2).standard_normal((20, 30))
+    for options, message in [(dict(tol=0.0), "tol must be greater than 0"), (dict(tol="1e-6"), "tol must be a number"),
+                             (dict(side=X[:5], pairs=np.array([[0, 1]])), "either as a side data set or as pairs, not both"),
+                             (dict(side=X[:1]), "side data need at least 2 samples")]:
+        with pytest.raises(InputError, match=message):
+            q_alpha(X, 2, **options)
+    with pytest.raises(InputError, match="dense in-memory data only"):
+        q_alpha(sparse.csr_matrix(X), 2, criterion="gap")
+    with pytest.raises(InputError, match="supervised must be True or False"):
+        from core.selection.qalpha import QAlphaParameters
+        QAlphaParameters(supervised="yes")
+
+
+def test_a_result_names_its_method_and_the_warning_its_residual():
+    from sklearn.exceptions import ConvergenceWarning
+
+    X = np.random.default_rng(3).standard_normal((25, 40))
+    assert q_alpha(X, 2).method == "power-embedded"
+    assert q_alpha(X, 2, method="basic").method == "basic"
+    assert q_alpha(X, labels=np.arange(25) % 2).method == "supervised"
+    with pytest.warns(ConvergenceWarning) as caught:
+        result = q_alpha(X, 2, tol=1e-15, max_iter=4)
+    assert f"residual {result.residual:.2e} against tol 1e-15" in str(caught[0].message)
+
+
+def test_a_float32_run_below_its_precision_says_so_and_pairs_are_checked_too():
+    from sklearn.exceptions import ConvergenceWarning
+
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((40, 300))
+    pairs = np.array([[0, 1], [2, 9], [5, 30]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        loose = q_alpha(X, 2, pairs=pairs, lam=0.5, dtype=np.float32, tol=1e-5, solver="lanczos")
+    assert loose.converged and not any("working precision" in note for note in loose.warnings)
+    # its residual, recomputed here in float64 with the pairs, is below tol
+    from tests.core.selection.test_qalpha_convergence import dense_truth
+    assert max(dense_truth(X, loose, pairs=pairs, lam=0.5)[:2]) <= 1e-5
+
+
+def test_the_float64_check_overrules_a_float32_run_that_says_it_converged(monkeypatch):
+    """Were the float32 residuals wrong (here: forced to 0 after one iteration), the check in
+    float64 against the data says not converged, with the note, the true residual and a warning."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    import core.selection._qalpha_iteration as iteration
+
+    X = np.random.default_rng(5).standard_normal((30, 200))
+    monkeypatch.setattr(iteration, "eigen_residual", lambda beta, image: (float(beta @ image), 0.0))
+    monkeypatch.setattr(iteration, "subspace_residual", lambda Q, Z: 0.0)
+    with pytest.warns(ConvergenceWarning, match="did not converge in 1 iterations"):
+        result = q_alpha(X, 2, dtype=np.float32, solver="lanczos")
+    assert result.n_iter == 1 and not result.converged and result.residual > 1e-6
+    assert any("working precision" in note for note in result.warnings)
+    from tests.core.selection.test_qalpha_convergence import dense_truth
+    assert max(dense_truth(X, result)[:2]) == pytest.approx(result.residual, rel=0.5)
