@@ -605,3 +605,18 @@ def test_a_lanczos_failure_in_the_bound_falls_back_to_the_dense_solver(monkeypat
     path = greedy_slda(a=a, B=B)
     squares = np.sort(a ** 2)[::-1]
     assert np.isclose(path.bound[0], squares[0] / expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("solver", ["dense", "low-rank"])
+def test_progress_counts_every_greedy_step_of_the_passes_run(solver):
+    X, y = random_labelled(12, 30, 5)
+    for direction, steps in (("both", 60), ("forward", 30), ("backward", 30)):
+        reports = []
+        greedy_slda(X, y, direction=direction, solver=solver, reg=0.5, progress=reports.append)
+        assert reports and {report.total for report in reports} == {steps}, direction
+        assert reports[-1].done == steps and [r.done for r in reports] == sorted(r.done for r in reports)
+
+
+def test_a_given_problem_names_its_classes_zero_and_one():
+    a, B = random_problem(6, 0)
+    assert greedy_slda(a=a, B=B).classes == (0, 1)
