@@ -125,3 +125,52 @@ def test_two_processes_putting_reading_and_evicting_at_once_for_a_minute(tmp_pat
         assert counts["errors"] == [] and counts["corrupt"] == 0 and counts["over quota"] == 0, counts
         assert counts["put"] > 50 and counts["read"] > 50 and counts["not held"] > 0, counts
     assert ContentStore(tmp_path / "shared", quota=quota).size() <= quota
+
+
+def test_eviction_follows_last_use_not_names_and_counts_what_it_frees(tmp_path):
+    """Five entries used in an order unlike their keys' order; room for three more of their size
+    evicts exactly the two used longest ago."""
+    probe = ContentStore(tmp_path / "probe")
+    size = (tmp_path / "probe" / f"{probe.put(table(0))}.npz").stat().st_size
+    store = ContentStore(tmp_path / "s", quota=int(5.5 * size))
+    keys = [store.put(table(seed)) for seed in range(1, 6)]
+    order = sorted(range(5), key=lambda i: keys[i], reverse=True)  # last use against the keys' order
+    now = time.time()
+    for rank, index in enumerate(order):
+        os.utime(tmp_path / "s" / f"{keys[index]}.npz", (now - 100 + rank, now - 100 + rank))
+    store.put(table(6))  # needs one entry's room: the least recently used goes
+    assert keys[order[0]] not in store and all(keys[i] in store for i in order[1:])
+    store.put(table(7))
+    assert keys[order[1]] not in store and all(keys[i] in store for i in order[2:])
+    assert store.size() <= store.quota
+
+
+def test_putting_what_is_kept_writes_nothing_and_evicts_nothing(tmp_path):
+    store = ContentStore(tmp_path)
+    keys = [store.put(table(seed)) for seed in range(3)]
+    path = tmp_path / f"{keys[0]}.npz"
+    inode = path.stat().st_ino
+    store.quota = store.size()  # full: a write would have to evict
+    assert store.put(table(0)) == keys[0]
+    assert path.stat().st_ino == inode and all(key in store for key in keys)
+
+
+def test_keys_and_entries_for_object_labels_names_and_meta_order(tmp_path):
+    store = ContentStore(tmp_path / "nested" / "folder")  # made with its parents
+    data = Dataset(np.arange(12.0).reshape(4, 3), labels=np.array(["a", "b", "a", "c"], dtype=object),
+                   sample_names_=["s1", "s2", "s3", "s4"], meta={"b": 1, "a": 2})
+    back = store.get(store.put(data))
+    assert back.labels.tolist() == ["a", "b", "a", "c"] and back.sample_names == ("s1", "s2", "s3", "s4")
+    same = Dataset(np.arange(12.0).reshape(4, 3), labels=np.array(["a", "b", "a", "c"]),
+                   sample_names_=["s1", "s2", "s3", "s4"], meta={"a": 2, "b": 1})
+    assert content_key(same) == content_key(data)  # the key is the content's, not the order of meta
+
+
+def test_a_quota_of_nothing_is_refused(tmp_path, monkeypatch):
+    from core import InputError
+
+    with pytest.raises(InputError, match="quota must be positive"):
+        ContentStore(tmp_path, quota=0)
+    monkeypatch.setenv(content_store.STORE_QUOTA_VARIABLE, "0")
+    with pytest.raises(InputError, match="must be positive; got '0'"):
+        ContentStore(tmp_path)
