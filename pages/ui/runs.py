@@ -80,6 +80,7 @@ def _runners():
 # bounds its entries by count, not bytes.
 _RUNS = SharedResults("runs", budget_bytes(0.40))
 _SMALL_RUNS = SharedResults("k-means scores", budget_bytes(0.05))
+_MISSING = object()
 
 
 def run_cached(name: str, key: dict, *args, small: bool = False, **kwargs):
@@ -89,8 +90,9 @@ def run_cached(name: str, key: dict, *args, small: bool = False, **kwargs):
     moving K does not push the runs out of theirs. The result is shared: read-only."""
     cache = _SMALL_RUNS if small else _RUNS
     text = f"{name}:{json.dumps(key, sort_keys=True, default=str)}"
-    if text in cache:  # the spinner only on a miss: its element and timer cost a K report 0.5 ms
-        return cache.get(text)
+    found = cache.find(text, _MISSING)
+    if found is not _MISSING:  # the spinner only on a miss: its element and timer cost a K report 0.5 ms
+        return found
     with st.spinner("Computing…"):
         return cache.compute_once(text, lambda: _runners()[name](*args, **kwargs))
 

@@ -143,6 +143,15 @@ class SharedResults:
         with self.lock:
             return len(self._values)
 
+    def find(self, key, missing=None):
+        """The value kept for ``key`` (now the most recently used), or ``missing``: one look under
+        the lock, where ``key in cache`` then ``get`` could meet an eviction by another session between."""
+        with self.lock:
+            if key not in self._values:
+                return missing
+            self._values.move_to_end(key)
+            return self._values[key][0]
+
     def get(self, key):
         """The value kept for ``key`` (``KeyError`` when there is none), now the most recently used."""
         with self.lock:

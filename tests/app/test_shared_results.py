@@ -115,3 +115,11 @@ def test_the_qalpha_pages_result_is_shared_read_only():
     assert not app.exception
     results = [value for value, _ in runs._PROGRESS_CACHE._values.values() if hasattr(value, "alpha")]
     assert results and all(not value.alpha.flags.writeable for value in results)
+
+
+def test_find_is_one_look_that_an_eviction_cannot_split():
+    cache = SharedResults("test", budget=30_000)
+    cache.put("a", result(2000))  # 24 kB: a second one evicts it
+    assert cache.find("a") is cache.get("a") and cache.find("b", "missing") == "missing"
+    cache.put("b", result(2000))
+    assert "a" not in cache and cache.find("a", "missing") == "missing"
