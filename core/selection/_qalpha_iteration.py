@@ -132,12 +132,12 @@ def _leading_eigvec(problem, Pt, beta0, solver, eig_tol, power_steps):
             _, vectors = linalg.eigh(C, subset_by_index=[problem.n - 1, problem.n - 1])
             return vectors[:, 0], C @ vectors[:, 0], None
         # Explicit G that is too large for a full decomposition: Lanczos on the stored matrix.
-        beta, failure = leading_lanczos(C, beta0, eig_tol, problem.n)
+        beta, failure = leading_lanczos(C, beta0, eig_tol)
         return beta, C @ beta, failure
     if solver == "lanczos":
         op = LinearOperator((problem.n, problem.n), dtype=problem.features.dtype,
                             matvec=lambda v: problem.operator_matvec(Pt, np.ravel(v)))
-        beta, failure = leading_lanczos(op, beta0, eig_tol, problem.n)
+        beta, failure = leading_lanczos(op, beta0, eig_tol)
         return beta, problem.operator_matvec(Pt, beta), failure
     # Power steps warm-started from the previous alpha: the fixed point is the same (alpha an
     # eigenvector of G(Q)), and the operator is positive semi-definite so no shift is needed.

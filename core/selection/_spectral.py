@@ -102,9 +102,9 @@ def subspace_residual(Q, Z):
     return float(np.linalg.norm(Z - Q @ (Q.T @ Z))) / size
 
 
-def leading_lanczos(op, beta0, eig_tol, n=None):
+def leading_lanczos(op, beta0, eig_tol):
     """ARPACK's leading eigenvector; on failure its best Ritz vector (or ``beta0``) and why."""
-    n = op.shape[0] if n is None else n
+    n = op.shape[0]
     try:
         _, vectors = eigsh(op, k=1, which="LA", v0=beta0, tol=eig_tol, ncv=min(n, 20), maxiter=max(1000, 10 * n))
         return vectors[:, 0], None
