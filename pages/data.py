@@ -29,9 +29,10 @@ def table_options(parsed, filename):
     if parsed.format == "text":
         st.checkbox("The first row holds column names", value=parsed.header, key="table_header", persist_state="session",
                     help="Detected from the first lines; change it if the guess is wrong (the file is read again).")
-    if parsed.format in ("npz", "mat"):
+    if parsed.format in ("npz", "mat") or len(parsed.arrays) > 1:
         st.selectbox("Array holding the data", parsed.arrays, index=parsed.arrays.index(parsed.x_key),
-                     key="table_x_key", persist_state="session", help="The samples x features matrix inside the file.")
+                     key="table_x_key", persist_state="session",
+                     help="The samples x features matrix inside the file (AnnData: X, raw.X or a layer).")
     rows, columns = parsed.shape
     st.markdown(f"**As read:** {rows:,} rows x {columns:,} columns (the first rows and columns below).")
     st.dataframe(parsed.preview(), height=250)
@@ -42,13 +43,17 @@ def table_options(parsed, filename):
         _, reason = parsed.guess_orientation()
         st.caption(f"Guess: {reason}")
     choices = parsed.label_choices(orientation)
-    suggested = parsed.suggested_label(orientation)
+    suggested, why = parsed.label_suggestion(orientation)
     options = ["(none)"] + choices
     if st.session_state.get("table_label") not in options:
         st.session_state["table_label"] = suggested if suggested in options else "(none)"
     label = st.selectbox("Labels", options, key="table_label", persist_state="session",
                          help="A column of class labels (samples as rows), a row such as 'class' (samples as "
                               "columns) or an obs column (AnnData). Text is fine.")
+    if suggested is not None and label == suggested:
+        st.caption(f"Labels offered: {suggested!r}, {why}. Choose another above if it is not the classes you mean.")
+    elif suggested is None and choices:
+        st.caption(f"No labels were chosen for you: {why}.")
     try:
         arrangement = parsed.arrange(label_column=None if label == "(none)" else label, orientation=orientation)
         arrangement.check_shape()  # refused here, in the preview, not after Load

@@ -6,10 +6,12 @@ NumPy / MATLAB arrays (``.npy``, ``.npz``, ``.mat``). Each builds a
 from __future__ import annotations
 
 import io
+import warnings
 import zipfile
 from contextlib import contextmanager
 
 import numpy as np
+import pandas as pd
 
 from ..errors import InputError
 from ..limits import (LoadLimits, check_budget, open_zip)
@@ -45,7 +47,62 @@ def _read_parquet(filename, data, notes, limits) -> ParsedTable:
     return ParsedTable(filename, "parquet", tuple(columns), values, numeric, strings, notes=tuple(notes), header=True)
 
 
-def _read_h5ad(filename, data, notes, limits) -> ParsedTable:
+def _h5ad_matrices(store) -> dict:
+    """The samples x features matrices of an AnnData file by the name a user knows them by:
+    ``X``, ``raw.X`` (``raw/X`` since AnnData 0.7, ``raw.X`` before) and ``layers/<name>``."""
+    import h5py
+
+    found = {"X": store["X"]}
+    raw = store.get("raw")
+    if isinstance(raw, h5py.Group) and "X" in raw:
+        found["raw.X"] = raw["X"]
+    elif "raw.X" in store:
+        found["raw.X"] = store["raw.X"]
+    layers = store.get("layers")
+    if isinstance(layers, h5py.Group):
+        found.update({f"layers/{name}": layers[name] for name in layers})
+    return found
+
+
+def _stored_shape(element) -> tuple:
+    """A matrix element's shape without reading it: a dataset's own, a sparse group's attribute
+    (``shape`` since AnnData 0.7, ``h5sparse_shape`` before)."""
+    import h5py
+
+    if isinstance(element, h5py.Dataset):
+        return tuple(element.shape)
+    for name in ("shape", "h5sparse_shape"):
+        if name in element.attrs:
+            return tuple(int(s) for s in element.attrs[name])
+    return ()
+
+
+def anndata_frame(store, key: str):
+    """``obs`` or ``var`` (or ``raw``'s var) of an AnnData file or store as a DataFrame, in either
+    layout. AnnData before 0.7 stored them as HDF5 record arrays with categorical columns as
+    integer codes, their categories in ``uns/<column>_categories``; the codes are turned back into
+    categories (code -1 is missing) as ``anndata.read_h5ad`` does."""
+    import anndata
+    import h5py
+    from anndata._io.h5ad import read_dataframe_legacy  # public read_elem reads the 0.7+ layout only
+
+    element = store[key]
+    if not isinstance(element, h5py.Dataset):
+        return anndata.io.read_elem(element)
+    frame = read_dataframe_legacy(element)
+    uns = store.get("uns")
+    for column in list(frame.columns):
+        name = f"{column}_categories"
+        if uns is None or name not in uns or frame[column].dtype.kind not in "iu":
+            continue
+        categories = [c.decode() if isinstance(c, bytes) else str(c) for c in np.atleast_1d(uns[name][()])]
+        codes = frame[column].to_numpy()
+        if codes.max(initial=-1) < len(categories):
+            frame[column] = pd.Categorical.from_codes(np.where(codes < 0, -1, codes), categories)
+    return frame
+
+
+def _read_h5ad(filename, data, x_key, notes, limits) -> ParsedTable:
     import anndata
     import h5py
 
@@ -53,38 +110,55 @@ def _read_h5ad(filename, data, notes, limits) -> ParsedTable:
         store = h5py.File(io.BytesIO(data), "r")
     except (OSError, ValueError):
         raise InputError(f"{filename} is not a readable .h5ad (HDF5) file; write it with AnnData's write_h5ad.") from None
-    with store:
+    with store, warnings.catch_warnings():
         if "X" not in store or "obs" not in store or "var" not in store:
             raise InputError(f"{filename} is an HDF5 file but not an AnnData one (it lacks X, obs or var).")
-        stored = store["X"]
+        matrices = _h5ad_matrices(store)
+        x_key = "X" if x_key is None else x_key
+        if x_key not in matrices:
+            raise InputError(f"{filename}: no matrix {x_key!r}; it holds {_listed(matrices)}.")
+        stored = matrices[x_key]
+        legacy = isinstance(store["obs"], h5py.Dataset)
+        shape = _stored_shape(stored)
         if isinstance(stored, h5py.Group):
-            shape = tuple(int(s) for s in stored.attrs.get("shape", (0, 0)))
-            kind = str(stored.attrs.get("encoding-type", "sparse"))
+            kind = str(stored.attrs.get("encoding-type", stored.attrs.get("h5sparse_format", "sparse")))
         else:
-            shape, kind = tuple(stored.shape), "dense"
+            kind = "dense"
         if len(shape) != 2:
-            raise InputError(f"{filename}: X is {len(shape)}-D; AnnData's X must be cells x genes.")
-        check_budget(8 * shape[0] * shape[1], f"{filename} (X as a dense float64 matrix, {shape[0]:,} x {shape[1]:,})",
-                     limits)
+            raise InputError(f"{filename}: {x_key} is {len(shape)}-D; AnnData's matrices must be cells x genes.")
+        check_budget(8 * shape[0] * shape[1],
+                     f"{filename} ({x_key} as a dense float64 matrix, {shape[0]:,} x {shape[1]:,})", limits)
         try:
+            warnings.simplefilter("ignore", anndata.OldFormatWarning)  # the notes say it once, in words
             X = anndata.io.read_elem(stored)
-            obs = anndata.io.read_elem(store["obs"])
-            var = anndata.io.read_elem(store["var"])
+            obs = anndata_frame(store, "obs")
+            var_key = {"raw.X": "raw/var" if "raw/var" in store else "raw.var"}.get(x_key, "var")
+            var = anndata_frame(store, var_key) if var_key in store else anndata_frame(store, "var")
+        except InputError:
+            raise
         except Exception as exc:  # anndata raises many kinds for damaged files; all mean the same here
             raise InputError(f"{filename}: AnnData could not read it ({type(exc).__name__}: {exc}).") from None
     if hasattr(X, "toarray"):
         X = X.toarray()
-    X = _real_matrix(np.asarray(X), filename, "X")
-    annotations = {}
+    X = _real_matrix(np.asarray(X), filename, x_key)
+    if X.shape != (len(obs), len(var)):
+        raise InputError(f"{filename}: {x_key} is {X.shape[0]:,} x {X.shape[1]:,} but obs has {len(obs):,} rows "
+                         f"and var {len(var):,}; the file is inconsistent.")
+    annotations, categorical = {}, []
     for column in obs.columns:
         series = obs[column]
         cells = series.astype(object).where(series.notna(), None).to_numpy(dtype=object)
         annotations[str(column)] = cells
-    notes.append(f"Read AnnData: {shape[0]:,} cells x {shape[1]:,} genes ({kind} X); obs columns "
-                 f"{_listed(obs.columns) or 'none'}.")
+        if isinstance(series.dtype, pd.CategoricalDtype) or series.dtype.kind in "OSUb":
+            categorical.append(str(column))
+    if legacy:
+        notes.append("Written by AnnData before 0.7 (obs and var as record arrays); read in that layout.")
+    notes.append(f"Read AnnData: {shape[0]:,} cells x {shape[1]:,} genes from {x_key} ({kind}); "
+                 + (f"also in the file: {_listed(m for m in matrices if m != x_key)}; " if len(matrices) > 1 else "")
+                 + f"obs columns {_listed(obs.columns) or 'none'}.")
     return ParsedTable(filename, "h5ad", tuple(str(v) for v in var.index), X, np.arange(X.shape[1]),
                        row_names=tuple(str(o) for o in obs.index), annotations=annotations, notes=tuple(notes),
-                       header=True)
+                       header=True, arrays=tuple(matrices), x_key=x_key, categorical=tuple(categorical))
 
 
 def _real_matrix(values: np.ndarray, filename: str, what: str) -> np.ndarray:

@@ -122,12 +122,17 @@ def _dense_rows(n_features):
 
 def _anndata_store(group, path, fmt, handle=None):
     """The lazy ``X`` of an AnnData group, with ``obs`` columns and ``var`` names."""
-    import anndata
     from anndata.experimental import read_elem_lazy
+
+    from .binary_tables import anndata_frame
 
     if "X" not in group:
         raise InputError(f"{path} holds no matrix X: it is not an AnnData store (layers are not read).")
     encoding = dict(group["X"].attrs).get("encoding-type", "array")
+    if "h5sparse_format" in group["X"].attrs:
+        raise InputError(f"{path} stores a sparse X in the layout of AnnData before 0.7, which cannot be read "
+                         "lazily. Rewrite it once with anndata (anndata.read_h5ad(path).write_h5ad(path)), or "
+                         "upload it on the Data page's table tab.")
     stored = None
     if encoding in ("csr_matrix", "csc_matrix"):
         shape = tuple(int(s) for s in dict(group["X"].attrs)["shape"])
@@ -141,11 +146,17 @@ def _anndata_store(group, path, fmt, handle=None):
                                                shape[1]))
     else:
         shape = tuple(group["X"].shape)
-        X = read_elem_lazy(group["X"], chunks=(_dense_rows(shape[1]), shape[1]))
+        chunks = (_dense_rows(shape[1]), shape[1])
+        if "encoding-type" in group["X"].attrs:
+            X = read_elem_lazy(group["X"], chunks=chunks)
+        else:  # a dense X written before AnnData 0.7 has no encoding for the lazy reader to go by
+            import dask.array as da
+
+            X = da.from_array(group["X"], chunks=chunks)
     annotations, names = {}, None
     try:
-        obs = anndata.io.read_elem(group["obs"]) if "obs" in group else None
-        var = anndata.io.read_elem(group["var"]) if "var" in group else None
+        obs = anndata_frame(group, "obs") if "obs" in group else None
+        var = anndata_frame(group, "var") if "var" in group else None
     except Exception as exc:  # a damaged annotation must not hide the matrix
         raise InputError(f"{path}: its obs/var annotations could not be read ({exc}).") from None
     if obs is not None:

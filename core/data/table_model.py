@@ -21,7 +21,7 @@ from ..errors import InputError
 from ..validation import as_labels
 
 __all__ = ["TEXT_EXTENSIONS", "TABLE_EXTENSIONS", "COMPRESSED_EXTENSIONS", "ORIENTATIONS", "MISSING_POLICIES",
-           "NA_TOKENS", "LABEL_WORDS", "ParsedTable", "Arrangement", "finish"]
+           "NA_TOKENS", "LABEL_WORDS", "CELL_LABEL_WORDS", "LABEL_CLASSES", "ParsedTable", "Arrangement", "finish"]
 
 
 TEXT_EXTENSIONS = (".csv", ".tsv", ".txt", ".tab")
@@ -35,6 +35,12 @@ NA_TOKENS = frozenset({"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-N
                        "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null", "?"})
 LABEL_WORDS = ("label", "labels", "class", "classes", "target", "y", "group", "diagnosis", "condition",
                "cell_type", "celltype", "cluster", "type", "category", "outcome")
+# obs columns single-cell tools write for cell classes, in the order they are preferred: curated types
+# before clusterings (scanpy's bulk_labels and louvain/leiden, Seurat's seurat_clusters)
+CELL_LABEL_WORDS = ("cell_type", "celltype", "cell_types", "bulk_labels", "cell_ontology_class", "label", "labels",
+                    "class", "leiden", "louvain", "seurat_clusters", "cluster", "clusters")
+#: how many classes a column may have to be offered as the labels without being asked
+LABEL_CLASSES = (2, 50)
 _BOOLEAN_TEXT = frozenset({"true", "false"})
 _COMPLEX = re.compile(r"^\(?[-+]?[\d.]+(e[-+]?\d+)?[-+][\d.]*(e[-+]?\d+)?[ij]\)?$", re.IGNORECASE)
 _DATE = re.compile(r"^(\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?|-?\d+ days( [\d:.]+)?)$")
@@ -59,8 +65,8 @@ class ParsedTable:
     Attributes
     ----------
     filename, format : str
-        ``format`` is "text", "parquet", "h5ad", "npy", "npz" or "mat"; for the last two,
-        ``arrays`` names every array in the file and ``x_key`` the one read as the data.
+        ``format`` is "text", "parquet", "h5ad", "npy", "npz" or "mat"; for the last three,
+        ``arrays`` names every matrix in the file and ``x_key`` the one read as the data.
     columns : tuple of str
         Names of the stored columns (generated as ``"column j"`` when the file has no header).
     values : ndarray, shape (n_rows, len(numeric))
@@ -75,6 +81,8 @@ class ParsedTable:
     annotations : dict of str -> ndarray
         Per-row arrays that are not columns of the table (AnnData ``obs`` columns, the other
         arrays of an NPZ/MAT file): candidates for the labels.
+    categorical : tuple of str
+        The annotations stored as categories or text (AnnData's categorical ``obs`` columns).
     notes : tuple of str
         How the file was read (compression, delimiter, header, engine).
     header : bool
@@ -93,6 +101,7 @@ class ParsedTable:
     header: bool = False
     arrays: tuple = ()
     x_key: str | None = None
+    categorical: tuple = ()
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -201,14 +210,43 @@ class ParsedTable:
 
     def suggested_label(self, orientation: str = "auto") -> str | None:
         """A choice named like a label ("label", "class", "cell_type", ...), if there is one."""
+        return self.label_suggestion(orientation)[0]
+
+    def label_suggestion(self, orientation: str = "auto") -> tuple[str | None, str]:
+        """The labels to offer first and why, in words for the person choosing.
+
+        AnnData: a categorical ``obs`` column with 2 to 50 categories, by name first
+        (:data:`CELL_LABEL_WORDS`: cell_type, bulk_labels, leiden, louvain, ...), else the first
+        such column in the file. Other formats: a column named like a label (:data:`LABEL_WORDS`).
+        """
+        if self.format == "h5ad":
+            return self._obs_label_suggestion(orientation)
         choices = self.label_choices(orientation)
         by_name = {str(c).lower(): c for c in choices}
         for word in LABEL_WORDS:
             if word in by_name:
-                return by_name[word]
+                return by_name[word], f"its name, {by_name[word]!r}, says it holds labels"
         if self.resolve(orientation) == "samples_as_columns" and choices:
-            return choices[0]  # an annotation row of a features x samples table
-        return None
+            return choices[0], "the first annotation row of a features x samples table"
+        return None, "no column is named like labels"
+
+    def _obs_label_suggestion(self, orientation: str) -> tuple[str | None, str]:
+        if self.resolve(orientation) == "samples_as_columns":
+            return None, "obs columns label the rows; keep samples as rows to use them"
+        low, high = LABEL_CLASSES
+        counts = {name: len({v for v in self.annotations[name] if v is not None}) for name in self.categorical}
+        usable = [name for name in self.categorical if low <= counts[name] <= high]
+        by_name = {name.lower(): name for name in usable}
+        for word in CELL_LABEL_WORDS:
+            if word in by_name:
+                name = by_name[word]
+                return name, (f"a categorical obs column with {counts[name]} categories, named as cell classes "
+                              "usually are")
+        if usable:
+            return usable[0], (f"the first categorical obs column with {low}-{high} categories "
+                               f"({counts[usable[0]]})")
+        return None, (f"no categorical obs column has {low}-{high} categories"
+                      + (f" ({', '.join(f'{n}: {c}' for n, c in list(counts.items())[:6])})" if counts else ""))
 
     @cached_property
     def _row_ids(self) -> list[str]:

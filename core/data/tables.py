@@ -98,7 +98,8 @@ def read_table(filename: str, data: bytes, *, header: bool | None = None, x_key:
     header : bool, optional
         Delimited text: whether the first row holds column names (default: detected).
     x_key : str, optional
-        NPZ/MAT: the array holding the data (default ``X``, or the only 2-D array).
+        NPZ/MAT: the array holding the data (default ``X``, or the only 2-D array). AnnData:
+        ``"X"`` (the default), ``"raw.X"`` or ``"layers/<name>"``.
     limits : LoadLimits
         The per-upload budget, checked before anything large is decompressed or allocated.
     """
@@ -116,7 +117,7 @@ def read_table(filename: str, data: bytes, *, header: bool | None = None, x_key:
     if extension in (".parquet", ".pq"):
         return _read_parquet(filename, data, notes, limits)
     if extension == ".h5ad":
-        return _read_h5ad(filename, data, notes, limits)
+        return _read_h5ad(filename, data, x_key, notes, limits)
     return _read_arrays(filename, data, extension, x_key, notes, limits)
 
 
@@ -141,7 +142,8 @@ def load_table(filename: str, data: bytes, *, label_column=None, orientation: st
     header : bool, optional
         Delimited text: whether the first row holds names (default: detected).
     x_key, y_key : str, optional
-        NPZ/MAT: the arrays holding the data and the labels (default ``X`` and ``Y``/``y``).
+        NPZ/MAT: the arrays holding the data and the labels (default ``X`` and ``Y``/``y``);
+        AnnData: the matrix (``"X"``, ``"raw.X"``, ``"layers/<name>"``).
 
     Returns
     -------

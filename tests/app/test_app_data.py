@@ -159,6 +159,29 @@ def test_h5ad_upload_offers_its_obs_columns_as_labels(tmp_path):
     assert list(loaded.labels) == ["T", "B", "NK"] * 4 and loaded.feature_names[0] == "g0"
 
 
+def test_scanpys_legacy_h5ad_uploads_with_its_cell_types_offered_and_raw_to_choose():
+    """The layout of scanpy's pbmc68k_reduced.h5ad crashed this page (AttributeError in the reader)."""
+    from pathlib import Path
+
+    legacy = Path(__file__).parents[1] / "fixtures" / "legacy_pbmc.h5ad"
+    app = AppTest.from_file(PAGE, default_timeout=60).run()
+    table_tab(app).set_value(("pbmc68k_reduced.h5ad", legacy.read_bytes(), "application/octet-stream"))
+    app.run()
+    assert not app.exception and not app.error
+    labels = app.selectbox(key="table_label")
+    assert labels.value == "bulk_labels" and "phase" in labels.options
+    captions = " ".join(c.value for c in app.caption)
+    assert "Labels offered: 'bulk_labels', a categorical obs column with 3 categories" in captions
+    assert "before 0.7" in captions
+    assert app.selectbox(key="table_x_key").options == ["X", "raw.X"]
+    app.selectbox(key="table_x_key").set_value("raw.X").run()
+    app.button(key="load_table").click().run()
+    assert not app.exception and not app.error
+    loaded = app.session_state["dataset"]
+    assert loaded.X.shape == (60, 40) and loaded.X.min() == 0  # raw.X: log counts, not the scaled X
+    assert len(set(loaded.labels)) == 3
+
+
 # ---------------------------------------------------------------------------- the server's data folder
 def server_folder(tmp_path):
     """A data folder with a sparse AnnData set (planted markers in two groups) and a Zarr array."""

@@ -9,6 +9,7 @@ import gzip
 import io
 import lzma
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -228,6 +229,68 @@ def test_truncated_gzip():
 def test_zip_with_two_tables():
     with pytest.raises(InputError, match="holds 2 tables \\('a.csv', 'b.csv'\\); a ZIP must hold exactly one"):
         load_table("t.zip", zip_of({"a.csv": csv_bytes(), "b.csv": csv_bytes()}))
+
+
+LEGACY_H5AD = Path(__file__).parents[2] / "fixtures" / "legacy_pbmc.h5ad"
+
+
+def test_h5ad_in_the_layout_before_anndata_0_7_reads_as_anndata_reads_it():
+    """scanpy's shipped pbmc68k_reduced.h5ad has this layout (record-array obs/var, categories in
+    uns, raw.X as an h5sparse group); it crashed the Data page. anndata.read_h5ad is the reference."""
+    import anndata
+
+    data = LEGACY_H5AD.read_bytes()
+    reference = anndata.read_h5ad(LEGACY_H5AD)
+    parsed = read_table("pbmc68k_reduced.h5ad", data)
+    assert parsed.arrays == ("X", "raw.X") and parsed.x_key == "X"
+    assert "before 0.7" in " ".join(parsed.notes)
+    assert parsed.label_suggestion()[0] == "bulk_labels" and "3 categories" in parsed.label_suggestion()[1]
+    loaded = load_table("pbmc68k_reduced.h5ad", data, label_column="bulk_labels")
+    assert np.array_equal(loaded.X, np.asarray(reference.X, dtype=np.float64))
+    assert list(loaded.labels) == list(reference.obs["bulk_labels"].astype(str))
+    assert loaded.feature_names == tuple(reference.var_names) and loaded.sample_names == tuple(reference.obs_names)
+    raw = load_table("pbmc68k_reduced.h5ad", data, x_key="raw.X", label_column="phase")
+    assert np.array_equal(raw.X, reference.raw.X.toarray())
+    assert raw.feature_names == tuple(reference.raw.var_names)
+    assert list(raw.labels) == list(reference.obs["phase"].astype(str))
+    with pytest.raises(InputError, match="no matrix 'layers/counts'; it holds 'X', 'raw.X'"):
+        read_table("pbmc68k_reduced.h5ad", data, x_key="layers/counts")
+
+
+@pytest.mark.parametrize("kind", ["csr", "csc"])
+def test_h5ad_sparse_either_orientation_raw_and_layers(kind, tmp_path):
+    import anndata
+
+    X = MATRIX.copy()
+    X[X < 0] = 0
+    matrix = sp.csr_matrix(X) if kind == "csr" else sp.csc_matrix(X)
+    obs = pd.DataFrame({"leiden": pd.Categorical([str(c) for c in range(9)]),  # 9 categories of 9 cells
+                        "batch": pd.Categorical(CLASSES)}, index=SAMPLES)
+    adata = anndata.AnnData(X=matrix, obs=obs, var=pd.DataFrame(index=GENES), layers={"counts": X * 10})
+    adata.raw = anndata.AnnData(X=X + 1, obs=obs, var=pd.DataFrame(index=[g + "_raw" for g in GENES]))
+    adata.write_h5ad(tmp_path / "cells.h5ad")
+    data = (tmp_path / "cells.h5ad").read_bytes()
+    parsed = read_table("cells.h5ad", data)
+    assert set(parsed.arrays) == {"X", "raw.X", "layers/counts"}
+    assert parsed.label_suggestion()[0] == "leiden"
+    assert np.array_equal(load_table("cells.h5ad", data).X, X)
+    assert np.array_equal(load_table("cells.h5ad", data, x_key="layers/counts").X, X * 10)
+    raw = load_table("cells.h5ad", data, x_key="raw.X")
+    assert np.array_equal(raw.X, X + 1) and raw.feature_names[0] == GENES[0] + "_raw"
+
+
+def test_h5ad_label_suggestion_needs_2_to_50_categories_and_says_why():
+    many = pd.Categorical([f"c{i}" for i in range(9)])
+    one = pd.Categorical(["a"] * 9)
+    data = h5ad_bytes(MATRIX, pd.DataFrame({"cell_type": one, "donor": pd.Categorical(CLASSES), "barcode": many,
+                                            "n_counts": np.arange(9.0)}, index=SAMPLES))
+    name, why = read_table("cells.h5ad", data).label_suggestion()
+    assert name == "donor" and "first categorical obs column" in why
+    cells = [f"s{i}" for i in range(51)]
+    data = h5ad_bytes(np.zeros((51, 3)), pd.DataFrame({"cell_type": pd.Categorical(cells)}, index=cells),
+                      var_names=["a", "b", "c"])
+    name, why = read_table("cells.h5ad", data).label_suggestion()
+    assert name is None and "2-50 categories (cell_type: 51)" in why
 
 
 def test_h5ad_with_nan_labels():

@@ -2,6 +2,7 @@
 passes, and clear messages for what cannot work."""
 
 import json
+from pathlib import Path
 import socket
 import subprocess
 import sys
@@ -395,6 +396,24 @@ def test_stores_open_lazily_and_agree(tmp_path):
         f"g{g}" for g in groups[:3]]
     stored.close()
     assert np.allclose(reference.alpha, q_alpha(X, 2, solver="power").alpha)
+
+
+def test_a_server_h5ad_in_the_layout_before_anndata_0_7_opens_with_its_categories(tmp_path):
+    """scanpy's pbmc68k_reduced.h5ad layout (record-array obs, categories in uns, a dense X with no
+    encoding): the lazy store reads it as anndata.read_h5ad does."""
+    import anndata
+    import shutil
+
+    legacy = Path(__file__).parents[2] / "fixtures" / "legacy_pbmc.h5ad"
+    shutil.copy(legacy, tmp_path / "pbmc.h5ad")
+    reference = anndata.read_h5ad(legacy)
+    stored = open_store(tmp_path / "pbmc.h5ad")
+    try:
+        assert np.array_equal(stored.X.compute(), reference.X)
+        assert list(stored.labels("bulk_labels")) == list(reference.obs["bulk_labels"].astype(str))
+        assert stored.feature_names == tuple(reference.var_names)
+    finally:
+        stored.close()
 
 
 def test_command_line_writes_ranking_and_parameters(tmp_path):
