@@ -99,11 +99,20 @@ st.caption("Everything else works on the current data set. A failed upload leave
 
 datasets.show_link_request()
 folder = data_folder()
-tabs = st.tabs(["Bundled data sets", "Upload images", "Upload a table"] + (["Server data"] if folder else []))
+current = datasets.current_dataset()
+TAB_OF_LOADER = {"load_images": "Upload images", "load_table": "Upload a table"}
+tab_names = ["Bundled data sets", "Upload images", "Upload a table"] + (["Server data"] if folder else [])
+# the page opens on the tab the current data came from, its picker on the current set
+opened_on = TAB_OF_LOADER.get(current.meta.get("loaded_with", {}).get("function"), "Bundled data sets")
+tabs = st.tabs(tab_names, default=opened_on if opened_on in tab_names else None)
 bundled_tab, images_tab, table_tab = tabs[:3]
 
 with bundled_tab:
     infos = {info.name: info for info in list_datasets()}
+    if st.session_state.get("_data_page_shown_for") != current.name:
+        st.session_state["_data_page_shown_for"] = current.name
+        if datasets.is_bundled(current):  # the picker follows data chosen elsewhere, not the user's browsing
+            st.session_state["data_page_bundled"] = current.name
     choice = st.selectbox("Data set", list(infos), key="data_page_bundled", persist_state="session",
                           format_func=lambda n: f"{n} — {infos[n].description}",
                           help="The data sets bundled with the app (assets/README.md says where each comes from).")

@@ -316,6 +316,40 @@ def set_side_dataset(side: Dataset | None) -> None:
         None if side is None else _keep(side, st.session_state.setdefault("_dataset_notes", [])))
 
 
+#: the query parameters that name the data a page shows (:func:`data_link`)
+DATA_LINK_PARAMETERS = ("data", "fp", "key", "side", "side_name")
+
+
+def data_link() -> dict:
+    """The link's parameters naming the current data: the bundled set's name, or an upload's
+    name, fingerprint (``fp``) and store key (``key``), and the side data (:func:`side_data_link`).
+    A reload or a copied address of any page brings these back (:func:`current_dataset`)."""
+    data = current_dataset()
+    values = {"data": data.name}
+    if not is_bundled(data):
+        values["fp"] = data.fingerprint[:16]
+        key = kept_key(data)
+        if key is not None:
+            values["key"] = key
+    values.update(side_data_link())
+    return values
+
+
+def name_data_in_address() -> None:
+    """Write :func:`data_link` into the address at every run of every page, so that a reload
+    (the Data and Home pages' too) keeps the data it shows. While a link's data are missing
+    (:func:`show_link_request`) its parameters stay, so a reload tries the link again."""
+    if st.session_state.get(_LINK) is not None:
+        return
+    wanted = data_link()
+    for name in DATA_LINK_PARAMETERS:
+        if name in wanted:
+            if st.query_params.get(name) != wanted[name]:
+                st.query_params[name] = wanted[name]
+        elif name in st.query_params:
+            del st.query_params[name]
+
+
 def side_data_link() -> dict:
     """The link's parameters naming the session's side data by their store key (``side``) and
     name (``side_name``); empty without side data, or side data the store could not keep."""

@@ -126,8 +126,9 @@ def show_server_result(request, result, names):
         cells = widgets.row(3)
         cells[0].metric("Iterations", result.n_iter, help="Each iteration reads the data once.")
         cells[1].metric("Converged", "yes" if result.converged else "no",
-                        help="Whether alpha changed by less than 1e-6 between iterations. If not, the weights are "
-                             "those of the last iteration: raise 'Iterations at most' for more.")
+                        help="Whether the residuals of the returned alpha and Q fell below 1e-6 (the library's "
+                             "convergence test). If not, the weights are those of the last iteration: raise "
+                             "'Iterations at most' for more.")
         widgets.gap_metric(cells[2], result.gap)
         widgets.convergence_warning(result, "Raise 'Iterations at most' and run again.")
         marks = dict(n_selected=result.gap.n_selected, clear_gap=result.gap.clear,

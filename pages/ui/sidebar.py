@@ -7,7 +7,8 @@ import streamlit as st
 from core.data.bundled import load_dataset
 from core.limits import format_bytes
 
-from .datasets import SESSION_DATA_BYTES, bundled_names, current_dataset, session_datasets, set_dataset
+from .datasets import (SESSION_DATA_BYTES, bundled_names, current_dataset, name_data_in_address, session_datasets,
+                       set_dataset)
 from .session import track_session
 
 
@@ -56,8 +57,7 @@ def sidebar_summary(pages: dict | None = None) -> None:
         # keep the picker in step with data chosen elsewhere (the Data page); the widget is not
         # drawn yet in this run, so its state may be set
         st.session_state["dataset_choice"] = data.name if data.name in names else None
-        if data.name in bundled_names():  # the link names the data set (pages add their own parameters)
-            st.query_params["data"] = data.name
+        name_data_in_address()  # a reload of any page keeps its data (pages add their own parameters)
         st.selectbox("Data set", names, placeholder="(choose a data set)", key="dataset_choice",
                      on_change=_pick_dataset,
                      format_func=lambda name: f"{name} · this session" if name in library else name,

@@ -6,7 +6,7 @@ import json
 
 import streamlit as st
 
-from .datasets import current_dataset, is_bundled, kept_key, side_data_link
+from .datasets import current_dataset, data_link
 from .settings import judged_for_current_data
 
 
@@ -41,14 +41,7 @@ def share_view(keys) -> None:
     address reproduces this view when copied. ``keys``: the widget keys, e.g. the parsers given
     to :func:`restore_view`, so that what is restored and what is shared are one list."""
     values = {key: json.dumps(st.session_state[key], default=str) for key in keys if key in st.session_state}
-    data = current_dataset()
-    values["data"] = data.name
-    if not is_bundled(data):  # an upload: a link names it by its store key, and its fingerprint
-        values["fp"] = data.fingerprint[:16]
-        key = kept_key(data)
-        if key is not None:
-            values["key"] = key
-    values.update(side_data_link())  # side data a link restores with the view
+    values.update(data_link())  # the data (an upload by its store key) and side data the view is of
     st.query_params.from_dict(values)
 
 

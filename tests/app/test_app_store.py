@@ -44,6 +44,45 @@ def test_a_loaded_data_set_is_kept_and_the_link_names_it_by_its_key():
     assert ContentStore().get(key).fingerprint == table.fingerprint
 
 
+def test_every_pages_address_names_the_upload_so_a_reload_of_the_data_page_keeps_it():
+    """Issue 59: after a load the address still named the faces (only the analysis pages wrote
+    an upload's key), so a reload of the Data or Home page lost the upload. The sidebar, drawn on
+    every page, now names the current data and side data; a session opened on that address (a
+    reload) has them, on the Data page too, whose bundled picker follows the current set."""
+    from pages.ui import datasets
+
+    table, side = uploaded_table("reload me.csv"), uploaded_table("side rows.csv")
+
+    def data_page_after_a_load(table, side):
+        from pages.ui import datasets, sidebar
+
+        datasets.set_dataset(table)
+        datasets.set_side_dataset(side)
+        sidebar.sidebar_summary()
+
+    first = AppTest.from_function(data_page_after_a_load, args=(table, side), default_timeout=120).run()
+    assert not first.exception
+    address = {name: first.query_params[name] for name in first.query_params}
+    assert set(address) == set(datasets.DATA_LINK_PARAMETERS), address
+    assert address["data"] == "reload me.csv" and address["key"] == content_key(table)
+    for page in ("data", "home"):
+        reloaded = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+        for name, value in address.items():
+            reloaded.query_params[name] = value
+        reloaded.run()
+        reloaded.switch_page(f"pages/{page}.py").run()
+        assert not reloaded.exception and not reloaded.warning
+        assert reloaded.session_state["dataset"].fingerprint == table.fingerprint
+        assert reloaded.session_state["side_dataset"].fingerprint == side.fingerprint
+        assert {name: reloaded.query_params[name] for name in reloaded.query_params} == address
+    yale = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    yale.query_params["data"] = "Yale"
+    yale.run()
+    yale.switch_page("pages/data.py").run()
+    assert yale.selectbox(key="data_page_bundled").value == "Yale"
+    assert "key" not in yale.query_params and "fp" not in yale.query_params
+
+
 def test_the_link_in_a_new_session_brings_back_the_data_set_and_the_view(monkeypatch):
     table = uploaded_table("link me.csv")
     key = ContentStore().put(table)

@@ -961,6 +961,48 @@ def test_an_upload_survives_a_reload_a_killed_server_and_a_second_server(browser
             stop_server(process)
 
 
+def test_a_reload_of_every_page_keeps_the_upload_and_the_side_data(page, app_url):
+    """Issue 59: after "Load table" the address still named the bundled faces, then nothing; a
+    reload on the Data page brought the faces back and lost the upload. Every page's address now
+    names the upload (and side data) by its store key once loaded, and a reload of each keeps it."""
+    from urllib.parse import parse_qs, urlparse
+
+    wait_for_app(page, f"{app_url}/data")
+    upload_small_table(page)
+    page.get_by_text("Loaded my table.csv").first.wait_for(timeout=120_000)
+    quiet(page)
+    page.get_by_text("Side data: a second upload").click()
+    page.locator("[data-testid='stExpander'] input[type='file']").first.set_input_files(files=[{
+        "name": "background.csv", "mimeType": "text/csv", "buffer": b"x1,x2,x3\n1,2,3\n4,5,6\n7,8,9\n0,1,1\n"}])
+    page.locator("[data-testid='stExpander']").get_by_text("background.csv").wait_for(timeout=30_000)
+    settle(page)
+    page.get_by_role("button", name="Load side data").click()
+    page.get_by_text("4 samples x 3 features").first.wait_for(timeout=120_000)
+    quiet(page)
+    query = parse_qs(urlparse(page.url).query)
+    assert query.get("data") == ["my table.csv"] and len(query.get("key", [""])[0]) == 64, page.url
+    assert len(query.get("side", [""])[0]) == 64, page.url
+    sidebar = page.locator("[data-testid='stSidebar']")
+    for path, heading in {"": "Spectral feature selection", **PAGE_PATHS}.items():
+        sidebar.get_by_role("link", name=heading if path else "Home", exact=True).click()
+        at = f"location.pathname.endsWith('/{path}')" if path else "['', '/'].includes(location.pathname)"
+        page.wait_for_function(f"() => {at}", timeout=60_000)
+        page.get_by_role("heading", name=heading, exact=True).first.wait_for(timeout=120_000)
+        quiet(page)
+        page.reload(wait_until="domcontentloaded")
+        page.get_by_role("heading", name=heading, exact=True).first.wait_for(timeout=120_000)
+        quiet(page)
+        expect(sidebar, path or "home").to_contain_text("my table.csv")
+        expect(sidebar, path or "home").to_contain_text("12 samples x 3 features")
+        query = parse_qs(urlparse(page.url).query)
+        assert query.get("data") == ["my table.csv"] and "side" in query, (path, page.url)  # both restored
+        assert page.locator("[data-testid='stException']").count() == 0, path
+    # the Data page reloaded opens on the tab the current data came from
+    sidebar.get_by_role("link", name="Data", exact=True).click()
+    page.get_by_role("heading", name="Data", exact=True).first.wait_for(timeout=120_000)
+    expect(page.get_by_role("tab", name="Upload a table")).to_have_attribute("aria-selected", "true")
+
+
 def test_a_link_to_an_upload_opens_the_data_page_and_the_same_file_restores_its_view(browser, app_url):
     """A link names an uploaded table by its store key and a k (issue 51): in a new browser it
     brings back the table and the k; a fresh session without the link does not list the table.
