@@ -71,7 +71,8 @@ def table_options(parsed, filename):
             st.markdown(f"**Missing values:** {n_missing:,} in {int((per_feature > 0).sum()):,} features and "
                         f"{int((per_sample > 0).sum()):,} samples.")
             names = arrangement.feature_names or [f"feature {j}" for j in range(n_features)]
-            samples = arrangement.sample_names or [f"sample {i + 1}" for i in range(n_samples)]
+            # counted from 0, as the preview above and the data set's own sample names
+            samples = arrangement.sample_names or [f"sample {i}" for i in range(n_samples)]
             worst_features = np.argsort(-per_feature, kind="stable")[:8]
             worst_samples = np.argsort(-per_sample, kind="stable")[:8]
             left, right = st.columns(2)

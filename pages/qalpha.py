@@ -56,9 +56,12 @@ settings.set_defaults(settings.qalpha_defaults(data),
 # side classes left from another data set: the ones this data set has stay; none left, the default
 kept_classes = [c for c in st.session_state["qa_side_classes"] if c in class_values]
 if kept_classes != st.session_state["qa_side_classes"]:
-    settings.adjust("qa_side_classes", kept_classes or class_values[-1:],
-              f"Side classes: {settings.shown(st.session_state['qa_side_classes'])} are not classes of {data.name}; "
-              f"now {settings.shown(kept_classes or class_values[-1:])}.")
+    if st.session_state.get("qa_side_mode") == "side classes":  # said only where side classes are in use
+        settings.adjust("qa_side_classes", kept_classes or class_values[-1:],
+                        f"Side classes: {settings.shown(st.session_state['qa_side_classes'])} are not classes of "
+                        f"{data.name}; now {settings.shown(kept_classes or class_values[-1:])}.")
+    else:
+        st.session_state["qa_side_classes"] = kept_classes or class_values[-1:]
 # K set by the user on another data set: it follows this one's default rule again (the count comes
 # with the run)
 other = settings.chosen_for_other_data("qa_top_k")

@@ -585,7 +585,7 @@ def _labels_present(arrangement: Arrangement, missing: str, notes: list):
     rows = np.flatnonzero(label_missing)
     if missing != "drop_samples":
         raise InputError(f"{filename}: {_plural(len(rows), 'sample')} have no label (the first: sample "
-                         f"{rows[0] + 1}). Choose 'drop samples' for missing values to leave them out, "
+                         f"{rows[0]}, counting from 0 as the preview and the data set's names do). Choose 'drop samples' for missing values to leave them out, "
                          "or another label column.")
     notes.append(f"Dropped {_plural(len(rows), 'sample')} without a label.")
     return labels[~label_missing], ~label_missing

@@ -48,7 +48,8 @@ class ClassMarkers:
         Share of samples in which the feature is not zero.
     log2_fold_change : ndarray
         ``log2((f(mean) + 1e-9) / (f(mean_rest) + 1e-9))``, ``f = expm1`` for log1p data (as
-        scanpy computes it), the identity otherwise.
+        scanpy computes it), the identity otherwise. Where one of the two means is zero this is
+        the offset's ±30 (about ``log2(1e-9)``), not a measured ratio: :meth:`zero_mean` says where.
     score, p_value, p_adjusted : ndarray
         The test statistic (Welch's t, or the rank-sum z), its two-sided p-value, and the p-value
         corrected over the features tested (Benjamini-Hochberg, per class).
@@ -69,18 +70,26 @@ class ClassMarkers:
     method: str
 
     def table(self):
-        """One row per class and feature (a tidy pandas DataFrame), the features of each class by score."""
+        """One row per class and feature (a tidy pandas DataFrame), the features of each class by
+        score; ``mean_zero_in`` names the mean that is zero where the fold change is the offset's."""
         import pandas as pd
 
-        rows = []
+        rows, zero = [], self.zero_mean()
         for c, label in enumerate(self.classes):
             for j in np.argsort(-self.score[c], kind="stable"):
                 rows.append({"class": label, "feature": self.feature_names[j], "index": int(self.features[j]),
                              "score": self.score[c, j], "log2_fold_change": self.log2_fold_change[c, j],
                              "p_value": self.p_value[c, j], "p_adjusted": self.p_adjusted[c, j],
                              "mean": self.mean[c, j], "mean_rest": self.mean_rest[c, j],
-                             "fraction": self.fraction[c, j], "fraction_rest": self.fraction_rest[c, j]})
+                             "fraction": self.fraction[c, j], "fraction_rest": self.fraction_rest[c, j],
+                             "mean_zero_in": zero[c, j]})
         return pd.DataFrame(rows)
+
+    def zero_mean(self) -> np.ndarray:
+        """Where a mean is zero, so that the fold change is scanpy's offset rather than a ratio:
+        ``"class"``, ``"rest"``, ``"both"`` or ``""`` per class and feature."""
+        in_class, in_rest = self.mean == 0, self.mean_rest == 0
+        return np.select([in_class & in_rest, in_class, in_rest], ["both", "class", "rest"], "").astype(object)
 
     def marked_class(self) -> np.ndarray:
         """For each feature, the index of the class it marks most (the largest score)."""

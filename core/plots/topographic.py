@@ -25,7 +25,8 @@ def topographic_figure(coordinates, alphas, feature_names: Sequence[str] | None 
     each round) with semi-axes proportional to its alpha in those rounds. ``top`` (indices) limits
     the drawing to those features: a few dozen stay readable where a thousand overlapping
     ellipses do not. Ellipses are coloured by the round in which the feature weighs more (the
-    legend), and the centres by the difference of the two rounds' alphas (the colour bar).
+    legend), and the centres by the difference of the two rounds' alphas, the later minus the
+    earlier (the colour bar; red where the later round weighs more, as the ellipses).
     """
     coordinates = np.asarray(coordinates, dtype=np.float64)
     alphas = np.asarray(alphas, dtype=np.float64)
@@ -55,7 +56,8 @@ def topographic_figure(coordinates, alphas, feature_names: Sequence[str] | None 
         ey = np.hstack([y[members, None] + scale * b[members, None] * np.sin(t), gap]).ravel()
         traces.append(dict(type="scatter", x=ex, y=ey, mode="lines", fill="toself", line=dict(width=1, color=colour),
                            opacity=0.45, name=name, hoverinfo="skip"))
-    difference = a - b
+    # later minus earlier, red where the later round weighs more: as the page's pictures have it
+    difference = b - a
     limit = max(float(np.abs(difference).max(initial=0.0)), 1e-12)
     # names where they fit: the heaviest features first, each only where its label overlaps no
     # label already placed; every feature keeps its name on hover
@@ -67,9 +69,9 @@ def topographic_figure(coordinates, alphas, feature_names: Sequence[str] | None 
         type="scatter", x=x, y=y, mode="markers+text", text=np.where(labelled, names[shown], ""),
         textposition="top center",
         textfont=dict(size=9),
-        marker=dict(size=7, color=difference, colorscale=_colorscale("RdBu"), cmin=-limit, cmax=limit,
+        marker=dict(size=7, color=difference, colorscale=_colorscale("RdBu_r"), cmin=-limit, cmax=limit,
                     line=dict(width=0.5, color="black"),
-                    colorbar=dict(title=_text(f"alpha in round {first + 1}<br>minus round {second + 1}"), x=1.02)),
+                    colorbar=dict(title=_text(f"alpha in round {second + 1}<br>minus round {first + 1}"), x=1.02)),
         customdata=np.c_[a, b], name="features", showlegend=False, hovertext=names[shown],
         hovertemplate=("%{hovertext}<br>alpha round " + str(first + 1) + " = %{customdata[0]:.3g}"
                        "<br>alpha round " + str(second + 1) + " = %{customdata[1]:.3g}"

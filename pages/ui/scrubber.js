@@ -135,7 +135,28 @@ function build(host) {
     g.fillText(`top ${k.toLocaleString('en-US')}`, Math.min(xOf(1) + 3, width - 60), top + 11);
     g.fillText(high.toPrecision(2), 2, top + 8);
     g.fillText(low.toPrecision(2), 2, height - bottom);
-    g.fillText(logX ? 'rank (log)' : 'rank', width / 2 - 20, height - 6);
+    // numbers on the rank axis: the powers of ten on the log axis, about five round steps on the linear one
+    const ticks = [];
+    if (logX) {
+      for (let t = 1; t <= n; t *= 10) ticks.push(t);
+    } else {
+      const raw = n / 5, unit = Math.pow(10, Math.floor(Math.log10(raw)));
+      const stepSize = [1, 2, 5, 10].map((m) => m * unit).find((s) => s >= raw) || unit;
+      for (let t = stepSize; t <= n; t += stepSize) ticks.push(t);
+      ticks.unshift(1);
+    }
+    g.textAlign = 'center';
+    g.strokeStyle = '#888'; g.lineWidth = 1;
+    for (const t of ticks) {
+      const x = xOf(t);
+      g.beginPath(); g.moveTo(x, height - bottom); g.lineTo(x, height - bottom + 3); g.stroke();
+      g.fillText(t.toLocaleString('en-US'), Math.min(Math.max(x, left), width - right - 8), height - bottom + 13);
+    }
+    g.textAlign = 'start';
+    canvas.dataset.rankTicks = ticks.join(',');
+    // the axis's name left of its numbers, under the weights' scale
+    g.fillText('rank', 2, height - bottom + 13);
+    if (logX) g.fillText('(log)', 2, height - 2);
     $('.weights-caption').textContent = gap ? `Sorted weights; dashed: the sparsity gap after ${gap}`
       : `Sorted weights; dashed: the default K (${fallback}), no clear gap`;
   }

@@ -108,9 +108,11 @@ def per_class_view(main, top, left_out: str = "") -> None:
                         help="Each class against the other samples, per feature: Welch's t-test, or the Wilcoxon "
                              "rank-sum test; p-values corrected over these features (Benjamini-Hochberg). The "
                              "statistics of scanpy's rank_genes_groups (equal to 1e-6, tested).")
-        log1p = st.checkbox("Values are log1p of counts", key="qa_marker_log1p", persist_state="session",
-                            help="Then fold changes compare expm1 of the mean logs, as scanpy does; otherwise "
-                                 "the means themselves (which needs non-negative values).")
+        # pixels and other non-count data are not log1p of counts: the question is not asked of them
+        log1p = (non_negative and not main.is_image and st.checkbox(
+            "Values are log1p of counts", key="qa_marker_log1p", persist_state="session",
+            help="Then fold changes compare expm1 of the mean logs, as scanpy does; otherwise "
+                 "the means themselves (which needs non-negative values)."))
         # fold changes of data as given need non-negative values; on other data the library is
         # asked for log1p's and those columns are left out below
         as_log1p = bool(log1p or not non_negative)
@@ -128,16 +130,20 @@ def per_class_view(main, top, left_out: str = "") -> None:
         st.caption("Colour: the test's score of the feature in the class against the other samples"
                    + ("; size: the share of the class's samples with a non-zero value." if non_negative else "."))
         marker_table = markers.table()
-        if not (non_negative or log1p):
-            marker_table = marker_table.drop(columns=["log2_fold_change", "fraction", "fraction_rest"])
+        if not non_negative:
+            marker_table = marker_table.drop(columns=["log2_fold_change", "fraction", "fraction_rest", "mean_zero_in"])
             st.caption("These data have negative values: fold changes and the share of non-zero values do "
-                       "not apply (tick log1p only if the values are log1p of counts).")
+                       "not apply.")
+        elif (marker_table["mean_zero_in"] != "").any():
+            st.caption("Where a mean is zero (column 'mean zero in') the log2 fold change is about ±30: scanpy's "
+                       "offset of 1e-9 keeps it finite, it is not a measured ratio.")
         # on screen the p-values come first after the score, in scientific notation (written out
         # in full they took the column's whole width); the CSV keeps the library's columns
         first = ["class", "feature", "score", "p_adjusted", "p_value"]
         rest = [c for c in marker_table if c not in first and c != "index"]
         st.dataframe(marker_table[first + rest + ["index"]], hide_index=True, height=260,
                      column_config={"score": st.column_config.NumberColumn(format="%.3g"),
+                                    "mean_zero_in": st.column_config.TextColumn("mean zero in"),
                                     "p_adjusted": st.column_config.NumberColumn("p adjusted (BH)", format="%.2e"),
                                     "p_value": st.column_config.NumberColumn("p-value", format="%.2e")})
         st.download_button("Per-class statistics (CSV)", downloads.frame_csv(marker_table),

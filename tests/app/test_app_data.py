@@ -118,6 +118,17 @@ def test_table_upload_is_parsed_once_and_loads_with_median_imputation(monkeypatc
     assert "Imputed 2 values in 2 features with the column median." in " ".join(m.value for m in app.info)
 
 
+def test_the_missing_value_list_counts_samples_as_the_preview_does():
+    """Issue 59: the list of samples with missing values counted from 1, the preview from 0."""
+    app = AppTest.from_file(PAGE, default_timeout=60).run()
+    table_tab(app).set_value(("gaps.csv", b"a,b,c\n1,2,3\n4,,6\n7,8,9\n1,3,5\n", "text/csv"))
+    app.run()
+    preview, features, samples = (frame.value for frame in app.dataframe[:3])
+    gap = [i for i, cell in enumerate(preview["b"]) if cell == ""]
+    assert gap == [1] and list(preview.index)[1] == 1
+    assert list(samples["sample"]) == ["sample 1"] and list(features["feature"]) == ["b"]
+
+
 def test_bad_table_upload_keeps_the_current_data():
     app = AppTest.from_file(PAGE, default_timeout=60).run()
     table_tab(app).set_value(("broken.csv.gz", b"not gzip at all", "application/gzip"))

@@ -60,6 +60,8 @@ def test_qalpha_page_runs_on_the_faces(page, app_url):
     # expanders)
     page.get_by_text("pixels (red) on the mean image").first.wait_for(timeout=60_000)
     page.locator(".scrubber canvas.weights").wait_for(timeout=60_000)
+    # the log rank axis of the 2,400 weights carries its numbers (issue 59: it had none)
+    expect(page.locator(".scrubber canvas.weights")).to_have_attribute("data-rank-ticks", "1,10,100,1000")
     assert page.locator(".scrubber .top li").count() == 10
     assert page.locator(".js-plotly-plot").count() == 0
     assert page.locator("[data-testid='stException']").count() == 0

@@ -134,8 +134,12 @@ def test_topographic_figure_one_ellipse_per_feature():
     assert [trace.name for trace in fig.data] == ["alpha larger in round 1", "alpha larger in round 2", "features"]
     centres = fig.data[-1]
     assert list(centres.x) == [0.1, 0.5, 1.0] and list(centres.y) == [0.2, -0.3, 0.4]
-    assert np.allclose(centres.marker.color, alphas[0] - alphas[1])  # the rounds' difference, with a bar
-    assert centres.marker.colorbar.title.text == "alpha in round 1<br>minus round 2"
+    # the later round minus the earlier, with a bar that says so, red (the scale's top) where the later
+    # weighs more, as the ellipses of the later round and the page's difference picture
+    assert np.allclose(centres.marker.color, alphas[1] - alphas[0])
+    assert centres.marker.colorbar.title.text == "alpha in round 2<br>minus round 1"
+    assert centres.marker.colorscale[-1][1].lower() in ("rgb(103,0,31)", "#67001f")
+    assert fig.data[1].line.color == "crimson"
     # one closed outline per feature, split by gaps; widths follow the round-1 alphas
     outlines = [np.split(np.asarray(trace.x, dtype=float), np.flatnonzero(np.isnan(np.asarray(trace.x, dtype=float))))
                 for trace in fig.data[:2]]
@@ -347,7 +351,7 @@ def test_topographic_labels_never_overlap_and_the_heaviest_come_first():
     figure = topographic_figure(coordinates, alphas, names)
     points = figure.data[-1]
     assert sum(bool(text) for text in points.text) < 80 and list(points.hovertext) == names
-    assert "minus round 2" in points.marker.colorbar.title.text
+    assert "minus round 1" in points.marker.colorbar.title.text
 
 
 def test_axis_titles_are_words_and_the_formulae_are_in_the_hover():

@@ -296,7 +296,7 @@ def test_h5ad_label_suggestion_needs_2_to_50_categories_and_says_why():
 def test_h5ad_with_nan_labels():
     labels = pd.Categorical(["a", None, "b", "a", None, "b", "a", "b", "a"])
     data = h5ad_bytes(MATRIX, pd.DataFrame({"cell_type": labels}, index=SAMPLES))
-    with pytest.raises(InputError, match="2 samples have no label \\(the first: sample 2\\)"):
+    with pytest.raises(InputError, match="2 samples have no label \\(the first: sample 1, counting from 0"):
         load_table("c.h5ad", data, label_column="cell_type")
     kept = load_table("c.h5ad", data, label_column="cell_type", missing="drop_samples")
     assert kept.n_samples == 7 and "Dropped 2 samples without a label." in kept.meta["load_report"]

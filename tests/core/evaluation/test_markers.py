@@ -42,7 +42,7 @@ def test_planted_markers_mark_their_class(reference):
     assert markers.marked_class()[:15].tolist() == [0] * 5 + [1] * 5 + [2] * 5
     table = markers.table()
     top = table.groupby("class").head(5)
-    assert table.shape == (3 * 30, 11) and [sorted(top["index"][top["class"] == c]) for c in ("B", "NK", "T")] == \
+    assert table.shape == (3 * 30, 12) and [sorted(top["index"][top["class"] == c]) for c in ("B", "NK", "T")] == \
         [list(range(5 * k, 5 * k + 5)) for k in range(3)]
     own = [markers.p_adjusted[k, 5 * k:5 * k + 5] for k in range(3)]  # each class's own markers
     assert max(p.max() for p in own) < 1e-6
@@ -65,6 +65,10 @@ def test_plain_fold_changes_and_bad_input():
     markers = class_markers(X, [0, 0, 1, 1], log1p=False)
     assert markers.log2_fold_change[1, 0] == pytest.approx(np.log2((3.0 + 1e-9) / 1e-9))
     assert markers.log2_fold_change[0, 1] == pytest.approx(np.log2(2.0))
+    # feature 0 is zero throughout class 0: its fold changes are the offset's, and say so
+    assert markers.zero_mean().tolist() == [["class", ""], ["rest", ""]]
+    table = markers.table()
+    assert table.set_index(["class", "feature"]).loc[(1, "feature 0"), "mean_zero_in"] == "rest"
     with pytest.raises(InputError, match="at least two classes"):
         class_markers(X, [0, 0, 0, 0])
     with pytest.raises(InputError, match="has one sample"):
