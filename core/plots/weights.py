@@ -150,6 +150,13 @@ def gap_strength_figure(lams, gap_strength, title: str = "How clearly the weight
                                             **_FIXED), **_FIXED_LAYOUT))
 
 
+#: The dot plot's geometry (:func:`dotplot_figure`): pixels per class row, the least height of the
+#: plot area (a colour bar of five numbers in 11 px type needs it), the width of a character of a
+#: tick label (Chromium, Streamlit's 12 px sans-serif, measured to about 6.6 px; rounded up), and
+#: how many characters of a feature name are shown (the hover has the whole name).
+DOT_ROW, DOT_MIN_PLOT, CHAR_PX, MAX_NAME_CHARS = 26, 160, 7, 24
+
+
 def dotplot_figure(classes, feature_names: Sequence[str], colour, size=None, *, colour_title: str = "score",
                    size_title: str = "fraction non-zero", title: str = "Selected features by class") -> go.Figure:
     """A dot plot, features across and classes down (as scanpy's ``dotplot``): each dot coloured by
@@ -163,13 +170,27 @@ def dotplot_figure(classes, feature_names: Sequence[str], colour, size=None, *, 
     size = np.ones_like(colour) if size is None else np.clip(np.asarray(size, dtype=np.float64), 0.0, 1.0)
     rows, cols = np.meshgrid(np.arange(len(classes)), np.arange(len(names)), indexing="ij")
     limit = float(np.abs(colour).max()) or 1.0
+    # the geometry written out rather than left to automargin: one row of DOT_ROW px per class (every
+    # class named, numbered classes too: a category axis of "1".."6" thinned its labels to 1, 3, 5),
+    # feature names upright below (at -45 degrees the first ran off the left edge), margins that
+    # fit the longest names, and a plot never so short that the colour bar's numbers overlap
+    longest_class, longest_name = max(map(len, classes), default=1), max(map(len, names), default=1)
+    margin = dict(l=int(24 + CHAR_PX * longest_class + 20), r=20, t=50,
+                  b=int(30 + CHAR_PX * min(longest_name, MAX_NAME_CHARS)))
+    plot_height = max(DOT_MIN_PLOT, DOT_ROW * len(classes))
     dots = dict(
         type="scatter", x=[names[j] for j in cols.ravel()], y=[classes[c] for c in rows.ravel()], mode="markers",
         marker=dict(size=4 + 18 * np.sqrt(size.ravel()), color=colour.ravel(), colorscale=_colorscale("RdBu_r"), cmin=-limit,
-                    cmax=limit, colorbar=dict(title=dict(text=colour_title)), line=dict(width=0.5, color="grey")),
+                    cmax=limit, colorbar=dict(title=dict(text=colour_title), thickness=14, nticks=5,
+                                              len=1.0, lenmode="fraction"),
+                    line=dict(width=0.5, color="grey")),
         customdata=np.stack([colour.ravel(), size.ravel()], axis=1),
         hovertemplate=(f"%{{x}} in %{{y}}<br>{colour_title} %{{customdata[0]:.3g}}<br>{size_title} "
                        "%{customdata[1]:.0%}<extra></extra>"))
-    return _figure([dots], dict(title=_text(title), xaxis=dict(title=_text("feature"), tickangle=-45, type="category"),
-                                yaxis=dict(title=_text("class"), type="category", autorange="reversed"),
-                                height=max(260, 60 + 34 * len(classes)), **_LAYOUT))
+    return _figure([dots], dict(title=_text(title),
+                                xaxis=dict(tickangle=-90, type="category", tickmode="array",
+                                           tickvals=names, ticktext=[n[:MAX_NAME_CHARS] for n in names],
+                                           tickfont=dict(size=10), automargin=False),
+                                yaxis=dict(title=_text("class"), type="category", autorange="reversed",
+                                           tickmode="array", tickvals=classes, ticktext=classes, automargin=False),
+                                height=margin["t"] + margin["b"] + plot_height, margin=margin))

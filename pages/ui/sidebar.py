@@ -16,7 +16,13 @@ from .session import track_session
 #: write their settings there at every rerun), so Back stepped through slider positions. This
 #: makes a change of the query string alone replace the current entry; a change of page still
 #: adds one, so Back returns to the page before. Installed once per browser tab.
-REPLACE_QUERY_HISTORY = """<script>
+REPLACE_QUERY_HISTORY = """<style>
+/* a picture drawn at its own size (widgets.picture) shrinks to its column in a narrower window, its
+   proportions kept: the Haar page's grid of 8 images per class was 1,340 px in a 1,170 px column */
+[data-testid="stImageContainer"] { max-width: 100%; }
+[data-testid="stImage"] img { max-width: 100%; height: auto; }
+</style>
+<script>
 if (!window.__settingsReplaceHistory) {
   window.__settingsReplaceHistory = true;
   const push = window.history.pushState.bind(window.history);

@@ -327,6 +327,23 @@ def test_dotplot_places_a_dot_per_class_and_feature():
         dotplot_figure(["B"], ["g1", "g2", "g3"], score)
 
 
+@pytest.mark.parametrize("n_classes", [2, 6, 50])
+def test_dotplot_names_every_class_in_a_row_of_its_own_with_room_for_the_names(n_classes):
+    """Issue 59: on dermatology's classes 1-6 the plot was 50 px tall, its axis read 1, 3, 5, the
+    colour bar's numbers overlapped and the first gene name was cut."""
+    from core.plots import dotplot_figure
+    from core.plots.weights import CHAR_PX, DOT_MIN_PLOT
+
+    classes = [str(c + 1) for c in range(n_classes)]
+    names = ["ENSG00000123456.7 long name"] + [f"g{j}" for j in range(29)]
+    layout = dotplot_figure(classes, names, np.ones((n_classes, 30))).layout
+    plot_height = layout.height - layout.margin.t - layout.margin.b
+    assert plot_height >= max(DOT_MIN_PLOT, 20 * n_classes)  # a row of 20 px or more per class
+    assert list(layout.yaxis.tickvals) == classes and layout.yaxis.type == "category"
+    assert list(layout.xaxis.tickvals) == names and layout.xaxis.tickangle == -90  # upright: none runs off
+    assert layout.margin.b >= CHAR_PX * 24 and layout.margin.l >= CHAR_PX * len(classes[-1])
+
+
 def test_topographic_labels_never_overlap_and_the_heaviest_come_first():
     """Placed labels' boxes are pairwise disjoint (checked against every pair); a point whose
     label was left out overlaps a placed one of higher priority; names stay on hover."""
