@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from core import InputError
-from core.data.transforms import transform_steps, transform_values
+from core.data.transforms import RARE_SHARE, nonzero_share, transform_steps, transform_values
 from core.data.bundled import list_datasets, load_dataset
 from core.features.families import FEATURE_FAMILIES, to_feature_family
 from core.data.loaders import COMPRESSED_EXTENSIONS, IMAGE_EXTENSIONS, TABLE_EXTENSIONS, finish, load_images, load_side_data
@@ -215,12 +215,38 @@ def values_section(data) -> None:
         widgets.show_error(refusal)
 
 
-def _transform(data, normalise_total: bool, log1p: bool, n_most_variable: int | None, standardise: bool) -> None:
+def near_empty_section(data) -> None:
+    """Features non-zero in only a few samples (a digit's border pixels, a gene seen in two cells):
+    how many there are, and scanpy's guard against them (``filter_genes(min_cells=...)``), off
+    unless asked for, as the papers' results are on every feature."""
+    share = nonzero_share(data.X)
+    rare = int(np.sum(share < RARE_SHARE))
+    st.markdown("**Near-empty features**")
+    st.caption(f"{rare:,} of {data.n_features:,} features are non-zero in fewer than {RARE_SHARE:.0%} of the samples. "
+               "Q-alpha scales every feature to unit norm, so such a feature weighs as much as a full one and can "
+               "rank high on a handful of samples." if rare else
+               f"Every feature is non-zero in at least {RARE_SHARE:.0%} of the samples.")
+    row = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
+    percent = row.number_input("Non-zero in at least (% of samples)", 0.0, 50.0, 0.0, step=0.5, format="%.1f",
+                               key="data_min_nonzero_percent", persist_state="session", width=220,
+                               help="Features non-zero in fewer samples are removed, as scanpy.pp.filter_genes("
+                                    "min_cells=...): dropped from a table; in images set to 0, so the images keep "
+                                    "their grid (Q-alpha gives a feature of zeros weight 0). 0: keep every feature.")
+    removed = int(np.sum(share < percent / 100)) if percent else 0
+    row.button(f"Remove {removed:,} near-empty features" if percent else "Remove near-empty features",
+               key="data_remove_rare", disabled=not removed or removed == data.n_features,
+               on_click=_transform, args=(data, False, False, None, False, percent / 100),
+               help="Makes a new data set without them and selects it; the current one stays in the sidebar's list.")
+
+
+def _transform(data, normalise_total: bool, log1p: bool, n_most_variable: int | None, standardise: bool,
+               min_nonzero_share: float | None = None) -> None:
     """The button's callback, run before the page: the new data set becomes current and the boxes
     are cleared (ticked, they would offer the same steps again on values that already took them)."""
     try:
         datasets.set_dataset(transform_values(data, normalise_total=normalise_total, log1p=log1p,
-                                              n_most_variable=n_most_variable, standardise=standardise))
+                                              n_most_variable=n_most_variable, standardise=standardise,
+                                              min_nonzero_share=min_nonzero_share))
     except InputError as error:
         st.session_state["_transform_refused"] = error
         return
@@ -291,6 +317,8 @@ if data.family is not None:
     images = pixels.images()[:16]
     titles = [str(label) for label in (pixels.labels[:16] if pixels.labels is not None else range(16))]
     widgets.chart(image_grid_figure(images, titles=titles, n_cols=8, title="First images"), "preview")
+    if data.family is not None and data.family.name == "pixels":
+        near_empty_section(data)
 else:
     shown = min(data.n_features, 200)
     st.markdown(f"**Per-feature statistics** (first {shown} features)")
@@ -305,3 +333,4 @@ else:
         classes, counts = np.unique(data.labels, return_counts=True)
         st.markdown("**Samples per class:** " + ", ".join(f"{c}: {n}" for c, n in zip(classes, counts)))
     values_section(data)
+    near_empty_section(data)

@@ -237,6 +237,7 @@ def selection_view(result, path, main, params, side_mode: str, side_choice: dict
                + ("set by you (the K slider)" if st.session_state.get("qa_top_k_set")
                   else f"chosen by the rule: {default.rule} (move the K slider to choose another)") + ".")
     selection.weight_notes(result, main.n_features, side_mode, params.tol)
+    selection.near_empty_note(main, result.ranking, top_k)
     figure = widgets.when_open("Sorted weights as a figure: names on hover, Save", "qa_weights_figure")
     if figure is not None:
         with figure:

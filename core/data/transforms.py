@@ -29,13 +29,29 @@ from ..errors import InputError
 from ..validation import zscores
 from .dataset import Dataset
 
-__all__ = ["transform_values", "transform_steps", "dispersion_ranking"]
+__all__ = ["transform_values", "transform_steps", "dispersion_ranking", "nonzero_share", "RARE_SHARE"]
+
+#: A feature non-zero in fewer than this share of the samples is near-empty: Q-alpha (and every
+#: method that scales features to unit norm) gives it the weight of a full one, so that a border
+#: pixel inked in 2 of 535 digits ranked above the strokes. Pages name such features where they
+#: rank high; :func:`transform_values` removes them when asked (``min_nonzero_share``).
+RARE_SHARE = 0.01
+
+
+def nonzero_share(X) -> np.ndarray:
+    """The share of the samples (rows) in which each feature is not zero (scanpy's
+    ``filter_genes`` counts cells; this is that count over the number of samples)."""
+    X = np.asarray(X)
+    return np.count_nonzero(X, axis=0) / max(X.shape[0], 1)
 
 
 def transform_steps(transform: dict) -> list[str]:
     """The steps of a transform (``meta["transform"]`` of a transformed data set) as they are named
     in its name, in the order they were applied."""
-    steps = ["totals normalised"] if transform.get("normalise_total") else []
+    share = transform.get("min_nonzero_share")
+    steps = [f"features non-zero in < {share:.3g} of samples {'blanked' if transform.get('blanked') else 'dropped'}"] \
+        if share else []
+    steps += ["totals normalised"] if transform.get("normalise_total") else []
     steps += ["log1p"] if transform.get("log1p") else []
     if transform.get("n_most_variable") is not None:
         steps.append(f"{transform['n_most_variable']:,} most variable")
@@ -83,14 +99,21 @@ def dispersion_ranking(X, n_bins: int = 20) -> np.ndarray:
 
 
 def transform_values(data: Dataset, *, normalise_total: bool = False, log1p: bool = False,
-                     n_most_variable: int | None = None, standardise: bool = False) -> Dataset:
-    """``data`` with its values transformed: equal totals, ``log(1 + x)``, the most variable
-    features, z-scores (in that order, each when asked for).
+                     n_most_variable: int | None = None, standardise: bool = False,
+                     min_nonzero_share: float | None = None) -> Dataset:
+    """``data`` with its values transformed: near-empty features removed, equal totals,
+    ``log(1 + x)``, the most variable features, z-scores (in that order, each when asked for).
 
     Parameters
     ----------
     data : Dataset
         The data set; its labels, names and (unless features are dropped) image shape are kept.
+    min_nonzero_share : float, optional
+        First: the features non-zero in fewer than this share of the samples (in (0, 1]) are
+        removed, as ``scanpy.pp.filter_genes(min_cells=ceil(share * n_samples))`` does: dropped
+        from a table; in an image set set to 0 instead, so that the images keep their grid (a
+        feature of zeros gets weight 0 from Q-alpha). Off by default: the papers' results are
+        on the features as published.
     normalise_total : bool
         First: scale each sample so that its values sum to the median of the samples' sums, as
         ``scanpy.pp.normalize_total`` with its default target (library-size normalisation of
@@ -129,9 +152,23 @@ def transform_values(data: Dataset, *, normalise_total: bool = False, log1p: boo
                                         or not 1 <= n_most_variable <= data.n_features):
         raise InputError(f"n_most_variable must be a whole number from 1 to {data.n_features:,} (the features); "
                          f"got {n_most_variable!r}.")
-    if not (normalise_total or log1p or standardise or n_most_variable is not None):
-        raise InputError("Choose a transform: equal totals, log1p, the most variable features, z-scores, or several.")
+    if min_nonzero_share is not None and (isinstance(min_nonzero_share, bool) or not 0 < min_nonzero_share <= 1):
+        raise InputError(f"min_nonzero_share must be a share of the samples in (0, 1]; got {min_nonzero_share!r}.")
+    if not (normalise_total or log1p or standardise or n_most_variable is not None or min_nonzero_share):
+        raise InputError("Choose a transform: near-empty features removed, equal totals, log1p, the most variable "
+                         "features, z-scores, or several.")
     result, X = data, data.X
+    blanked = False
+    if min_nonzero_share:
+        rare = nonzero_share(X) < min_nonzero_share
+        if rare.all():
+            raise InputError(f"Every feature is non-zero in fewer than {min_nonzero_share:.3g} of the samples: "
+                             "nothing would be left. Choose a smaller share.")
+        if data.is_image:
+            X, blanked = np.where(rare, 0.0, X), True
+        else:
+            result = data.subset_features(np.flatnonzero(~rare))
+            X = result.X
     if normalise_total or log1p or n_most_variable is not None:
         row, column = divmod(int(np.argmin(X)), X.shape[1])
         if X[row, column] < 0:
@@ -142,7 +179,7 @@ def transform_values(data: Dataset, *, normalise_total: bool = False, log1p: boo
                 step, instead = "log1p", "leave log1p off"
             else:
                 step, instead = "The most variable features (by dispersion, variance over mean)", "keep every feature"
-            raise InputError(f"{step} needs non-negative values (counts or intensities); {data.feature_names[column]!r} "
+            raise InputError(f"{step} needs non-negative values (counts or intensities); {result.feature_names[column]!r} "
                              f"holds {X[row, column]:.4g} (sample {data.sample_names[row]!r}). These values may be "
                              f"already logged or centred: {instead}.")
     if normalise_total:
@@ -156,13 +193,17 @@ def transform_values(data: Dataset, *, normalise_total: bool = False, log1p: boo
     if log1p:
         X = np.log1p(X)
     if n_most_variable is not None:
+        if n_most_variable > X.shape[1]:
+            raise InputError(f"n_most_variable is {n_most_variable:,} but {X.shape[1]:,} features are left after "
+                             "the near-empty ones were dropped; keep fewer.")
         kept = np.sort(dispersion_ranking(counts)[:int(n_most_variable)])
-        result, X = data.subset_features(kept), X[:, kept]
+        result, X = result.subset_features(kept), X[:, kept]
     if standardise:
         X = zscores(X)
     transform = dict(normalise_total=bool(normalise_total), log1p=bool(log1p),
                      n_most_variable=None if n_most_variable is None else int(n_most_variable),
-                     standardise=bool(standardise))
+                     standardise=bool(standardise),
+                     min_nonzero_share=float(min_nonzero_share) if min_nonzero_share else None, blanked=blanked)
     meta = {key: value for key, value in result.meta.items() if key != "family"}
     meta.update(transform=transform, transformed_from=data)
     return replace(result, X=X, name=f"{data.name} ({', '.join(transform_steps(transform))})", meta=meta)

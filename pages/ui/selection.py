@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core.data.transforms import RARE_SHARE, nonzero_share
 from core.evaluation.metrics import jaccard_index
 from core.plots import dotplot_figure, heatmap_table_figure
 from pages.ui import downloads, runs, widgets
@@ -68,6 +69,25 @@ def weight_notes(result, n_features: int, side_mode: str, tol: float) -> None:
                    f"{gap.n_selected:,}, explains {gap.separability:.0%} of their variance; a gap explains "
                    f"{gap.threshold:.0%} or more). K starts at {default.k:,}, the fewest features holding "
                    f"{default.rule} (the dotted line); choose another with the slider.")
+
+
+def near_empty_note(main, ranking, top_k: int) -> None:
+    """Name the selected features that are non-zero in fewer than ``RARE_SHARE`` of the samples,
+    with their ranks: unit-norm scaling weighs them as full features (a digit's border pixel inked
+    in 2 of 535 images ranked 25th, above the strokes). The shares are kept per data set."""
+    share = runs.kept(f"nonzero share {main.fingerprint}", lambda: nonzero_share(main.X))
+    top = np.asarray(ranking)[:top_k]
+    rare = top[share[top] < RARE_SHARE]
+    if rare.size == 0:
+        return
+    ranks = {int(j): int(r) + 1 for r, j in enumerate(top)}
+    named = ", ".join(f"{main.feature_names[j]} (rank {ranks[int(j)]}, non-zero in "
+                      f"{int(round(share[j] * main.n_samples)):,} of {main.n_samples:,})" for j in rare[:6])
+    st.info(f"**{rare.size:,} of the {top_k:,} selected features are near-empty**: {named}"
+            + (f" and {rare.size - 6:,} more" if rare.size > 6 else "")
+            + f". Each is non-zero in fewer than {RARE_SHARE:.0%} of the samples; scaled to unit norm, it weighs as "
+            "much as a full feature. To leave such features out, remove them on the Data page (Near-empty "
+            "features).", icon=":material/info:")
 
 
 def kmeans_scores(main, ranking, run_key: dict, top_k: int, seed: int) -> None:

@@ -289,3 +289,39 @@ def test_server_run_error_is_shown_and_keeps_the_last_result(tmp_path, monkeypat
     app.button(key="server_run").click().run()
     assert any("1 <= k < n_samples = 50" in e.value for e in app.error) and not app.exception
     assert app.session_state["server_result"] is kept
+
+
+def test_near_empty_features_are_counted_and_removed_on_request_and_named_where_selected():
+    """Issue 59: border pixels non-zero in 2 of 535 digits ranked 25-28. The Data page counts such
+    features and removes them when asked (scanpy's filter_genes); Q-alpha's note names them."""
+    rng = np.random.default_rng(2)
+    X = rng.random((150, 5)) + 0.5
+    X[:, 1] = 0.0
+    X[7, 1] = 3.0  # non-zero in 1 of 150 samples
+    csv = b"a,b,c,d,e\n" + b"".join((",".join(f"{v:.3f}" for v in row) + "\n").encode() for row in X)
+    app = AppTest.from_file(PAGE, default_timeout=60).run()
+    table_tab(app).set_value(("sparse.csv", csv, "text/csv"))
+    app.run()
+    app.button(key="load_table").click().run()
+    assert app.session_state["dataset"].n_features == 5
+    assert any("1 of 5 features are non-zero in fewer than 1% of the samples" in c.value for c in app.caption)
+    assert app.button(key="data_remove_rare").disabled  # off until a share is asked for
+    app.number_input(key="data_min_nonzero_percent").set_value(2.0).run()
+    app.button(key="data_remove_rare").click().run()
+    assert not app.exception
+    kept = app.session_state["dataset"]
+    assert kept.feature_names == ("a", "c", "d", "e") and "dropped" in kept.name
+
+    def selected(X):
+        import numpy as np
+
+        from core import Dataset
+        from pages.ui import selection
+
+        selection.near_empty_note(Dataset(X, name="digits"), np.array([0, 1, 2, 3, 4]), 3)
+
+    note = AppTest.from_function(selected, args=(X,)).run()
+    text = " ".join(i.value for i in note.info)
+    assert "1 of the 3 selected features are near-empty" in text and "feature 1 (rank 2, non-zero in 1 of 150)" in text
+    none = AppTest.from_function(selected, args=(X + 1,)).run()
+    assert not none.info

@@ -33,7 +33,8 @@ def test_labels_names_and_the_recipe_are_kept():
     assert both.name == "counts.csv (log1p, z-scores)" and transform_values(data, standardise=True).name == "counts.csv (z-scores)"
     assert list(both.labels) == list(data.labels) and both.feature_names == data.feature_names
     assert both.sample_names == data.sample_names and both.meta["loaded_with"] == {"x": 1}
-    assert both.meta["transform"] == dict(normalise_total=False, log1p=True, n_most_variable=None, standardise=True)
+    assert both.meta["transform"] == dict(normalise_total=False, log1p=True, n_most_variable=None, standardise=True,
+                                          min_nonzero_share=None, blanked=False)
     assert both.meta["transformed_from"] is data
     assert both.fingerprint != data.fingerprint and data.X.min() >= 0  # the input is untouched
 
@@ -125,7 +126,8 @@ def test_the_most_variable_features_are_kept_in_order_between_log1p_and_z_scores
     assert kept.feature_names == tuple(data.feature_names[j] for j in chosen)
     np.testing.assert_allclose(kept.X, StandardScaler().fit_transform(np.log1p(data.X)[:, chosen]), atol=1e-12)
     assert kept.name == "counts.csv (log1p, 3 most variable, z-scores)"
-    assert kept.meta["transform"] == dict(normalise_total=False, log1p=True, n_most_variable=3, standardise=True)
+    assert kept.meta["transform"] == dict(normalise_total=False, log1p=True, n_most_variable=3, standardise=True,
+                                          min_nonzero_share=None, blanked=False)
     assert transform_steps(dict(n_most_variable=2000)) == ["2,000 most variable"]
     # images lose their shape once pixels are dropped; all of them kept, nothing changes
     faces = load_dataset("ORL").subset_samples(range(20))
@@ -164,3 +166,35 @@ def test_equal_totals_come_first_and_the_dispersion_is_of_the_scaled_counts():
     assert every.name == "counts.csv (totals normalised, log1p, 3 most variable)"
     with pytest.raises(InputError, match="Equal totals needs non-negative values.*leave them off"):
         transform_values(transform_values(data, standardise=True), normalise_total=True, log1p=True)
+
+
+def test_near_empty_features_are_dropped_from_a_table_and_blanked_in_images():
+    """Issue 59: a border pixel inked in 2 of 535 digits ranked above the strokes. The guard is
+    scanpy's filter_genes(min_cells=...): counted here by hand."""
+    from core.data.transforms import nonzero_share
+
+    rng = np.random.default_rng(0)
+    X = rng.random((50, 6)) + 0.1
+    X[:, 2] = 0.0
+    X[[3, 40], 2] = 5.0  # non-zero in 2 of 50 samples: 4 %
+    X[:10, 4] = 0.0  # non-zero in 40 of 50
+    table = Dataset(X, name="t")
+    assert np.allclose(nonzero_share(X), [1, 1, 0.04, 1, 0.8, 1])
+    dropped = transform_values(table, min_nonzero_share=0.05)
+    assert dropped.feature_names == tuple(n for j, n in enumerate(table.feature_names) if j != 2)
+    assert np.array_equal(dropped.X, np.delete(X, 2, axis=1))
+    assert "features non-zero in < 0.05 of samples dropped" in dropped.name
+    images = Dataset(X, name="im", image_shape=(2, 3))
+    blanked = transform_values(images, min_nonzero_share=0.05)
+    assert blanked.image_shape == (2, 3) and np.array_equal(blanked.X[:, 2], np.zeros(50))
+    assert np.array_equal(np.delete(blanked.X, 2, axis=1), np.delete(X, 2, axis=1))
+    assert "blanked" in blanked.name
+    with pytest.raises(InputError, match="Every feature is non-zero in fewer than"):
+        transform_values(Dataset(np.zeros((5, 3)) + np.eye(5, 3), name="z"), min_nonzero_share=0.5)
+    with pytest.raises(InputError, match="min_nonzero_share must be a share"):
+        transform_values(table, min_nonzero_share=1.5)
+    # with the most variable features: the count applies to what is left
+    both = transform_values(table, min_nonzero_share=0.05, n_most_variable=5)
+    assert both.n_features == 5
+    with pytest.raises(InputError, match="5 features are left"):
+        transform_values(table, min_nonzero_share=0.05, n_most_variable=6)
