@@ -89,6 +89,12 @@ qalpha_named = ", ".join(
        "pairs": [f"{qalpha['qa_n_pairs']} pairs"],
        "uploaded side data": [f"side data {side.name if side is not None else ''}"]}[side_mode]
     + ([f"λ = {qalpha['qa_lambda']:g}"] if side_mode != "none" else []))
+# k and λ the Q-alpha page chose from the data (its "Choose k and λ from the data"), said as such
+auto_chose = st.session_state.get("_qa_auto_chose") or {}
+qalpha_chosen_by_data = (bool(qalpha["qa_auto"]) and side_mode != "none" and not qalpha["qa_supervised"]
+                         and auto_chose.get("data") == data.fingerprint and auto_chose.get("k") == qalpha["qa_k"])
+if qalpha_chosen_by_data:
+    qalpha_named += " (k and λ chosen from the data on the Q-alpha page)"
 
 
 def label_of(method) -> str:
@@ -216,7 +222,9 @@ if not methods and not extract:
     st.stop()
 if any(m in QALPHA_METHODS for m in methods):
     st.caption(f"Q-alpha runs as set on the Q-alpha page: {qalpha_named}. Side classes and pairs come from the "
-               "training folds' labels, so that Q-alpha is then judged as a supervised method.")
+               "training folds' labels, so that Q-alpha is then judged as a supervised method."
+               + (" The automatic choice judged k and λ by the reproducibility of k-means, not by these held-out "
+                  "scores: set them by hand on the Q-alpha page to compare others." if qalpha_chosen_by_data else ""))
 metric = st.radio("Measure", list(MEASURES), horizontal=True, key="cmp_measure", persist_state="session", format_func=MEASURES.get,
                   help="accuracy: k-means clusters matched to classes (Hungarian); NMI: normalised mutual "
                        "information; precision: the normalised precision index of Shashua & Wolf 2004 Sec. 6 (k-NN purity); "

@@ -153,6 +153,8 @@ try:
             params = replace(params, k=int(auto.k), lam=float(auto.lam))
             # the widgets and the pages that run the user's Q-alpha (Compare) see the chosen values
             st.session_state["qa_k"], st.session_state["qa_lambda"] = min(int(auto.k), max_k), float(auto.lam)
+            # Compare names them as chosen here, not as the user's own (settings.chosen_qalpha)
+            st.session_state["_qa_auto_chose"] = dict(data=data.fingerprint, k=int(auto.k), lam=float(auto.lam))
         chosen = auto is not None
         k_slot.metric("k — number of clusters", params.k,
                       help="Chosen from the data" if chosen else "The choice was stopped: the last k set")

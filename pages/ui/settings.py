@@ -108,11 +108,11 @@ def qalpha_defaults(data) -> dict:
     """The Q-alpha page's settings before the user touches them: the run's defaults are those of
     :class:`QAlphaParameters` (the Kernel Q-alpha page compares with that run): k is the library's
     ``DEFAULT_K`` (within what the data allow), no side information and ``DEFAULT_LAM`` for when it is
-    switched on; with side information k and λ are chosen from the data (``qa_auto``) until the user
-    turns that off."""
+    switched on. k and λ are chosen from the data (``qa_auto``) only when the user asks: turned on
+    by itself as side classes were chosen, it hid the λ slider and its k carried into Compare."""
     run = QAlphaParameters()
     default_k = int(min(run.k, qalpha_max_k(data)))
-    return {"qa_supervised": run.supervised, "qa_auto": True, "qa_k": default_k, "qa_criterion": run.criterion,
+    return {"qa_supervised": run.supervised, "qa_auto": False, "qa_k": default_k, "qa_criterion": run.criterion,
             "qa_side_mode": "none", "qa_n_pairs": 50, "qa_side_classes": class_values(data)[-1:], "qa_lambda": run.lam,
             "qa_init": run.init, "qa_n_init": run.n_init, "qa_max_iter": run.max_iter, "qa_tol": run.tol,
             "qa_seed": run.random_state}

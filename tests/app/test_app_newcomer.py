@@ -116,3 +116,21 @@ def test_the_per_class_view_writes_p_values_in_scientific_notation_and_names_the
     for column in ("p_value", "p_adjusted"):
         assert '"%.2e"' in config and column in config, config
     assert list(table.value.columns[:5]) == ["class", "feature", "score", "p_adjusted", "p_value"]
+
+
+def test_compare_names_k_and_lambda_the_q_alpha_page_chose_from_the_data():
+    """Issue 59: the automatic k (18 on the digits) went on to Compare, where Q-alpha came last,
+    without a word; the Q-alpha row now says where its k and λ came from, and the caption why
+    they may not suit held-out scores."""
+    data = uploaded_table()
+    for chosen_by_data in (True, False):
+        app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
+        app.session_state["dataset"] = data
+        for key, value in {"qa_side_mode": "side classes", "qa_auto": chosen_by_data, "qa_k": 3, "qa_lambda": 1.0,
+                           "cmp_methods": ["Q-alpha"], "_qa_auto_chose": dict(data=data.fingerprint, k=3, lam=1.0)}.items():
+            app.session_state[key] = value
+        app.run()
+        assert not app.exception and not app.error
+        said = " ".join(caption.value for caption in app.caption)
+        assert "Q-alpha runs as set on the Q-alpha page: k = 3" in said
+        assert ("k and λ chosen from the data on the Q-alpha page" in said) is chosen_by_data, said

@@ -588,6 +588,17 @@ def test_snippet_for_uploaded_side_data_imports_what_it_calls():
     compile(code, "snippet", "exec")
 
 
+def test_side_classes_keep_the_lambda_slider_until_the_data_are_asked_to_choose():
+    """Issue 59: choosing side classes turned the automatic k and λ on by itself, hid the λ slider,
+    and its k (18 on the digits) went on to Compare unnamed."""
+    app = run_page(load_dataset("wine"))
+    app.radio(key="qa_side_mode").set_value("side classes").run()
+    assert not app.exception and not app.error
+    assert app.toggle(key="qa_auto").value is False
+    assert app.number_input(key="qa_k").value == 2  # the user's own k, with its control
+    assert not [m for m in app.metric if m.label == "λ — weight of the side information"]
+
+
 def test_k_and_lambda_chosen_from_the_data_are_shown_with_their_reason_and_ignore_the_labels():
     """With side information the page chooses k and λ (core.choose_settings on the same main and
     side data), shows them where their controls stand, says why, lists the candidates; turned off,
@@ -605,6 +616,7 @@ def test_k_and_lambda_chosen_from_the_data_are_shown_with_their_reason_and_ignor
         app = AppTest.from_file(PAGE, default_timeout=300)
         app.session_state["dataset"] = replace(main, labels=labels)
         app.session_state["side_dataset"] = side
+        app.session_state["qa_auto"] = True  # asked for: the page no longer turns it on by itself
         app.run()
         app.radio(key="qa_side_mode").set_value("uploaded side data").run()
         assert not app.exception and not app.error
@@ -630,6 +642,7 @@ def test_the_page_warns_where_the_unweighted_data_cluster_more_reproducibly():
     app = run_page(wine)
     app.radio(key="qa_side_mode").set_value("side classes").run()
     app.multiselect(key="qa_side_classes").set_value([wine.classes[0].item()]).run()
+    app.toggle(key="qa_auto").set_value(True).run()
     assert not app.exception and not app.error
     main, side = wine.split_by_class([wine.classes[0]])
     expected = choose_settings(main.X, side=side.X, n_clusters=2, random_state=0, solver="power")
@@ -651,6 +664,7 @@ def test_the_chosen_settings_are_not_solved_a_second_time(monkeypatch):
     app = AppTest.from_file(PAGE, default_timeout=300)
     app.session_state["dataset"] = faces.subset_samples(faces.labels <= 4)
     app.session_state["side_dataset"] = faces.subset_samples(faces.labels == 5)
+    app.session_state["qa_auto"] = True
     app.run()
     solves.clear()
     app.radio(key="qa_side_mode").set_value("uploaded side data").run()
@@ -715,6 +729,7 @@ def test_shuffled_labels_leave_the_automatic_choice_unchanged():
         app = AppTest.from_file(PAGE, default_timeout=300)
         app.session_state["dataset"] = data
         app.session_state["side_dataset"] = side
+        app.session_state["qa_auto"] = True  # asked for: the page no longer turns it on by itself
         app.run()
         app.radio(key="qa_side_mode").set_value("uploaded side data").run()
         assert not app.exception and not app.error
