@@ -248,13 +248,27 @@ def table_of(results: dict, metric: str):
     """One row per method, the unsupervised ones first: the best mean of ``metric`` over the
     sizes, its spread over folds, and the size it was reached at (empty where a method has no
     such measure, as extraction has no stability)."""
-    names = sorted(results, key=lambda m: kind_of(m) == "supervised")
-    summary = summarise_curves({name: results[name][0] for name in names}, metric)
-    summary.insert(1, "kind", [kind_of(name) for name in names])
-    summary["method"] = [label_of(name) for name in names]
-    summary["seconds"] = [round(results[name][1], 3) for name in names]
-    return summary.set_axis(["method", "kind", f"best {MEASURES[metric]}", "sd over folds",
-                             "at k (features or dimensions)", "mean over the sizes", "seconds (when computed)"], axis=1)
+    summary = summarise_curves({name: results[name][0] for name in results}, metric)  # the best first
+    names = list(summary["method"])
+    # the scores next to the method, so that an 800 px window shows them without a sideways scroll
+    return pd.DataFrame({"": summary["standing"].map({"best": "★ best", "tied for best": "= tied for best", "": ""}),
+                         "method": [label_of(name) for name in names],
+                         f"best {MEASURES[metric]}": summary["best"], "sd over folds": summary["sd_at_best"],
+                         "at k (features or dimensions)": summary["size_at_best"],
+                         "mean over the sizes": summary["mean_over_sizes"], "kind": [kind_of(name) for name in names],
+                         "seconds (when computed)": [round(results[name][1], 3) for name in names]})
+
+
+def standing_note(table) -> str:
+    """The table's winner, or its tie, in words."""
+    score_column = table.columns[2]
+    leaders = table[table[""] != ""]
+    if leaders.empty:
+        return ""
+    if len(leaders) == 1:
+        return f"Best: {leaders['method'].iloc[0]} ({leaders[score_column].iloc[0]:.4f})."
+    return (f"A tie for best at {leaders[score_column].iloc[0]:.4f}: {', '.join(leaders['method'])}. "
+            "None of them wins on this measure: compare the curves, or another measure.")
 
 
 # the methods run one after another when asked (five rankings and their judgement per method: the
@@ -333,9 +347,13 @@ if metric == "kuncheva" and extracted:
     extracted = {}
 shown = {**curves, **extracted}
 if shown:  # before anything is run there is no table, and an empty chart's axes would only say nothing
-    rows_slot.dataframe(table_of({m: (shown[m], seconds[m]) for m in shown}, metric), hide_index=True)
+    final_table = table_of({m: (shown[m], seconds[m]) for m in shown}, metric)
+    rows_slot.dataframe(final_table, hide_index=True, column_config={"method": st.column_config.TextColumn(width="medium")})
+    if note := standing_note(final_table):
+        st.caption(note)
     widgets.chart(comparison_figure({label_of(m): values for m, values in curves.items()}, metric,
-                                    title=MEASURES[metric], extracted=extracted), "comparison")
+                                    title=MEASURES[metric], extracted=extracted, y_title=MEASURES[metric]),
+                  "comparison")
 if curves:
     selections_view(curves)
 

@@ -57,31 +57,43 @@ def band_mass_figure(mass: dict, title: str = "Share of |alpha| per wavelet band
     return _figure([bars], dict(title=_text(title), yaxis=dict(title=_text("share"), tickformat=".0%"), **_LAYOUT))
 
 
-def comparison_figure(curves: dict, metric: str, title: str | None = None, extracted: dict | None = None) -> go.Figure:
+#: Line colours far apart in hue and lightness, safe for the common colour-vision deficiencies
+#: (Okabe & Ito 2008), then Plotly's D3 set: Plotly's default cycle put red beside pink and blue
+#: beside light blue.
+DISTINCT_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442",
+                    "#8c564b", "#7f7f7f", "#bcbd22", "#17becf")
+
+
+def comparison_figure(curves: dict, metric: str, title: str | None = None, extracted: dict | None = None,
+                      y_title: str | None = None) -> go.Figure:
     """One line per method: ``metric`` against the number of selected features (log x axis),
     with error bars where the curves carry a spread (``"<metric>_sd"``, e.g. over
     cross-validation folds); ``extracted`` (named as they are to be shown) adds feature-extraction
-    methods against their number of dimensions, dashed (those without ``metric`` are left out)."""
+    methods against their number of dimensions, dashed (those without ``metric`` are left out).
+    Each line its own colour of :data:`DISTINCT_COLOURS`; ``y_title`` names the measure in words
+    (default: ``metric``)."""
     traces = []
+    colours = iter(DISTINCT_COLOURS * 4)
     # Q-alpha's lines last and thicker: where methods agree they would otherwise hide under the others
     for method in sorted(curves, key=lambda name: name.startswith("Q-alpha")):
         values = curves[method]
         spread = values.get(f"{metric}_sd")
         traces.append(dict(type="scatter", x=values["size"], y=values[metric], mode="lines+markers", name=method,
-                           line=dict(width=3 if method.startswith("Q-alpha") else 1.5),
+                           line=dict(width=3 if method.startswith("Q-alpha") else 1.5, color=next(colours)),
                            error_y=dict(type="data", array=spread, thickness=1) if spread is not None else None,
                            hovertemplate="%{x} features: %{y:.3f}<extra>" + method + "</extra>"))
     extracted = {method: values for method, values in (extracted or {}).items() if metric in values}
     for method, values in extracted.items():
         traces.append(dict(type="scatter", x=values["size"], y=values[metric], mode="lines+markers", name=method,
-                           line=dict(width=1.5, dash="dash"), marker=dict(symbol="diamond-open"),
+                           line=dict(width=1.5, dash="dash", color=next(colours)), marker=dict(symbol="diamond-open"),
                            hovertemplate="%{x} dimensions: %{y:.3f}<extra>" + method + "</extra>"))
     x_title = "number of features" + (" (selected) or dimensions (extracted, dashed)" if extracted else "")
     # the ticks are the sizes measured, written out: Plotly's own log ticks read "10 2 5 100 2 5"
     sizes = sorted({int(size) for values in [*curves.values(), *extracted.values()] for size in values["size"]})
     ticks = dict(tickmode="array", tickvals=sizes, ticktext=[f"{size:,}" for size in sizes]) if len(sizes) <= 16 else {}
     return _figure(traces, dict(title=_text(title or metric), xaxis=dict(title=_text(x_title), type="log", **ticks),
-                                yaxis=dict(title=_text(metric)), legend=dict(orientation="h", y=-0.25), **_LAYOUT))
+                                yaxis=dict(title=_text(y_title or metric)), legend=dict(orientation="h", y=-0.25),
+                                **_LAYOUT))
 
 
 # ---------------------------------------------------------------------------- paper reproductions

@@ -313,6 +313,18 @@ def test_figures_redrawn_at_every_step_keep_fixed_margins():
         assert figure.layout.xaxis.automargin is False and figure.layout.yaxis.automargin is False
 
 
+def test_comparison_lines_have_distinct_colours_and_the_measure_in_words():
+    """Issue 59: red beside pink, blue beside light blue, and a y axis that read "knn"."""
+    from core.plots.curves import DISTINCT_COLOURS
+
+    curves = {f"method {i}": dict(size=[1, 2], knn=[0.1 * i, 0.2]) for i in range(8)}
+    figure = comparison_figure(curves, "knn", y_title="precision (k-NN purity)",
+                               extracted={"PCA": dict(size=[1, 2], knn=[0.3, 0.4])})
+    colours = [trace.line.color for trace in figure.data]
+    assert len(set(colours)) == 9 and colours[:8] == list(DISTINCT_COLOURS[:8])
+    assert figure.layout.yaxis.title.text == "precision (k-NN purity)"
+
+
 def test_dotplot_places_a_dot_per_class_and_feature():
     from core.plots import dotplot_figure
 
