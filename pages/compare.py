@@ -64,6 +64,7 @@ settings.set_defaults({"cmp_methods": ["Q-alpha", "fisher", "laplacian", "varian
                        "cmp_extract": lambda v: all(m in extraction_choices for m in v)},
                 labels=LABELS, per_data=("cmp_top_k",))
 settings.show_settings_notes()
+views.undo_control("compare", VIEW, LABELS)
 methods = st.multiselect("Methods", choices, key="cmp_methods", persist_state="session",
                          format_func=lambda m: METHODS[m].name + (" (slow)" if m in SLOW else ""),
                          help="Run times of every baseline are measured in benchmarks/bench_baselines.py.")

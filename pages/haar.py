@@ -66,6 +66,7 @@ settings.set_defaults({"haar_main": classes[:n_main], "haar_side_source": "side 
                        "haar_grey": "linear", "haar_weighting": "rank"},
                       valid={"haar_main": is_class, "haar_side": is_class,
                              "haar_side_source": lambda v: v in SIDE_SOURCES}, labels=LABELS)
+views.undo_control("haar", VIEW, LABELS)
 controls = st.columns([2, 2, 1, 1])
 main_classes = controls[0].multiselect("Main classes", classes, key="haar_main", persist_state="session",
                                        help="Their images form the main data M (Shashua & Wolf 2004 Sec. 6: 5 people).")

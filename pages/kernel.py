@@ -40,6 +40,7 @@ settings.set_defaults({"kq_kernel": "rbf", "kq_k": int(min(max(data.classes.size
                  "kq_degree": 2, "kq_coef0": 0.0, "kq_gamma": 5.0, "kq_exact": False}, valid={"kq_k": lambda v: v <= max_k},
                 labels=LABELS, per_data=("kq_k",))
 settings.show_settings_notes()
+views.undo_control("kernel", VIEW, LABELS)
 # the controls wrap into as many rows as the window needs (five columns squeezed k's box under its label)
 controls = st.container(horizontal=True, gap="medium", vertical_alignment="bottom")
 kernel = controls.selectbox("Kernel", ["rbf", "poly", "linear"], key="kq_kernel", persist_state="session", width=160,

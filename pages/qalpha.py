@@ -70,6 +70,9 @@ if other is not None and st.session_state.get("qa_top_k_set"):
     settings.add_note(f"K — top features: {st.session_state.get('qa_top_k')} was chosen for {other}; for {data.name} "
                       "it follows the default rule again.")
 settings.show_settings_notes()
+# K follows the run's default rule until the user sets it: only then is it a setting to undo
+views.undo_control("qalpha", [key for key in VIEW if key != "qa_top_k" or st.session_state.get("qa_top_k_set")],
+                   LABELS)
 
 # the controls wrap into as many rows as the window needs, and the pictures below get its width
 controls = st.container(horizontal=True, gap="medium", vertical_alignment="bottom")

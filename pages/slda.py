@@ -49,6 +49,7 @@ settings.set_defaults({"slda_first": classes[0] if classes else None,
                        "slda_k": lambda v: v <= data.n_features, "spca_k": lambda v: v <= data.n_features},
                 labels=LABELS, per_data=("slda_k", "spca_k"))
 settings.show_settings_notes()
+views.undo_control("slda", VIEW, LABELS)
 
 
 def modelled_run(name, key, compute, *, n, seconds, rate_from=64, what, kept_for, phases, stages, ask=None):

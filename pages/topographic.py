@@ -34,6 +34,7 @@ settings.set_defaults({"topo_rounds": 2, "topo_k": min(2, max_k), "topo_lam_n": 
                 valid={"topo_k": lambda v: v <= max_k, "topo_shown": lambda v: v <= most_drawn},
                 labels=LABELS)
 settings.show_settings_notes()
+views.undo_control("topographic", VIEW, LABELS)
 controls = st.columns(3)
 rounds = controls[0].slider("Rounds", 2, 5, key="topo_rounds", persist_state="session",
                             help="Runs of Q-alpha; each inhibits the features of the earlier ones (Shashua & Wolf 2004 Sec. 4).")

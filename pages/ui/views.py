@@ -1,13 +1,15 @@
-"""Views a link reproduces: the widgets' values in the URL, restored on the first visit."""
+"""Views a link reproduces: the widgets' values in the URL, restored on the first visit; and the
+last settings changes, undone one at a time (:func:`undo_control`)."""
 
 from __future__ import annotations
 
+import copy
 import json
 
 import streamlit as st
 
 from .datasets import current_dataset, data_link
-from .settings import judged_for_current_data
+from .settings import judged_for_current_data, shown
 
 
 def restore_view(page: str, parsers: dict, labels: dict | None = None) -> None:
@@ -34,6 +36,54 @@ def restore_view(page: str, parsers: dict, labels: dict | None = None) -> None:
     if ignored:
         st.info(f"Not valid for {current_dataset().name}, so ignored: the link's "
                 f"{'; '.join(ignored)}. The page's own values are used instead.")
+
+
+#: How many settings changes a page can undo (per data set).
+UNDO_DEPTH = 30
+
+
+def undo_control(page: str, keys, labels: dict | None = None) -> None:
+    """The page's settings as they stand at the start of this run join its history (per data
+    set), and an Undo button names the last change and puts it back, one change per press.
+
+    Settings live in the address without a browser-history entry per change, so Back leaves the
+    page (a rerun per slider step made Back step through them); this is the undo instead. A run
+    records the values the user's last action left; values a page adjusts itself during a run are
+    recorded with the next.
+    """
+    history = st.session_state.setdefault(f"_undo_{page}_{current_dataset().fingerprint[:16]}", [])
+    now = {key: copy.deepcopy(st.session_state[key]) for key in keys if key in st.session_state}
+    last = history[-1] if history else None
+    if last is None or not _changed(last, now):
+        if last is not None:
+            history[-1] = {**last, **now}  # new keys (a first visit's defaults) are not a change to undo
+        else:
+            history.append(now)
+    else:
+        history.append(now)
+        del history[:-UNDO_DEPTH]
+    if len(history) < 2:
+        return
+    changed = _changed(history[-2], history[-1])
+    names = [(labels or {}).get(key, key) for key in changed]
+    back = "; ".join(f"{name} back to {shown(history[-2][key])}" for name, key in zip(names, changed))
+    st.button(f"Undo: {back}"[:90] + ("…" if len(f"Undo: {back}") > 90 else ""), key=f"undo_{page}",
+              icon=":material/undo:", on_click=_undo, args=(history,),
+              help=f"Undo the last change of this page's settings ({back}). {len(history) - 1} change(s) can be undone.")
+
+
+def _changed(before: dict, after: dict) -> list:
+    """The keys both snapshots hold whose values differ."""
+    return [key for key in after if key in before and before[key] != after[key]]
+
+
+def _undo(history: list) -> None:
+    """The button's callback, before the page runs: the previous values back in the widgets."""
+    if len(history) < 2:
+        return
+    history.pop()
+    for key, value in history[-1].items():
+        st.session_state[key] = copy.deepcopy(value)
 
 
 def share_view(keys) -> None:

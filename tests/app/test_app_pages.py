@@ -890,3 +890,18 @@ def test_haar_rows_share_one_grey_scale_drawn_as_pictures(monkeypatch):
     # linear between the row's own 1st and 99th percentile: clipped at 0 and 1, in proportion between
     assert linear.min() == 0 and linear.max() == 1 and 0.1 < linear.mean() < 0.9
     assert not np.allclose(linear, bottom)
+
+
+@pytest.mark.parametrize("page, key, value, label", [
+    ("compare", "cmp_measure", "nmi", "Undo: Measure back to accuracy"),
+    ("topographic", "topo_rounds", 3, "Undo: Rounds back to 2")])
+def test_every_page_with_settings_undoes_the_last_change(page, key, value, label):
+    """Issue 59's undo (Back leaves the page) on the pages beside Q-alpha: the same control."""
+    app = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=300)
+    app.session_state["dataset"] = load_dataset("wine")
+    app.run()
+    widget = next(w for w in (*app.radio, *app.slider) if w.key == key)
+    widget.set_value(value).run()
+    assert app.button(key=f"undo_{page}").label == label
+    app.button(key=f"undo_{page}").click().run()
+    assert not app.exception and app.session_state[key] != value

@@ -736,3 +736,21 @@ def test_shuffled_labels_leave_the_automatic_choice_unchanged():
         table = next(frame.value for frame in app.dataframe if "agreement between resamples (adjusted Rand)" in frame.value)
         chosen.append((app.session_state["qa_k"], app.session_state["qa_lambda"], table.to_dict("list")))
     assert chosen[0] == chosen[1]
+
+
+def test_undo_names_the_last_changes_and_puts_them_back_one_at_a_time():
+    """Issue 59: after changing k, Back left the page (settings do not add history entries). The
+    page's Undo names the change and undoes it; pressed again, the change before."""
+    app = run_page(load_dataset("wine"))
+    assert not [b for b in app.button if b.key == "undo_qalpha"]  # nothing to undo yet
+    app.number_input(key="qa_k").set_value(3).run()
+    app.selectbox(key="qa_criterion").set_value("gap").run()
+    undo = app.button(key="undo_qalpha")
+    assert undo.label == "Undo: Criterion back to sum"
+    undo.click().run()
+    assert not app.exception and app.session_state["qa_criterion"] == "sum" and app.session_state["qa_k"] == 3
+    undo = app.button(key="undo_qalpha")
+    assert undo.label == "Undo: k — number of clusters back to 2"
+    undo.click().run()
+    assert app.session_state["qa_k"] == 2 and app.number_input(key="qa_k").value == 2
+    assert not [b for b in app.button if b.key == "undo_qalpha"]
