@@ -14,7 +14,8 @@ def heatmap_table_figure(row_labels, column_labels, values, errors=None, title: 
                          value_title: str = "") -> go.Figure:
     """A table of numbers as a heatmap: rows x columns, each cell written as ``mean ± error``
     (``errors`` the same shape, optional); one colour scale spans all the values. NaN cells
-    (no value) stay empty."""
+    (no value) stay empty. A square table whose rows and columns are the same names numbers its
+    rows and labels its columns by those numbers (the hover names both)."""
     values = np.asarray(values, dtype=np.float64)
     text = np.char.mod("%.3f", values).astype(object)
     if errors is not None:
@@ -25,6 +26,11 @@ def heatmap_table_figure(row_labels, column_labels, values, errors=None, title: 
     # behind the figure keep them whole. Unwrapped, one long column name tilted the labels and took
     # most of the figure's height, leaving cells 13 px high (Compare's overlap of the top sets)
     column_ticks, row_ticks = _wrapped(columns, 20), _wrapped(rows, 40)
+    if columns == rows and len(columns) > 1:
+        # a square table of the same names (Compare's Jaccard overlap): the rows are numbered and
+        # the columns carry the numbers only; wrapped names side by side overlapped in 800 px
+        row_ticks = [f"{i} · {tick}" for i, tick in enumerate(row_ticks, start=1)]
+        column_ticks = [str(i) for i in range(1, len(columns) + 1)]
     label_lines = max(tick.count("<br>") + 1 for tick in column_ticks)
     row_height = max(28, 14 * max(tick.count("<br>") + 1 for tick in row_ticks))  # room for a row's name
     heat = dict(type="heatmap", z=values, x=columns, y=rows,

@@ -253,11 +253,17 @@ def test_heatmap_wraps_long_names_on_its_axes_only():
     short = heatmap_table_figure(["Q-alpha"] + others, ["Q-alpha"] + others, np.eye(6))
     figure = heatmap_table_figure([long] + others, [long] + others, np.eye(6))
     assert list(figure.data[0].x) == [long] + others and list(figure.data[0].y) == [long] + others
-    ticks = list(figure.layout.xaxis.ticktext)
+    # a square table of the same names: the rows numbered and named, the columns by number (issue 59:
+    # wrapped names side by side overlapped at 800 px)
+    assert list(figure.layout.xaxis.ticktext) == ["1", "2", "3", "4", "5", "6"]
+    rows = list(figure.layout.yaxis.ticktext)
+    assert rows[1] == "2 · fisher" and rows[0].replace("<br>", " ") == "1 · " + long
+    assert list(figure.layout.xaxis.tickvals) == [long] + others
+    assert figure.layout.height >= short.layout.height
+    # other tables keep the names on both axes, wrapped to 20 characters a line
+    ticks = list(heatmap_table_figure(["a"], [long] + others, np.ones((1, 6))).layout.xaxis.ticktext)
     assert ticks[1] == "fisher" and ticks[0].replace("<br>", " ") == long
     assert max(len(line) for line in ticks[0].split("<br>")) <= 20 and figure.layout.xaxis.tickangle == 0
-    assert list(figure.layout.xaxis.tickvals) == [long] + others
-    assert figure.layout.height > short.layout.height
     from core.plots import figure_table
     assert set(figure_table(figure)["x"]) == {long, *others}
 
