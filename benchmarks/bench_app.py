@@ -351,10 +351,11 @@ def qalpha_steps(page, url, presses, rows, data_set, lam=True, data_name=None):
     record(rows, data_set, "Q-alpha: K (to the server's answer)", slider_steps(page, K, presses))
     if not lam:
         return
+    click_and_settle(page, page.get_by_text("side classes", exact=True))  # λ set by hand, the page's slider
     started = time.perf_counter()
-    click_and_settle(page, page.get_by_text("side classes", exact=True))  # k and λ chosen from the data
+    click_and_settle(page, page.get_by_text("Choose k and λ from the data", exact=True))  # asked for: chosen
     record(rows, data_set, "Q-alpha: side classes on, k and λ chosen", [Step(time.perf_counter() - started)])
-    click_and_settle(page, page.get_by_text("Choose k and λ from the data", exact=True))  # λ by hand
+    click_and_settle(page, page.get_by_text("Choose k and λ from the data", exact=True))  # λ by hand again
     on_path = page.locator(".scrubber .lam-input:visible")
     if not on_path.count():  # a long path waits for its button: λ is a server slider, each λ solved
         record(rows, data_set, "Q-alpha: λ, each λ solved",

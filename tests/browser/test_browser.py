@@ -1272,3 +1272,62 @@ def test_dragging_k_and_lambda_redraws_in_the_browser_and_tells_the_server_once(
     again = page.evaluate("() => { const root = document.querySelector('.scrubber');"
                           " return [Number(root.dataset.k), Number(root.dataset.lam)]; }")
     assert again == [k, lam], (again, k, lam)
+
+
+DOT_PLOT_LAYOUT = """() => {
+  const plot = [...document.querySelectorAll('.js-plotly-plot')].find(p => [...p.querySelectorAll('.g-ytitle text')]
+    .some(t => t.textContent === 'class'));
+  if (!plot) return null;
+  const box = (e) => e.getBoundingClientRect();
+  const overlapping = (items) => items.some((a, i) => items.some((b, j) => j > i
+    && box(a).left < box(b).right - 1 && box(b).left < box(a).right - 1
+    && box(a).top < box(b).bottom - 1 && box(b).top < box(a).bottom - 1));
+  const rows = [...plot.querySelectorAll('.ytick text')], bar = [...plot.querySelectorAll('.cbaxis text, .colorbar text')];
+  const names = [...plot.querySelectorAll('.xtick text')], frame = box(plot);
+  const downwards = [...rows].sort((a, b) => box(a).top - box(b).top);
+  return {rows: downwards.map(e => e.textContent), rowsOverlap: overlapping(rows), barOverlaps: overlapping(bar),
+          plotHeight: box(plot.querySelector('.bglayer rect, .nsewdrag')).height, namesInside: names.every(e => box(e).left >= frame.left - 1
+            && box(e).right <= frame.right + 1 && box(e).bottom <= frame.bottom + 1)};
+}"""
+
+
+def test_the_per_class_view_names_every_numbered_class_at_800_pixels(browser, app_url):
+    """Issue 59: on dermatology (classes 1-6) the dot plot was about 50 px tall, its axis read 1, 3,
+    5, the colour bar's numbers overlapped and the first gene name was cut, in an 800 px window."""
+    import numpy as np
+
+    rng = np.random.default_rng(6)
+    classes = np.repeat(np.arange(1, 7), 20)
+    values = rng.normal(size=(120, 34)) + (classes[:, None] == (np.arange(34) % 6 + 1)) * 2.0
+    # dermatology's columns are long names ("follicular horn plug", "fibrosis of the papillary dermis")
+    header = "class," + ",".join(f"clinical or histological finding {j}" for j in range(34))
+    table = (header + "\n" + "\n".join(f"{c}," + ",".join(f"{v:.3f}" for v in row)
+                                       for c, row in zip(classes, values)) + "\n").encode()
+    context = browser.new_context(viewport={"width": 800, "height": 1000})
+    page = context.new_page()
+    try:
+        wait_for_app(page, f"{app_url}/data")
+        chooser = tab_chooser(page, "Upload a table", page.get_by_text("A table: samples x features"))
+        chooser.set_input_files(files=[{"name": "numbered.csv", "mimeType": "text/csv", "buffer": table}])
+        page.get_by_text("Will load:").wait_for(timeout=60_000)
+        settle(page)
+        page.get_by_role("button", name="Load table").click()
+        page.get_by_text("Loaded numbered.csv").first.wait_for(timeout=120_000)
+        page.locator("[data-testid='stSidebar']").get_by_role("link", name="Q-alpha", exact=True).click()
+        page.get_by_text("Selected (K)").first.wait_for(timeout=120_000)
+        quiet(page)
+        page.get_by_text("Per class: which class", exact=False).first.click()
+        try:
+            page.wait_for_function(f"() => ({DOT_PLOT_LAYOUT})() !== null", timeout=120_000)
+        except Exception:
+            page.screenshot(path=str(ARTEFACTS / "per-class-numbered-800-failed.png"), full_page=True)
+            raise
+        quiet(page)
+        layout = page.evaluate(DOT_PLOT_LAYOUT)
+        assert layout["rows"] == ["1", "2", "3", "4", "5", "6"], layout
+        assert not layout["rowsOverlap"] and not layout["barOverlaps"], layout
+        assert layout["plotHeight"] >= 6 * 20 and layout["namesInside"], layout
+        assert page.locator("[data-testid='stException']").count() == 0
+        page.screenshot(path=str(ARTEFACTS / "per-class-numbered-800.png"), full_page=True)
+    finally:
+        context.close()
