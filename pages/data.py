@@ -227,9 +227,10 @@ def near_empty_section(data) -> None:
                "rank high on a handful of samples." if rare else
                f"Every feature is non-zero in at least {RARE_SHARE:.0%} of the samples.")
     row = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
-    percent = row.number_input("Non-zero in at least (% of samples)", 0.0, 50.0, 0.0, step=0.5, format="%.1f",
-                               key="data_min_nonzero_percent", persist_state="session", width=220,
-                               help="Features non-zero in fewer samples are removed, as scanpy.pp.filter_genes("
+    percent = row.number_input("Non-zero in at least (%)", 0.0, 50.0, 0.0, step=0.5, format="%.1f",
+                               key="data_min_nonzero_percent", persist_state="session", width=240,
+                               help="The share of the samples a feature must be non-zero in. Features non-zero in "
+                                    "fewer samples are removed, as scanpy.pp.filter_genes("
                                     "min_cells=...): dropped from a table; in images set to 0, so the images keep "
                                     "their grid (Q-alpha gives a feature of zeros weight 0). 0: keep every feature.")
     removed = int(np.sum(share < percent / 100)) if percent else 0
