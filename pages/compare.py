@@ -11,7 +11,8 @@ from core import InputError
 from core.evaluation.compare import (MEASURES as HELD_OUT_MEASURES, compare_methods, comparison_curves,
                                      comparison_folds, comparison_sizes, summarise_curves)
 from core.evaluation.metrics import projection_curves, stability_curve
-from core.selection.methods import METHODS, is_supervised, offered_methods, q_alpha_ranker, rank_features
+from core.selection.methods import (METHODS, SPARSE_PCA_MAX_FEATURES, is_supervised, offered_methods, q_alpha_ranker,
+                                    rank_features)
 from core.selection.projections import PROJECTIONS
 from core.selection.qalpha import CRITERION_NAMES, QAlphaParameters
 from core.selection.side import SideInformation
@@ -20,7 +21,8 @@ from pages.ui import datasets, downloads, runs, selection, session, settings, sn
 
 session.page_start()
 
-SLOW = {"forward_wrapper", "backward_wrapper", "mutual_information", "rfe_svm", "l1_logistic", "udfs", "ndfs"}
+SLOW = {"forward_wrapper", "backward_wrapper", "mutual_information", "rfe_svm", "l1_logistic", "udfs", "ndfs",
+        "sparse PCA"}
 #: Feature extraction (combinations of features: the lecture's methods and those of Shashua & Wolf 2004 Sec. 6) placed beside the selections.
 EXTRACTIONS = {"PCA": "pca", "kernel PCA": "kernel_pca", "LPP": "lpp", "LLE": "lle", "Isomap": "isomap"}
 SIDE_EXTRACTIONS = {"CPCA": "cpca", "OPCA": "opca", "SDR-SI": "sdr_si"}
@@ -45,7 +47,7 @@ if not labelled:
             "unsupervised methods select, and how much their selections agree.", icon=":material/label_off:")
 # a model of counts or intensities (the dispersion, SDR-SI) is offered only on values without negatives
 counts_like = bool(data.X.min() >= 0)
-choices = offered_methods(data.classes.size, counts_like)  # without labels: the unsupervised only
+choices = offered_methods(data.classes.size, counts_like, data.n_features)  # without labels: the unsupervised only
 side = datasets.current_side_dataset()
 non_negative = side is not None and counts_like and side.X.min() >= 0
 extraction_choices = list(EXTRACTIONS) + ([m for m, key in SIDE_EXTRACTIONS.items()
@@ -71,6 +73,17 @@ methods = st.multiselect("Methods", choices, key="cmp_methods", persist_state="s
 if not counts_like:
     st.caption("The dispersion (scanpy's highly variable genes) is not offered: it needs counts or intensities, "
                "and these data have negative values.")
+# the papers' sparse methods: said where they are not offered, and why
+not_offered = []
+if "sparse LDA" not in choices and data.classes.size > 2:
+    not_offered.append(f"sparse LDA needs two classes ({data.name} has {data.classes.size}; the Sparse LDA / PCA "
+                       "page takes any pair of them)")
+if "sparse PCA" not in choices:
+    not_offered.append(f"sparse PCA's forward search is offered up to {SPARSE_PCA_MAX_FEATURES:,} features ("
+                       f"{data.n_features:,} here; its cost grows as the cube: 70 s a ranking on 765 features): keep "
+                       "the most variable features on the Data page")
+if not_offered:
+    st.caption("Not offered: " + "; ".join(not_offered) + ".")
 sizes = comparison_sizes(data.n_features)
 k = int(min(max(data.classes.size, 2), data.n_samples - 1))
 try:

@@ -134,3 +134,18 @@ def test_compare_names_k_and_lambda_the_q_alpha_page_chose_from_the_data():
         said = " ".join(caption.value for caption in app.caption)
         assert "Q-alpha runs as set on the Q-alpha page: k = 3" in said
         assert ("k and λ chosen from the data on the Q-alpha page" in said) is chosen_by_data, said
+
+
+def test_compare_offers_sparse_pca_and_says_why_sparse_lda_is_not_offered_on_three_classes():
+    """Issue 59: Sparse LDA/PCA could not be chosen on Compare, whose held-out scores its page lacks."""
+    from core import load_dataset
+
+    app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
+    app.session_state["dataset"] = load_dataset("wine")
+    app.session_state["cmp_methods"] = ["sparse PCA", "variance"]
+    app.run()
+    assert "sparse PCA (greedy forward) (slow)" in app.multiselect(key="cmp_methods").options
+    assert any("sparse LDA needs two classes (wine has 3" in c.value for c in app.caption)
+    next(button for button in app.button if button.label.startswith("Run ")).click().run()
+    assert not app.exception and not app.error
+    assert "sparse PCA (greedy forward)" in set(app.dataframe[0].value["method"])

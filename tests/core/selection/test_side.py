@@ -77,3 +77,23 @@ def test_the_registry_knows_who_reads_labels():
     assert offered_methods(0, True) == [m for m in METHODS if not METHODS[m].supervised and not METHODS[m].two_classes]
     with pytest.raises(InputError, match="Unknown method"):
         is_supervised("lasso regression")
+
+
+def test_sparse_pca_ranks_features_in_the_order_its_forward_search_adds_them_up_to_its_feature_limit():
+    """Issue 59: Sparse LDA/PCA could not be chosen on Compare. Sparse PCA's ranking is the greedy
+    forward search of [MWA07] Sec. 6, checked here by brute force: each step adds the feature whose
+    addition gives the covariance restricted to the chosen set the largest leading eigenvalue."""
+    from core.selection.methods import SPARSE_PCA_MAX_FEATURES, rank_features
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 6)) @ rng.normal(size=(6, 6))
+    C = np.cov(X, rowvar=False)
+    chosen = []
+    for _ in range(6):
+        rest = [j for j in range(6) if j not in chosen]
+        gains = [np.linalg.eigvalsh(C[np.ix_(chosen + [j], chosen + [j])])[-1] for j in rest]
+        chosen.append(rest[int(np.argmax(gains))])
+    assert list(rank_features("sparse PCA", X)) == chosen
+    assert not is_supervised("sparse PCA")
+    assert "sparse PCA" in offered_methods(0, True, SPARSE_PCA_MAX_FEATURES)
+    assert "sparse PCA" not in offered_methods(3, True, SPARSE_PCA_MAX_FEATURES + 1)
