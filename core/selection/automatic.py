@@ -29,6 +29,7 @@ import numpy as np
 
 from ..errors import InputError, Stopped
 from ..matrix import data_matrix, dense_matrix
+from ..matrix.threads import blas_threads_for
 from ..progress import Progress, report_or_stop
 from ..validation import check_positive_int, check_real, random_seed, zscores
 from .qalpha import q_alpha
@@ -76,14 +77,19 @@ def _stability(X: np.ndarray, n_clusters: int, pairs, seed: int) -> np.ndarray:
     from sklearn.metrics import adjusted_rand_score
 
     scores = []
-    for position, (first, second) in enumerate(pairs):
-        found = []
-        for offset, rows in enumerate((first, second)):
-            labels = np.full(X.shape[0], -1)
-            labels[rows] = KMeans(n_clusters, n_init=1, random_state=seed + 2 * position + offset).fit_predict(X[rows])
-            found.append(labels)
-        shared = (found[0] >= 0) & (found[1] >= 0)
-        scores.append(adjusted_rand_score(found[0][shared], found[1][shared]))
+    # k-means' own loops run on OpenMP threads; BLAS threads beside them on these thin products
+    # only contend (choose_settings on 700 x 765 on 2 cores: 6.0-7.2 s with two BLAS threads, 3.5-4.0 s
+    # with one, in benchmarks/bench_tour.py before this limit), so they follow the solvers' rule
+    with blas_threads_for(float(X.shape[0]) * X.shape[1] * n_clusters):
+        for position, (first, second) in enumerate(pairs):
+            found = []
+            for offset, rows in enumerate((first, second)):
+                labels = np.full(X.shape[0], -1)
+                labels[rows] = KMeans(n_clusters, n_init=1,
+                                      random_state=seed + 2 * position + offset).fit_predict(X[rows])
+                found.append(labels)
+            shared = (found[0] >= 0) & (found[1] >= 0)
+            scores.append(adjusted_rand_score(found[0][shared], found[1][shared]))
     return np.asarray(scores, dtype=np.float64)
 
 
