@@ -28,8 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.app_server import start_server, stop_server
-from benchmarks.bench_app import ARGS, WATCH, Step, painted, record, serve_bare, settled, timed_step, upload
+from benchmarks.bench_app import Step, app_and_bare_page, painted, record, settled, timed_step, upload
 from benchmarks.results import run_recorded
 
 
@@ -253,26 +252,9 @@ def print_tour(rows) -> None:
 
 
 def main():
-    from playwright.sync_api import sync_playwright
-
     rows = []
-    with tempfile.TemporaryDirectory() as folder:
-        bare, bare_url = serve_bare(folder)
-        server, url = start_server()
-        try:
-            with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-
-                def context():
-                    made = browser.new_context(viewport={"width": 1400, "height": 1000})
-                    made.add_init_script(WATCH)
-                    return made
-
-                tour_steps(context, bare_url, url, rows)
-                browser.close()
-        finally:
-            for process in (server, bare):
-                stop_server(process, timeout=20)
+    with app_and_bare_page() as (context, bare_url, url):
+        tour_steps(context, bare_url, url, rows)
     library_costs(rows)
     print_tour(rows)
 
