@@ -6,13 +6,13 @@ import numpy as np
 import streamlit as st
 
 from core import InputError
-from core.data.transforms import RARE_SHARE, nonzero_share, transform_steps, transform_values
+from core.data.transforms import RARE_SHARE, transform_steps, transform_values
 from core.data.bundled import list_datasets, load_dataset
 from core.features.families import FEATURE_FAMILIES, to_feature_family
 from core.data.loaders import COMPRESSED_EXTENSIONS, IMAGE_EXTENSIONS, TABLE_EXTENSIONS, finish, load_images, load_side_data
 from core.plots import image_grid_figure
 from core.data.stores import data_folder
-from pages.ui import datasets, server_data, session, snippets, widgets
+from pages.ui import datasets, selection, server_data, session, snippets, widgets
 
 session.page_start()
 
@@ -219,7 +219,7 @@ def near_empty_section(data) -> None:
     """Features non-zero in only a few samples (a digit's border pixels, a gene seen in two cells):
     how many there are, and scanpy's guard against them (``filter_genes(min_cells=...)``), off
     unless asked for, as the papers' results are on every feature."""
-    share = nonzero_share(data.X)
+    share = selection.nonzero_shares(data)
     rare = int(np.sum(share < RARE_SHARE))
     st.markdown("**Near-empty features**")
     st.caption(f"{rare:,} of {data.n_features:,} features are non-zero in fewer than {RARE_SHARE:.0%} of the samples. "

@@ -71,11 +71,17 @@ def weight_notes(result, n_features: int, side_mode: str, tol: float) -> None:
                    f"{default.rule} (the dotted line); choose another with the slider.")
 
 
+def nonzero_shares(data) -> np.ndarray:
+    """Each feature's share of non-zero samples (:func:`core.data.transforms.nonzero_share`), kept
+    per data set: the Data page and Q-alpha's note read it at every rerun."""
+    return runs.kept(f"nonzero share {data.fingerprint}", lambda: nonzero_share(data.X))
+
+
 def near_empty_note(main, ranking, top_k: int) -> None:
     """Name the selected features that are non-zero in fewer than ``RARE_SHARE`` of the samples,
     with their ranks: unit-norm scaling weighs them as full features (a digit's border pixel inked
     in 2 of 535 images ranked 25th, above the strokes). The shares are kept per data set."""
-    share = runs.kept(f"nonzero share {main.fingerprint}", lambda: nonzero_share(main.X))
+    share = nonzero_shares(main)
     top = np.asarray(ranking)[:top_k]
     rare = top[share[top] < RARE_SHARE]
     if rare.size == 0:
