@@ -273,9 +273,9 @@ def table_of(results: dict, metric: str):
                          "seconds (when computed)": [round(results[name][1], 3) for name in names]})
 
 
-def standing_note(table) -> str:
-    """The table's winner, or its tie, in words."""
-    score_column = table.columns[2]
+def standing_note(table, metric: str) -> str:
+    """The table's winner, or its tie, in words (``table`` as :func:`table_of` made it for ``metric``)."""
+    score_column = f"best {MEASURES[metric]}"
     leaders = table[table[""] != ""]
     if leaders.empty:
         return ""
@@ -363,7 +363,7 @@ shown = {**curves, **extracted}
 if shown:  # before anything is run there is no table, and an empty chart's axes would only say nothing
     final_table = table_of({m: (shown[m], seconds[m]) for m in shown}, metric)
     rows_slot.dataframe(final_table, hide_index=True, column_config={"method": st.column_config.TextColumn(width="medium")})
-    if note := standing_note(final_table):
+    if note := standing_note(final_table, metric):
         st.caption(note)
     widgets.chart(comparison_figure({label_of(m): values for m, values in curves.items()}, metric,
                                     title=MEASURES[metric], extracted=extracted, y_title=MEASURES[metric]),

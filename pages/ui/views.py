@@ -67,7 +67,8 @@ def undo_control(page: str, keys, labels: dict | None = None) -> None:
     changed = _changed(history[-2], history[-1])
     names = [(labels or {}).get(key, key) for key in changed]
     back = "; ".join(f"{name} back to {shown(history[-2][key])}" for name, key in zip(names, changed))
-    st.button(f"Undo: {back}"[:90] + ("…" if len(f"Undo: {back}") > 90 else ""), key=f"undo_{page}",
+    label = f"Undo: {back}"
+    st.button(label if len(label) <= 90 else label[:89] + "…", key=f"undo_{page}",
               icon=":material/undo:", on_click=_undo, args=(history,),
               help=f"Undo the last change of this page's settings ({back}). {len(history) - 1} change(s) can be undone.")
 
