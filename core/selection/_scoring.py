@@ -52,6 +52,8 @@ class IterativeScores:
     scores: np.ndarray
     objective_history: np.ndarray
     converged: bool
+    #: what a reader should know about how the answer was reached (an ill-posed step), or ""
+    note: str = ""
 
     @property
     def n_iter(self) -> int:

@@ -158,7 +158,37 @@ def udfs_score(X, y=None, **options):
     return _scores_of(udfs(X, **options), "UDFS")
 
 
-def udfs(X, n_clusters=5, n_neighbors=5, gamma=0.1, ridge=1e-3, max_iter=300, tol=1e-6) -> IterativeScores:
+def _average_first_frame(Z, k):
+    """Row norms of the first UDFS step's solution when that step is ill-posed, and the dimension
+    of its solution space (``None, m`` when it is well-posed).
+
+    The first step (``D = I``) wants the ``k`` eigenvectors of ``Z Z^T + gamma I`` with the
+    smallest eigenvalues. When ``Z`` (features x r) has rank ``r < n - k + 1``, as whenever there
+    are fewer samples than features, the smallest eigenvalue, ``gamma``, has multiplicity ``m = n -
+    rank Z >= k``: every orthonormal ``k``-frame of the null space of ``Z^T`` solves the step
+    equally, and which one an eigensolver returns depends on its rounding (the solver, the BLAS
+    threads). Instead of one of them, take the average over all of them: a uniformly random frame
+    of an ``m``-dimensional space with projector ``P`` has ``E |w_i|^2 = (k / m) P_ii``, so the row
+    norms ``sqrt(k P_ii / m)`` depend on the null space alone, not on a basis of it.
+    """
+    n = Z.shape[0]
+    left, singular, _ = linalg.svd(Z, full_matrices=False)
+    rank = int(np.sum(singular > singular.max(initial=0.0) * max(Z.shape) * np.finfo(np.float64).eps))
+    dimension = n - rank
+    if dimension < k:
+        return None, dimension
+    leverage = np.maximum(1.0 - np.einsum("ij,ij->i", left[:, :rank], left[:, :rank]), 0.0)
+    return np.sqrt(k * leverage / dimension), dimension
+
+
+#: UDFS row norms below this share of the largest count as zero. The iteration stops at a relative
+#: change of the objective of 1e-6, which the large rows dominate: rows under 1e-4 of the largest
+#: still differed by 20% between one and two BLAS threads on colon (2 cores, numpy 2.4), so
+#: ordering them would make the ranking depend on rounding; they tie at 0, in index order
+_UDFS_ZERO_ROW = 1e-4
+
+
+def udfs(X, n_clusters=5, n_neighbors=5, gamma=0.1, ridge=1e-3, max_iter=1000, tol=1e-6) -> IterativeScores:
     """UDFS, unsupervised discriminative feature selection (Yang et al., IJCAI 2011, Sec. 3).
 
     ``min_{W^T W = I} Tr(W^T M W) + gamma ||W||_{2,1}``, ``M = X^T L X`` with ``L`` the local
@@ -167,6 +197,13 @@ def udfs(X, n_clusters=5, n_neighbors=5, gamma=0.1, ridge=1e-3, max_iter=300, to
     smallest eigenvalues, ``D_ii = 1 / (2 |w_i|)``, until the objective's relative change is
     under ``tol``. Scores are the row norms ``|w_i|``. The data are centred and divided by their
     root mean square first, so ``gamma`` does not depend on the data's unit.
+
+    With fewer samples than features the first step (``D = I``) is ill-posed: its smallest
+    eigenvalue is repeated, far more often than ``n_clusters``, and any frame of that eigenspace
+    solves it. Then the first step takes the row norms of the average frame
+    (:func:`_average_first_frame`), one answer whatever the eigensolver and the BLAS threads, and
+    the result's ``note`` says so. Row norms under :data:`_UDFS_ZERO_ROW` of the largest are
+    returned as 0.
     """
     X, n_clusters, n_neighbors, max_iter, tol = _check_iterative(X, n_clusters, n_neighbors, max_iter, tol)
     gamma, ridge = check_real(gamma, "gamma", low=0.0, low_open=True), check_real(ridge, "ridge", low=0.0, low_open=True)
@@ -178,7 +215,17 @@ def udfs(X, n_clusters=5, n_neighbors=5, gamma=0.1, ridge=1e-3, max_iter=300, to
     diagonal = np.full(X.shape[1], gamma)
     start = np.ones(X.shape[1])
     history = []
-    for _ in range(max_iter):
+    note = ""
+    first_norms, dimension = _average_first_frame(Z, k)
+    if first_norms is not None:
+        note = (f"The first step was ill-posed: the smallest eigenvalue of X^T L X + gamma I has multiplicity "
+                f"{dimension} (features {X.shape[1]} minus the rank of X^T L X) for {k} eigenvectors wanted, "
+                f"so any {k} of its eigenvectors solve it; the step took the row norms averaged over all of them.")
+        history.append(gamma * first_norms.sum())  # Tr(W^T M W) = 0 on that eigenspace
+        diagonal = gamma / (2 * np.maximum(first_norms, 1e-12))
+        start = first_norms
+    row_norms, converged = first_norms, False
+    for _ in range(max_iter - len(history)):
         W = _smallest_eigenvectors(Z, diagonal, k, start)
         row_norms = np.linalg.norm(W, axis=1)
         history.append(np.sum((Z.T @ W) ** 2) + gamma * row_norms.sum())
@@ -187,7 +234,8 @@ def udfs(X, n_clusters=5, n_neighbors=5, gamma=0.1, ridge=1e-3, max_iter=300, to
             break
         diagonal = gamma / (2 * np.maximum(row_norms, 1e-12))
         start = W.sum(axis=1)
-    return IterativeScores(row_norms, np.asarray(history), converged)
+    scores = np.where(row_norms >= _UDFS_ZERO_ROW * row_norms.max(), row_norms, 0.0)
+    return IterativeScores(scores, np.asarray(history), converged, note)
 
 
 def _ndfs_regression(X, F, d_inverse, beta):

@@ -1,19 +1,18 @@
 """Wrapper and embedded baselines: scores read off models fitted to the labels (an SVM in
-recursive elimination or forward / backward search, the Lasso, L1 logistic regression, L2,1 least
-squares, AdaBoost stumps); registered in :data:`core.selection.scorers.SCORERS`.
+recursive elimination or forward / backward search, the Lasso, L1 logistic regression, AdaBoost
+stumps; the L2,1 models are in :mod:`.sparse_learning`); registered in :data:`core.selection.scorers.SCORERS`.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy import linalg
 
 from ..validation import zscores
 from ._scoring import _ranked_scores
 from .filters import fisher_score
 
 __all__ = ["rfe_svm_score", "forward_wrapper_score", "backward_wrapper_score", "lasso_score", "l1_logistic_score",
-           "l21_score", "adaboost_score"]
+           "adaboost_score"]
 
 
 def rfe_svm_score(X, y, step=0.1):
@@ -82,26 +81,6 @@ def l1_logistic_score(X, y, C=0.1):
     Z = zscores(X)
     model = LogisticRegression(l1_ratio=1.0, C=C, solver="saga", max_iter=5000, tol=1e-3).fit(Z, y)
     return np.abs(model.coef_).max(axis=0)
-
-
-def l21_score(X, y, gamma=1.0, max_iter=50, tol=1e-6):
-    """Row norms of ``W`` in ``min ||X W - Y||_F^2 + gamma ||W||_{2,1}`` (Nie et al., NIPS 2010),
-    ``Y`` the one-hot labels, solved by iteratively reweighted least squares in the sample space
-    (``W = D^-1 X^T (X D^-1 X^T + gamma I)^-1 Y``), so the cost is ``O(q^2 n)`` per iteration."""
-    Z = zscores(X)
-    classes, codes = np.unique(y, return_inverse=True)
-    Y = np.eye(classes.size)[codes]
-    d_inverse = np.ones(Z.shape[1])
-    W = np.zeros((Z.shape[1], classes.size))
-    for _ in range(max_iter):
-        ZD = Z * d_inverse
-        W_new = (ZD.T @ linalg.solve(ZD @ Z.T + gamma * np.eye(Z.shape[0]), Y, assume_a="pos"))
-        change = np.linalg.norm(W_new - W) / max(np.linalg.norm(W_new), 1e-300)
-        W = W_new
-        d_inverse = 2 * np.maximum(np.linalg.norm(W, axis=1), 1e-12)
-        if change < tol:
-            break
-    return np.linalg.norm(W, axis=1)
 
 
 def adaboost_score(X, y, n_estimators=100, random_state=0):

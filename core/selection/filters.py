@@ -1,7 +1,8 @@
 """Filter baselines: a score per feature from statistics of the data (and labels), no model fitted.
 
 Variance, dispersion, Pearson, Fisher, mutual information, Kolmogorov-Smirnov, the Laplacian
-score, ReliefF / SURF / MultiSURF, mRMR and FSCA; registered in :data:`core.selection.scorers.SCORERS`
+score, ReliefF / SURF / MultiSURF and FSCA (mRMR and the other
+information-theoretic filters are in :mod:`.information`); registered in :data:`core.selection.scorers.SCORERS`
 with their citations.
 """
 
@@ -17,8 +18,7 @@ from ._scoring import _one_vs_rest, _safe_divide, _ranked_scores, _squared_dista
 
 __all__ = ["variance_score", "dispersion_score", "pearson_score", "fisher_score", "discrete_mutual_information",
            "DISCRETE_LEVELS", "discrete_feature_mask", "mutual_information_score", "ks_score", "laplacian_score",
-           "RELIEF_METRICS", "relieff_score", "surf_score", "multisurf_score", "MRMR_CRITERIA", "discretise",
-           "mrmr_score", "fsca_score"]
+           "RELIEF_METRICS", "relieff_score", "surf_score", "multisurf_score", "discretise", "fsca_score"]
 
 
 def _moments_by_class(X, y):
@@ -320,9 +320,6 @@ def fsca_score(X, y=None, n_features_to_select=100):
     return scores
 
 
-MRMR_CRITERIA = ("difference", "quotient")
-
-
 def discretise(X, width=1.0, discrete_features="auto"):
     """Level codes of each feature: discrete ones (:func:`discrete_feature_mask`) keep their
     values; continuous ones get three states, below ``mean - width * std``, above
@@ -334,35 +331,3 @@ def discretise(X, width=1.0, discrete_features="auto"):
     codes[:, ~discrete] = (continuous > mean - width * spread).astype(np.int64) + (continuous > mean + width * spread)
     codes[:, discrete] = discrete_codes
     return codes, codes.max(axis=0) + 1
-
-
-def mrmr_score(X, y, n_features_to_select=100, criterion="difference", width=1.0, discrete_features="auto"):
-    """mRMR, minimum redundancy maximum relevance (Peng, Long & Ding, TPAMI 2005, Eqs. 6-9).
-
-    On discretised features (:func:`discretise`), greedily add the feature maximising its mutual
-    information with the class (relevance) minus (``"difference"``, MID) or divided by
-    (``"quotient"``, MIQ) its mean mutual information with the features already chosen
-    (redundancy); the first is the most relevant. ``n_features_to_select`` are ranked; the rest
-    tie below them.
-    """
-    if criterion not in MRMR_CRITERIA:
-        raise InputError(f"mRMR's criterion must be one of {', '.join(MRMR_CRITERIA)}; got {criterion!r}.")
-    codes, n_levels = discretise(X, width, discrete_features)
-    classes, target = np.unique(y, return_inverse=True)
-    relevance = discrete_mutual_information(codes, n_levels, target, classes.size)
-    redundancy = np.zeros(X.shape[1])
-    chosen = np.zeros(X.shape[1], dtype=bool)
-    order = []
-    for step in range(int(min(n_features_to_select, X.shape[1]))):
-        if step == 0:
-            merit = relevance.copy()
-        elif criterion == "difference":
-            merit = relevance - redundancy / step
-        else:
-            merit = relevance / np.maximum(redundancy / step, 1e-12)
-        merit[chosen] = -np.inf
-        best = int(np.argmax(merit))
-        order.append(best)
-        chosen[best] = True
-        redundancy += discrete_mutual_information(codes, n_levels, codes[:, best], int(n_levels[best]))
-    return _ranked_scores(order, X.shape[1])
