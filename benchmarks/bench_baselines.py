@@ -8,8 +8,8 @@ baseline; the reference row is Q-alpha (unsupervised, matrix-free) on the same d
 same run.
 
 The second runs, in the same process and on the same data, the peer implementation of each
-method where one is installed (scikit-feature as ``skfeature-chappers``, ``skrebate``,
-``mrmr-selection``, scikit-learn), and prints the time ratio (peer / ours), Spearman's rho between
+method where one is installed (``skrebate``, ``mrmr-selection``, scikit-learn; scikit-feature has
+its own, ``benchmarks/bench_peers.py``), and prints the time ratio (peer / ours), Spearman's rho between
 the two rankings' positions and the overlap of their top 50. The peers are not dependencies of
 the project: install them anywhere (``pip install --target DIR ...``) and name that folder in ``PYTHONPATH``.
 """
@@ -77,29 +77,6 @@ def peer_pairs(k):
               ("mutual_information", {}, "scikit-learn mutual_info_classif",
                lambda X, y: best_first(mutual_info_classif(X, y, random_state=0)))]
     try:
-        import scipy.sparse
-        from skfeature.function.similarity_based import SPEC, fisher_score, lap_score
-        from skfeature.function.sparse_learning_based import MCFS, NDFS, UDFS
-        from skfeature.utility.construct_W import construct_W
-        from core.selection._scoring import knn_graph, rbf_similarity
-
-        pairs += [
-            ("fisher", {}, "scikit-feature fisher_score", lambda X, y: fisher_score.fisher_score(X, y, mode="index")),
-            ("laplacian", {}, "scikit-feature lap_score (its graph)", lambda X, y: lap_score.lap_score(X, mode="index")),
-            ("laplacian", {}, "scikit-feature lap_score (our graph)", lambda X, y: lap_score.lap_score(
-                X, W=scipy.sparse.csr_matrix(knn_graph(X, 5)), mode="index")),
-            ("spec", {}, "scikit-feature SPEC (style 0, its kernel)", lambda X, y: SPEC.spec(X, style=0, mode="index")),
-            ("spec", {}, "scikit-feature SPEC (style 0, our kernel)", lambda X, y: SPEC.spec(
-                X, style=0, W=rbf_similarity(X), mode="index")),
-            ("mcfs", {"n_clusters": k, "n_features_to_select": 50}, "scikit-feature MCFS",
-             lambda X, y: MCFS.mcfs(X, n_selected_features=50, W=construct_W(X), n_clusters=k, mode="index")),
-            ("udfs", {"n_clusters": k}, "scikit-feature UDFS", lambda X, y: UDFS.udfs(X, n_clusters=k, mode="index")),
-            ("ndfs", {"n_clusters": k}, "scikit-feature NDFS",
-             lambda X, y: NDFS.ndfs(X, W=construct_W(X), n_clusters=k, mode="index")),
-        ]
-    except ImportError:
-        print("(scikit-feature is not installed: skfeature-chappers)")
-    try:
         from skrebate import MultiSURF, ReliefF, SURF
 
         pairs += [(ours, {}, f"skrebate {peer.__name__}", lambda X, y, peer=peer, options=options:
@@ -119,11 +96,6 @@ def peer_pairs(k):
     return pairs
 
 
-#: methods whose peers solve a features x features problem per iteration: compared on the first
-#: 500 genes so that the peer finishes in minutes
-NARROW = {"udfs": 500, "ndfs": 500}
-
-
 def against_peers(dataset):
     from scipy.stats import spearmanr
 
@@ -133,7 +105,7 @@ def against_peers(dataset):
     print(f"{'ours':<20} {'peer':<52} {'features':>8} {'ours s':>8} {'peer s':>8} {'peer/ours':>9} "
           f"{'rho':>6} {'top-50':>6}")
     for method, options, peer_name, peer in peer_pairs(k):
-        X = data.X[:, :NARROW.get(method, data.n_features)]
+        X = data.X
         ours = score_features(method, X, data.labels, **options)
         start = time.perf_counter()
         # copies: scikit-feature's construct_W normalises the rows of X in place

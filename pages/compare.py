@@ -22,7 +22,7 @@ from pages.ui import datasets, downloads, runs, selection, session, settings, sn
 session.page_start()
 
 SLOW = {"forward_wrapper", "backward_wrapper", "mutual_information", "rfe_svm", "l1_logistic", "udfs", "ndfs",
-        "sparse PCA"}
+        "sparse PCA", "rfs", "l21", "l21_logistic"}
 #: Feature extraction (combinations of features: the lecture's methods and those of Shashua & Wolf 2004 Sec. 6) placed beside the selections.
 EXTRACTIONS = {"PCA": "pca", "kernel PCA": "kernel_pca", "LPP": "lpp", "LLE": "lle", "Isomap": "isomap"}
 SIDE_EXTRACTIONS = {"CPCA": "cpca", "OPCA": "opca", "SDR-SI": "sdr_si"}
