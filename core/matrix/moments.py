@@ -53,6 +53,17 @@ class ColumnMoments:
             centred=self.centred + other.centred + delta**2 * (self.count * other.count / total),
         )
 
+    def without(self, part: "ColumnMoments") -> "ColumnMoments":
+        """The moments of these samples with ``part`` (a subset of them) taken out: the inverse of
+        :meth:`combine` (one class against the rest from the overall and the class moments). The
+        extremes stay those of the whole, which the inverse cannot recover."""
+        count = self.count - part.count
+        if count <= 0:
+            raise ValueError("the part holds every sample: nothing is left")
+        mean = (self.count * self.mean - part.count * part.mean) / count
+        centred = self.centred - part.centred - (part.mean - mean) ** 2 * (part.count * count / self.count)
+        return ColumnMoments(count, self.maximum, self.minimum, mean, np.maximum(centred, 0.0))
+
 
 def _empty_moments(n_features):
     return ColumnMoments(0, np.full(n_features, -np.inf), np.full(n_features, np.inf), np.zeros(n_features),

@@ -77,6 +77,29 @@ def _safe_divide(a, b):
     return np.divide(a, b, out=np.zeros_like(a, dtype=np.float64), where=b > 0)
 
 
+#: within-class variance at most this share of the total counts as none (float64 rounding of a
+#: constant group's mean leaves ~1e-33, not 0)
+_NO_SPREAD = 1e-12
+
+
+def _separating(between, within):
+    """The features that separate the classes perfectly: some between-class scatter and none
+    within (up to :data:`_NO_SPREAD` of the total)."""
+    return (within <= _NO_SPREAD * (between + within)) & (between > 0)
+
+
+def _separators_first(scores, separators, strength):
+    """``scores`` with the features of ``separators`` (a perfect separation: no spread within the
+    classes, some between; an infinite ratio) ranked above every other, finitely, in the order of
+    their ``strength``: ``(top + 1) * (1 + strength / max strength)``, ``top`` the largest score
+    of the others (as scikit-learn's ``f_classif`` ranks them first with ``inf``, but keeping every
+    score a number). Modifies and returns ``scores``."""
+    if separators.any():
+        top = np.abs(scores[~separators]).max(initial=0.0)
+        scores[separators] = (top + 1) * (1 + strength[separators] / strength[separators].max())
+    return scores
+
+
 def _ranked_scores(order, n_features):
     """Scores of a greedy selection: the ``order`` chosen first scores highest; the features it
     did not reach tie below every chosen one (finite, as every score here)."""

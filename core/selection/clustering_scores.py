@@ -221,11 +221,11 @@ def udfs(X, n_clusters=5, n_neighbors=5, gamma=0.1, ridge=1e-3, max_iter=1000, t
         note = (f"The first step was ill-posed: the smallest eigenvalue of X^T L X + gamma I has multiplicity "
                 f"{dimension} (features {X.shape[1]} minus the rank of X^T L X) for {k} eigenvectors wanted, "
                 f"so any {k} of its eigenvectors solve it; the step took the row norms averaged over all of them.")
-        history.append(gamma * first_norms.sum())  # Tr(W^T M W) = 0 on that eigenspace
+        # no objective is recorded for it: the average is not a frame, and the history holds the
+        # objectives of the iterates W only
         diagonal = gamma / (2 * np.maximum(first_norms, 1e-12))
         start = first_norms
-    row_norms, converged = first_norms, False
-    for _ in range(max_iter - len(history)):
+    for _ in range(max_iter):
         W = _smallest_eigenvectors(Z, diagonal, k, start)
         row_norms = np.linalg.norm(W, axis=1)
         history.append(np.sum((Z.T @ W) ** 2) + gamma * row_norms.sum())

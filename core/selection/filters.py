@@ -14,7 +14,8 @@ from scipy import special
 from ..data.transforms import dispersion_ranking
 from ..errors import InputError
 from ..matrix import data_matrix
-from ._scoring import _one_vs_rest, _safe_divide, _ranked_scores, _squared_distances, knn_graph
+from ._scoring import (_one_vs_rest, _safe_divide, _ranked_scores, _separating, _separators_first,
+                       _squared_distances, knn_graph)
 
 __all__ = ["variance_score", "dispersion_score", "pearson_score", "fisher_score", "discrete_mutual_information",
            "DISCRETE_LEVELS", "discrete_feature_mask", "mutual_information_score", "ks_score", "laplacian_score",
@@ -74,11 +75,6 @@ def _pearson_of(overall, groups):
     return best
 
 
-#: within-class variance at most this share of the total counts as none (float64 rounding of a
-#: constant group's mean leaves ~1e-33, not 0)
-_NO_SPREAD = 1e-12
-
-
 def fisher_score(X, y):
     """Fisher score (the lecture's Fisher discriminant ratio, FDR; not a false discovery rate):
     between-class over within-class variance, per feature.
@@ -92,15 +88,18 @@ def fisher_score(X, y):
     return _fisher_of(*_moments_by_class(X, y))
 
 
-def _fisher_of(overall, groups):
+def _class_scatters(overall, groups):
+    """Each feature's between-class scatter ``sum_c n_c (mean_c - mean)^2`` and within-class
+    scatter ``sum_c sum_{i in c} (x_i - mean_c)^2``, from class moments."""
     between = sum(group.count * (group.mean - overall.mean) ** 2 for group in groups)
     within = sum(group.centred for group in groups)
-    separators = (within <= _NO_SPREAD * (between + within)) & (between > 0)
-    scores = _safe_divide(between, np.where(separators, 0.0, within))
-    if separators.any():
-        top = scores[~separators].max(initial=0.0)
-        scores[separators] = (top + 1) * (1 + between[separators] / between[separators].max())
-    return scores
+    return between, within
+
+
+def _fisher_of(overall, groups):
+    between, within = _class_scatters(overall, groups)
+    separators = _separating(between, within)
+    return _separators_first(_safe_divide(between, np.where(separators, 0.0, within)), separators, between)
 
 
 def _level_codes(X):

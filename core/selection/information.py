@@ -121,6 +121,7 @@ def information_order(codes, n_levels, target, n_target, criterion, n_features_t
     interaction = np.zeros(n)         # ICAP: sum_j max(0, I(X_k; X_j) - I(X_k; X_j | Y))
     symmetric = np.zeros(n)           # DISR: sum_j I(X_k X_j; Y) / H(X_k X_j Y)
     entropy = _entropies(codes, n_levels) if criterion == "disr" else None
+    uses_class_given = spec.gamma is None or spec.gamma(1) != 0  # a non-linear criterion, or gamma > 0
     chosen = np.zeros(n, dtype=bool)
     order, merits = [], []
     for step in range(int(min(n_features_to_select, n))):
@@ -144,10 +145,12 @@ def information_order(codes, n_levels, target, n_target, criterion, n_features_t
             break
         levels = int(n_levels[best])
         with_chosen = discrete_mutual_information(codes, n_levels, codes[:, best], levels)
+        redundancy += with_chosen
+        if not uses_class_given:  # MIFS, mRMR: no conditional term, so half the cost of a step
+            continue
         joint = codes[:, best] * n_target + target  # (X_j, Y) as one variable
         with_joint = discrete_mutual_information(codes, n_levels, joint, levels * n_target)
         given_class = with_joint - relevance
-        redundancy += with_chosen
         conditional += given_class
         worst = np.maximum(worst, with_chosen - given_class)
         interaction += np.maximum(0.0, with_chosen - given_class)
@@ -209,11 +212,13 @@ def mrmr_score(X, y, n_features_to_select=100, criterion="difference", width=1.0
     return _ranked_scores(order, X.shape[1])
 
 
-def symmetric_uncertainty(codes, n_levels, other, n_other):
+def symmetric_uncertainty(codes, n_levels, other, n_other, entropies=None):
     """``SU(X_k, Z) = 2 I(X_k; Z) / (H(X_k) + H(Z))`` for each column of ``codes`` against the
-    discrete ``other`` (Press et al., Numerical Recipes, Sec. 14.7; 0 where both are constant)."""
+    discrete ``other`` (Press et al., Numerical Recipes, Sec. 14.7; 0 where both are constant).
+    ``entropies``: the columns' own, when a caller that asks many times has them already."""
     information = discrete_mutual_information(codes, n_levels, other, n_other)
-    total = _entropies(codes, n_levels) + _entropies(np.asarray(other)[:, None], np.array([n_other]))[0]
+    own = _entropies(codes, n_levels) if entropies is None else entropies
+    total = own + _entropies(np.asarray(other)[:, None], np.array([n_other]))[0]
     return np.divide(2.0 * information, total, out=np.zeros_like(information), where=total > 0)
 
 
@@ -229,7 +234,8 @@ def fcbf_score(X, y, delta=0.0, width=1.0, discrete_features="auto"):
     delta = check_real(delta, "delta", low=0.0)
     codes, n_levels = discretise(X, check_real(width, "width", low=0.0, low_open=True), discrete_features)
     target, n_target = _discrete_target(y)
-    with_class = symmetric_uncertainty(codes, n_levels, target, n_target)
+    entropies = _entropies(codes, n_levels)
+    with_class = symmetric_uncertainty(codes, n_levels, target, n_target, entropies)
     by_relevance = np.argsort(-with_class, kind="stable")
     alive = with_class > delta
     predominant = []
@@ -238,9 +244,10 @@ def fcbf_score(X, y, delta=0.0, width=1.0, discrete_features="auto"):
             continue
         predominant.append(int(p))
         alive[p] = False
-        redundant = symmetric_uncertainty(codes, n_levels, codes[:, p], int(n_levels[p])) >= with_class
+        redundant = symmetric_uncertainty(codes, n_levels, codes[:, p], int(n_levels[p]), entropies) >= with_class
         alive &= ~redundant
-    rest = [int(f) for f in by_relevance if f not in set(predominant)]
+    taken = set(predominant)
+    rest = [int(f) for f in by_relevance if f not in taken]
     return _ranked_scores(predominant + rest, X.shape[1])
 
 
@@ -255,7 +262,8 @@ def cfs_score(X, y, n_features_to_select=100, width=1.0, discrete_features="auto
     n_features_to_select = check_positive_int(n_features_to_select, "n_features_to_select")
     codes, n_levels = discretise(X, check_real(width, "width", low=0.0, low_open=True), discrete_features)
     target, n_target = _discrete_target(y)
-    with_class = symmetric_uncertainty(codes, n_levels, target, n_target)
+    entropies = _entropies(codes, n_levels)
+    with_class = symmetric_uncertainty(codes, n_levels, target, n_target, entropies)
     n = X.shape[1]
     class_sum, pair_sum = 0.0, 0.0
     with_chosen = np.zeros(n)  # sum over the chosen of SU(X_k, X_j), per candidate
@@ -270,5 +278,5 @@ def cfs_score(X, y, n_features_to_select=100, width=1.0, discrete_features="auto
         chosen[best] = True
         class_sum += with_class[best]
         pair_sum += with_chosen[best]
-        with_chosen += symmetric_uncertainty(codes, n_levels, codes[:, best], int(n_levels[best]))
+        with_chosen += symmetric_uncertainty(codes, n_levels, codes[:, best], int(n_levels[best]), entropies)
     return _ranked_scores(order, n)

@@ -145,7 +145,6 @@ def score_features(method: str, X, y=None, **options) -> FeatureScores:
     return FeatureScores(method=method, scores=scores, ranking=ranking, seconds=seconds, info=info, scale=scale)
 
 
-
 class ScoreFunction:
     """A scorer of :data:`SCORERS` as scikit-learn's ``score_func``: ``ScoreFunction(method,
     **options)(X, y)`` returns the scores of :func:`score_features`, so that
@@ -154,15 +153,15 @@ class ScoreFunction:
     supervised ones refuse it. Picklable, and equal when method and options are.
     """
 
-    def __init__(self, method: str, **options):
-        if method not in SCORERS:
-            raise InputError(f"Unknown baseline {method!r}; choose one of {', '.join(SCORERS)}.")
-        self.method, self.options = method, options
-
     #: a pipeline hands sparse matrices (text counts) to every step: the scorers that need dense
     #: data get them densified up to this many values (400 MB); beyond, :func:`score_features`
     #: refuses them with what to do
     DENSIFY_LIMIT = 50_000_000
+
+    def __init__(self, method: str, **options):
+        if method not in SCORERS:
+            raise InputError(f"Unknown baseline {method!r}; choose one of {', '.join(SCORERS)}.")
+        self.method, self.options = method, options
 
     def __call__(self, X, y=None) -> np.ndarray:
         import scipy.sparse

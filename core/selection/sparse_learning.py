@@ -26,7 +26,8 @@ from scipy import linalg
 from ..errors import InputError
 from ..matrix.threads import blas_threads_for
 from ..progress import warn_not_converged
-from ..validation import check_positive_int, check_real, zscores
+from ..matrix import dense_matrix
+from ..validation import as_labels, check_positive_int, check_real, zscores
 
 __all__ = ["SparseModel", "rfs", "rfs_score", "l21_least_squares", "l21_score", "l21_logistic", "l21_logistic_score"]
 
@@ -62,12 +63,9 @@ class SparseModel:
 
 
 def _checked(X, y, gamma, max_iter, tol):
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2 or X.shape[0] < 2:
-        raise InputError("X must be a samples x features matrix with at least two samples.")
-    classes, codes = np.unique(np.asarray(y), return_inverse=True)
-    if codes.size != X.shape[0]:
-        raise InputError(f"y has {codes.size} labels for {X.shape[0]} samples.")
+    """The z-scored data, the one-hot labels and the checked options of every model here."""
+    X = dense_matrix(X)
+    classes, codes = np.unique(as_labels(y, X.shape[0], "y"), return_inverse=True)
     if classes.size < 2:
         raise InputError("These models need labels with at least two classes.")
     return (zscores(X), np.eye(classes.size)[codes], check_real(gamma, "gamma", low=0.0, low_open=True),
@@ -100,20 +98,17 @@ def rfs(X, y, gamma=1.0, max_iter=3000, tol=1e-4) -> SparseModel:
     """
     Z, Y, gamma, max_iter, tol = _checked(X, y, gamma, max_iter, tol)
     q, n = Z.shape
-    weight_norms, error_norms = np.ones(n), np.ones(q)
-    history = []
     with blas_threads_for(q * q * n):  # thin products: one BLAS thread is faster (core.matrix.threads)
-        W = _rfs_iterations(Z, Y, gamma, max_iter, tol, weight_norms, error_norms, history)
-    gap = history[-1][1]
-    history = [objective for objective, _ in history]
-    return SparseModel(W, _row_norms(W), np.asarray(history), float(gap), tol, bool(gap <= tol))
+        W, history, gap = _rfs_iterations(Z, Y, gamma, max_iter, tol)
+    return SparseModel(W, _row_norms(W), history, gap, tol, gap <= tol)
 
 
-def _rfs_iterations(Z, Y, gamma, max_iter, tol, weight_norms, error_norms, history):
-    """The iterations of :func:`rfs`; appends ``(objective, relative gap)`` to ``history`` and
-    returns the last ``W``."""
-    q = Z.shape[0]
-    best_dual = -np.inf
+def _rfs_iterations(Z, Y, gamma, max_iter, tol):
+    """The iterations of :func:`rfs`: the last ``W``, the objective after each iteration and the
+    relative duality gap of that ``W``."""
+    q, n = Z.shape
+    weight_norms, error_norms = np.ones(n), np.ones(q)
+    best_dual, history = -np.inf, []
     for iteration in range(max_iter):
         # D^-1 = 2 |u_i|, floored so that the system stays regular; the floor starts at the largest
         # row and falls tenfold every 20 iterations to 1e-12 of it, so that a row that went to
@@ -130,11 +125,11 @@ def _rfs_iterations(Z, Y, gamma, max_iter, tol, weight_norms, error_norms, histo
         largest = max(_row_norms(Z.T @ dual_direction).max(), gamma * _row_norms(dual_direction).max())
         # any feasible V bounds the optimum from below: keep the best bound met so far
         best_dual = max(best_dual, np.sum(Y * dual_direction) / max(largest, 1.0))
-        gap = (primal - best_dual) / primal
-        history.append((gamma * primal, gap))
+        gap = float((primal - best_dual) / primal)
+        history.append(gamma * primal)
         if gap <= tol:
             break
-    return W
+    return W, np.asarray(history), gap
 
 
 def rfs_score(X, y, **options):
@@ -154,33 +149,32 @@ def l21_least_squares(X, y, gamma=1.0, max_iter=3000, tol=1e-4) -> SparseModel:
     """
     Z, Y, gamma, max_iter, tol = _checked(X, y, gamma, max_iter, tol)
     q, n = Z.shape
-    norms = np.ones(n)
-    history = []
     with blas_threads_for(q * q * n):  # thin products: one BLAS thread is faster (core.matrix.threads)
-        W = _least_squares_iterations(Z, Y, gamma, max_iter, tol, norms, history)
-    gap = history[-1][1]
-    history = [objective for objective, _ in history]
-    return SparseModel(W, _row_norms(W), np.asarray(history), float(gap), tol, bool(gap <= tol))
+        W, history, gap = _least_squares_iterations(Z, Y, gamma, max_iter, tol)
+    return SparseModel(W, _row_norms(W), history, gap, tol, gap <= tol)
 
 
-def _least_squares_iterations(Z, Y, gamma, max_iter, tol, norms, history):
-    """The iterations of :func:`l21_least_squares`; appends ``(objective, relative gap)``."""
-    q = Z.shape[0]
+def _least_squares_iterations(Z, Y, gamma, max_iter, tol):
+    """The iterations of :func:`l21_least_squares`: the last ``W``, the objective after each
+    iteration and the relative duality gap of that ``W``."""
+    q, n = Z.shape
+    norms, history = np.ones(n), []
     for _ in range(max_iter):
         spread = 2 * np.maximum(norms, 1e-12 * norms.max())
         system = (Z * spread) @ Z.T
         system[np.diag_indices(q)] += gamma
-        W = spread[:, None] * (Z.T @ linalg.cho_solve(linalg.cho_factor(system, check_finite=False), Y, check_finite=False))
+        W = spread[:, None] * (Z.T @ linalg.cho_solve(linalg.cho_factor(system, check_finite=False), Y,
+                                                      check_finite=False))
         norms = _row_norms(W)
         residual = Y - Z @ W
         primal = np.sum(residual ** 2) + gamma * norms.sum()
         theta = residual * min(1.0, gamma / 2 / max(_row_norms(Z.T @ residual).max(), 1e-300))
         dual = np.sum(Y ** 2) - np.sum((Y - theta) ** 2)
-        gap = (primal - dual) / primal
-        history.append((primal, gap))
+        gap = float((primal - dual) / primal)
+        history.append(primal)
         if gap <= tol:
             break
-    return W
+    return W, np.asarray(history), gap
 
 
 def l21_score(X, y, **options):
@@ -222,37 +216,41 @@ def l21_logistic(X, y, gamma=0.1, max_iter=5000, tol=1e-5) -> SparseModel:
     tasks = signs.shape[1]
     share = (signs > 0).mean(axis=0)
     b = np.log(share / (1 - share))  # the intercepts' optimum at W = 0
-    W = np.zeros((n, tasks))
-    _, gradient_at_zero, _ = _logistic_parts(Z, signs, W, b)
+    _, gradient_at_zero, _ = _logistic_parts(Z, signs, np.zeros((n, tasks)), b)
     penalty = gamma * _row_norms(gradient_at_zero).max()
     reference = max(np.linalg.norm(gradient_at_zero), 1e-300)
     lipschitz = np.linalg.norm(np.hstack([Z, np.ones((q, 1))]), 2) ** 2 / (4 * q)
-    step = 1.0 / lipschitz
-    W_previous, b_previous, momentum = W, b, 1.0
-    V, c = W, b
+    with blas_threads_for(q * n * tasks):  # thin products: one BLAS thread is faster (core.matrix.threads)
+        W, history, residual = _logistic_iterations(Z, signs, b, penalty, 1.0 / lipschitz, reference, max_iter, tol)
+    return SparseModel(W, _row_norms(W), history, residual, tol, residual <= tol)
+
+
+def _logistic_iterations(Z, signs, b, penalty, step, reference, max_iter, tol):
+    """FISTA with restarts for :func:`l21_logistic`, from ``W = 0`` and the intercepts ``b``: the
+    last ``W``, the objective after each iteration and the relative proximal-gradient norm of
+    that ``W``."""
+    W = np.zeros((Z.shape[1], signs.shape[1]))
+    V, c, momentum = W, b, 1.0  # the extrapolated point and the momentum
     history, residual = [], np.inf
-    with blas_threads_for(q * n * tasks):  # thin products: one BLAS thread is faster
-        for _ in range(max_iter):
-            _, grad_W, grad_b = _logistic_parts(Z, signs, V, c)
-            W_next = _group_shrink(V - step * grad_W, step * penalty)
-            b_next = c - step * grad_b
-            loss, grad_next_W, grad_next_b = _logistic_parts(Z, signs, W_next, b_next)
-            objective = loss + penalty * _row_norms(W_next).sum()
-            # optimality at the new point: its own proximal gradient
-            mapped = (W_next - _group_shrink(W_next - step * grad_next_W, step * penalty)) / step
-            residual = np.sqrt(np.sum(mapped ** 2) + np.sum(grad_next_b ** 2)) / reference
-            if history and objective > history[-1]:
-                momentum = 1.0  # restart
-            history.append(objective)
-            if residual <= tol:
-                W, b = W_next, b_next
-                break
-            momentum_next = (1 + np.sqrt(1 + 4 * momentum ** 2)) / 2
-            V = W_next + ((momentum - 1) / momentum_next) * (W_next - W_previous)
-            c = b_next + ((momentum - 1) / momentum_next) * (b_next - b_previous)
-            W_previous, b_previous, momentum = W_next, b_next, momentum_next
-            W, b = W_next, b_next
-    return SparseModel(W, _row_norms(W), np.asarray(history), float(residual), tol, bool(residual <= tol))
+    for _ in range(max_iter):
+        _, grad_W, grad_b = _logistic_parts(Z, signs, V, c)
+        W_next = _group_shrink(V - step * grad_W, step * penalty)
+        b_next = c - step * grad_b
+        loss, grad_next_W, grad_next_b = _logistic_parts(Z, signs, W_next, b_next)
+        objective = loss + penalty * _row_norms(W_next).sum()
+        # optimality of the new point: its own proximal gradient
+        mapped = (W_next - _group_shrink(W_next - step * grad_next_W, step * penalty)) / step
+        residual = float(np.sqrt(np.sum(mapped ** 2) + np.sum(grad_next_b ** 2)) / reference)
+        if history and objective > history[-1]:
+            momentum = 1.0  # restart: the next point is not extrapolated
+        history.append(objective)
+        momentum_next = (1 + np.sqrt(1 + 4 * momentum ** 2)) / 2
+        V = W_next + ((momentum - 1) / momentum_next) * (W_next - W)
+        c = b_next + ((momentum - 1) / momentum_next) * (b_next - b)
+        W, b, momentum = W_next, b_next, momentum_next
+        if residual <= tol:
+            break
+    return W, np.asarray(history), residual
 
 
 def l21_logistic_score(X, y, **options):

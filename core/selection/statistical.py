@@ -12,8 +12,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..validation import check_positive_int
-from ._scoring import _safe_divide
-from .filters import _moments_by_class
+from ._scoring import _safe_divide, _separating, _separators_first
+from .filters import _class_scatters, _moments_by_class
 
 __all__ = ["chi_square_score", "t_score", "gini_score", "trace_ratio_score", "trace_ratio_subset"]
 
@@ -48,36 +48,25 @@ def t_score(X, y):
     return _t_of(*_moments_by_class(X, y))
 
 
+#: a mean difference whose standard error is under 1e-12 of it (t above 1e12) is a perfect
+#: separation, not a measurement: float64 rounding of constant classes leaves spreads of ~1e-33
+_T_NO_SPREAD = 1e-24
+
+
 def _t_of(overall, groups):
     if len(groups) < 2:
         raise InputError("The t-score needs labels with at least two classes.")
-    pairs = [(groups[1], groups[0])] if len(groups) == 2 else [
-        (group, _rest(overall, group)) for group in groups]
+    pairs = [(groups[1], groups[0])] if len(groups) == 2 else [(group, overall.without(group)) for group in groups]
     best = np.zeros(overall.mean.size)
-    best_gap = np.zeros(overall.mean.size)
+    separating_gap = np.zeros(overall.mean.size)  # the largest difference of means of a perfect separation
     for one, rest in pairs:
         if min(one.count, rest.count) < 2:
             raise InputError("The t-score needs at least 2 samples in each class.")
         spread = one.centred / (one.count - 1) / one.count + rest.centred / (rest.count - 1) / rest.count
         gap = np.abs(one.mean - rest.mean)
         best = np.maximum(best, _safe_divide(gap, np.sqrt(spread)))
-        best_gap = np.maximum(best_gap, np.where(spread <= 1e-24 * (gap ** 2 + 1e-300), gap, 0.0))
-    separators = best_gap > 0
-    if separators.any():
-        top = best[~separators].max(initial=0.0)
-        best[separators] = (top + 1) * (1 + best_gap[separators] / best_gap[separators].max())
-    return best
-
-
-def _rest(overall, group):
-    """The moments of every sample outside ``group``: ``overall`` with ``group`` taken out (the
-    inverse of Chan et al.'s combination)."""
-    from ..matrix.moments import ColumnMoments
-
-    count = overall.count - group.count
-    mean = (overall.count * overall.mean - group.count * group.mean) / count
-    centred = overall.centred - group.centred - (group.mean - mean) ** 2 * (group.count * count / overall.count)
-    return ColumnMoments(count, overall.maximum, overall.minimum, mean, np.maximum(centred, 0.0))
+        separating_gap = np.maximum(separating_gap, np.where(spread <= _T_NO_SPREAD * gap ** 2, gap, 0.0))
+    return _separators_first(best, separating_gap > 0, separating_gap)
 
 
 def gini_score(X, y):
@@ -114,12 +103,6 @@ def trace_ratio_score(X, y, n_features_to_select=100):
     return _trace_ratio_of(*_moments_by_class(X, y), n_features_to_select=n_features_to_select)
 
 
-def _scatters(overall, groups):
-    between = sum(group.count * (group.mean - overall.mean) ** 2 for group in groups)
-    within = sum(group.centred for group in groups)
-    return between, within
-
-
 def trace_ratio_subset(between, within, size):
     """The subset of ``size`` features with the largest ``sum between / sum within``, by Nie et
     al.'s iteration: rank by ``between - lambda within``, take the top ``size``, set ``lambda`` to
@@ -132,7 +115,7 @@ def trace_ratio_subset(between, within, size):
     """
     n = between.size
     size = int(min(size, n))
-    separators = (within <= 1e-12 * (between + within)) & (between > 0)
+    separators = _separating(between, within)
     first = np.flatnonzero(separators)[np.argsort(-between[separators], kind="stable")][:size]
     if first.size == size:
         return first, np.inf, 0
@@ -153,15 +136,10 @@ def _trace_ratio_of(overall, groups, n_features_to_select=100):
     if len(groups) < 2:
         raise InputError("The trace ratio needs labels with at least two classes.")
     size = check_positive_int(n_features_to_select, "n_features_to_select")
-    between, within = _scatters(overall, groups)
+    between, within = _class_scatters(overall, groups)
     subset, ratio, _ = trace_ratio_subset(between, within, size)
-    if not np.isfinite(ratio):
+    if not np.isfinite(ratio):  # the subset is all perfect separators: they alone score
         scores = np.zeros(between.size)
         scores[subset] = between[subset]
         return scores
-    scores = between - ratio * within
-    separators = (within <= 1e-12 * (between + within)) & (between > 0)
-    if separators.any():
-        top = np.abs(scores[~separators]).max(initial=0.0)
-        scores[separators] = top + 1 + between[separators] / between[separators].max()
-    return scores
+    return _separators_first(between - ratio * within, _separating(between, within), between)

@@ -462,3 +462,17 @@ def test_command_line_bad_input(tmp_path, arguments, message):
     done = subprocess.run([sys.executable, "-m", "core", *arguments], cwd=tmp_path, capture_output=True,
                           text=True, timeout=60, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_moments_without_a_part_equal_the_rest_computed_directly():
+    """``without`` inverts ``combine``: the overall moments minus a class's are the other samples' own."""
+    from core.matrix.moments import column_moments
+
+    X = np.random.default_rng(7).standard_normal((40, 6)) * [1, 10, 0.1, 3, 1e3, 2] + [0, 5, -2, 1e4, 0, 1]
+    part, rest = column_moments(X[:13]), column_moments(X[13:])
+    recovered = column_moments(X).without(part)
+    assert recovered.count == 27
+    assert np.allclose(recovered.mean, rest.mean, rtol=1e-12, atol=1e-9)
+    assert np.allclose(recovered.centred, rest.centred, rtol=1e-9)
+    with pytest.raises(ValueError):
+        column_moments(X).without(column_moments(X))
