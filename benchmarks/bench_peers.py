@@ -3,6 +3,7 @@ lung_small with the same inputs and parameters on both sides: agreement and time
 
     python -m benchmarks.bench_peers            # ours, against the peer's rankings stored by --record
     python -m benchmarks.bench_peers --record   # with the peer installed: run it, store its rankings
+    python -m benchmarks.bench_peers --record mim jmi   # re-record those methods only
 
 The peer is scikit-feature (PyPI ``skfeature-chappers`` 1.2.1, ``benchmarks/requirements-tools.txt``),
 not a dependency: ``--record`` runs it where it is installed and writes its best-first orders and
@@ -22,6 +23,8 @@ non-negative values on both sides; Laplacian and MCFS get the peer our 5-NN heat
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import time
 import warnings
@@ -44,54 +47,69 @@ NARROW = {"udfs": 500, "ndfs": 500, "rfs": 500, "l21": 500, "l21_logistic": 500}
 INFORMATION = ("mim", "mifs", "mrmr", "cife", "jmi", "cmim", "icap", "disr")
 
 
-def comparisons(k: int):
-    """(key, our method, our options, input kind, peer call) for every method both have; the
-    peer call takes (X, y) and returns a best-first order. Imports the peer: only for --record."""
+def ours(key: str, k: int) -> tuple[str, str, dict]:
+    """Our side of the comparison ``key``: the method, the input (``inputs``) and the options, the
+    same parameters as the peer's call in :func:`peer_calls`; ``k`` is the number of classes."""
+    information = {name: (name, "codes", {"n_features_to_select": INFORMATION_TOP}) for name in INFORMATION}
+    return {
+        "fisher": ("fisher", "raw", {}), "f_score": ("fisher", "raw", {}), "laplacian": ("laplacian", "raw", {}),
+        "spec": ("spec", "raw", {}), "relieff": ("relieff", "raw", {"n_neighbors": 5}),
+        "trace_ratio": ("trace_ratio", "raw", {"n_features_to_select": 50}),
+        "chi_square": ("chi_square", "shifted", {}), "gini": ("gini", "raw", {}), "t_score": ("t_score", "raw", {}),
+        **information,
+        "fcbf": ("fcbf", "codes", {}), "cfs": ("cfs", "codes", {"n_features_to_select": 10}),
+        "mcfs": ("mcfs", "raw", {"n_clusters": k, "n_features_to_select": 50}),
+        "udfs": ("udfs", "raw", {"n_clusters": k}), "ndfs": ("ndfs", "raw", {"n_clusters": k}),
+        "rfs": ("rfs", "raw", {"gamma": 1.0}), "l21": ("l21", "raw", {"gamma": 1.0}),
+    }[key]
+
+
+#: the peer's beta and gamma for each LCSI criterion, as its wrappers (MIM.py, MIFS.py, ...) pass
+#: them to ``lcsi``: MRMR.py and JMI.py pass none of the paper's, so lcsi's defaults 0.8 and 0.5 apply
+PEER_LCSI = {"mim": {"beta": 0, "gamma": 0}, "mifs": {"beta": 0.5, "gamma": 0}, "mrmr": {"gamma": 0},
+             "cife": {"beta": 1, "gamma": 1}, "jmi": {}}
+
+
+def peer_calls(k: int) -> dict:
+    """The peer's call for every comparison, by key: ``call(X, y)`` returns a best-first order.
+    Imports the peer: only for --record. The LCSI criteria are called through ``lcsi`` itself with
+    ``mode="index"`` and their wrappers' beta and gamma: the wrappers hand back ``lcsi``'s default
+    ``mode="rank"`` output, a garbled order (see :data:`DEPARTURES`), which would compare nothing."""
     import scipy.sparse
-    from skfeature.function.information_theoretical_based import (CIFE, CMIM, DISR, FCBF, ICAP, JMI, MIFS, MIM,
-                                                                 MRMR)
+    from skfeature.function.information_theoretical_based import CMIM, DISR, FCBF, ICAP, LCSI
     from skfeature.function.similarity_based import SPEC, fisher_score, lap_score, reliefF, trace_ratio
-    from skfeature.function.sparse_learning_based import MCFS, NDFS, RFS, UDFS, ll_l21, ls_l21
+    from skfeature.function.sparse_learning_based import MCFS, NDFS, RFS, UDFS, ls_l21
     from skfeature.function.statistical_based import CFS, chi_square, f_score, gini_index, t_score
     from skfeature.utility.construct_W import construct_W
 
     from core.selection._scoring import knn_graph, rbf_similarity
     from core.validation import zscores
 
-    def one_hot(y):
-        return np.eye(np.unique(y).size)[np.unique(y, return_inverse=True)[1]]
-
     top = INFORMATION_TOP
-    information = {"mim": MIM.mim, "mifs": MIFS.mifs, "mrmr": MRMR.mrmr, "cife": CIFE.cife, "jmi": JMI.jmi,
-                   "cmim": CMIM.cmim, "icap": ICAP.icap, "disr": DISR.disr}
-    rows = [
-        ("fisher", "fisher", {}, "raw", lambda X, y: fisher_score.fisher_score(X, y, mode="index")),
-        ("f_score", "fisher", {}, "raw", lambda X, y: f_score.f_score(X, y, mode="index")),
-        ("laplacian", "laplacian", {}, "raw", lambda X, y: lap_score.lap_score(
-            X, W=scipy.sparse.csr_matrix(knn_graph(X, 5)), mode="index")),
-        ("spec", "spec", {}, "raw", lambda X, y: SPEC.spec(X, style=0, W=rbf_similarity(X), mode="index")),
-        ("relieff", "relieff", {"n_neighbors": 5}, "raw", lambda X, y: reliefF.reliefF(X, y, mode="index")),
-        ("trace_ratio", "trace_ratio", {"n_features_to_select": 50}, "raw",
-         lambda X, y: trace_ratio.trace_ratio(X, y, 50, style="fisher", mode="index")),
-        ("chi_square", "chi_square", {}, "shifted", lambda X, y: chi_square.chi_square(X, y, mode="index")),
-        ("gini", "gini", {}, "raw", lambda X, y: gini_index.gini_index(X, y, mode="index")),
-        ("t_score", "t_score", {}, "raw", lambda X, y: t_score.t_score(X, y, mode="index")),
-        *[(name, name, {"n_features_to_select": top}, "codes",
-           lambda X, y, peer=peer: peer(X, y, n_selected_features=top, mode="index"))
-          for name, peer in information.items()],
-        ("fcbf", "fcbf", {}, "codes", lambda X, y: FCBF.fcbf(X, y, mode="index")),
-        ("cfs", "cfs", {"n_features_to_select": 10}, "codes", lambda X, y: CFS.cfs(X, y, mode="index")),  # see applicable
-        ("mcfs", "mcfs", {"n_clusters": k, "n_features_to_select": 50}, "raw",
-         lambda X, y: MCFS.mcfs(X, n_selected_features=50, W=construct_W(X), n_clusters=k, mode="index")),
-        ("udfs", "udfs", {"n_clusters": k}, "raw", lambda X, y: UDFS.udfs(X, n_clusters=k, mode="index")),
-        ("ndfs", "ndfs", {"n_clusters": k}, "raw", lambda X, y: NDFS.ndfs(X, W=construct_W(X), n_clusters=k,
-                                                                         mode="index")),
-        ("rfs", "rfs", {"gamma": 1.0}, "raw", lambda X, y: RFS.rfs(zscores(X), y, gamma=1.0, mode="index")),
+    own_loops = {"cmim": CMIM.cmim, "icap": ICAP.icap, "disr": DISR.disr}
+    return {
+        "fisher": lambda X, y: fisher_score.fisher_score(X, y, mode="index"),
+        "f_score": lambda X, y: f_score.f_score(X, y, mode="index"),
+        "laplacian": lambda X, y: lap_score.lap_score(X, W=scipy.sparse.csr_matrix(knn_graph(X, 5)), mode="index"),
+        "spec": lambda X, y: SPEC.spec(X, style=0, W=rbf_similarity(X), mode="index"),
+        "relieff": lambda X, y: reliefF.reliefF(X, y, mode="index"),
+        "trace_ratio": lambda X, y: trace_ratio.trace_ratio(X, y, 50, style="fisher", mode="index"),
+        "chi_square": lambda X, y: chi_square.chi_square(X, y, mode="index"),
+        "gini": lambda X, y: gini_index.gini_index(X, y, mode="index"),
+        "t_score": lambda X, y: t_score.t_score(X, y, mode="index"),
+        **{name: (lambda X, y, options=options: LCSI.lcsi(X, y, mode="index", n_selected_features=top, **options))
+           for name, options in PEER_LCSI.items()},
+        **{name: (lambda X, y, peer=peer: peer(X, y, n_selected_features=top, mode="index"))
+           for name, peer in own_loops.items()},
+        "fcbf": lambda X, y: FCBF.fcbf(X, y, mode="index"),
+        "cfs": lambda X, y: CFS.cfs(X, y, mode="index"),  # not recorded: see applicable
+        "mcfs": lambda X, y: MCFS.mcfs(X, n_selected_features=50, W=construct_W(X), n_clusters=k, mode="index"),
+        "udfs": lambda X, y: UDFS.udfs(X, n_clusters=k, mode="index"),
+        "ndfs": lambda X, y: NDFS.ndfs(X, W=construct_W(X), n_clusters=k, mode="index"),
+        "rfs": lambda X, y: RFS.rfs(zscores(X), y, gamma=1.0, mode="index"),
         # ours: |XW - Y|_F^2 + gamma |W|_21; the peer: |XW - Y|_F^2 / 2 + z |W|_21, so z = gamma / 2
-        ("l21", "l21", {"gamma": 1.0}, "raw",
-         lambda X, y: ls_l21.proximal_gradient_descent(zscores(X), y, 0.5, mode="index")),
-    ]
-    return rows
+        "l21": lambda X, y: ls_l21.proximal_gradient_descent(zscores(X), y, 0.5, mode="index"),
+    }
 
 
 def inputs(data, kind):
@@ -111,17 +129,21 @@ def applicable(key, data):
     return ""
 
 
-def record():
-    """Run the peer on the four sets; store its orders and times (and ours, timed in the same run)."""
-
+def record(only=None):
+    """Run the peer on the four sets and store its orders and times; ``only`` (keys) re-records
+    those and keeps the rest of the stored file."""
     arrays, meta = {}, {"machine": machine(), "peer": "skfeature-chappers 1.2.1", "methods": {}}
+    if only and STORE.exists():
+        stored = np.load(STORE)
+        arrays = {name: stored[name] for name in stored.files if name != "meta"}
+        meta["methods"] = json.loads(str(stored["meta"]))["methods"]
     for name in DATASETS:
         data = load_dataset(name)
         y = np.unique(data.labels, return_inverse=True)[1]
-        for key, ours, options, kind, peer in comparisons(int(data.classes.size)):
-            if applicable(key, data):
+        for key, peer in peer_calls(int(data.classes.size)).items():
+            if applicable(key, data) or (only and key not in only):
                 continue
-            X = inputs(data, kind)[:, :NARROW.get(key, data.n_features)]
+            X = inputs(data, ours(key, 0)[1])[:, :NARROW.get(key, data.n_features)]
             start = time.perf_counter()
             try:
                 order = np.asarray(peer(X.copy(), y.copy()), dtype=np.int64)
@@ -144,10 +166,10 @@ DEPARTURES = [
     ("MIM, MIFS, mRMR, CIFE, JMI with `mode=\"index\"`",
      "function/information_theoretical_based/MIM.py:38, MIFS.py:39, MRMR.py:37, CIFE.py:36, JMI.py:37; LCSI.py:106-109",
      "call `lcsi` without `mode`, so `lcsi` returns `reverse_argsort(F)` (the garbling above) and the wrapper hands that "
-     "back as the selected order: the order returned is not the one its greedy search selected (hence 0-3 of 20 "
-     "shared in the table, against 20/20 for CMIM, which has its own loop)",
-     "the greedy order itself; a fair comparison of the criteria calls `LCSI.lcsi(..., mode=\"index\")` directly "
-     "(not done in this run)"),
+     "back as the selected order: the order returned is not the one its greedy search selected (0-3 of the first "
+     "20 shared with ours when called through the wrappers)",
+     "the greedy order itself; this benchmark calls `LCSI.lcsi(..., mode=\"index\")` with each wrapper's beta "
+     "and gamma, so that the table compares the criteria"),
     ("mRMR", "function/information_theoretical_based/MRMR.py:37, LCSI.py:41",
      "calls `lcsi(gamma=0, function_name=\"MRMR\")`; `lcsi` ignores `function_name` and uses its default beta = 0.8",
      "beta = 1/|S|, the mean redundancy (Peng, Long & Ding 2005, Eq. 7)"),
@@ -217,76 +239,57 @@ def write_doc(table: str, meta: dict):
 
 
 def compare():
-    from scipy.stats import spearmanr
-
     if not STORE.exists():
         print(f"No recorded rankings of scikit-feature ({STORE.name}): install it "
               "(pip install -r benchmarks/requirements-tools.txt) and run with --record.")
         return
-    import contextlib
-    import io
-
     stored = np.load(STORE)
     meta = json.loads(str(stored["meta"]))
     print(f"scikit-feature's rankings recorded with {meta['peer']} on {meta['machine'].get('processor', '?')}")
-    ours_columns = f"{'ours s':>8} {'peer s':>8} {'peer/ours':>9} {'rho':>6} {'top':>7}"
-    # the keys of every method compared, from the file (the peer need not be installed to read it)
-    keys = []
-    for entry in meta["methods"]:
-        key = entry.split("/", 1)[1]
-        if key not in keys:
-            keys.append(key)
-    options_of = {"relieff": {"n_neighbors": 5}, "trace_ratio": {"n_features_to_select": 50},
-                  "cfs": {"n_features_to_select": 10}, "rfs": {"gamma": 1.0}, "l21": {"gamma": 1.0},
-                  **{name: {"n_features_to_select": INFORMATION_TOP} for name in INFORMATION}}
-    method_of = {"f_score": "fisher"}
-    kind_of = {**{name: "codes" for name in (*INFORMATION, "fcbf", "cfs")}, "chi_square": "shifted"}
     table = io.StringIO()
     with contextlib.redirect_stdout(table):
-        _compare_sets(stored, meta, keys, options_of, method_of, kind_of, ours_columns)
+        _compare_sets(stored, meta)
     print(table.getvalue())
     write_doc(table.getvalue(), meta)
 
 
-def _compare_sets(stored, meta, keys, options_of, method_of, kind_of, ours_columns):
+def _compare_sets(stored, meta):
     from scipy.stats import spearmanr
 
+    keys = list(dict.fromkeys(entry.split("/", 1)[1] for entry in meta["methods"]))  # as recorded, in order
     for name in DATASETS:
         data = load_dataset(name)
         k = int(data.classes.size)
         print(f"\n{name}: {data.n_samples} samples x {data.n_features} features, {k} classes")
-        print(f"{'method':<12} {'features':>8} " + ours_columns + "  note")
+        print(f"{'method':<12} {'features':>8} {'ours s':>8} {'peer s':>8} {'peer/ours':>9} {'rho':>6} {'top':>7}")
         for key in keys:
             entry = meta["methods"].get(f"{name}/{key}")
             if entry is None:
                 continue
-            X = inputs(data, kind_of.get(key, "raw"))[:, :NARROW.get(key, data.n_features)]
-            options = dict(options_of.get(key, {}))
-            if key in ("mcfs",):
-                options = {"n_clusters": k, "n_features_to_select": 50}
-            if key in ("udfs", "ndfs"):
-                options = {"n_clusters": k}
-            ours = score_features(method_of.get(key, key), X, data.labels, **options)
+            method, kind, options = ours(key, k)
+            X = inputs(data, kind)[:, :NARROW.get(key, data.n_features)]
+            result = score_features(method, X, data.labels, **options)
             order = stored[f"{name}/{key}"]
             if entry["error"]:
-                print(f"{key:<12} {X.shape[1]:>8} {ours.seconds:>8.3f} {'-':>8} {'-':>9} {'-':>6} {'-':>7}  "
+                print(f"{key:<12} {X.shape[1]:>8} {result.seconds:>8.3f} {'-':>8} {'-':>9} {'-':>6} {'-':>7}  "
                       f"peer failed: {entry['error']}")
                 continue
             size = INFORMATION_TOP if key in INFORMATION else 50
-            overlap = len(set(ours.ranking[:size].tolist()) & set(order[:size].tolist()))
+            overlap = len(set(result.ranking[:size].tolist()) & set(order[:size].tolist()))
             full = order.size == X.shape[1] and np.unique(order).size == order.size
-            rho = spearmanr(positions(ours.ranking), positions(order)).statistic if full else float("nan")
-            print(f"{key:<12} {X.shape[1]:>8} {ours.seconds:>8.3f} {entry['seconds']:>8.2f} "
-                  f"{entry['seconds'] / ours.seconds:>9.1f} {rho:>6.2f} {overlap:>3}/{min(size, order.size):<3}")
+            rho = spearmanr(positions(result.ranking), positions(order)).statistic if full else float("nan")
+            print(f"{key:<12} {X.shape[1]:>8} {result.seconds:>8.3f} {entry['seconds']:>8.2f} "
+                  f"{entry['seconds'] / result.seconds:>9.1f} {rho:>6.2f} {overlap:>3}/{min(size, order.size):<3}")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--record", action="store_true", help="run scikit-feature and store its rankings")
+    parser.add_argument("--record", nargs="*", metavar="KEY",
+                        help="run scikit-feature and store its rankings (of the KEYs only, if given)")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
-    if args.record:
-        record()
+    if args.record is not None:
+        record(args.record)
     compare()
 
 
