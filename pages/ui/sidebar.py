@@ -12,17 +12,18 @@ from .datasets import (SESSION_DATA_BYTES, bundled_names, current_dataset, name_
 from .session import track_session
 
 
+#: A picture drawn at its own size (widgets.picture) shrinks to its column in a narrower window,
+#: its proportions kept: the Haar page's grid of 8 images per class was 1,340 px in a 1,170 px column.
+PICTURES_FIT_COLUMN = """<style>
+[data-testid="stImageContainer"] { max-width: 100%; }
+[data-testid="stImage"] img { max-width: 100%; height: auto; }
+</style>"""
+
 #: Streamlit adds a browser-history entry whenever a run changes the query string (the pages
 #: write their settings there at every rerun), so Back stepped through slider positions. This
 #: makes a change of the query string alone replace the current entry; a change of page still
 #: adds one, so Back returns to the page before. Installed once per browser tab.
-REPLACE_QUERY_HISTORY = """<style>
-/* a picture drawn at its own size (widgets.picture) shrinks to its column in a narrower window, its
-   proportions kept: the Haar page's grid of 8 images per class was 1,340 px in a 1,170 px column */
-[data-testid="stImageContainer"] { max-width: 100%; }
-[data-testid="stImage"] img { max-width: 100%; height: auto; }
-</style>
-<script>
+REPLACE_QUERY_HISTORY = """<script>
 if (!window.__settingsReplaceHistory) {
   window.__settingsReplaceHistory = true;
   const push = window.history.pushState.bind(window.history);
@@ -50,7 +51,7 @@ def sidebar_summary(pages: dict | None = None) -> None:
     with st.sidebar:
         # first of all: installed later (it was below the data picker), a click on another page
         # before it ran let that page's first settings write push an entry Back then revisited
-        st.html(REPLACE_QUERY_HISTORY, unsafe_allow_javascript=True, width="content")
+        st.html(PICTURES_FIT_COLUMN + REPLACE_QUERY_HISTORY, unsafe_allow_javascript=True, width="content")
         for section, entries in (pages or {}).items():
             if section:
                 st.caption(section)
