@@ -425,6 +425,30 @@ def test_mcfs_embedding_and_sparse_regressions_match_the_paper():
     assert set(np.argsort(-scores)[:4]) == {0, 1, 2, 3} and np.count_nonzero(scores) <= 12
 
 
+def test_mcfs_lasso_stops_at_the_first_point_of_the_whole_path_with_the_cardinality():
+    """The path run in rounds (1.5 times the cardinality's steps, doubled when short) gives the
+    point a single run to the cap of 4 c + 10 steps gives: the largest penalty with c non-zero
+    coefficients. On the faces some eigenvectors need more than the first round's 85 steps (lasso
+    drops); with fewer samples than c the count is never reached and the path's end is returned."""
+    from sklearn.linear_model import lars_path
+    from core.selection.clustering_scores import _lasso_with_cardinality, _normalised_affinity, _spectral_embedding
+    from core.selection._scoring import knn_graph
+
+    X = load_dataset("warpAR10P").X
+    embedding = _spectral_embedding(*_normalised_affinity(knn_graph(X, 5)), 10)
+    centred = X - X.mean(axis=0)
+    needed = []
+    for rows, target in [(slice(None), column) for column in embedding.T[1:6]] + [(slice(0, 40), embedding[:40, 1])]:
+        _, _, path = lars_path(centred[rows] - centred[rows].mean(axis=0), target - target.mean(), method="lasso",
+                               max_iter=4 * 50 + 10)
+        counts = np.count_nonzero(path, axis=0)
+        first = np.flatnonzero(counts >= 50)
+        needed.append(first[0] if first.size else None)
+        expected = path[:, first[0] if first.size else -1]
+        assert np.allclose(_lasso_with_cardinality(X[rows], target, 50), expected, rtol=0, atol=1e-12)
+    assert needed[-1] is None and max(step for step in needed[:-1]) > 85  # both the early end and a second round
+
+
 def test_udfs_local_scatter_eigenproblem_and_monotone_objective(monkeypatch):
     from scipy import linalg
     import core.selection.clustering_scores as baselines
