@@ -385,14 +385,14 @@ def _ritz_residual(image, vectors, values, k):
     return float(np.max(np.linalg.norm(gap, axis=0))) / max(float(np.max(np.abs(values[:k]))), np.finfo(float).tiny)
 
 
-def leading_sample_vectors(features, weights, k, rtol=SUBSPACE_RTOL) -> SampleVectors:
+def leading_sample_vectors(features, weights, k, rtol=SUBSPACE_RTOL, max_passes=SUBSPACE_MAX_PASSES) -> SampleVectors:
     """The ``k`` leading eigenvectors of ``A_w = Mt diag(w) Mt^T`` (q x q), largest magnitude first.
 
     Up to :data:`GRAM_LIMIT` samples from the explicit matrix. Beyond it by subspace iteration
     (Halko, Martinsson & Tropp, SIAM Review 2011, Alg. 4.4) with ``k + 10`` columns from a fixed
     start (:data:`SUBSPACE_SEED`), until the ``k`` leading Ritz vectors' eigen-residuals are at most
-    ``rtol`` relative to the largest eigenvalue, or after :data:`SUBSPACE_MAX_PASSES` iterations
-    (``converged`` False). For non-negative ``w`` (Q-alpha's weights) on the features'
+    ``rtol`` relative to the largest eigenvalue, or after ``max_passes`` iterations (``converged``
+    False). For non-negative ``w`` (Q-alpha's weights) on the features'
     side, one fused pass per iteration: ``V <- diag(sqrt w) Mt^T Mt diag(sqrt w) V``, and the left
     singular vectors ``Y`` of ``T = Mt diag(sqrt w) V`` approximate the eigenvectors of ``A_w``
     (the next pass gives ``A_w Y`` and so the residual of the vectors before it); for weights of
@@ -407,7 +407,7 @@ def leading_sample_vectors(features, weights, k, rtol=SUBSPACE_RTOL) -> SampleVe
     V = rng.standard_normal((features.n_kept if positive else features.n_samples, columns))
     previous = None  # (vectors, sigma, right singular vectors) of the last positive pass
     residual, passes = np.inf, 0
-    for passes in range(1, SUBSPACE_MAX_PASSES + 1):
+    for passes in range(1, max_passes + 1):
         V, R = np.linalg.qr(V)
         if positive:
             T, U = features.fused(root * V)

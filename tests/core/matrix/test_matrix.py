@@ -144,8 +144,7 @@ def test_subspace_iteration_that_runs_out_of_passes_says_so(monkeypatch):
     features = data_matrix(sparse.csr_matrix(X)).normalised()
     weights = np.random.default_rng(2).random(features.n_kept)
     monkeypatch.setattr(normalised, "GRAM_LIMIT", 100)
-    monkeypatch.setattr(normalised, "SUBSPACE_MAX_PASSES", 2)
-    found = leading_sample_vectors(features, weights, 3)
+    found = leading_sample_vectors(features, weights, 3, max_passes=2)
     assert not found.converged and found.passes == 2 and found.residual > normalised.SUBSPACE_RTOL
 
 

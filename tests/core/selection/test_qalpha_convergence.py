@@ -158,6 +158,29 @@ def test_above_the_gram_limit_the_uniform_start_is_deterministic_without_a_seed(
     assert max(dense_truth(X, first)[:2]) <= 1e-6
 
 
+@pytest.mark.parametrize("k", [2, 4])
+def test_the_few_pass_uniform_start_reaches_the_weights_of_the_exact_start(monkeypatch, k):
+    """Beyond the Gram limit the uniform start stops after START_MAX_PASSES passes: with k = 4 on
+    data of 3 group directions its last vector lies in the noise's bulk and would not reach
+    START_RTOL in 100 passes. The run from it ends at the weights the run from the exact
+    eigenvectors of the explicit Gram matrix ends at, the 30 planted features on top."""
+    from core.selection import _qalpha_iteration
+
+    rng = np.random.default_rng(3)
+    groups = rng.integers(0, 4, 600)
+    X = rng.standard_normal((600, 150))
+    planted = np.arange(30).reshape(3, 10) * 4 + 1
+    for group in range(3):
+        X[np.ix_(np.flatnonzero(groups == group), planted[group])] += 1.5
+    exact = q_alpha(X, k, tol=1e-10, max_iter=2000)
+    monkeypatch.setattr(normalised, "GRAM_LIMIT", 20)
+    few = q_alpha(X, k, tol=1e-10, max_iter=2000)
+    assert exact.start_passes == 0 and 2 <= few.start_passes <= _qalpha_iteration.START_MAX_PASSES == 3
+    assert exact.converged and few.converged and np.allclose(few.alpha, exact.alpha, rtol=0, atol=1e-9)
+    assert set(np.argsort(-few.alpha)[:30]) == set(planted.ravel())
+    assert q_alpha(X, k, init="random", random_state=0, max_iter=1).start_passes == 0
+
+
 @pytest.mark.parametrize("solver", ["power", "lanczos"])
 def test_a_run_that_does_not_converge_takes_exactly_max_iter_iterations(solver):
     X, _, _ = problem(6)
