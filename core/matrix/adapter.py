@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..validation import as_dense_array, power_of_two_scale
-from .kinds import as_chunked_array, as_sparse_matrix, is_chunked, is_sparse
+from .kinds import as_chunked_array, as_sparse_matrix, hold_in_memory, is_chunked, is_sparse
 from .moments import ColumnMoments, moments_of
 from .normalised import ChunkedFeatures, DenseFeatures, ImplicitDenseFeatures, SparseFeatures
 
@@ -42,12 +42,16 @@ class DataMatrix:
         The validated data: the array, the CSR matrix, or the Dask array (its row chunks merged).
     what : str
         The name messages use for these data (``"X"``, ``"side"``).
+    placement : str
+        For chunked data, where the passes read them and why (:func:`core.matrix.kinds.hold_in_memory`);
+        "" for dense and sparse data, which are in memory.
     """
 
-    def __init__(self, kind, values, what, *, blocks=None):
+    def __init__(self, kind, values, what, *, blocks=None, placement=""):
         self.kind = kind
         self.values = values
         self.what = what
+        self.placement = placement
         self._blocks = blocks  # the chunked kind's RowBlocks (values is their array)
         self._moments = None
 
@@ -91,7 +95,7 @@ class DataMatrix:
         """The data divided by ``scale`` (from :meth:`unit_scale`, so 1 for sparse and chunked data)."""
         if scale == 1.0:
             return self
-        return DataMatrix(self.kind, self.values / scale, self.what, blocks=self._blocks)
+        return DataMatrix(self.kind, self.values / scale, self.what, blocks=self._blocks, placement=self.placement)
 
     def moments(self) -> ColumnMoments:
         """Per-feature count, extremes, mean and centred sum of squares (one pass; kept)."""
@@ -134,7 +138,7 @@ class DataMatrix:
         return self.moments().variance[columns] / np.asarray(scale, dtype=np.float64) ** 2
 
 
-def data_matrix(X, what: str = "X", *, memory_limit: int | None = None) -> DataMatrix:
+def data_matrix(X, what: str = "X", *, memory_limit: int | None = None, persist: bool | None = None) -> DataMatrix:
     """``X`` validated as the kind of matrix it is: the one place where the kinds are told apart.
 
     Parameters
@@ -148,6 +152,10 @@ def data_matrix(X, what: str = "X", *, memory_limit: int | None = None) -> DataM
         The name messages use (``"X"``, ``"side"``, ``"pairs[0]"``).
     memory_limit : int, optional
         Bytes the row blocks of a Dask array may take at once (half the machine's memory by default).
+    persist : bool or None
+        Whether a Dask array is held in memory for the passes to come (:func:`core.matrix.kinds.hold_in_memory`;
+        ``None``: on a ``dask.distributed`` cluster when it fits, else not); :attr:`DataMatrix.placement`
+        says what was done and why. Ignored for other kinds and for a :class:`DataMatrix`.
 
     Raises
     ------
@@ -159,8 +167,8 @@ def data_matrix(X, what: str = "X", *, memory_limit: int | None = None) -> DataM
     if is_sparse(X):
         return DataMatrix("sparse", as_sparse_matrix(X, what), what)
     if is_chunked(X):
-        blocks = as_chunked_array(X, what, memory_limit)
-        return DataMatrix("chunked", blocks.array, what, blocks=blocks)
+        blocks, placement = hold_in_memory(as_chunked_array(X, what, memory_limit), persist)
+        return DataMatrix("chunked", blocks.array, what, blocks=blocks, placement=placement)
     return DataMatrix("dense", as_dense_array(X, what), what)
 
 

@@ -23,7 +23,8 @@ from ..limits import format_bytes, memory_limit_bytes
 from ..validation import check_matrix_shape, check_real_dtype
 
 __all__ = ["is_sparse", "is_chunked", "is_large", "as_sparse_matrix", "as_chunked_array", "RowBlocks",
-           "block_pieces", "connect_scheduler", "BLOCK_TARGET_BYTES", "SPARSE_BLOCK_ENTRIES"]
+           "block_pieces", "connect_scheduler", "hold_in_memory", "BLOCK_TARGET_BYTES", "SPARSE_BLOCK_ENTRIES",
+           "PERSIST_SHARE"]
 
 #: Row chunks of a Dask array smaller than this (float64 over all features) are merged up to it:
 #: fewer tasks keep the scheduler's overhead small against the products. Larger chunks are left
@@ -34,6 +35,11 @@ BLOCK_TARGET_BYTES = 64 << 20
 SPARSE_BLOCK_ENTRIES = 8_000_000
 #: Per block, the working copies of a chunked pass: the float64 block and a product's temporary.
 BLOCK_COPIES = 2
+#: On a ``dask.distributed`` cluster the data are held in the workers' memory by default when they
+#: take at most this share of it: a worker starts spilling to disk at 60% of its memory limit
+#: (``distributed.worker.memory.target``), and the passes' block copies and partial products need
+#: room beside the data.
+PERSIST_SHARE = 0.5
 
 
 def is_sparse(X) -> bool:
@@ -204,6 +210,65 @@ def _local_threads():
     import os
 
     return os.cpu_count() or 1
+
+
+def _active_client():
+    """The ``dask.distributed`` client that computes Dask arrays now, or None. Only looked up when
+    ``distributed`` is already imported: without it there is no client to find."""
+    import sys
+
+    distributed = sys.modules.get("distributed")
+    if distributed is None:
+        return None
+    try:
+        return distributed.default_client()
+    except ValueError:
+        return None
+
+
+def hold_in_memory(blocks: RowBlocks, persist: bool | None = None) -> tuple[RowBlocks, str]:
+    """The row blocks held in memory for the passes to come, where that pays, and why.
+
+    On a ``dask.distributed`` cluster (an active client), ``persist=None`` holds the data in the
+    workers' memory when they take at most :data:`PERSIST_SHARE` of it: every later pass then
+    reads them from memory, not from their storage. Without a client, ``None`` leaves them where
+    they are (the threaded scheduler reads them per pass, as for data larger than memory).
+    ``True`` holds them wherever the array computes; ``False`` never does.
+
+    Returns the blocks (persisted or as they were) and a sentence saying where the passes read
+    the data and why, for the result to carry.
+    """
+    if persist not in (None, True, False):
+        raise InputError(f"persist must be True, False or None (decide by the cluster's memory); got {persist!r}.")
+    array = blocks.array
+    size = format_bytes(int(array.nbytes))
+    client = _active_client()
+    if persist is None:
+        if client is None:
+            return blocks, (f"Read from their source at every pass ({size}; no dask.distributed cluster: "
+                            "persist=True holds them in this process's memory).")
+        workers = client.scheduler_info().get("workers", {})
+        memory = sum(int(worker.get("memory_limit") or 0) for worker in workers.values())
+        persist = bool(memory) and array.nbytes <= PERSIST_SHARE * memory
+        if not persist:
+            room = f"{format_bytes(memory)} of the workers' memory" if memory else "no memory limit the workers report"
+            return blocks, (f"Read from their source at every pass: {size} against {room} (held in memory when "
+                            f"at most {PERSIST_SHARE:.0%} of it; persist=True to hold them anyway).")
+        reason = f"{size} of the workers' {format_bytes(memory)}, within {PERSIST_SHARE:.0%}"
+    elif not persist:
+        return blocks, f"Read from their source at every pass ({size}; persist=False)."
+    else:
+        reason = f"{size}; persist=True"
+    if client is not None:
+        from distributed import wait
+
+        held = client.persist(array)
+        wait(held)
+        where = "the workers' memory"
+    else:
+        held = array.persist()
+        where = "this process's memory"
+    return RowBlocks(array=held), f"Held in {where} for every pass ({reason})."
 
 
 def connect_scheduler(address: str, timeout: float = 10.0):

@@ -284,7 +284,9 @@ def choose_settings(X, *, side=None, pairs=None, k="auto", lam="auto", n_cluster
         if reserved in q_alpha_options:
             raise InputError(f"choose_settings does not take {reserved!r} for Q-alpha: the choice is label-free "
                              "and reports its own progress.")
-    data = data_matrix(X)
+    # validated (and on a cluster held in memory, per q_alpha's persist) once for every solve
+    data = data_matrix(X, memory_limit=q_alpha_options.pop("memory_limit", None),
+                       persist=q_alpha_options.pop("persist", None))
     n_samples = data.shape[0]
     random_state = random_seed(random_state)
     estimated = n_clusters is None
@@ -310,7 +312,7 @@ def choose_settings(X, *, side=None, pairs=None, k="auto", lam="auto", n_cluster
     results = {}
     for k_value, lam_value in settings:
         label = f"k = {k_value}, λ = {lam_value:g}"
-        result = q_alpha(X, k_value, side=side, pairs=pairs, lam=lam_value, random_state=random_state,
+        result = q_alpha(data, k_value, side=side, pairs=pairs, lam=lam_value, random_state=random_state,
                          progress=_within_candidate(progress, len(candidates), total, label), **q_alpha_options)
         if result.stopped:
             raise Stopped(f"Stopped by the progress callback while solving Q-alpha at {label}.")

@@ -209,6 +209,10 @@ class QAlphaResult:
         :data:`core.matrix.normalised.GRAM_LIMIT` samples (at most
         :data:`core.selection._qalpha_iteration.START_MAX_PASSES`); 0 from the explicit Gram
         matrix, a random or a warm start.
+    data_placement : str
+        For a Dask array, where the iterations read the data and why: held in the workers' (or
+        this process's) memory, or read from their source (a file, or the tasks that make them) at every pass (``persist``); "" for
+        data in memory.
     """
 
     alpha: np.ndarray
@@ -231,6 +235,7 @@ class QAlphaResult:
     residuals: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     tol: float = np.nan
     start_passes: int = 0
+    data_placement: str = ""
 
     @property
     def residual(self) -> float:
@@ -282,7 +287,7 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=DEFAULT_LAM, c
             method="power", init="uniform", n_init=1, random_state=None, max_iter=DEFAULT_MAX_ITER,
             tol=1e-6, solver="auto", eig_tol=1e-10, power_steps=1,
             progress: ProgressCallback | None = None,
-            dtype=np.float64, memory_limit: int | None = None) -> QAlphaResult:
+            dtype=np.float64, memory_limit: int | None = None, persist: bool | None = None) -> QAlphaResult:
     """Select features by the Q-alpha algorithm: positive, sparse weights from spectral coherence.
 
     Maximises ``trace(Q^T A_alpha^T A_alpha Q)`` over unit ``alpha`` and orthonormal ``Q``
@@ -382,6 +387,11 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=DEFAULT_LAM, c
     memory_limit : int, optional
         Bytes the row blocks of a Dask array may take at once (half the machine's memory by
         default); chunks that do not fit are refused with the chunk size that would.
+    persist : bool or None
+        Whether a Dask array is held in memory across the iterations
+        (:func:`core.matrix.kinds.hold_in_memory`): ``None`` on a ``dask.distributed`` cluster
+        when the data take at most half of the workers' memory, else not; ``True``, ``False``
+        as asked. :attr:`QAlphaResult.data_placement` says which and why.
 
     Returns
     -------
@@ -401,7 +411,7 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=DEFAULT_LAM, c
         k = DEFAULT_K
     prepared = _prepare(X, k, labels=labels, side=side, pairs=pairs, criterion=criterion, method=method,
                         max_iter=max_iter, tol=tol, solver=solver, eig_tol=eig_tol, power_steps=power_steps,
-                        dtype=dtype, memory_limit=memory_limit)
+                        dtype=dtype, memory_limit=memory_limit, persist=persist)
     return _solve(prepared, lam, init=init, n_init=n_init, random_state=random_state, progress=progress)
 
 
@@ -429,9 +439,9 @@ class _Prepared:
 
 
 def _prepare(X, k, *, labels, side, pairs, criterion, method, max_iter, tol, solver, eig_tol, power_steps,
-             dtype, memory_limit) -> _Prepared:
+             dtype, memory_limit, persist=None) -> _Prepared:
     """The checks of :func:`q_alpha` and everything of a run that ``lam`` does not change."""
-    data = data_matrix(X, memory_limit=memory_limit)
+    data = data_matrix(X, memory_limit=memory_limit, persist=persist)
     n_samples, n_features = data.shape
     _check_criterion(criterion)
     if criterion == "gap":
@@ -541,7 +551,7 @@ def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progre
         criterion=prepared.criterion, solver=solver, k=prepared.k, lam=float(lam), constant_features=prepared.constant,
         side_diagonal=prepared.side_diagonal_full, restart_objectives=np.asarray(restart_objectives),
         stopped=bool(stopped), warnings=notes, residuals=best["residuals"].astype(np.float64), tol=settings["tol"],
-        start_passes=start_passes,
+        start_passes=start_passes, data_placement=prepared.data.placement,
     )
 
 

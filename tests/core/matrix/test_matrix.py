@@ -262,6 +262,24 @@ if __name__ == "__main__":
     names = [task["key"] if isinstance(task["key"], str) else task["key"][0] for task in stream.data]
     products = [task for task, name in zip(stream.data, names) if name.startswith("_block_products")]
     assert len(products) >= result.n_iter and len({task["worker"] for task in products}) == 2
+
+    # held in the workers' memory when it fits (persist=None), else read from its source at every pass
+    reference_dense = q_alpha(data.X, 2, solver="power", init="random", random_state=0)
+    source_tasks, placements = {}, {}
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        for persist in (None, False):
+            with get_task_stream(client) as stream:
+                run = q_alpha(as_backend(data.X, "dask"), 2, solver="power", init="random", random_state=0,
+                              persist=persist)
+            assert np.allclose(run.alpha, reference_dense.alpha, rtol=0, atol=1e-12) and run.n_iter == reference_dense.n_iter
+            names = [task["key"] if isinstance(task["key"], str) else task["key"][0] for task in stream.data]
+            source_tasks[persist] = sum(name.startswith(("array-", "rechunk-")) for name in names)
+            placements[persist] = run.data_placement
+    assert placements[None].startswith("Held in the workers' memory for every pass") and "within 50%" in placements[None]
+    assert placements[False] == "Read from their source at every pass (189.4 kB; persist=False)."
+    # the source's chunks were made once, not once per pass
+    assert 10 * source_tasks[None] < source_tasks[False], source_tasks
     print("cluster ok")
 """
 
@@ -277,6 +295,19 @@ def test_q_alpha_on_a_local_cluster_of_two_processes(tmp_path):
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])})
     assert done.returncode == 0 and "cluster ok" in done.stdout, done.stderr[-3000:]
+
+
+def test_without_a_cluster_a_dask_array_is_held_in_memory_only_when_asked():
+    data = weston_linear(120, random_state=2)
+    reference = q_alpha(data.X, 2, solver="power")
+    for persist, placement in ((None, "Read from their source at every pass (189.4 kB; no dask.distributed cluster"),
+                               (True, "Held in this process's memory for every pass (189.4 kB; persist=True)."),
+                               (False, "Read from their source at every pass (189.4 kB; persist=False).")):
+        run = q_alpha(as_backend(data.X, "dask"), 2, solver="power", persist=persist)
+        assert run.data_placement.startswith(placement) and np.allclose(run.alpha, reference.alpha, rtol=0, atol=1e-12)
+    assert reference.data_placement == ""
+    with pytest.raises(InputError, match="persist must be True, False or None"):
+        q_alpha(as_backend(data.X, "dask"), 2, persist="yes")
 
 
 def test_unreachable_scheduler_fails_within_ten_seconds():
