@@ -227,6 +227,22 @@ def test_one_pass_scores_equal_numpy(backend, method):
     assert set(large.ranking[:6]) == set(dense.ranking[:6])
 
 
+def test_filters_share_one_dask_array_held_in_memory():
+    """Several one-pass filters on one data_matrix(X, persist=True): the array's chunks are made
+    once, and each filter's scores are the NumPy path's."""
+    X, groups = sparse_counts()
+    made = []
+    chunked = as_backend(X, "dask").map_blocks(lambda block: made.append(1) or block, dtype=np.float64)
+    held = data_matrix(chunked, persist=True)
+    assert held.placement.startswith("Held in this process's memory")
+    chunks = len(made)
+    for method in ("variance", "fisher", "pearson"):
+        y = None if method == "variance" else groups
+        assert np.allclose(score_features(method, held, y).scores, score_features(method, X, y).scores,
+                           rtol=1e-10, atol=1e-12)
+    assert len(made) == chunks  # no chunk made again
+
+
 def test_one_pass_scores_find_marker_genes():
     X, groups = sparse_counts(600, 200)
     for method in ("fisher", "pearson"):
