@@ -231,7 +231,7 @@ def hold_in_memory(blocks: RowBlocks, persist: bool | None = None) -> tuple[RowB
 
     On a ``dask.distributed`` cluster (an active client), ``persist=None`` holds the data in the
     workers' memory when they take at most :data:`PERSIST_SHARE` of it: every later pass then
-    reads them from memory, not from their storage. Without a client, ``None`` leaves them where
+    reads them from memory, not from their source. Without a client, ``None`` leaves them where
     they are (the threaded scheduler reads them per pass, as for data larger than memory).
     ``True`` holds them wherever the array computes; ``False`` never does.
 
