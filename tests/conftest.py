@@ -113,14 +113,17 @@ def browser():
 
 
 #: Notes when the app's websocket last brought a message (``window.__lastMessage``, the page's
-#: performance.now()): the browser tests' ``quiet`` waits for the server to fall silent rather
-#: than for a fixed number of looks.
+#: performance.now()) and every message's time (``window.__messages``): the browser tests' ``quiet``
+#: waits for the server to fall silent rather than for a fixed number of looks.
 MESSAGE_CLOCK = """
 (() => {
   const Native = window.WebSocket;
   window.WebSocket = function(...args) {
     const socket = new Native(...args);
-    socket.addEventListener('message', () => { window.__lastMessage = performance.now(); });
+    socket.addEventListener('message', () => {
+      window.__lastMessage = performance.now();
+      (window.__messages = window.__messages || []).push(window.__lastMessage);
+    });
     return socket;
   };
   window.WebSocket.prototype = Native.prototype;
