@@ -76,6 +76,16 @@ def _row_norms(M):
     return np.sqrt(np.einsum("ij,ij->i", M, M))
 
 
+def _fit_reweighted(iterations, X, y, gamma, max_iter, tol) -> SparseModel:
+    """A model whose ``iterations(Z, Y, gamma, max_iter, tol)`` solve a samples x samples system
+    each (RFS, least squares) and return ``(W, history, gap)``: converged means gap <= tol."""
+    Z, Y, gamma, max_iter, tol = _checked(X, y, gamma, max_iter, tol)
+    q, n = Z.shape
+    with blas_threads_for(q * q * n):  # thin products: one BLAS thread is faster (core.matrix.threads)
+        W, history, gap = iterations(Z, Y, gamma, max_iter, tol)
+    return SparseModel(W, _row_norms(W), history, gap, tol, gap <= tol)
+
+
 def _finish(model, name):
     if not model.converged:
         warn_not_converged(name, model.n_iter, residual=model.residual, tol=model.tol, stacklevel=4)
@@ -96,11 +106,7 @@ def rfs(X, y, gamma=1.0, max_iter=3000, tol=1e-4) -> SparseModel:
     of ``A^T V`` has norm at most 1, is feasible for the dual ``max tr(Y^T V)``, and
     ``(|U|_{2,1} - tr(Y^T V)) / |U|_{2,1} <= tol``.
     """
-    Z, Y, gamma, max_iter, tol = _checked(X, y, gamma, max_iter, tol)
-    q, n = Z.shape
-    with blas_threads_for(q * q * n):  # thin products: one BLAS thread is faster (core.matrix.threads)
-        W, history, gap = _rfs_iterations(Z, Y, gamma, max_iter, tol)
-    return SparseModel(W, _row_norms(W), history, gap, tol, gap <= tol)
+    return _fit_reweighted(_rfs_iterations, X, y, gamma, max_iter, tol)
 
 
 def _rfs_iterations(Z, Y, gamma, max_iter, tol):
@@ -147,11 +153,7 @@ def l21_least_squares(X, y, gamma=1.0, max_iter=3000, tol=1e-4) -> SparseModel:
     ``Theta`` so that ``max_i |x_i^T Theta| <= gamma / 2``, the dual value is
     ``|Y|^2 - |Y - Theta|^2``.
     """
-    Z, Y, gamma, max_iter, tol = _checked(X, y, gamma, max_iter, tol)
-    q, n = Z.shape
-    with blas_threads_for(q * q * n):  # thin products: one BLAS thread is faster (core.matrix.threads)
-        W, history, gap = _least_squares_iterations(Z, Y, gamma, max_iter, tol)
-    return SparseModel(W, _row_norms(W), history, gap, tol, gap <= tol)
+    return _fit_reweighted(_least_squares_iterations, X, y, gamma, max_iter, tol)
 
 
 def _least_squares_iterations(Z, Y, gamma, max_iter, tol):
