@@ -75,13 +75,16 @@ def test_sparse_moments_with_empty_rows():
     assert np.allclose(data_matrix(sparse.csr_matrix(X)).moments().variance, X.var(axis=0))
 
 
-def test_block_slices_cover_the_block(monkeypatch):
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_block_slices_cover_the_block(monkeypatch, dtype):
+    """Float32 chunks are cast slice by slice into one reused buffer: every slice must be its own."""
     import core.matrix.kinds as largedata
 
     X, _ = sparse_counts(300, 120)
+    X = X.astype(dtype)
     monkeypatch.setattr(largedata, "SLICE_BYTES", 8 * 120 * 7)  # slices of 7 rows
     features = data_matrix(da.from_array(X, chunks=(100, 50))).normalised()
-    reference = data_matrix(X).normalised()
+    reference = data_matrix(X.astype(np.float64)).normalised()
     W = np.random.default_rng(0).standard_normal((features.n_kept, 2))
     for mine, theirs in zip(features.fused(W), reference.fused(W)):
         assert np.allclose(mine, theirs, atol=1e-12)
