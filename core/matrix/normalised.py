@@ -301,7 +301,7 @@ def _one_blas_thread():
     return one_blas_thread()
 
 
-def _tree_sum(parts, combine=_sum_arrays):
+def _tree_reduce(parts, combine=_sum_arrays):
     """``parts`` (``dask.delayed``) combined as a tree of :data:`TREE_FAN_IN`-way ``combine``
     calls, in order."""
     import dask
@@ -337,14 +337,14 @@ class ChunkedFeatures(_ImplicitFeatures):
         tasks = [dask.delayed(_block_products, pure=True)(pieces, self._columns, weights, shift, transposed)
                  for pieces in self._delayed]
         with _one_blas_thread():
-            T, raw = dask.compute(_tree_sum(tasks, _join_products))[0]
+            T, raw = dask.compute(_tree_reduce(tasks, _join_products))[0]
         return T, (None if raw is None else self._finish(raw, T.sum(axis=0)))
 
     def _raw_transposed(self, T):
         import dask
 
         with _one_blas_thread():
-            return dask.compute(_tree_sum([dask.delayed(_block_transposed, pure=True)(pieces, self._columns, T[a:b])
+            return dask.compute(_tree_reduce([dask.delayed(_block_transposed, pure=True)(pieces, self._columns, T[a:b])
                                            for pieces, a, b in zip(self._delayed, self._starts[:-1],
                                                                    self._starts[1:])]))[0]
 
