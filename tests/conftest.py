@@ -132,11 +132,19 @@ MESSAGE_CLOCK = """
 """
 
 
+def browser_context(browser, width: int = 1400, height: int = 1000):
+    """A new browser context (a user's own cookies and tabs) whose pages keep the websocket's
+    message times (MESSAGE_CLOCK): the tests' ``quiet`` then passes a settled page in 0.35 s
+    rather than 1.4-2.1 s of fixed looks."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    context.add_init_script(MESSAGE_CLOCK)
+    return context
+
+
 @pytest.fixture()
 def page(browser):
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    context.add_init_script(MESSAGE_CLOCK)
+    context = browser_context(browser)
     page = context.new_page()
     try:
         yield page
