@@ -34,12 +34,16 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--disable-sync", "--no-first-run", "--disable-quic"]
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Under ``pytest -n 2 --dist loadgroup`` (the README's test command) the browser tests run in
     one worker, against one app server (those that start servers of their own in a group of their
     own), and the reproductions in one worker, which then computes
     each quick experiment once for all the tests that read it; every other test goes to whichever
-    worker is free."""
+    worker is free. This hook runs before pytest-xdist's, which reads the groups into the tests'
+    ids: run after it, the marks came too late and were silently ignored (both workers started an
+    app server of their own and ran browser tests at once, and both computed the same
+    reproductions)."""
     for item in items:
         room = Path(item.fspath).relative_to(ROOT / "tests").parts[0]
         if room == "browser" and not {"app_url", "fresh_app_url", "server_data_url"} & set(item.fixturenames):
