@@ -1,0 +1,189 @@
+"""Q-alpha on a Dask cluster beyond this machine: the measured inputs of a model of an iteration's
+time, and the model's answer for 10^6 cells x 20,000 genes on 8, 32 and 128 workers.
+
+Run ``python -m benchmarks.bench_cluster`` (about 3 minutes on 2 cores; ``--quick`` for a smaller
+run). Three parts, all in one run:
+
+1. **The scheduler's cost.** On a ``LocalCluster`` of 2 worker processes x 1 thread, Q-alpha
+   (``q_alpha(X, 2)``, power steps, the data held in the workers' memory, ``persist=True``) on
+   arrays of 100 to 2,000 row blocks so small (20 x 100) that their arithmetic is negligible: an
+   iteration's time is then the scheduler's. The line through those times gives its cost per row
+   block (the block's task and its share of the reduction tree). ``X.sum()`` on
+   the same held array is plain Dask's pass, measured beside it.
+2. **A block's cost.** One row block of the size ``bench_scale`` reads (1,024 x 20,000 float32,
+   82 MB): Q-alpha's products on it in memory (an iteration on 8 such blocks with one thread,
+   divided by 8), and reading it from a Zarr store on the local disk (Zstandard, as
+   ``bench_scale`` writes it; ``X.sum()`` from disk minus the same in memory).
+3. **The model.** An iteration over B blocks on W workers of 2 cores each: the workers' share,
+   ``B (compute + read) / 2W``; the storage's, ``B x block bytes / bandwidth``; the scheduler's,
+   ``B x cost per block`` (the median over part 1's sizes). The slowest sets the pace (the three overlap: Dask
+   reads, computes and schedules different blocks at once). The storage's bandwidth is not
+   measured here: the table gives it for 1 GB/s (one file server or one local NVMe disk) and for
+   10 GB/s (a parallel file system or object store read by many clients).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import math
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from benchmarks.results import run_recorded
+
+#: The row block of part 2 (bench_scale's Zarr chunks) and of the model.
+BLOCK_ROWS, BLOCK_COLUMNS = 1024, 20_000
+#: The model's data set and cluster.
+MODEL_CELLS, MODEL_GENES, CORES_PER_WORKER = 10**6, 20_000, 2
+WORKERS = (8, 32, 128)
+STORAGE_BANDWIDTHS = (1e9, 10e9)
+
+
+def iteration_seconds(X, iterations: int, **options) -> float:
+    """The median time between Q-alpha's progress reports after the first (an iteration)."""
+    from core import q_alpha
+
+    stamps = []
+    q_alpha(X, 2, solver="power", init="random", random_state=0, max_iter=iterations, tol=1e-14,
+            progress=lambda report: stamps.append(time.perf_counter()), **options)
+    return statistics.median(np.diff(stamps)[1:])
+
+
+def keep_blocks_of(rows: int, columns: int) -> int:
+    """The memory limit under which Q-alpha keeps row blocks of ``rows`` as they are: it merges
+    smaller ones up to the limit's share of a block (``core.matrix.kinds.as_chunked_array``)."""
+    from core.matrix.kinds import BLOCK_COPIES, _local_threads
+
+    return BLOCK_COPIES * _local_threads() * 8 * columns * rows
+
+
+def scheduler_costs(block_counts, iterations: int) -> list[dict]:
+    """Part 1: per block count, an iteration and a plain pass on a LocalCluster, data held."""
+    import dask.array as da
+    from dask.distributed import Client, LocalCluster
+
+    rows = []
+    # a worker's heartbeat cut by the cluster's shutdown is logged with its traceback: not a result
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster):
+        for blocks in block_counts:
+            X = da.random.default_rng(0).standard_normal((blocks * 20, 100), chunks=(20, 100)).persist()
+            X.sum().compute()
+            passes = []
+            for _ in range(5):
+                start = time.perf_counter()
+                X.sum().compute()
+                passes.append(time.perf_counter() - start)
+            rows.append(dict(blocks=blocks, iteration=iteration_seconds(X, iterations, persist=True,
+                                                                        memory_limit=keep_blocks_of(20, 100)),
+                             plain_pass=statistics.median(passes)))
+    return rows
+
+
+def line_through(xs, ys) -> tuple[float, float]:
+    """Least-squares slope and intercept."""
+    slope, intercept = np.polyfit(np.asarray(xs, float), np.asarray(ys, float), 1)
+    return float(slope), float(intercept)
+
+
+def block_costs(n_blocks: int, iterations: int) -> dict:
+    """Part 2: one 1,024 x 20,000 float32 block's products in memory, and its reading from Zarr."""
+    import dask
+    import dask.array as da
+    import zarr
+
+    rng = np.random.default_rng(1)
+    values = rng.standard_normal((n_blocks * BLOCK_ROWS, BLOCK_COLUMNS), dtype=np.float32)
+    values[:, :80] += rng.integers(0, 2, (values.shape[0], 1)).astype(np.float32)  # some structure
+    in_memory = da.from_array(values, chunks=(BLOCK_ROWS, BLOCK_COLUMNS))
+    with tempfile.TemporaryDirectory() as folder, dask.config.set(scheduler="threads", num_workers=1):
+        path = Path(folder) / "blocks.zarr"
+        store = zarr.create_array(str(path), shape=values.shape, chunks=(BLOCK_ROWS, BLOCK_COLUMNS),
+                                  dtype="float32", compressors=zarr.codecs.ZstdCodec(level=3))
+        store[:] = values
+        stored_bytes = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+        on_disk = da.from_zarr(str(path))
+        iteration = iteration_seconds(in_memory, iterations)
+
+        def best_sum(X):
+            times = []
+            for _ in range(3):
+                start = time.perf_counter()
+                X.sum().compute()
+                times.append(time.perf_counter() - start)
+            return min(times)
+
+        # the page cache holds the file after the first read: this is decompression and the copy
+        # out of the cache, the least a read can cost; a cold disk or a network adds its transfer
+        read = best_sum(on_disk) - best_sum(in_memory)
+    return dict(compute=iteration / n_blocks, read=max(read, 0.0) / n_blocks, stored=stored_bytes / n_blocks,
+                dense=BLOCK_ROWS * BLOCK_COLUMNS * 4)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer block counts and iterations")
+    args = parser.parse_args()
+    block_counts = (100, 400, 1000) if args.quick else (100, 250, 500, 1000, 2000)
+    iterations = 5 if args.quick else 8
+
+    print("Part 1. The scheduler's cost: LocalCluster, 2 workers x 1 thread, blocks of 20 x 100 held in "
+          f"the workers' memory; Q-alpha's iteration (median of {iterations - 2}) and X.sum() (median of 5)")
+    scheduler = scheduler_costs(block_counts, iterations)
+    print("| row blocks | Q-alpha iteration | per block | X.sum() | per block |\n|---|---|---|---|---|")
+    for row in scheduler:
+        print(f"| {row['blocks']:,} | {row['iteration'] * 1e3:.0f} ms | {row['iteration'] / row['blocks'] * 1e3:.2f} ms "
+              f"| {row['plain_pass'] * 1e3:.0f} ms | {row['plain_pass'] / row['blocks'] * 1e3:.2f} ms |")
+    slope, intercept = line_through([r["blocks"] for r in scheduler], [r["iteration"] for r in scheduler])
+    plain_slope, plain_intercept = line_through([r["blocks"] for r in scheduler], [r["plain_pass"] for r in scheduler])
+    per_block = statistics.median(r["iteration"] / r["blocks"] for r in scheduler)
+    print(f"Least squares: an iteration {slope * 1e3:.2f} ms per block {intercept * 1e3:+.0f} ms, a plain pass "
+          f"{plain_slope * 1e3:.2f} ms per block {plain_intercept * 1e3:+.0f} ms. The model takes the median cost per "
+          f"block of an iteration, {per_block * 1e3:.2f} ms, and no fixed cost (the line's is within its noise). "
+          "The scheduler, the client and the two workers share this machine's 2 cores: a scheduler on a core "
+          "of its own costs less.")
+
+    n_blocks = 4 if args.quick else 8
+    block = block_costs(n_blocks, iterations)
+    print(f"\nPart 2. A block of {BLOCK_ROWS:,} x {BLOCK_COLUMNS:,} float32 ({block['dense'] / 1e6:.0f} MB; "
+          f"{block['stored'] / 1e6:.0f} MB in Zarr with Zstandard), one thread, {n_blocks} blocks")
+    print("| quantity | per block |\n|---|---|")
+    print(f"| Q-alpha's products, in memory | {block['compute'] * 1e3:.0f} ms |")
+    print(f"| reading it from Zarr (page cache: decompression and copy) | {block['read'] * 1e3:.0f} ms |")
+
+    blocks = math.ceil(MODEL_CELLS / BLOCK_ROWS)
+    total_bytes = blocks * block["stored"]
+    print(f"\nPart 3. The model: {MODEL_CELLS:,} x {MODEL_GENES:,} float32 ({MODEL_CELLS * MODEL_GENES * 4 / 1e9:.0f} GB, "
+          f"{total_bytes / 1e9:.0f} GB stored), {blocks:,} row blocks, workers of {CORES_PER_WORKER} cores; "
+          "seconds per iteration")
+    scheduler_share = blocks * per_block
+    header = "| workers | compute, held in memory | compute + read | " + " | ".join(
+        f"storage at {b / 1e9:g} GB/s" for b in STORAGE_BANDWIDTHS) + " | scheduler | from storage at " + \
+        " / ".join(f"{b / 1e9:g}" for b in STORAGE_BANDWIDTHS) + " GB/s: iteration, paced by | held: iteration, paced by |"
+    print(header + "\n|" + "---|" * (header.count("|") - 1))
+    for workers in WORKERS:
+        cores = workers * CORES_PER_WORKER
+        held = blocks * block["compute"] / cores
+        reading = blocks * (block["compute"] + block["read"]) / cores
+        storage = [total_bytes / bandwidth for bandwidth in STORAGE_BANDWIDTHS]
+        from_storage = []
+        for seconds in storage:
+            shares = {"workers": reading, "storage": seconds, "scheduler": scheduler_share}
+            pace = max(shares, key=shares.get)
+            from_storage.append(f"{shares[pace]:.1f} ({pace})")
+        held_shares = {"workers": held, "scheduler": scheduler_share}
+        held_pace = max(held_shares, key=held_shares.get)
+        print(f"| {workers} | {held:.2f} | {reading:.2f} | " + " | ".join(f"{s:.1f}" for s in storage)
+              + f" | {scheduler_share:.2f} | " + " / ".join(from_storage)
+              + f" | {held_shares[held_pace]:.2f} ({held_pace}) |")
+    print(f"Held in memory the data need {MODEL_CELLS * MODEL_GENES * 4 / 1e9 / WORKERS[0]:.0f} GB per worker on "
+          f"{WORKERS[0]} workers (float32; the iteration casts a block at a time).")
+
+
+if __name__ == "__main__":
+    run_recorded(main, "bench_cluster", __doc__)
