@@ -241,8 +241,8 @@ def test_restating_the_model_keeps_it_and_makes_phi_centred_and_orthonormal():
 def test_on_a_uci_wine_turn_phi_stays_conditioned_and_the_objective_is_the_maximum_entropy_value():
     """The UCI table's wine turn with cultivar 1 as the side data, d = 4: L-BFGS used to drift
     along the model's freedom (phi M, psi M^-T) until phi's condition was 1e8; the side minima
-    then stopped at Newton's 200 steps 1-4 % above their minimum, counted as converged, and the
-    run ended 'converged' after 5 iterations with a wrong objective. Now phi stays conditioned and
+    then stopped at Newton's 200 steps at 1.8-3.5 times their minimum, counted as converged, and
+    the run ended 'converged' after 5 iterations with its objective 2.3 times the true value. Now phi stays conditioned and
     the objective equals the maximum-entropy values recomputed on an orthonormal basis of phi."""
     from core.data.bundled import load_dataset
 
