@@ -553,13 +553,15 @@ LABEL_OVERLAPS = """() => {
 def test_every_page_at_800_and_1400_pixels_with_nothing_cut_off_or_overlapping(browser, app_url, width):
     """An 800 and a 1,400 px wide window: no page scrolls sideways, no metric or button label is
     cut short, no element's box overlaps another's and no control is narrower than its label; the
-    screenshots (tests/artefacts/width-*.png) are for a person to look at. At 800 px each page is
-    opened by its URL; at 1,400 px by its link in the sidebar, as a user goes from page to page."""
+    screenshots (tests/artefacts/width-*.png) are for a person to look at. Each page is reached by
+    its link in the sidebar, as a user goes from page to page (opened by its own URL in
+    test_every_page_opened_by_its_own_url_has_the_navigation); at 1,400 px the walk took 19 s by
+    the links against 30 s by URL."""
     context = browser_context(browser, width)
     page = context.new_page()
     for number, (path, heading) in enumerate(NARROW_PAGES.items()):
         page.set_viewport_size({"width": width, "height": 1000})
-        if width == 1400 and number and path in PAGE_PATHS:
+        if number and path in PAGE_PATHS:
             page.locator("[data-testid='stSidebar']").get_by_role("link", name=heading, exact=True).click()
         else:
             page.goto(f"{app_url}/{path}", wait_until="domcontentloaded")
