@@ -354,20 +354,24 @@ def _balanced(phi, marginal):
     """The same model (1) restated: ``phi`` centred (by the marginal's mean; a shift of every
     ``phi_j`` changes each row's logits by a constant) and made orthonormal in the marginal's
     metric, ``phi_new = phi_c R^-1``; returns it and ``R^T``, with which ``psi_new = psi R^T``
-    keeps ``psi phi^T``. Dependent columns are left as they are (``R^T`` the identity)."""
+    keeps ``psi phi^T``. Dependent columns cannot be restated: ``(phi, None)``."""
     centred = phi - marginal @ phi
     _, R = np.linalg.qr(np.sqrt(marginal)[:, None] * centred)
     if not np.all(np.abs(np.diag(R)) > 1e-12 * np.abs(R).max(initial=0.0)):
-        return phi, np.eye(phi.shape[1])
+        return phi, None
     return linalg.solve_triangular(R, centred.T, trans="T").T, R.T
 
 
 def _restated(phi, psi, marginal, state):
     """``(phi, psi)`` with phi centred and orthonormal (the same model, the side's warm start in
-    ``state`` restated too), or None while phi's condition is within REBALANCE_CONDITION."""
+    ``state`` restated too), or None while phi's condition is within REBALANCE_CONDITION, and
+    where its columns are dependent (a start with fewer directions than asked for keeps zero
+    columns): restarting from the same point would only cost L-BFGS its memory."""
     if _condition(phi, marginal) <= REBALANCE_CONDITION:
         return None
     phi, to_new = _balanced(phi, marginal)
+    if to_new is None:
+        return None
     state["side"] = None if state["side"] is None else (state["side"][0] @ to_new, state["side"][1])
     return phi, psi @ to_new
 

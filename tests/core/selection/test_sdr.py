@@ -236,6 +236,8 @@ def test_restating_the_model_keeps_it_and_makes_phi_centred_and_orthonormal():
     assert np.allclose(marginal @ restated, 0.0, atol=1e-12)
     assert np.allclose(_model(restated, psi @ to_new, b), _model(phi, psi, b), rtol=0, atol=1e-12)
     assert _condition(phi, marginal) > 1e3 and _condition(restated, marginal) == pytest.approx(1.0)
+    dependent = np.column_stack([phi[:, 0], 2.0 * phi[:, 0] + 1.0, phi[:, 2]])  # the second is the first
+    assert _balanced(dependent, marginal)[1] is None and _condition(dependent, marginal) > 1e6
 
 
 def test_on_a_uci_wine_turn_phi_stays_conditioned_and_the_objective_is_the_maximum_entropy_value():
