@@ -258,3 +258,14 @@ def test_on_a_uci_wine_turn_phi_stays_conditioned_and_the_objective_is_the_maxim
     basis = np.linalg.qr(phi - phi.mean(axis=0))[0]  # the same span, independently conditioned
     recomputed = _information_in_measurements(basis, main) - 2.0 * _information_in_measurements(basis, side)
     assert result.objective == pytest.approx(recomputed, abs=1e-9)
+
+
+def test_a_start_with_fewer_directions_than_asked_for_converges_without_restarts():
+    """3 main and 2 side samples give the start at most 5 directions: 3 of the 8 columns of phi
+    stay zero, so phi cannot be restated. Restarting L-BFGS from the same point after every
+    iteration (as a restatement by the identity did) ran all 500 iterations unconverged."""
+    rng = np.random.default_rng(7)
+    X, side = rng.random((3, 20)) ** 3, rng.random((2, 20)) ** 3
+    result = sdr_si(X, side, n_components=8, gamma=0.5)
+    assert result.converged and result.n_iter < 200
+    assert np.count_nonzero(np.abs(result.feature_directions).max(axis=0)) == 5
