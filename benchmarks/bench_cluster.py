@@ -42,6 +42,7 @@ from pathlib import Path
 
 import numpy as np
 from benchmarks.results import run_recorded
+from benchmarks.timing import best_of, times_of
 
 #: The row block of part 2 (bench_scale's Zarr chunks) and of the model.
 BLOCK_ROWS, BLOCK_COLUMNS = 1024, 20_000
@@ -51,14 +52,21 @@ WORKERS = (8, 32, 128)
 STORAGE_BANDWIDTHS = (1e9, 10e9)
 
 
-def iteration_seconds(X, iterations: int, **options) -> float:
-    """The median time between Q-alpha's progress reports after the first (an iteration)."""
+def timed_q_alpha(X, k: int, iterations: int, **options):
+    """Q-alpha's start-up (from the call to its first progress report), an iteration (the median
+    time between reports after the first) and its result."""
     from core import q_alpha
 
     stamps = []
-    q_alpha(X, 2, solver="power", init="random", random_state=0, max_iter=iterations, tol=1e-14,
-            progress=lambda report: stamps.append(time.perf_counter()), **options)
-    return statistics.median(np.diff(stamps)[1:])
+    start = time.perf_counter()
+    result = q_alpha(X, k, solver="power", max_iter=iterations, tol=1e-14,
+                     progress=lambda report: stamps.append(time.perf_counter()), **options)
+    return stamps[0] - start, statistics.median(np.diff(stamps)[1:]), result
+
+
+def plain_pass(X) -> float:
+    """The fastest of 3 plain Dask passes, ``X.sum()``."""
+    return best_of(lambda: X.sum().compute(), 3)
 
 
 def keep_blocks_of(rows: int, columns: int) -> int:
@@ -82,14 +90,10 @@ def scheduler_costs(block_counts, iterations: int) -> list[dict]:
         for blocks in block_counts:
             X = da.random.default_rng(0).standard_normal((blocks * 20, 100), chunks=(20, 100)).persist()
             X.sum().compute()
-            passes = []
-            for _ in range(5):
-                start = time.perf_counter()
-                X.sum().compute()
-                passes.append(time.perf_counter() - start)
-            rows.append(dict(blocks=blocks, iteration=iteration_seconds(X, iterations, persist=True,
-                                                                        memory_limit=keep_blocks_of(20, 100)),
-                             plain_pass=statistics.median(passes)))
+            passes = times_of(lambda: X.sum().compute(), 5)
+            iteration = timed_q_alpha(X, 2, iterations, init="random", random_state=0, persist=True,
+                                      memory_limit=keep_blocks_of(20, 100))[1]
+            rows.append(dict(blocks=blocks, iteration=iteration, plain_pass=statistics.median(passes)))
     return rows
 
 
@@ -116,19 +120,10 @@ def block_costs(n_blocks: int, iterations: int) -> dict:
         store[:] = values
         stored_bytes = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
         on_disk = da.from_zarr(str(path))
-        iteration = iteration_seconds(in_memory, iterations)
-
-        def best_sum(X):
-            times = []
-            for _ in range(3):
-                start = time.perf_counter()
-                X.sum().compute()
-                times.append(time.perf_counter() - start)
-            return min(times)
-
+        iteration = timed_q_alpha(in_memory, 2, iterations, init="random", random_state=0)[1]
         # the page cache holds the file after the first read: this is decompression and the copy
         # out of the cache, the least a read can cost; a cold disk or a network adds its transfer
-        read = best_sum(on_disk) - best_sum(in_memory)
+        read = plain_pass(on_disk) - plain_pass(in_memory)
     return dict(compute=iteration / n_blocks, read=max(read, 0.0) / n_blocks, stored=stored_bytes / n_blocks,
                 dense=BLOCK_ROWS * BLOCK_COLUMNS * 4)
 
@@ -155,27 +150,11 @@ def planted_zarr(path, shape, planted: int, groups: int, chunk_rows: int):
 
 
 def timed_run(X, iterations: int, **options) -> dict:
-    """Q-alpha (k = groups, the uniform start) from the call to the first report (the start-up)
-    and between reports after it (an iteration, the median)."""
-    from core import q_alpha
-
-    stamps = []
-    start = time.perf_counter()
-    result = q_alpha(X, TARGET_GROUPS, solver="power", max_iter=iterations, tol=1e-14,
-                     progress=lambda report: stamps.append(time.perf_counter()), **options)
+    """Part 0's run: Q-alpha with k = groups from the uniform start, timed, and what it found."""
+    startup, iteration, result = timed_q_alpha(X, TARGET_GROUPS, iterations, **options)
     found = len(set(np.argsort(-result.alpha)[:TARGET_PLANTED]) & set(range(TARGET_PLANTED)))
-    return dict(startup=stamps[0] - start, iteration=statistics.median(np.diff(stamps)[1:]), alpha=result.alpha,
-                found=found, start_passes=result.start_passes, placement=result.data_placement)
-
-
-def best_pass(X, repeats: int = 3) -> float:
-    """The fastest of ``repeats`` plain Dask passes, ``X.sum()``."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        X.sum().compute()
-        times.append(time.perf_counter() - start)
-    return min(times)
+    return dict(startup=startup, iteration=iteration, alpha=result.alpha, found=found,
+                start_passes=result.start_passes, placement=result.data_placement)
 
 
 def issue_targets(iterations: int) -> list[tuple[str, dict]]:
@@ -194,12 +173,12 @@ def issue_targets(iterations: int) -> list[tuple[str, dict]]:
         on_disk = da.from_zarr(str(path))
         with dask.config.set(scheduler="threads"):
             runs.append(("Dask threaded, from disk", dict(timed_run(on_disk, iterations),
-                                                          plain_pass=best_pass(on_disk))))
+                                                          plain_pass=plain_pass(on_disk))))
         logging.getLogger("distributed").setLevel(logging.CRITICAL)
         with LocalCluster(n_workers=1, threads_per_worker=2, processes=True, dashboard_address=None) as cluster, \
                 Client(cluster):
             runs.append(("LocalCluster 1 x 2, from disk", dict(timed_run(on_disk, iterations, persist=False),
-                                                               plain_pass=best_pass(on_disk))))
+                                                               plain_pass=plain_pass(on_disk))))
             runs.append(("LocalCluster 1 x 2, held in the worker", dict(timed_run(on_disk, iterations, persist=True),
                                                                         plain_pass=float("nan"))))
     return runs

@@ -4,15 +4,20 @@ import statistics
 import time
 
 
-def best_of(function, repeats: int = 5) -> float:
-    """The fastest of ``repeats`` runs of ``function()`` in seconds: the least disturbed by the
-    other work of a shared machine."""
+def times_of(function, repeats: int) -> list[float]:
+    """The seconds each of ``repeats`` runs of ``function()`` took."""
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
         function()
         times.append(time.perf_counter() - start)
-    return min(times)
+    return times
+
+
+def best_of(function, repeats: int = 5) -> float:
+    """The fastest of ``repeats`` runs of ``function()`` in seconds: the least disturbed by the
+    other work of a shared machine."""
+    return min(times_of(function, repeats))
 
 
 def median_p90(times) -> tuple[float, float]:
