@@ -12,7 +12,8 @@ from core.plots import (gap_strength_figure, history_figure, lambda_path_figure,
                         sorted_weights_figure)
 from core.selection.automatic import N_RESAMPLES, RESAMPLE_FRACTION
 from core.selection.qalpha import CRITERION_NAMES, QAlphaParameters
-from pages.ui import datasets, estimates, runs, scrubber, selection, session, settings, snippets, views, widgets
+from pages.ui import (datasets, estimates, runs, sample_map, scrubber, selection, session, settings, snippets, views,
+                      widgets)
 
 session.page_start()
 
@@ -187,10 +188,12 @@ if auto is not None:
                        "2004). Weighted settings scale the standardised features by sqrt((1 + alpha / mean alpha) / 2).")
 
 
-def scrub_view(result, main, path, lam: float, automatic: bool) -> int:
+def scrub_view(result, main, side, path, params, automatic: bool) -> int:
     """The browser-drawn K and λ (:mod:`pages.ui.scrubber`): the sorted weights with the top-K band,
-    the selected pixels, the top features and the count, over the computed λ path when there is
-    one (else this result's λ alone); returns the page's K."""
+    the selected pixels, the top features, the count and the map of the samples
+    (:mod:`pages.ui.sample_map`), over the computed λ path when there is one (else this result's λ
+    alone); returns the page's K."""
+    lam = params.lam
     top_k = selection.chosen_top_k(result.default_k.k)
     on_path = path is not None and lam > 0 and not automatic
     runs_shown = path.results if on_path else [result]
@@ -210,7 +213,11 @@ def scrub_view(result, main, path, lam: float, automatic: bool) -> int:
         gaps=[run.gap.n_selected if run.gap.clear else 0 for run in runs_shown],
         defaults=[run.default_k.k for run in runs_shown],
         images=main.images if family is not None and family.name == "pixels" else None, on_change=selection.scrubbed,
-        k_label="K — top features to show and to cluster with", lam_label="λ — weight of the side information")
+        k_label="K — top features to show and to cluster with", lam_label="λ — weight of the side information",
+        samples_key=sample_map.samples_key(main, side))
+    # after the scrubber (the pages' tests read it first): the samples its map draws, the colours at K
+    sample_map.mount(main, side, result.ranking, top_k, lam, n_clusters=params.k or main.classes.size,
+                     seed=params.random_state)
     st.button("Default K", on_click=lambda: st.session_state.update(qa_top_k_set=False),
               disabled=not st.session_state.get("qa_top_k_set"),
               help="Let K follow the default rule again: the sparsity gap's count where the gap is clear, else "
@@ -219,7 +226,7 @@ def scrub_view(result, main, path, lam: float, automatic: bool) -> int:
 
 
 @st.fragment
-def selection_view(result, path, main, params, side_mode: str, side_choice: dict, automatic: bool, side_classes,
+def selection_view(result, path, main, side, params, side_mode: str, side_choice: dict, automatic: bool, side_classes,
                    n_pairs, pairs) -> None:
     """Everything that follows K and, on the computed λ path, λ: the scrubber (drawn by the
     browser), and what the server draws at the K and λ it reported (the run's figures and
@@ -229,7 +236,7 @@ def selection_view(result, path, main, params, side_mode: str, side_choice: dict
     if path is not None and lam > 0 and not automatic:
         result = path.at(lam)
         params = replace(params, lam=lam)
-    top_k = scrub_view(result, main, path, params.lam, automatic)
+    top_k = scrub_view(result, main, side, path, params, automatic)
     gap, default = result.gap, result.default_k
     top = result.top(top_k)
     counts = widgets.line()
@@ -330,7 +337,7 @@ def lambda_view(main, side, pairs, params, side_mode: str, side_choice: dict, au
         return
     if result is None:  # stopped before a first result (the note above says so)
         return
-    selection_view(result, path, main, params, side_mode, side_choice, automatic, side_classes, n_pairs, pairs)
+    selection_view(result, path, main, side, params, side_mode, side_choice, automatic, side_classes, n_pairs, pairs)
     if not path_ready and side_mode != "none":
         with st.expander("λ path: the weights at every λ", expanded=True):
             if not path_possible:

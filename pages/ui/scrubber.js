@@ -27,10 +27,12 @@ function build(host) {
       <figure class="weights-panel"><canvas class="weights"></canvas><figcaption class="weights-caption"></figcaption></figure>
       <figure class="image-panel"><canvas class="image"></canvas><figcaption class="image-caption"></figcaption></figure>
       <div class="top-panel"><div class="top-title"></div><ol class="top"></ol></div>
-    </div>`;
+    </div>
+    <div class="map-panel" data-testid="sample-map"></div>`;
   host.appendChild(root);
   const $ = (selector) => root.querySelector(selector);
   const kInput = $('.k-input'), lamInput = $('.lam-input');
+  const sampleMap = createSampleMap($('.map-panel'));  // pages/ui/sample_map.js
   // moved: when the hand last moved a slider (never, at first: the server's K and λ are drawn at once)
   const state = { data: null, token: null, weights: null, orders: [], k: 1, lamIndex: 0, moved: -Infinity,
                   timer: 0, frame: 0, base: null };
@@ -88,6 +90,9 @@ function build(host) {
     drawWeights(row, order, k, d.gaps[i], d.defaults[i]);
     const marked = drawImage(order, k);
     root.dataset.markedPixels = String(marked);
+    // the samples on the selection's principal axes, when the page sent them (pages/ui/sample_map.py)
+    $('.map-panel').hidden = !d.samples_key;
+    if (d.samples_key) sampleMap.update({ key: d.samples_key, token: `${state.token}@${i}`, order, k, lam: d.lams[i] });
     const list = $('.top');
     const shown = Math.min(k, d.top_listed);
     $('.top-title').textContent = `Top ${shown} of the ${k.toLocaleString('en-US')} selected`;

@@ -19,7 +19,8 @@ from pages.ui import runs
 
 _COMPONENT = st.components.v2.component(
     "selection_scrubber",
-    js=(Path(__file__).with_name("scrubber.js")).read_text(encoding="utf-8"),
+    # the map of the samples first: the scrubber builds one (pages/ui/sample_map.py sends its data)
+    js="\n".join((Path(__file__).with_name(name)).read_text(encoding="utf-8") for name in ("sample_map.js", "scrubber.js")),
     isolate_styles=False,  # in the page's DOM: its tests and the timing read it as they read the rest
     css="""
 .scrubber { font-family: var(--st-font); color: var(--st-text-color); }
@@ -37,6 +38,17 @@ _COMPONENT = st.components.v2.component(
 .scrubber .weights-panel { flex: 0 0 auto; }
 .scrubber canvas { display: block; }
 .scrubber .top { font-size: 0.8rem; margin: 0.25rem 0 0 1.2rem; padding: 0; font-family: var(--st-code-font); }
+.scrubber .map-panel { margin-top: 0.75rem; }
+.scrubber .map-title { font-size: 0.875rem; font-weight: 600; }
+.scrubber .map-box { position: relative; display: inline-block; }
+.scrubber .map-tip { position: absolute; background: var(--st-background-color); border: 1px solid #bbb;
+  border-radius: 4px; padding: 4px; font-size: 0.75rem; pointer-events: none; max-width: 220px; z-index: 2; }
+.scrubber .map-tip canvas { display: block; margin-bottom: 2px; }
+.scrubber .map-legend { display: flex; flex-wrap: wrap; gap: 0.25rem 0.75rem; font-size: 0.75rem; max-width: 460px; }
+.scrubber .map-key i { display: inline-block; width: 0.7rem; height: 0.7rem; border-radius: 50%; margin-right: 0.25rem; }
+.scrubber .map-key b { margin-right: 0.25rem; }
+.scrubber .map-key-title { opacity: 0.8; }
+.scrubber .map-caption { font-size: 0.8rem; opacity: 0.8; max-width: 460px; }
 """)
 
 #: Features named in the component's list of the top ones.
@@ -57,7 +69,8 @@ def _mean_image(images: np.ndarray) -> str:
 
 
 def selection_scrubber(key: str, *, lams, weights, feature_names, data_key: str, k: int, k_set: bool, lam: float,
-                       gaps, defaults, images=None, on_change=None, k_label: str, lam_label: str) -> None:
+                       gaps, defaults, images=None, on_change=None, k_label: str, lam_label: str,
+                       samples_key: str | None = None) -> None:
     """Mount the component.
 
     ``weights``: ``(len(lams), n_features)``, the weights at each λ (one row without a path),
@@ -67,7 +80,9 @@ def selection_scrubber(key: str, *, lams, weights, feature_names, data_key: str,
     ``defaults`` as λ moves); ``gaps`` and ``defaults`` per λ: the sparsity gap's count (0: no
     clear gap) and the default K; ``images``, when the features are the pixels of images, a
     function that returns them ``(n_images, height, width)``, called only when their mean is not
-    kept yet: the mean is drawn with the top K marked. ``on_change`` runs when the hand stops, with
+    kept yet: the mean is drawn with the top K marked. ``samples_key``: the key
+    :func:`pages.ui.sample_map.mount` sent the samples by, for the map of the samples (none: no
+    map). ``on_change`` runs when the hand stops, with
     ``st.session_state[key]["view"]`` = ``{"k": ..., "lam": ..., "k_set": ...}``.
     """
     weights = np.ascontiguousarray(weights, dtype=np.float64)
@@ -84,5 +99,5 @@ def selection_scrubber(key: str, *, lams, weights, feature_names, data_key: str,
             "names": runs.kept(f"scrubber names {data_key}", lambda: [str(name) for name in feature_names]),
             "image": runs.kept(f"scrubber image {data_key}", mean_image) if images is not None else None,
             "gaps": [int(g) for g in gaps], "defaults": [int(d) for d in defaults],
-            "top_listed": TOP_LISTED, "k_label": k_label, "lam_label": lam_label}
+            "top_listed": TOP_LISTED, "k_label": k_label, "lam_label": lam_label, "samples_key": samples_key}
     _COMPONENT(key=key, data=data, on_view_change=on_change or (lambda: None), height="content")

@@ -754,3 +754,77 @@ def test_undo_names_the_last_changes_and_puts_them_back_one_at_a_time():
     undo.click().run()
     assert app.session_state["qa_k"] == 2 and app.number_input(key="qa_k").value == 2
     assert not [b for b in app.button if b.key == "undo_qalpha"]
+
+
+def map_parts(app) -> dict:
+    """What the page sends the map of the samples (pages/ui/sample_map.py), by part ("data": the
+    standardised samples, "view": the colours and the server's map)."""
+    parts = {}
+    for element in app.get("bidi_component"):
+        data = json.loads(element.proto.json) if element.proto.json else {}
+        if isinstance(data, dict) and data.get("part") in ("data", "view"):
+            parts[data["part"]] = data
+    return parts
+
+
+def test_the_map_of_the_samples_gets_the_standardised_samples_once_and_the_classes():
+    """Issue 60: on the faces with side class 10, the browser is sent the main samples standardised
+    (each feature after another, float32), the side samples by the main samples' statistics, the
+    images and the classes; the scrubber names the same key. A K step sends the same data part."""
+    from core.validation import zscores
+
+    app = run_page()
+    app.radio(key="qa_side_mode").set_value("side classes").run()
+    set_k_and_lambda_by_hand(app)
+    parts = map_parts(app)
+    data, view = parts["data"], parts["view"]
+    assert scrubber(app)["samples_key"] == data["key"] == view["key"] and view["server"] is None
+    main, side = load_dataset("warpAR10P").split_by_class([10])
+    Z = np.frombuffer(base64.b64decode(data["z"]), dtype="<f4").reshape(data["p"], data["n"]).T
+    np.testing.assert_allclose(Z, zscores(main.X), atol=1e-5)
+    S = np.frombuffer(base64.b64decode(data["side"]["z"]), dtype="<f4").reshape(data["p"], data["side"]["n"]).T
+    np.testing.assert_allclose(S, zscores(side.X, reference=main.X), atol=1e-4)
+    assert data["names"] == list(main.sample_names) and data["side"]["names"] == list(side.sample_names)
+    pixels = np.frombuffer(base64.b64decode(data["images"]["pixels"]), dtype=np.uint8)
+    assert pixels.size == main.n_samples * data["images"]["height"] * data["images"]["width"]
+    classes = [str(c) for c in np.unique(main.labels)]
+    assert view["group_names"] == classes and view["group_title"] == "class"
+    assert [classes[g] for g in view["groups"]] == [str(label) for label in main.labels]
+    before = data["token"]
+    move_k(app, 40)
+    assert map_parts(app)["data"]["token"] == before
+
+
+def test_without_labels_the_map_is_coloured_by_k_means_at_k():
+    from core.data.dataset import Dataset
+    from core.evaluation.kmeans import seeded_kmeans
+    from core.validation import zscores
+
+    faces = load_dataset("warpAR10P")
+    app = run_page(Dataset(faces.X, name="unlabelled faces", image_shape=faces.image_shape))
+    app = move_k(app, 30)
+    view = map_parts(app)["view"]
+    ranking = np.argsort(-scrubber(app)["weights"][0], kind="stable")
+    expected = seeded_kmeans(zscores(faces.X[:, ranking[:30]]), app.session_state["qa_k"], 1, 0)[0]
+    assert view["groups"] == np.asarray(expected).tolist() and view["group_title"] == "k-means cluster at K = 30"
+
+
+def test_data_beyond_the_browsers_budget_get_the_servers_map_on_a_sample_of_rows(monkeypatch):
+    """Over the budget the server maps the samples at the reported K (the library's sample_map,
+    seeded), and the caption says why and on how many rows."""
+    import pages.ui.sample_map as page_map
+    from core.evaluation.sample_map import sample_map
+
+    monkeypatch.setattr(page_map, "BROWSER_VALUES", 50_000)  # the faces' 130 x 2,400 are over it
+    monkeypatch.setattr(page_map, "SERVER_ROWS", 100)
+    app = move_k(run_page(), 25)
+    parts = map_parts(app)
+    server = parts["view"]["server"]
+    assert "data" not in parts and server["k"] == 25
+    faces = load_dataset("warpAR10P")
+    ranking = np.argsort(-scrubber(app)["weights"][0], kind="stable")
+    expected = sample_map(faces.X, ranking[:25], max_rows=100, random_state=0)
+    np.testing.assert_allclose(np.reshape(server["coordinates"], (-1, 2)), expected.coordinates, atol=1e-9)
+    assert server["names"] == [faces.sample_names[i] for i in expected.rows]
+    assert len(parts["view"]["groups"]) == 100
+    assert server["caption"].startswith("100 of the 130 samples") and "more than the 50,000" in server["caption"]

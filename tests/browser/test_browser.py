@@ -1280,6 +1280,51 @@ def test_dragging_k_and_lambda_redraws_in_the_browser_and_tells_the_server_once(
     again = page.evaluate("() => { const root = document.querySelector('.scrubber');"
                           " return [Number(root.dataset.k), Number(root.dataset.lam)]; }")
     assert again == [k, lam], (again, k, lam)
+    map_agrees_with_numpy(page, main, side, path, [(k, lam), (k, 0.01), (40, 0.01), (400, 1.0)])
+
+
+SET_SCRUBBER = """([k, lamIndex]) => {
+  const root = document.querySelector('.scrubber');
+  for (const [name, value] of [['.k-input', k], ['.lam-input', lamIndex]]) {
+    const input = root.querySelector(name);
+    if (Number(input.value) !== value) { input.value = String(value); input.dispatchEvent(new Event('input')); }
+  }
+}"""
+
+
+def map_agrees_with_numpy(page, main, side, path, settings):
+    """Issue 60: at each (K, λ) of ``settings`` set in the browser, the map of the samples it draws
+    converges to NumPy's principal components of the same standardised columns (the library's
+    ``sample_map``, its side samples by the main samples' loadings) within 1e-4, up to each axis's
+    sign; hovering over a sample names it and its class and shows its image."""
+    import numpy as np
+
+    from core.evaluation.sample_map import sample_map
+
+    lams = list(path.lams)
+    for k, lam in settings:
+        page.evaluate(SET_SCRUBBER, [k, lams.index(lam)])
+        page.wait_for_function("""([k, lam]) => { const panel = document.querySelector('.map-panel');
+            return panel.dataset.state === 'converged' && panel.dataset.k === String(k)
+                   && Number(panel.dataset.lam) === lam; }""", arg=[k, lam], timeout=30_000)
+        drawn = page.evaluate("() => document.querySelector('.map-panel').__map.coordinates()")
+        ranking = np.argsort(-path.at(lam).alpha, kind="stable")
+        expected = sample_map(main.X, ranking[:k], side=side.X)
+        browser = np.array(drawn["main"])
+        signs = np.where(np.sum(browser * expected.coordinates, axis=0) < 0, -1.0, 1.0)
+        scale = np.abs(expected.coordinates).max()
+        assert np.abs(browser * signs - expected.coordinates).max() <= 1e-4 * max(scale, 1), (k, lam)
+        assert np.abs(np.array(drawn["side"]) * signs - expected.side_coordinates).max() <= 1e-4 * max(scale, 1)
+        np.testing.assert_allclose(drawn["shares"], expected.explained, atol=1e-6)
+    # hover: the first sample drawn
+    x, y, kind, index = page.evaluate("() => document.querySelector('.map-panel').__map.points()[0]")
+    box = page.locator(".map-panel canvas.map").bounding_box()
+    page.mouse.move(box["x"] + x, box["y"] + y)
+    tip = page.locator(".map-tip")
+    tip.wait_for(state="visible", timeout=5_000)
+    assert kind == "main" and tip.inner_text().startswith(f"{main.sample_names[index]} · class: {main.labels[index]}")
+    assert page.locator(".map-tip-image").is_visible()
+    page.locator(".map-panel").screenshot(path=str(ARTEFACTS / "qalpha-sample-map.png"))
 
 
 DOT_PLOT_LAYOUT = """() => {

@@ -1,0 +1,130 @@
+"""The map of the samples through the selection (issue 60): the samples on the first two principal
+components of the top-K features, coloured by class (or, without labels, by k-means clusters at
+K), side samples as diamonds, each named on hover (with its image, for image sets).
+
+The scrubber draws it (pages/ui/sample_map.js, loaded with pages/ui/scrubber.js) and redraws it
+as K and λ move, from the standardised samples this module sends once per data set: the
+``data`` part, a message that does not change with K or λ, so Streamlit sends it once and then
+as a reference to the browser's copy. The ``view`` part (the colours; for data beyond
+:data:`core.evaluation.sample_map.BROWSER_VALUES`, the server's map on a sample of rows) follows
+the K the browser reported."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+
+import numpy as np
+import streamlit as st
+
+from core.evaluation.kmeans import seeded_kmeans
+from core.evaluation.sample_map import BROWSER_VALUES, SERVER_ROWS, sample_map
+from core.plots import contrast_stretch
+from core.validation import zscores
+from pages.ui import runs
+
+_COMPONENT = st.components.v2.component(
+    "selection_samples",
+    # the samples of a data set, kept in the page for the maps that draw them (by the data set's key)
+    js="""
+export default function ({ data, parentElement }) {
+  const registry = window.__selectionSamples || (window.__selectionSamples = new Map());
+  const entry = registry.get(data.key) || {};
+  if (!entry[data.part] || entry[data.part].token !== data.token) {
+    entry[data.part] = data;
+    if (data.part === 'data') entry.decoded = null;
+    registry.delete(data.key);
+    registry.set(data.key, entry);
+    while (registry.size > 4) registry.delete(registry.keys().next().value);  // the oldest data sets go
+    window.dispatchEvent(new CustomEvent('selection-samples', { detail: data.key }));
+  }
+  parentElement.dataset.samples = `${data.key}:${data.part}`;
+}""", isolate_styles=False)
+
+
+def _base64(values: np.ndarray, dtype: str) -> str:
+    return base64.b64encode(np.ascontiguousarray(values, dtype=dtype).tobytes()).decode("ascii")
+
+
+def samples_key(main, side) -> str:
+    """The key the scrubber names the samples by: the main data and the side data."""
+    return f"{main.fingerprint}|{side.fingerprint if side is not None else ''}"
+
+
+def drawn_in_browser(main, side) -> bool:
+    """Whether the standardised samples fit the browser's budget (main and side values)."""
+    n_rows = main.n_samples + (side.n_samples if side is not None else 0)
+    return n_rows * main.n_features <= BROWSER_VALUES
+
+
+def _samples_data(main, side) -> dict:
+    """The ``data`` part: the main samples standardised (:func:`core.validation.zscores`, as the
+    page's k-means sees them) as float32, one feature after another; the side samples
+    standardised with the main samples' statistics; the names; the images (grey, stretched as the
+    pages draw them) when the features come from images and they fit the budget too."""
+    Z = zscores(main.X)
+    data = {"part": "data", "key": samples_key(main, side), "n": main.n_samples, "p": main.n_features,
+            "z": _base64(Z.T, "<f4"), "names": [str(name) for name in main.sample_names], "side": None, "images": None}
+    if side is not None:
+        data["side"] = {"n": side.n_samples, "z": _base64(zscores(side.X, reference=main.X).T, "<f4"),
+                        "names": [str(name) for name in side.sample_names]}
+    family = main.family
+    if family is not None:
+        stack = np.asarray(family.images.images())
+        if stack.size <= BROWSER_VALUES:
+            grey = contrast_stretch(stack)  # each image by its own percentiles, as the pages draw them
+            data["images"] = {"height": int(stack.shape[1]), "width": int(stack.shape[2]),
+                              "pixels": _base64(np.round(grey * 255), "u1")}
+    data["token"] = hashlib.blake2b(data["z"].encode("ascii"), digest_size=8).hexdigest()
+    return data
+
+
+def _colours(main, top, n_clusters: int, seed: int, ranking_key: str) -> dict:
+    """The samples' groups: their classes, or without labels the k-means clusters of the
+    standardised top-K features (``n_clusters``, seeded by ``seed``)."""
+    if main.labels is not None and np.unique(main.labels).size >= 2:
+        classes, groups = np.unique(main.labels, return_inverse=True)
+        return {"groups": groups.tolist(), "group_names": [str(c) for c in classes], "group_title": "class"}
+    n_clusters = int(min(max(n_clusters, 1), main.n_samples))
+    found = runs.kept(f"map clusters {main.fingerprint} {ranking_key} {top.size} {n_clusters} {seed}",
+                      lambda: seeded_kmeans(zscores(main.X[:, top]), n_clusters, 1, seed)[0])
+    return {"groups": np.asarray(found).tolist(), "group_names": [f"cluster {c + 1}" for c in range(n_clusters)],
+            "group_title": f"k-means cluster at K = {top.size:,}"}
+
+
+def mount(main, side, ranking, top_k: int, lam: float, *, n_clusters: int, seed: int) -> str:
+    """Send what the scrubber's map needs for these samples and return their key for it.
+
+    ``ranking``: the features best first at λ ``lam``; ``top_k`` the K the server knows (the
+    browser's last report). In the browser's budget the samples go once and the browser maps
+    them at every K and λ; beyond it the server maps a seeded sample of at most
+    :data:`~core.evaluation.sample_map.SERVER_ROWS` rows at this K and λ.
+    """
+    key = samples_key(main, side)
+    ranking = np.asarray(ranking)
+    ranking_key = hashlib.blake2b(ranking.tobytes(), digest_size=8).hexdigest()
+    top = ranking[:top_k]
+    view = {"part": "view", "key": key, "server": None, **_colours(main, top, n_clusters, seed, ranking_key)}
+    if drawn_in_browser(main, side):
+        _COMPONENT(key="qa_samples_data", data=runs.kept(f"map samples {key}", lambda: _samples_data(main, side)),
+                   height="content")
+    else:
+        mapped = runs.kept(f"map server {key} {ranking_key} {top_k} {SERVER_ROWS} {seed}",
+                           lambda: sample_map(main.X, top, None if side is None else side.X, max_rows=SERVER_ROWS,
+                                              random_state=seed))
+        rows = mapped.rows
+        view["groups"] = np.asarray(view["groups"])[rows].tolist()
+        n_values = (main.n_samples + (side.n_samples if side is not None else 0)) * main.n_features
+        view["server"] = {
+            "coordinates": mapped.coordinates.ravel().tolist(), "k": int(top_k), "lam": float(lam),
+            "side": None if mapped.side_coordinates is None else mapped.side_coordinates.ravel().tolist(),
+            "names": [str(main.sample_names[i]) for i in rows], "explained": mapped.explained.tolist(),
+            "side_names": [] if side is None else [str(name) for name in side.sample_names],
+            "caption": (f"{rows.size:,} of the {main.n_samples:,} samples" if mapped.sampled else
+                        f"The {main.n_samples:,} samples") + f" on the first two principal components of the top "
+                       f"{top_k:,} features (standardised), mapped by the server at K = {top_k:,}: "
+                       f"{n_values:,} values are more than the {BROWSER_VALUES:,} the browser is sent to redraw "
+                       "the map itself, so it is redrawn when the hand stops."}
+    view["token"] = hashlib.blake2b(repr(sorted(view.items())).encode(), digest_size=8).hexdigest()
+    _COMPONENT(key="qa_samples_view", data=view, height="content")
+    return key
