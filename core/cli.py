@@ -52,6 +52,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--init", choices=("uniform", "random"), default="uniform")
     parser.add_argument("--random-state", type=int, default=0)
     parser.add_argument("--scheduler", default=None, help="address of a running Dask scheduler (tcp://host:port)")
+    parser.add_argument("--scheduler-timeout", type=float, default=10.0, metavar="SECONDS",
+                        help="how long to wait for the scheduler to answer (default 10)")
     parser.add_argument("--memory-limit", default=None, help="bytes the row blocks may take at once, e.g. 3GB")
     parser.add_argument("--quiet", action="store_true", help="no progress on the terminal")
     return parser
@@ -71,7 +73,7 @@ def run(argv=None, out=sys.stderr) -> dict:
     data = open_store(args.input, label_column=args.labels)
     side = client = None
     try:
-        client = connect_scheduler(args.scheduler) if args.scheduler else None
+        client = connect_scheduler(args.scheduler, timeout=args.scheduler_timeout) if args.scheduler else None
         say(f"{data.name}: {data.describe()}" + (f"; scheduler {args.scheduler}" if client else ""))
         labels = None if args.labels is None else data.labels(args.labels)
         start = time.perf_counter()

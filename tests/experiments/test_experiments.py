@@ -407,12 +407,13 @@ def test_command_line(tmp_path):
     assert "The probability grows with n" in run.stdout and "[holds] The probability grows" not in run.stdout
     assert "very close to 1" in run.stdout and (tmp_path / "positivity.csv").exists()
     assert json.loads((tmp_path / "positivity.json").read_text())["parameters"]["random_state"] == 3
+    # iris: the options' parsing is the point, and iris's run takes 2 s against wine's 7 s
     options = subprocess.run([sys.executable, "-m", "experiments", "run", "uci_side", "--quick", "--option", "lam=1",
-                              "--option", "dataset=wine", "--option", 'standardize=["PCA"]', "--out", str(tmp_path)],
+                              "--option", "dataset=iris", "--option", 'standardize=["PCA"]', "--out", str(tmp_path)],
                              cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert options.returncode in (0, 1), options.stderr  # 1: a claim does not hold with these options
     saved = json.loads((tmp_path / "uci_side.json").read_text())["parameters"]
-    assert saved["lam"] == 1 and saved["data"] == "wine" and saved["standardize"] == ["PCA"]
+    assert saved["lam"] == 1 and saved["data"] == "iris" and saved["standardize"] == ["PCA"]
     wrong = subprocess.run([sys.executable, "-m", "experiments", "run", "uci_side", "--quick", "--option", "lam"],
                            cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert wrong.returncode == 2 and "KEY=VALUE" in wrong.stderr

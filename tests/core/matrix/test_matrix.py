@@ -504,7 +504,8 @@ def test_command_line_writes_ranking_and_parameters(tmp_path):
     (["qalpha", "missing.zarr", "--k", "2"], "missing.zarr does not exist"),
     (["variance", "cells.npy", "--memory-limit", "lots"], "Memory sizes look like 3GB"),
     (["fisher", "cells.npy", "--labels", "group"], "has no per-sample column 'group'"),
-    (["variance", "cells.npy", "--scheduler", "tcp://127.0.0.1:9"], "Could not reach a Dask scheduler"),
+    (["variance", "cells.npy", "--scheduler", "tcp://127.0.0.1:9", "--scheduler-timeout", "1.5"],
+     "Could not reach a Dask scheduler at tcp://127.0.0.1:9 within 1.5 s"),
 ])
 def test_command_line_bad_input(tmp_path, arguments, message):
     np.save(tmp_path / "cells.npy", sparse_counts(50, 20)[0])
