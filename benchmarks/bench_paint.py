@@ -15,6 +15,14 @@ figures of the faces' size, every step a server run), the Q-alpha page's K, and 
 computed λ path, and K on an uploaded table of 100 samples x 20,000 genes (Parquet, the Data page's
 upload); medians and 90th percentiles of ``--presses`` presses each. Then a one-second drag of K
 with the mouse, on the faces and on the genes: the frames in which the drawing changed.
+
+The map of the samples (issue 60), timed the same way but within the map's canvas alone: from a K
+press to its first changed frame (the map redrawn from the last K's axes) and to its last (the
+axes converged), on the faces (130 x 2,400), on PBMC (700 x 765: scanpy's ``pbmc68k_reduced``
+where scanpy is installed, ``benchmarks/requirements-tools.txt``, else a table of the same shape,
+said in the output) and on 2,000 samples x 2,000 features; then the frames in which the map
+changed during a one-second drag of K. The browser's own computing time of each frame is read
+from the map (``data-work-ms``).
 """
 
 from __future__ import annotations
@@ -113,10 +121,11 @@ def press_times(page, slider, presses: int) -> list[tuple[float, float]]:
     return times
 
 
-def drag_frames(page, slider, seconds: float = 1.0) -> int:
-    """Frames in which the page's drawing changed during a one-second mouse drag of ``slider``."""
+def drag_frames(page, slider, seconds: float = 1.0, masked=None) -> int:
+    """Frames in which the page's drawing changed during a one-second mouse drag of ``slider``
+    (outside ``masked``: by default the header and the slider's own row)."""
     slider.scroll_into_view_if_needed()
-    frames = Frames(page, masked_around(slider))
+    frames = Frames(page, masked if masked is not None else masked_around(slider))
     box = slider.bounding_box()
     y, x0 = box["y"] + box["height"] / 2, box["x"] + 9
     page.mouse.move(x0, y)
@@ -137,15 +146,134 @@ def drag_frames(page, slider, seconds: float = 1.0) -> int:
     return sum(start <= stamp <= end for stamp in changed)
 
 
+MAP_CONVERGED = "() => { const p = document.querySelector('.map-panel'); return p && p.dataset.state === 'converged'; }"
+
+
+def map_band(page) -> list[tuple[float, float]]:
+    """Everything but the map's canvas, masked."""
+    box = page.locator(".map-panel canvas.map").bounding_box()
+    return [(0, box["y"]), (box["y"] + box["height"], 100_000)]
+
+
+def map_press_times(page, slider, presses: int) -> tuple[list[tuple[float, float]], list[float]]:
+    """K presses timed within the map: (first, last) changed frame after each, and the browser's
+    computing time of the map's last frame."""
+    slider.scroll_into_view_if_needed()
+    page.wait_for_function(MAP_CONVERGED, timeout=300_000)
+    frames = Frames(page, map_band(page))
+    times, work = [], []
+    for press in range(presses):
+        key = "ArrowRight" if press % 2 == 0 else "ArrowLeft"
+        slider.focus()
+        times.append(painted(page, frames, lambda: page.keyboard.press(key)))
+        page.wait_for_function(MAP_CONVERGED, timeout=60_000)
+        work.append(float(page.evaluate("() => document.querySelector('.map-panel').dataset.workMs")))
+        settle(page, 0.6)
+    frames.stop()
+    return times, work
+
+
+def pbmc_parquet() -> tuple[bytes, str]:
+    """PBMC as a table with a ``cell_type`` column: scanpy's ``pbmc68k_reduced`` (700 cells x 765
+    genes, its ``bulk_labels``) where scanpy is installed, else 700 x 765 log-normal values in 10
+    groups of 70 with 20 genes raised in each (the same shape)."""
+    import pandas as pd
+
+    try:
+        import scanpy
+
+        adata = scanpy.datasets.pbmc68k_reduced()
+        frame = pd.DataFrame(np.asarray(adata.X, dtype=np.float64), columns=list(adata.var_names))
+        frame.insert(0, "cell_type", [str(v) for v in adata.obs["bulk_labels"]])
+        source = "scanpy's pbmc68k_reduced"
+    except ImportError:
+        rng = np.random.default_rng(0)
+        labels = np.repeat(np.arange(10), 70)
+        values = rng.lognormal(0.0, 1.0, size=(700, 765))
+        for c in range(10):
+            values[labels == c, c * 20:(c + 1) * 20] *= 3.0
+        frame = pd.DataFrame(np.log1p(values), columns=[f"gene{j}" for j in range(765)])
+        frame.insert(0, "cell_type", [f"type {c}" for c in labels])
+        source = "stand-in, scanpy not installed"
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False)
+    return buffer.getvalue(), source
+
+
+def square_parquet(n: int = 2000) -> bytes:
+    """``n`` samples x ``n`` features, normal values, four groups with 40 features shifted in each."""
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    labels = np.repeat(np.arange(4), n // 4)
+    values = rng.normal(size=(n, n))
+    for c in range(4):
+        values[labels == c, c * 40:(c + 1) * 40] += 1.5
+    frame = pd.DataFrame(values, columns=[f"f{j}" for j in range(n)])
+    frame.insert(0, "cell_type", [f"group {c}" for c in labels])
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False)
+    return buffer.getvalue()
+
+
+def map_rows(page, app_url, presses: int) -> list[tuple[str, list, list, int]]:
+    """The map's K presses and drag on the faces, PBMC and 2,000 x 2,000."""
+    measured = []
+    page.goto(f"{app_url}/qalpha")
+    page.locator(".map-panel canvas.map").wait_for(timeout=300_000)
+    settle(page)
+    slider = page.get_by_role("slider", name=K)
+    times, work = map_press_times(page, slider, presses)
+    measured.append(("AR faces, 130 x 2,400", times, work, drag_frames(page, slider, masked=map_band(page))))
+    pbmc, source = pbmc_parquet()
+    for name, content, label in ((f"PBMC, 700 x 765 ({source})", pbmc, "pbmc.parquet"),
+                                 ("2,000 x 2,000 (normal, 4 groups)", square_parquet(), "square.parquet")):
+        upload(page, app_url, "Upload a table", "A table: samples x features", label, content, "Load table",
+               f"Loaded {label}")
+        page.locator("[data-testid='stSidebar']").get_by_role("link", name="Q-alpha", exact=True).click()
+        page.locator(".map-panel canvas.map").wait_for(timeout=900_000)
+        settle(page)
+        slider = page.get_by_role("slider", name=K)
+        times, work = map_press_times(page, slider, presses)
+        measured.append((name, times, work, drag_frames(page, slider, masked=map_band(page))))
+    return measured
+
+
 def row(name: str, times: list[tuple[float, float]], bare: float) -> str:
     first, _ = median_p90([t[0] for t in times])
     median, p90 = median_p90([t[1] for t in times])
     return f"{name:<34} {first * 1000:>14.0f} {median * 1000:>10.0f} {p90 * 1000:>7.0f} {median / bare:>11.2f}"
 
 
+def page_rows(page, app_url, presses: int) -> dict:
+    """Q-alpha's K and λ presses on the faces, K on 20,000 uploaded genes, and the drags of K."""
+    page.goto(f"{app_url}/qalpha")
+    page.locator(".scrubber canvas.weights").wait_for(timeout=300_000)
+    settle(page)
+    k_times = press_times(page, page.get_by_role("slider", name=K), presses)
+    drag = drag_frames(page, page.get_by_role("slider", name=K))
+    # side class 10, λ set by hand: the λ path (cheap on the faces) comes with the first result
+    page.goto(f"{app_url}/qalpha?qa_side_mode=%22side%20classes%22&qa_auto=false&qa_lambda=0.1")
+    page.locator(".scrubber .lam-input:visible").first.wait_for(timeout=300_000)
+    settle(page)
+    lam_times = press_times(page, page.get_by_role("slider", name=LAMBDA), presses)
+    # 100 samples x 20,000 genes uploaded as Parquet: the browser draws 20,000 sorted weights
+    # (the upload waits for the server's runs as bench_app does, by its watch of the messages)
+    page.context.add_init_script(WATCH)
+    upload(page, app_url, "Upload a table", "A table: samples x features", "genes.parquet",
+           genes_parquet(), "Load table", "Loaded genes.parquet")
+    page.locator("[data-testid='stSidebar']").get_by_role("link", name="Q-alpha", exact=True).click()
+    page.locator(".scrubber canvas.weights").wait_for(timeout=900_000)
+    settle(page)
+    gene_times = press_times(page, page.get_by_role("slider", name=K), presses)
+    gene_drag = drag_frames(page, page.get_by_role("slider", name=K))
+    return dict(k_times=k_times, drag=drag, lam_times=lam_times, gene_times=gene_times, gene_drag=gene_drag)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--presses", type=int, default=10)
+    parser.add_argument("--map-only", action="store_true", help="the bare page and the map of the samples only")
     options = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -159,26 +287,13 @@ def main():
                 page.goto(bare_url)
                 settle(page)
                 bare = press_times(page, page.get_by_role("slider", name="value"), options.presses)
-                page.goto(f"{app_url}/qalpha")
-                page.locator(".scrubber canvas.weights").wait_for(timeout=300_000)
-                settle(page)
-                k_times = press_times(page, page.get_by_role("slider", name=K), options.presses)
-                drag = drag_frames(page, page.get_by_role("slider", name=K))
-                # side class 10, λ set by hand: the λ path (cheap on the faces) comes with the first result
-                page.goto(f"{app_url}/qalpha?qa_side_mode=%22side%20classes%22&qa_auto=false&qa_lambda=0.1")
-                page.locator(".scrubber .lam-input:visible").first.wait_for(timeout=300_000)
-                settle(page)
-                lam_times = press_times(page, page.get_by_role("slider", name=LAMBDA), options.presses)
-                # 100 samples x 20,000 genes uploaded as Parquet: the browser draws 20,000 sorted weights
-                # (the upload waits for the server's runs as bench_app does, by its watch of the messages)
-                page.context.add_init_script(WATCH)
-                upload(page, app_url, "Upload a table", "A table: samples x features", "genes.parquet",
-                       genes_parquet(), "Load table", "Loaded genes.parquet")
-                page.locator("[data-testid='stSidebar']").get_by_role("link", name="Q-alpha", exact=True).click()
-                page.locator(".scrubber canvas.weights").wait_for(timeout=900_000)
-                settle(page)
-                gene_times = press_times(page, page.get_by_role("slider", name=K), options.presses)
-                gene_drag = drag_frames(page, page.get_by_role("slider", name=K))
+                if not options.map_only:
+                    pages = page_rows(page, app_url, options.presses)
+                else:
+                    page.context.add_init_script(WATCH)  # the uploads wait for the server's runs by it
+                # the map: a window tall enough to hold the sliders and the map at once
+                page.set_viewport_size({"width": 1400, "height": 1500})
+                maps = map_rows(page, app_url, options.presses)
                 browser.close()
         finally:
             stop_server(bare_server)
@@ -188,13 +303,27 @@ def main():
           f"last changed frame before {STILL * 1000:.0f} ms of stillness\n")
     print(f"{'control':<34} {'first frame ms':>14} {'painted ms':>10} {'p90 ms':>7} {'x bare page':>11}")
     print(row("bare page: a slider (server run)", bare, floor))
-    print(row("Q-alpha K (drawn in the browser)", k_times, floor))
-    print(row("Q-alpha λ on the path (browser)", lam_times, floor))
-    print(row("Q-alpha K, 20,000 uploaded genes", gene_times, floor))
-    print(f"\nA one-second drag of K: {drag} frames with a changed drawing (on the 20,000 genes: {gene_drag}).")
+    if not options.map_only:
+        print(row("Q-alpha K (drawn in the browser)", pages["k_times"], floor))
+        print(row("Q-alpha λ on the path (browser)", pages["lam_times"], floor))
+        print(row("Q-alpha K, 20,000 uploaded genes", pages["gene_times"], floor))
+        print(f"\nA one-second drag of K: {pages['drag']} frames with a changed drawing (on the 20,000 genes: "
+              f"{pages['gene_drag']}).")
     print("first frame: the median of the first frame that changed; painted: the median (and p90) of the last "
           "changed frame before the page is still, the server's answer included where it shows in the window "
           "(on the λ path, the run's numbers that follow the hand's report 300 ms after the last key).")
+    print(f"\nThe map of the samples (1,400 x 1,500 window), K presses timed within the map's canvas; the bare "
+          f"page's painted median ({floor * 1000:.0f} ms) is the floor\n")
+    print(f"{'data':<52} {'redrawn ms':>10} {'p90':>5} {'converged ms':>12} {'p90':>5} {'x bare':>6} "
+          f"{'JS ms/frame':>11} {'drag frames':>11}")
+    for name, times, work, frames in maps:
+        first, first_p90 = median_p90([t[0] for t in times])
+        last, last_p90 = median_p90([t[1] for t in times])
+        print(f"{name:<52} {first * 1000:>10.0f} {first_p90 * 1000:>5.0f} {last * 1000:>12.0f} {last_p90 * 1000:>5.0f} "
+              f"{last / floor:>6.2f} {np.median(work):>11.1f} {frames:>11}")
+    print("redrawn: the first changed frame of the map after the key press (drawn from the last K's axes); "
+          "converged: the last one (the axes to a residual of 1e-7); JS ms/frame: the browser's computing in the "
+          "map's last frame (median); drag frames: frames in which the map changed during a one-second drag of K.")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@
 const MAP_TOLERANCE = 1e-7;  // converged: each wanted Ritz pair's ‖G u − θ u‖ at most this × θ₁
 const MAP_BLOCK = 3;         // vectors carried between restarts: the two wanted and one beside them
 const MAP_DEPTH = 6;         // blocks of the Krylov space per restart (G⁰V ... G⁵V): 18 vectors
-const MAP_FRAME_MS = 12;     // work per animation frame before the points are drawn
+const MAP_FRAME_MS = 12;     // work per animation frame before the points are drawn (at least one restart)
+const MAP_RESTART_WORK = 1.5e7;  // multiply-adds a restart may cost: fewer blocks on large data (about 20 ms)
 const MAP_MAX_ITER = 2000;   // iterations per K and λ before the map says it did not converge
 // Plotly's default colours, then ten more (classes beyond twenty repeat them)
 const MAP_COLOURS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f',
@@ -116,21 +117,29 @@ function orthonormalise(V, n, b, from = 0) {
   }
 }
 
-// W = G V for the b vectors of V from `from` on, G = Σ_j z_j z_jᵀ over the columns `cols` of z
-// (column j holds the n values z[j·n ... j·n + n))
+// W = G V for the vectors `from` to b - 1 of V, G = Σ_j z_j z_jᵀ over the columns `cols` of z
+// (column j holds the n values z[j·n ... j·n + n)); three vectors at a time read each column once
 function gramTimes(z, n, cols, V, b, W, from = 0) {
   W.fill(0, from * n, b * n);
-  const dots = new Float64Array(b);
-  for (let r = 0; r < cols.length; r++) {
-    const at = cols[r] * n;
-    for (let c = from; c < b; c++) {
-      let s = 0;
-      for (let i = 0; i < n; i++) s += z[at + i] * V[c * n + i];
-      dots[c] = s;
-    }
-    for (let c = from; c < b; c++) {
-      const s = dots[c];
-      if (s !== 0) for (let i = 0; i < n; i++) W[c * n + i] += s * z[at + i];
+  for (let c = from; c < b; c += 3) {
+    const width = Math.min(3, b - c);
+    const v0 = V.subarray(c * n, (c + 1) * n), w0 = W.subarray(c * n, (c + 1) * n);
+    const v1 = width > 1 ? V.subarray((c + 1) * n, (c + 2) * n) : v0, w1 = width > 1 ? W.subarray((c + 1) * n, (c + 2) * n) : null;
+    const v2 = width > 2 ? V.subarray((c + 2) * n, (c + 3) * n) : v0, w2 = width > 2 ? W.subarray((c + 2) * n, (c + 3) * n) : null;
+    for (let r = 0; r < cols.length; r++) {
+      const at = cols[r] * n;
+      let s0 = 0, s1 = 0, s2 = 0;
+      for (let i = 0; i < n; i++) {
+        const x = z[at + i];
+        s0 += x * v0[i]; s1 += x * v1[i]; s2 += x * v2[i];
+      }
+      if (width === 3) {
+        for (let i = 0; i < n; i++) { const x = z[at + i]; w0[i] += s0 * x; w1[i] += s1 * x; w2[i] += s2 * x; }
+      } else if (width === 2) {
+        for (let i = 0; i < n; i++) { const x = z[at + i]; w0[i] += s0 * x; w1[i] += s1 * x; }
+      } else {
+        for (let i = 0; i < n; i++) w0[i] += s0 * z[at + i];
+      }
     }
   }
 }
@@ -262,9 +271,18 @@ function createSampleMap(panel) {
       state.pair.iterations = 0;
       state.pair.converged = false;
     }
+    if (state.solvedFor === solving && state.pair.converged && state.coordinates) {
+      // the same K and λ, solved: only the colours or the size may have changed
+      drawPoints(state.coordinates, state.side, samples.names, samples.side ? samples.side.names : [], entry.view,
+                 samples.images);
+      axes(axisShares);
+      return;
+    }
     const started = performance.now();
-    do { state.pair.step(samples.z, cols); }
+    const depth = Math.floor(MAP_RESTART_WORK / (2 * samples.n * cols.length * MAP_BLOCK));
+    do { state.pair.step(samples.z, cols, depth); }
     while (!state.pair.converged && state.pair.iterations < MAP_MAX_ITER && performance.now() - started < MAP_FRAME_MS);
+    panel.dataset.workMs = (performance.now() - started).toFixed(1);  // this frame's computing, for bench_paint
     const { coordinates, side } = coordinatesOf(samples, cols);
     let total = 0;
     for (const j of cols) total += samples.norms[j];
@@ -416,10 +434,13 @@ function createSampleMap(panel) {
   window.addEventListener('selection-samples', listener);
 
   const map = {
+    // called in the scrubber's animation frame: drawn in the same frame (a frame of its own came
+    // 17 ms later), refined in the next ones
     update(view) {
       state.view = view;
       $('.map-title').textContent = 'The samples through the selection';
-      schedule();
+      if (state.frame) { cancelAnimationFrame(state.frame); state.frame = 0; }
+      work();
     },
     // the drawn coordinates, for the tests: [[x, y], ...] of the main samples, and of the side ones
     coordinates() {
