@@ -9,6 +9,10 @@ export default function ({ data, parentElement, setStateValue }) {
 }
 
 const REPORT_AFTER_MS = 300;  // the hand has stopped: tell the server once
+// matplotlib's viridis at nine points, and a blue-white-red for weights of both signs
+const VIRIDIS = [[68, 1, 84], [71, 44, 122], [59, 81, 139], [44, 113, 142], [33, 144, 141], [39, 173, 129],
+  [92, 200, 99], [170, 220, 50], [253, 231, 37]];
+const DIVERGING = [[59, 76, 192], [141, 176, 254], [255, 255, 255], [244, 154, 123], [180, 4, 38]];
 const HOLD_LOCAL_MS = 1500;   // data arriving this soon after a move is older than the hand's value
 
 function build(host) {
@@ -25,7 +29,18 @@ function build(host) {
     </div>
     <div class="panels">
       <figure class="weights-panel"><canvas class="weights"></canvas><figcaption class="weights-caption"></figcaption></figure>
-      <figure class="image-panel"><canvas class="image"></canvas><figcaption class="image-caption"></figcaption></figure>
+      <figure class="image-panel">
+        <div class="image-controls">
+          <label>Show <select class="image-mode" aria-label="What the image shows">
+            <option value="weights">the weights (colour)</option><option value="top">the top K (red)</option></select></label>
+          <label class="opacity-control">Opacity <input type="range" class="opacity" min="0" max="100" step="5" value="70"
+            aria-label="Opacity of the weights over the image"></label>
+          <label class="outline-control"><input type="checkbox" class="outline" checked> top-K outline</label>
+          <label>On <select class="image-choice" aria-label="The image under the weights">
+            <option value="mean">the mean image</option></select></label>
+        </div>
+        <div class="image-row"><canvas class="image"></canvas><canvas class="colour-bar"></canvas></div>
+        <figcaption class="image-caption"></figcaption></figure>
       <div class="top-panel"><div class="top-title"></div><ol class="top"></ol></div>
     </div>
     <div class="map-panel" data-testid="sample-map"></div>`;
@@ -73,6 +88,10 @@ function build(host) {
   };
   kInput.addEventListener('input', moved);
   lamInput.addEventListener('input', moved);
+  // the image's own controls redraw it here, and tell the server nothing
+  for (const control of ['.image-mode', '.opacity', '.outline', '.image-choice']) {
+    $(control).addEventListener('input', () => schedule());
+  }
 
   function draw() {
     state.frame = 0;
@@ -88,7 +107,7 @@ function build(host) {
     root.dataset.lam = String(d.lams[i]);
     root.dataset.token = `${state.token}@${i}`;  // which weights are drawn: a new result or λ, a new token
     drawWeights(row, order, k, d.gaps[i], d.defaults[i]);
-    const marked = drawImage(order, k);
+    const marked = drawImage(order, k, row);
     root.dataset.markedPixels = String(marked);
     // the samples on the selection's principal axes, when the page sent them (pages/ui/sample_map.py)
     $('.map-panel').hidden = !d.samples_key;
@@ -166,24 +185,45 @@ function build(host) {
       : `Sorted weights; dashed: the default K (${fallback}), no clear gap`;
   }
 
-  // the mean image with the top K pixels marked (pixel data only); returns the pixels marked
-  function drawImage(order, k) {
+  // the weights as a colour map over the mean image (or a chosen sample's image), the top K
+  // outlined; or the top K pixels in red (pixel data only); returns the pixels marked
+  function drawImage(order, k, row) {
     const d = state.data, canvas = $('.image');
     if (!d.image) { $('.image-panel').style.display = 'none'; return 0; }
     $('.image-panel').style.display = '';
     const { height: h, width: w } = d.image;
     if (!state.base) state.base = decode(d.image.mean, Uint8Array);
+    const mode = $('.image-mode').value, opacity = Number($('.opacity').value) / 100;
+    const outline = $('.outline').checked && mode === 'weights';
+    $('.opacity-control').style.display = $('.outline-control').style.display = mode === 'weights' ? '' : 'none';
+    // the image under the weights: the mean, or one of the samples the map holds (pages/ui/sample_map.py)
+    const samples = d.samples_key ? mapSamples(d.samples_key) : null;
+    const images = samples && samples.decoded && samples.decoded.images;
+    const choice = $('.image-choice');
+    if (images && choice.options.length !== samples.decoded.n + 1) {
+      choice.replaceChildren(new Option('the mean image', 'mean'),
+        ...samples.decoded.names.map((name, i) => new Option(name, String(i))));
+    }
+    const chosen = images && choice.value !== 'mean' ? Number(choice.value) : -1;
+    const grey = chosen >= 0 ? images.pixels.subarray(chosen * w * h, (chosen + 1) * w * h) : state.base;
     const scale = Math.max(1, Math.floor(Math.min(260 / w, 260 / h)));
     if (canvas.width !== w * scale) { canvas.width = w * scale; canvas.height = h * scale; }
-    const picture = new ImageData(w, h), pixels = picture.data;
-    for (let p = 0; p < w * h; p++) {
-      const grey = state.base[p];
-      pixels[4 * p] = pixels[4 * p + 1] = pixels[4 * p + 2] = grey; pixels[4 * p + 3] = 255;
-    }
     const marked = Math.min(k, order.length);
-    for (let r = 0; r < marked; r++) {
-      const p = order[r];
-      pixels[4 * p] = 220; pixels[4 * p + 1] = 30; pixels[4 * p + 2] = 30;
+    const picture = new ImageData(w, h), pixels = picture.data;
+    const colours = weightColours(row);
+    for (let p = 0; p < w * h; p++) {
+      const g0 = grey[p];
+      let [r, g, b] = [g0, g0, g0];
+      if (mode === 'weights') {
+        const c = colours.of(row[p]);
+        r = (1 - opacity) * g0 + opacity * c[0]; g = (1 - opacity) * g0 + opacity * c[1]; b = (1 - opacity) * g0 + opacity * c[2];
+      }
+      pixels[4 * p] = r; pixels[4 * p + 1] = g; pixels[4 * p + 2] = b; pixels[4 * p + 3] = 255;
+    }
+    const selected = new Uint8Array(w * h);
+    for (let r = 0; r < marked; r++) selected[order[r]] = 1;
+    if (mode === 'top') {
+      for (let p = 0; p < w * h; p++) if (selected[p]) { pixels[4 * p] = 220; pixels[4 * p + 1] = 30; pixels[4 * p + 2] = 30; }
     }
     const small = state.small || (state.small = document.createElement('canvas'));
     small.width = w; small.height = h;
@@ -191,8 +231,65 @@ function build(host) {
     const g = canvas.getContext('2d');
     g.imageSmoothingEnabled = false;
     g.drawImage(small, 0, 0, w * scale, h * scale);
-    $('.image-caption').textContent = `The top ${marked.toLocaleString('en-US')} pixels (red) on the mean image`;
+    if (outline) {
+      // the border of the top-K region: an edge of a selected pixel whose neighbour is not selected
+      g.strokeStyle = '#e8112d'; g.lineWidth = Math.max(1, scale / 3); g.beginPath();
+      for (let y = 0; y < h; y++) {
+        for (let x = 0; x < w; x++) {
+          if (!selected[y * w + x]) continue;
+          const X = x * scale, Y = y * scale;
+          if (x === 0 || !selected[y * w + x - 1]) { g.moveTo(X, Y); g.lineTo(X, Y + scale); }
+          if (x === w - 1 || !selected[y * w + x + 1]) { g.moveTo(X + scale, Y); g.lineTo(X + scale, Y + scale); }
+          if (y === 0 || !selected[(y - 1) * w + x]) { g.moveTo(X, Y); g.lineTo(X + scale, Y); }
+          if (y === h - 1 || !selected[(y + 1) * w + x]) { g.moveTo(X, Y + scale); g.lineTo(X + scale, Y + scale); }
+        }
+      }
+      g.stroke();
+    }
+    drawColourBar(colours, h * scale, mode === 'weights');
+    const under = chosen >= 0 ? samples.decoded.names[chosen] : 'the mean image';
+    $('.image-caption').textContent = mode === 'weights'
+      ? `The weights on ${under} (opacity ${Math.round(opacity * 100)}%)` + (outline ? `, the top ${marked.toLocaleString('en-US')} outlined` : '')
+      : `The top ${marked.toLocaleString('en-US')} pixels (red) on ${under}`;
+    root.dataset.imageMode = mode;
     return marked;
+  }
+
+  // the weights' colours: viridis from the smallest to the largest weight, or, with negative
+  // weights, blue through white to red with white at zero (a sign is then what the eye reads)
+  function weightColours(row) {
+    let low = Infinity, high = -Infinity;
+    for (let p = 0; p < row.length; p++) { if (row[p] < low) low = row[p]; if (row[p] > high) high = row[p]; }
+    const diverging = low < 0 && high > 0;
+    const span = diverging ? Math.max(-low, high) : (high - low) || 1;
+    const stops = diverging ? DIVERGING : VIRIDIS;
+    const of = (value) => {
+      const t = diverging ? 0.5 + 0.5 * value / span : (value - low) / span;
+      const x = Math.min(1, Math.max(0, t)) * (stops.length - 1), i = Math.min(stops.length - 2, Math.floor(x)), f = x - i;
+      return [0, 1, 2].map((c) => stops[i][c] + f * (stops[i + 1][c] - stops[i][c]));
+    };
+    return { of, low: diverging ? -span : low, high: diverging ? span : high };
+  }
+
+  function drawColourBar(colours, height, shown) {
+    const bar = $('.colour-bar');
+    bar.style.display = shown ? '' : 'none';
+    if (!shown) return;
+    const width = 64;
+    if (bar.width !== width || bar.height !== height) { bar.width = width; bar.height = height; }
+    const g = bar.getContext('2d');
+    g.clearRect(0, 0, width, height);
+    for (let y = 0; y < height - 12; y++) {
+      const value = colours.high - (colours.high - colours.low) * y / (height - 13);
+      const [r, gr, b] = colours.of(value);
+      g.fillStyle = `rgb(${r | 0},${gr | 0},${b | 0})`;
+      g.fillRect(4, y + 6, 12, 1);
+    }
+    g.fillStyle = '#444'; g.font = '10px sans-serif';
+    const label = (v) => (v !== 0 && Math.abs(v) < 1e-3 ? v.toExponential(1) : v.toPrecision(2));
+    g.fillText(label(colours.high), 20, 12);
+    g.fillText(label(colours.low), 20, height - 4);
+    bar.dataset.range = `${colours.low},${colours.high}`;
   }
 
   const view = {

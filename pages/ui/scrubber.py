@@ -38,6 +38,11 @@ _COMPONENT = st.components.v2.component(
 .scrubber .weights-panel { flex: 0 0 auto; }
 .scrubber canvas { display: block; }
 .scrubber .top { font-size: 0.8rem; margin: 0.25rem 0 0 1.2rem; padding: 0; font-family: var(--st-code-font); }
+.scrubber .image-controls { display: flex; flex-wrap: wrap; gap: 0.25rem 0.75rem; font-size: 0.75rem;
+  max-width: 380px; margin-bottom: 0.25rem; align-items: center; }
+.scrubber .image-controls select, .scrubber .image-controls input { font-size: 0.75rem; }
+.scrubber .image-controls .opacity { width: 80px; vertical-align: middle; }
+.scrubber .image-row { display: flex; align-items: flex-start; gap: 4px; }
 .scrubber .map-panel { margin-top: 0.75rem; }
 .scrubber .map-title { font-size: 0.875rem; font-weight: 600; }
 .scrubber .map-box { position: relative; display: inline-block; }

@@ -58,7 +58,7 @@ def test_qalpha_page_runs_on_the_faces(page, app_url):
     # the sorted weights, the selected pixels on the mean image and the top features drawn by the
     # browser (the figures of the same, the per-class dot plot and the history wait in closed
     # expanders)
-    page.get_by_text("pixels (red) on the mean image").first.wait_for(timeout=60_000)
+    expect(page.locator(".scrubber .image-caption")).to_contain_text("outlined", timeout=60_000)
     page.locator(".scrubber canvas.weights").wait_for(timeout=60_000)
     # the log rank axis of the 2,400 weights carries its numbers (issue 59: it had none)
     expect(page.locator(".scrubber canvas.weights")).to_have_attribute("data-rank-ticks", "1,10,100,1000")
@@ -66,6 +66,47 @@ def test_qalpha_page_runs_on_the_faces(page, app_url):
     assert page.locator(".js-plotly-plot").count() == 0
     assert page.locator("[data-testid='stException']").count() == 0
     page.screenshot(path=str(ARTEFACTS / "qalpha.png"))
+    weight_map_follows_its_controls(page)
+
+
+PIXEL_AT = """([x, y]) => { const canvas = document.querySelector('.scrubber canvas.image');
+  const scale = canvas.width / 40; return [...canvas.getContext('2d').getImageData(x * scale + 1, y * scale + 1, 1, 1).data]; }"""
+
+
+def weight_map_follows_its_controls(page):
+    """Issue 60: the faces' weights drawn as viridis over the mean image, with a colour bar over
+    the weights' range; the largest weight's pixel is viridis's top colour blended at the opacity
+    over the grey below; opacity 0 leaves the grey, "top K" marks the pixels red, and a sample's
+    own image can be chosen from the samples the map holds."""
+    import numpy as np
+
+    from core.data.bundled import load_dataset
+    from core.plots import contrast_stretch
+
+    weights = page.evaluate("""() => [...document.querySelectorAll('.scrubber .top li')]
+        .map(e => Number(e.textContent.trim().split(/\\s+/).pop()))""")
+    top = page.locator(".scrubber .top li").first.get_attribute("data-feature")  # "pixel (row, column)"
+    row, column = (int(v) for v in top.strip("pixel ()").split(","))
+    faces = load_dataset("warpAR10P")
+    grey = np.round(contrast_stretch(faces.X.mean(axis=0).reshape(60, 40)) * 255).astype(int)
+    low, high = (float(v) for v in page.locator(".scrubber canvas.colour-bar").get_attribute("data-range").split(","))
+    assert high == pytest.approx(weights[0], rel=2e-3) and low < high
+    drawn = page.evaluate(PIXEL_AT, [column, row])
+    below = grey[row, column]
+    expected = [0.3 * below + 0.7 * c for c in (253, 231, 37)]  # viridis's top, at the default 70% opacity
+    assert all(abs(d - e) <= 2 for d, e in zip(drawn[:3], expected)), (drawn, expected, top)
+    page.locator(".scrubber .opacity").fill("0")
+    page.wait_for_timeout(100)
+    assert all(abs(value - below) <= 1 for value in page.evaluate(PIXEL_AT, [column, row])[:3])
+    page.locator(".scrubber .image-mode").select_option("top")
+    page.get_by_text("pixels (red) on the mean image").first.wait_for(timeout=10_000)
+    assert page.evaluate(PIXEL_AT, [column, row])[:3] == [220, 30, 30]
+    # a sample's own image under the weights (the map's samples hold them)
+    page.locator(".scrubber .image-mode").select_option("weights")
+    page.locator(".scrubber .image-choice").select_option(index=3)
+    name = page.locator(".scrubber .image-choice option").nth(3).inner_text()
+    expect(page.locator(".scrubber .image-caption")).to_contain_text(f"on {name}")
+    page.locator(".scrubber .image-panel").screenshot(path=str(ARTEFACTS / "qalpha-weight-map.png"))
 
 
 def _png(value, shape=(12, 10)):
@@ -1318,6 +1359,7 @@ def map_agrees_with_numpy(page, main, side, path, settings):
         np.testing.assert_allclose(drawn["shares"], expected.explained, atol=1e-6)
     # hover: the first sample drawn
     x, y, kind, index = page.evaluate("() => document.querySelector('.map-panel').__map.points()[0]")
+    page.locator(".map-panel canvas.map").scroll_into_view_if_needed()
     box = page.locator(".map-panel canvas.map").bounding_box()
     page.mouse.move(box["x"] + x, box["y"] + y)
     tip = page.locator(".map-tip")
