@@ -267,6 +267,7 @@ def selection_view(result, path, main, side, params, side_mode: str, side_choice
                     f"of {data.n_samples:,}) are left out here and in the CSV: they are the side data, not classes "
                     "of the main data." if data.n_samples > main.n_samples else "")
         selection.per_class_view(main, top, left_out)
+    selection.feature_lookup(main, result.alpha, result.ranking, top_k)
     # the files and the code follow λ and K; they are drawn only while opened, as the figures'
     # Save buttons are: six fewer elements at every step
     saved = widgets.when_open("Download the result", "qa_downloads", popover=True, icon=":material/download:",

@@ -37,7 +37,8 @@ MARKERS_UP_TO = 300
 def sorted_weights_figure(alpha, feature_names: Sequence[str] | None = None,
                           n_selected: int | None = None, log_y: bool = False,
                           title: str = "Sorted weights (alpha)", clear_gap: bool = True,
-                          top_k: int | None = None, default: "DefaultK | None" = None) -> go.Figure:
+                          top_k: int | None = None, default: "DefaultK | None" = None,
+                          marked: int | None = None) -> go.Figure:
     """The sorted alpha plot of [WS03] Fig. 1b / [SW04] Fig. 3b, with the sparsity-gap cut marked.
 
     The cut after ``n_selected`` is drawn only for a ``clear_gap``; otherwise the title says
@@ -50,12 +51,15 @@ def sorted_weights_figure(alpha, feature_names: Sequence[str] | None = None,
     curve is drawn at every rank up to ``EVERY_RANK_UP_TO`` and at ``TAIL_RANKS`` evenly spaced
     ranks after it (the title says so): between two drawn ranks the sorted weights lie between
     the two drawn values.
+    ``marked``: a feature (its index) drawn as a point at its rank, with its name (a feature looked
+    up by name).
     """
     alpha = np.asarray(alpha, dtype=np.float64).ravel()
     order = np.argsort(-alpha, kind="stable")
     values = alpha[order]
-    names = np.asarray(feature_names if feature_names is not None
-                       else [f"feature {j}" for j in range(alpha.size)], dtype=object)[order]
+    all_names = np.asarray(feature_names if feature_names is not None
+                           else [f"feature {j}" for j in range(alpha.size)], dtype=object)
+    names = all_names[order]
     if log_y:
         shown = values > 0
         if (~shown).any():
@@ -87,7 +91,16 @@ def sorted_weights_figure(alpha, feature_names: Sequence[str] | None = None,
     if default is not None and not clear_gap and 0 < default.k < alpha.size:
         shapes.append(_vertical_line(default.k + 0.5, "dot", "darkorange"))
         notes.append(_mark_note(default.k + 0.5, f"{default.rule}: {default.k}", top=False))
-    return _figure([curve], dict(title=_text(title), xaxis=dict(title=_text("rank"), **_FIXED),
+    traces = [curve]
+    if marked is not None:
+        if not 0 <= int(marked) < alpha.size:
+            raise InputError(f"marked must be a feature index below {alpha.size}; got {marked}.")
+        rank = int(np.flatnonzero(order == int(marked))[0]) + 1
+        traces.append(dict(type="scatter", x=[rank], y=[alpha[int(marked)]], mode="markers+text",
+                           marker=dict(size=11, color="crimson", symbol="circle-open", line=dict(width=2)),
+                           text=[str(all_names[int(marked)])], textposition="top right", name="looked up",
+                           hovertemplate=f"rank {rank}<br>{all_names[int(marked)]}<br>alpha = %{{y:.4g}}<extra></extra>"))
+    return _figure(traces, dict(title=_text(title), xaxis=dict(title=_text("rank"), **_FIXED),
                                  yaxis=dict(title=_text("alpha"), type="log" if log_y else "linear", **_FIXED),
                                  shapes=shapes, annotations=notes, **_FIXED_LAYOUT))
 

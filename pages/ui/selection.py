@@ -15,7 +15,7 @@ import streamlit as st
 
 from core.data.transforms import RARE_SHARE, nonzero_share
 from core.evaluation.metrics import jaccard_index
-from core.plots import dotplot_figure, heatmap_table_figure
+from core.plots import dotplot_figure, heatmap_table_figure, sorted_weights_figure
 from pages.ui import downloads, runs, widgets
 from pages.ui.settings import QALPHA_LAMBDAS
 
@@ -118,41 +118,59 @@ def kmeans_scores(main, ranking, run_key: dict, top_k: int, seed: int) -> None:
     scores.metric("NMI, all features", f"{np.mean(everything[1]):.3f}", width="content")
 
 
+def _marker_choices(main) -> tuple[str, bool, bool]:
+    """The per-class view's test and whether the data are taken as log1p (its widgets' values,
+    the defaults before it was opened): ``(test, non_negative, as_log1p)``."""
+    non_negative = bool(main.X.min() >= 0)
+    test = st.session_state.get("qa_marker_test", "t-test")
+    log1p = non_negative and not main.is_image and bool(st.session_state.get("qa_marker_log1p", False))
+    # fold changes of data as given need non-negative values; on other data the library is asked
+    # for log1p's and those columns are left out
+    return test, non_negative, bool(log1p or not non_negative)
+
+
 def per_class_view(main, top, left_out: str = "") -> None:
-    """Which class each of the first selected features marks (scanpy's rank_genes_groups
-    statistics), computed only while its expander is open: the dot plot and table otherwise cost
-    every rerun their drawing. ``left_out``: which samples of the data set are not in ``main``
+    """Which class each selected feature marks (scanpy's rank_genes_groups statistics), computed
+    only while its expander is open: the dot plot and table otherwise cost every rerun their
+    drawing. The table and its download hold all K features; the dot plot shows them
+    :data:`MARKER_LIMIT` at a time. ``left_out``: which samples of the data set are not in ``main``
     and why (the side classes), said above the figure."""
-    per_class = widgets.when_open(f"Per class: which class each of the {min(top.size, MARKER_LIMIT)} first "
-                                  "selected features marks", "qa_per_class")
+    per_class = widgets.when_open(f"Per class: which class each of the {top.size:,} selected features marks",
+                                  "qa_per_class")
     if per_class is None:
         return
     with per_class:
-        shown = top[:MARKER_LIMIT]
-        non_negative = bool(main.X.min() >= 0)
-        test = st.radio("Test", ["t-test", "wilcoxon"], horizontal=True, key="qa_marker_test", persist_state="session",
-                        help="Each class against the other samples, per feature: Welch's t-test, or the Wilcoxon "
-                             "rank-sum test; p-values corrected over these features (Benjamini-Hochberg). The "
-                             "statistics of scanpy's rank_genes_groups (equal to 1e-6, tested).")
+        st.radio("Test", ["t-test", "wilcoxon"], horizontal=True, key="qa_marker_test", persist_state="session",
+                 help="Each class against the other samples, per feature: Welch's t-test, or the Wilcoxon "
+                      "rank-sum test; p-values corrected over these features (Benjamini-Hochberg). The "
+                      "statistics of scanpy's rank_genes_groups (equal to 1e-6, tested).")
         # pixels and other non-count data are not log1p of counts: the question is not asked of them
-        log1p = (non_negative and not main.is_image and st.checkbox(
-            "Values are log1p of counts", key="qa_marker_log1p", persist_state="session",
-            help="Then fold changes compare expm1 of the mean logs, as scanpy does; otherwise "
-                 "the means themselves (which needs non-negative values)."))
-        # fold changes of data as given need non-negative values; on other data the library is
-        # asked for log1p's and those columns are left out below
-        as_log1p = bool(log1p or not non_negative)
-        markers = runs.run_cached("class_markers", dict(data=main.fingerprint, features=shown.tolist(), test=test,
+        if bool(main.X.min() >= 0) and not main.is_image:
+            st.checkbox("Values are log1p of counts", key="qa_marker_log1p", persist_state="session",
+                        help="Then fold changes compare expm1 of the mean logs, as scanpy does; otherwise "
+                             "the means themselves (which needs non-negative values).")
+        test, non_negative, as_log1p = _marker_choices(main)
+        markers = runs.run_cached("class_markers", dict(data=main.fingerprint, features=top.tolist(), test=test,
                                                         log1p=as_log1p),
-                                  main.X, main.labels, features=shown, feature_names=main.feature_names,
+                                  main.X, main.labels, features=top, feature_names=main.feature_names,
                                   method=test, log1p=as_log1p)
         if left_out:
             st.caption(left_out)
+        first = 0
+        if top.size > MARKER_LIMIT:
+            if st.session_state.get("qa_marker_first", 1) > top.size:  # a rank of a larger K before
+                st.session_state["qa_marker_first"] = 1
+            first = (st.number_input(f"Dot plot: the {MARKER_LIMIT} features from rank", 1, top.size, step=MARKER_LIMIT,
+                                     key="qa_marker_first", width=260,
+                                     help=f"The dot plot shows {MARKER_LIMIT} of the {top.size:,} selected features "
+                                          "at a time; the table below and its download hold all of them.") - 1)
+        page = slice(first, min(first + MARKER_LIMIT, top.size))
         # a short title: a long one ran under Plotly's toolbar in an 800-pixel window
-        widgets.chart(dotplot_figure(markers.classes, markers.feature_names, markers.score,
-                                     markers.fraction if non_negative else None,
+        widgets.chart(dotplot_figure(markers.classes, markers.feature_names[page], markers.score[:, page],
+                                     markers.fraction[:, page] if non_negative else None,
                                      colour_title="Welch t" if test == "t-test" else "rank-sum z",
-                                     title="Selected features by class"), "markers_dotplot")
+                                     title=f"Selected features {page.start + 1}-{page.stop} by class"),
+                      "markers_dotplot")
         st.caption("Colour: the test's score of the feature in the class against the other samples"
                    + ("; size: the share of the class's samples with a non-zero value." if non_negative else "."))
         marker_table = markers.table()
@@ -165,16 +183,59 @@ def per_class_view(main, top, left_out: str = "") -> None:
                        "offset of 1e-9 keeps it finite, it is not a measured ratio.")
         # on screen the p-values come first after the score, in scientific notation (written out
         # in full they took the column's whole width); the CSV keeps the library's columns
-        first = ["class", "feature", "score", "p_adjusted", "p_value"]
-        rest = [c for c in marker_table if c not in first and c != "index"]
-        st.dataframe(marker_table[first + rest + ["index"]], hide_index=True, height=260,
-                     column_config={"score": st.column_config.NumberColumn(format="%.3g"),
-                                    "mean_zero_in": st.column_config.TextColumn("mean zero in"),
-                                    "p_adjusted": st.column_config.NumberColumn("p adjusted (BH)", format="%.2e"),
-                                    "p_value": st.column_config.NumberColumn("p-value", format="%.2e")})
+        first_columns = ["class", "feature", "score", "p_adjusted", "p_value"]
+        rest = [c for c in marker_table if c not in first_columns and c != "index"]
+        st.dataframe(marker_table[first_columns + rest + ["index"]], hide_index=True, height=260,
+                     column_config=_MARKER_COLUMNS)
+        st.caption(f"All {top.size:,} selected features x {markers.classes.size} classes, scrollable; the CSV "
+                   "holds the same rows.")
         st.download_button("Per-class statistics (CSV)", downloads.frame_csv(marker_table),
                            file_name=downloads.file_name(main.name, "per-class", "csv"), mime="text/csv", key="qa_markers_csv",
                            on_click="ignore")
+
+
+_MARKER_COLUMNS = {"score": st.column_config.NumberColumn(format="%.3g"),
+                   "mean_zero_in": st.column_config.TextColumn("mean zero in"),
+                   "p_adjusted": st.column_config.NumberColumn("p adjusted (BH)", format="%.2e"),
+                   "p_value": st.column_config.NumberColumn("p-value", format="%.2e")}
+
+
+def feature_lookup(main, alpha, ranking, top_k: int) -> None:
+    """Any feature found by typing its name: its rank and weight, whether it is among the K
+    selected, where it lies on the sorted weights and, with labels, its statistics per class:
+    the per-class view's, tested over every feature as scanpy's rank_genes_groups does (its
+    p-values adjusted over all of them), computed once per data set and test."""
+    lookup = widgets.when_open("Look up a feature: its rank, weight and statistics per class", "qa_lookup")
+    if lookup is None:
+        return
+    with lookup:
+        names = main.feature_names
+        column = st.selectbox("Feature", range(len(names)), index=None, format_func=names.__getitem__,
+                              placeholder="Type a feature's name", key="qa_lookup_feature", width=360,
+                              help="Any of the data set's features, found as you type.")
+        if column is None:
+            return
+        rank = int(np.flatnonzero(np.asarray(ranking) == column)[0]) + 1
+        facts = widgets.line()
+        facts.metric("Rank", f"{rank:,} of {len(names):,}", width="content")
+        facts.metric("Weight", f"{alpha[column]:.4g}", width="content")
+        facts.metric(f"In the top {top_k:,}", "yes" if rank <= top_k else "no", width="content")
+        widgets.chart(sorted_weights_figure(alpha, names, top_k=top_k, marked=column,
+                                            title=f"{names[column]} on the sorted weights"), "lookup_weights")
+        if main.labels is None or np.unique(main.labels).size < 2:
+            st.caption("Statistics per class need labels.")
+            return
+        test, non_negative, as_log1p = _marker_choices(main)
+        everything = runs.run_cached("class_markers", dict(data=main.fingerprint, features="all", test=test,
+                                                           log1p=as_log1p),
+                                     main.X, main.labels, feature_names=names, method=test, log1p=as_log1p)
+        rows = everything.of_feature(column)
+        if not non_negative:
+            rows = rows.drop(columns=["log2_fold_change", "fraction", "fraction_rest", "mean_zero_in"])
+        st.dataframe(rows, hide_index=True, column_config=_MARKER_COLUMNS)
+        st.caption(f"{'Welch t-test' if test == 't-test' else 'Wilcoxon rank-sum test'} of each class against the "
+                   f"other samples (the per-class view's test); p-values adjusted over all {len(names):,} features "
+                   "(Benjamini-Hochberg), as scanpy's rank_genes_groups adjusts them.")
 
 
 def ranking_table(main, result, n: int | None = None) -> dict:

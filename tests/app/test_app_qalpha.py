@@ -517,7 +517,7 @@ def test_per_class_view_of_the_selected_features():
     assert "p_adjusted" not in [c for frame in app.dataframe for c in frame.value.columns]  # closed: not computed
     app = open_per_class(app)
     dotplot = next(json.loads(c.proto.spec) for c in app.get("plotly_chart")
-                   if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("Selected features by class"))
+                   if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("Selected features 1-"))
     ranking = next(frame.value for frame in app.dataframe if "rank" in frame.value.columns)
     shown = ranking["feature"].tolist()[:int(app.session_state["qa_top_k"])][:30]
     assert set(dotplot["data"][0]["x"]) == set(shown) and len(set(dotplot["data"][0]["y"])) == 3
@@ -828,3 +828,48 @@ def test_data_beyond_the_browsers_budget_get_the_servers_map_on_a_sample_of_rows
     assert server["names"] == [faces.sample_names[i] for i in expected.rows]
     assert len(parts["view"]["groups"]) == 100
     assert server["caption"].startswith("100 of the 130 samples") and "more than the 50,000" in server["caption"]
+
+
+def test_the_per_class_view_holds_all_k_features_and_pages_its_dot_plot():
+    """Issue 60: at K = 45 on the faces the table holds 45 features x 10 classes (the download the
+    same rows), p-values adjusted over the 45; the dot plot shows 30 at a time from the rank asked."""
+    from core.evaluation.markers import class_markers
+
+    app = open_per_class(move_k(run_page(), 45))
+    faces = load_dataset("warpAR10P")
+    table = next(frame.value for frame in app.dataframe if "p_adjusted" in frame.value.columns)
+    top = np.argsort(-scrubber(app)["weights"][0], kind="stable")[:45]
+    direct = class_markers(faces.X, faces.labels, features=top, feature_names=faces.feature_names, log1p=True).table()
+    assert len(table) == 45 * 10 and set(table["feature"]) == {faces.feature_names[j] for j in top}
+    merged = table.merge(direct, on=["class", "feature"], suffixes=("", "_direct"))
+    np.testing.assert_allclose(merged["p_adjusted"], merged["p_adjusted_direct"])
+    app.number_input(key="qa_marker_first").set_value(31).run()
+    dotplot = next(json.loads(c.proto.spec) for c in app.get("plotly_chart")
+                   if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("Selected features 31-45"))
+    assert set(dotplot["data"][0]["x"]) == {faces.feature_names[j] for j in top[30:45]}
+
+
+def test_a_feature_looked_up_by_name_shows_its_rank_weight_and_statistics_over_every_feature():
+    """Issue 60: wine's "proline" looked up: its rank and weight as the result's, marked on the
+    sorted weights, and per class the statistics of class_markers over all 13 features (the
+    p-values adjusted over all of them, as scanpy's rank_genes_groups does)."""
+    from core.evaluation.markers import class_markers
+
+    wine = load_dataset("wine")
+    app = run_page(wine)
+    app.session_state["qa_lookup"] = True
+    app.run()
+    column = wine.feature_names.index("proline")
+    app.selectbox(key="qa_lookup_feature").set_value(column).run()
+    weights = scrubber(app)["weights"][0]
+    rank = int(np.flatnonzero(np.argsort(-weights, kind="stable") == column)[0]) + 1
+    shown = {m.label: m.value for m in app.metric}
+    assert shown["Rank"] == f"{rank} of 13" and float(shown["Weight"]) == pytest.approx(weights[column], rel=1e-3)
+    spec = next(json.loads(c.proto.spec) for c in app.get("plotly_chart")
+                if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("proline on the sorted weights"))
+    assert spec["data"][1]["x"] == [rank] and spec["data"][1]["text"] == ["proline"]
+    rows = next(frame.value for frame in app.dataframe if "mean_rest" in frame.value.columns and "feature" not in
+                frame.value.columns)
+    direct = class_markers(wine.X, wine.labels, feature_names=wine.feature_names, log1p=True)
+    np.testing.assert_allclose(rows["p_adjusted"], direct.p_adjusted[:, column])
+    np.testing.assert_allclose(rows["mean"], [wine.X[wine.labels == c, column].mean() for c in np.unique(wine.labels)])

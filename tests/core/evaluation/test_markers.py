@@ -92,3 +92,26 @@ def test_fold_change_is_nan_exactly_where_a_mean_is_negative():
     undefined = (means + FOLD_EPSILON <= 0) | (rest + FOLD_EPSILON <= 0)
     assert np.array_equal(np.isnan(markers.log2_fold_change), undefined)
     assert np.isfinite(markers.log2_fold_change[:, :3]).all()
+
+
+def test_five_named_genes_of_scanpys_pbmc_as_rank_genes_groups_gives_them():
+    """Issue 60's feature lookup: CD79A, NKG7, FCER1A, CST3 and MS4A1 of scanpy's own
+    pbmc68k_reduced (raw.X, 10 bulk labels), each class against the rest, as scanpy 1.11.5's
+    rank_genes_groups gives them (make_pbmc_reference.py): score, p-value, log2 fold change and
+    fraction of expressing cells per class to 1e-6 (p-values in logs); the adjusted p-value over all 765 genes (the
+    lookup's correction) from scanpy's p-values of every gene."""
+    with np.load(REFERENCE.with_name("scanpy_pbmc_five_genes.npz")) as stored:
+        reference = {key: stored[key] for key in stored.files}
+    markers = class_markers(reference["X"], reference["labels"], feature_names=list(reference["genes"]), log1p=True)
+    rows = [list(markers.classes).index(group) for group in reference["groups"]]  # scanpy's order of the groups
+    np.testing.assert_allclose(markers.score[rows], reference["scores"], rtol=1e-6, atol=1e-9)
+    # in logs: a p-value of 5e-35 follows the score's last digits (scanpy sums float32 values)
+    np.testing.assert_allclose(np.log(markers.p_value[rows]), np.log(reference["pvals"]), rtol=1e-6)
+    np.testing.assert_allclose(markers.log2_fold_change[rows], reference["logfoldchanges"], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(markers.fraction[rows], reference["pts"], atol=1e-12)
+    adjusted = np.array([benjamini_hochberg(p)[reference["columns"]] for p in reference["pvals_every_gene"]])
+    np.testing.assert_allclose(np.log(adjusted), np.log(reference["pvals_adj"]), rtol=1e-6)
+    # the lookup's rows for one gene: the same numbers, one row per class
+    looked_up = markers.of_feature(1)  # NKG7
+    np.testing.assert_allclose(looked_up["score"].to_numpy()[rows], reference["scores"][:, 1], rtol=1e-6)
+    assert list(looked_up["class"]) == list(markers.classes)
