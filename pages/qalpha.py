@@ -4,13 +4,11 @@ from dataclasses import asdict, replace
 from functools import partial
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from core import InputError
 from core.plots import (gap_strength_figure, history_figure, lambda_path_figure,
                         sorted_weights_figure)
-from core.selection.automatic import N_RESAMPLES, RESAMPLE_FRACTION
 from core.selection.qalpha import CRITERION_NAMES, QAlphaParameters
 from pages.ui import (datasets, estimates, runs, sample_map, scrubber, selection, session, settings, snippets, views,
                       widgets)
@@ -32,7 +30,8 @@ has_labels = data.labels is not None and data.classes.size >= 2
 class_values = datasets.class_values(data)
 max_k = settings.qalpha_max_k(data)
 uploaded_side = datasets.current_side_dataset()
-side_options = settings.qalpha_side_options(data, uploaded_side is not None)
+picked = datasets.picked_rows(data)  # samples picked on the map and made the side data
+side_options = settings.qalpha_side_options(data, uploaded_side is not None, picked is not None)
 VIEW = {
     "qa_supervised": views.flag, "qa_auto": views.flag, "qa_k": views.integer_in(1, max_k), "qa_criterion": views.choice_of(list(CRITERION_NAMES)),
     "qa_side_mode": views.choice_of(side_options), "qa_n_pairs": views.integer_in(1, 500),
@@ -95,7 +94,8 @@ with controls:
         help="side classes: samples of the chosen classes form the side data W; features that vary "
              "within them are suppressed (Shashua & Wolf 2004 Def. 3, D = diag of the side variances). pairs: random "
              "pairs of samples from different classes that must stay apart (Shashua & Wolf 2004 Sec. 5, matrix B). "
-             "uploaded side data: the second upload of the Data page is W.")
+             "uploaded side data: the second upload of the Data page is W. picked samples: the samples "
+             "picked with a box on the map of the samples (below) are W.")
     side_classes, n_pairs = [], 0
     if side_mode == "side classes":
         side_classes = st.multiselect(
@@ -147,7 +147,8 @@ try:
     params = QAlphaParameters(k=None if supervised else int(k), supervised=supervised, criterion=criterion,
                               lam=float(lam) if side_mode != "none" else 0.0, init=init, n_init=int(n_init),
                               max_iter=int(max_iter), tol=float(tol), random_state=int(seed))
-    main, side, pairs = datasets.split_side(data, side_mode, side_classes, int(n_pairs), uploaded_side, int(seed))
+    main, side, pairs = datasets.split_side(data, side_mode, side_classes, int(n_pairs), uploaded_side, int(seed),
+                                            picked)
     if automatic:
         # the clusters k-means is asked for: the main data's classes (only their number is used)
         n_clusters = main.classes.size if main.classes.size >= 2 else None
@@ -170,22 +171,7 @@ except InputError as error:
     st.stop()
 if auto is not None:
     with view:
-        if auto.weighting_helps:
-            st.caption(f"Chosen from the data: {auto.reason}")
-        else:
-            st.warning(f"{auto.reason} Cluster the standardised features unweighted here, and read the weights as "
-                       "a ranking (check k-means on the selection below against all features). On the sets the rule "
-                       "was judged on this happened on 9 of 89 turns, and on 3 of 7 of lung_small's, the one set "
-                       "where the automatic weights fell below the standardised data (docs/findings.md, 'Automatic k and λ').",
-                       icon=":material/warning:")
-        with st.expander("How k and λ were chosen"):
-            # every candidate in view (the setting names its k and λ; the columns k and lam would repeat it)
-            st.dataframe(pd.DataFrame(auto.table()).drop(columns=["k", "lam"]).rename(columns={
-                "stability": "agreement between resamples (adjusted Rand)", "stability_sd": "sd"}),
-                hide_index=True, height="content")
-            st.caption(f"k-means into {auto.n_clusters} clusters on two random {RESAMPLE_FRACTION:.0%} subsets of "
-                       f"the main samples, {N_RESAMPLES} times; the agreement on the samples both hold (Lange et al. "
-                       "2004). Weighted settings scale the standardised features by sqrt((1 + alpha / mean alpha) / 2).")
+        selection.automatic_choice_notes(auto)
 
 
 def scrub_view(result, main, side, path, params, automatic: bool) -> int:
@@ -214,10 +200,11 @@ def scrub_view(result, main, side, path, params, automatic: bool) -> int:
         defaults=[run.default_k.k for run in runs_shown],
         images=main.images if family is not None and family.name == "pixels" else None, on_change=selection.scrubbed,
         k_label="K — top features to show and to cluster with", lam_label="λ — weight of the side information",
-        samples_key=sample_map.samples_key(main, side))
+        samples_key=sample_map.samples_key(main, side), on_picked=lambda: None)
     # after the scrubber (the pages' tests read it first): the samples its map draws, the colours at K
-    sample_map.mount(main, side, result.ranking, top_k, lam, n_clusters=params.k or main.classes.size,
-                     seed=params.random_state)
+    drawn = sample_map.mount(main, side, result.ranking, top_k, lam, n_clusters=params.k or main.classes.size,
+                             seed=params.random_state)
+    sample_map.picked_offer(data, main, side, drawn, side_mode, side_classes, picked)
     st.button("Default K", on_click=lambda: st.session_state.update(qa_top_k_set=False),
               disabled=not st.session_state.get("qa_top_k_set"),
               help="Let K follow the default rule again: the sparsity gap's count where the gap is clear, else "
@@ -232,6 +219,8 @@ def selection_view(result, path, main, side, params, side_mode: str, side_choice
     browser), and what the server draws at the K and λ it reported (the run's figures and
     numbers, k-means on the selection, the per-class view, the table, the downloads, the link).
     A fragment: a report of the scrubber reruns only this part (on the path, a λ is a lookup)."""
+    if st.session_state.pop("_qa_rerun_page", False):  # picked samples made the side data
+        st.rerun(scope="app")
     lam = float(st.session_state["qa_lambda"]) if path is not None and not automatic else params.lam
     if path is not None and lam > 0 and not automatic:
         result = path.at(lam)
@@ -278,7 +267,7 @@ def selection_view(result, path, main, side, params, side_mode: str, side_choice
     widgets.snippet("Python: this result in a notebook", "qa_snippet",
                     lambda: snippets.qalpha_snippet(data, datasets.is_bundled(data), params, side_mode, side_classes,
                                                     n_pairs, runs.q_alpha_solver(params, pairs), top_k,
-                                                    side=uploaded_side))
+                                                    side=uploaded_side, picked=picked))
     convergence = widgets.when_open(f"Convergence: the objective at each of the {result.n_iter} iterations",
                                     "qa_convergence")
     if convergence is not None:  # drawn only when asked for: every λ step would redraw it

@@ -42,6 +42,8 @@ _KEY = "dataset"
 _LIBRARY = "session_datasets"
 #: the last main/side split of the current data set (:func:`split_by_class`)
 _SPLIT_KEY = "_last_class_split"
+#: the last split into the samples picked on the map and the others (:func:`split_side`)
+_PICKED_SPLIT_KEY = "_last_picked_split"
 #: Uploaded and derived data sets a session keeps to switch back to; beyond this the oldest go.
 SESSION_DATA_BYTES = 1 << 30
 
@@ -286,11 +288,22 @@ def split_by_class(dataset: Dataset, side_classes) -> tuple[Dataset, Dataset]:
 
 
 def split_side(dataset: Dataset, side_mode: str, side_classes, n_pairs: int, uploaded_side: Dataset | None,
-               random_state: int):
+               random_state: int, picked=None):
     """``(main, side, pairs)`` for the Q-alpha page's choice of side information, resolved by the
     library's one rule (:class:`core.selection.side.SideInformation`; the pairs drawn with the run's
     seed, as the Compare page's rankers draw them), the split data sets kept as
-    :func:`split_by_class` keeps them."""
+    :func:`split_by_class` keeps them. ``picked``: the rows picked on the map, the side data of
+    "picked samples" (the other rows are the main data)."""
+    if side_mode == "picked samples":
+        rows = np.unique(np.asarray(picked if picked else [], dtype=np.intp))
+        rest = np.setdiff1d(np.arange(dataset.n_samples), rows)
+        if rows.size == 0 or rest.size < 2:
+            raise InputError("Pick at least one sample on the map, and leave at least two others as the main data.")
+        kept = st.session_state.get(_PICKED_SPLIT_KEY)  # kept as split_by_class keeps its split
+        if kept is None or kept[0]() is not dataset or kept[1] != tuple(rows):
+            kept = (weakref.ref(dataset), tuple(rows), (dataset.subset_samples(rest), dataset.subset_samples(rows)))
+            st.session_state[_PICKED_SPLIT_KEY] = kept
+        return (*kept[2], None)
     kind = {"uploaded side data": "side data"}.get(side_mode, side_mode)
     information = SideInformation(kind, side_classes=side_classes if kind == "side classes" else (),
                                   n_pairs=n_pairs if kind == "pairs" else 0,
@@ -299,6 +312,24 @@ def split_side(dataset: Dataset, side_mode: str, side_classes, n_pairs: int, upl
     if kind == "side classes":
         return (*split_by_class(dataset, information.side_classes), None)
     return dataset, uploaded_side if kind == "side data" else None, resolved.pairs
+
+
+def picked_rows(dataset: Dataset) -> list[int] | None:
+    """The rows of ``dataset`` picked on the map as side data (``qa_side_rows``), if they were
+    picked on this data set."""
+    picked = st.session_state.get("qa_side_rows")
+    if not picked or picked.get("data") != dataset.fingerprint:
+        return None
+    return [int(row) for row in picked["rows"] if 0 <= int(row) < dataset.n_samples] or None
+
+
+def main_rows(dataset: Dataset, side_mode: str, side_classes, picked) -> np.ndarray:
+    """Which rows of ``dataset`` the main data of this side information are, in order."""
+    if side_mode == "side classes":
+        return np.flatnonzero(~np.isin(dataset.labels, list(side_classes)))
+    if side_mode == "picked samples" and picked:
+        return np.setdiff1d(np.arange(dataset.n_samples), picked)
+    return np.arange(dataset.n_samples)
 
 
 def with_recipe(dataset: Dataset, recipe: dict | None) -> Dataset:

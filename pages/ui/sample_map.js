@@ -205,14 +205,17 @@ function createPrincipalPair(n) {
 
 // The map panel of one scrubber: `panel` is its element; `update(view)` with the scrubber's K,
 // λ and order draws it (and refines it over the next frames until it converges).
-function createSampleMap(panel) {
+// `report(value)` tells the server which samples the hand picked with a box ({key, rows}).
+function createSampleMap(panel, report) {
   panel.innerHTML = `<div class="map-title"></div><div class="map-box"><canvas class="map"></canvas>
+    <div class="map-band" hidden></div>
     <div class="map-tip" role="tooltip" hidden><canvas class="map-tip-image"></canvas><div class="map-tip-text"></div></div></div>
-    <div class="map-legend"></div><div class="map-caption"></div>`;
+    <div class="map-legend"></div><div class="map-caption"></div>
+    <div class="map-picked" hidden><span class="map-picked-text"></span> <button type="button" class="map-clear">Clear</button></div>`;
   const $ = (selector) => panel.querySelector(selector);
-  const canvas = $('.map'), tip = $('.map-tip');
+  const canvas = $('.map'), tip = $('.map-tip'), band = $('.map-band');
   const state = { key: null, view: null, pair: null, solvedFor: null, frame: 0, signs: [1, 1], coordinates: null,
-                  side: null, screen: null, lastU: null };
+                  side: null, screen: null, lastU: null, picked: new Set(), pickedKey: null, dragFrom: null };
 
   // the coordinates of the main samples (n x 2) and the side samples from the converged or
   // refining pair: U·sqrt(θ), each axis's sign kept from the last drawing (the first: the entry of
@@ -361,6 +364,12 @@ function createSampleMap(panel) {
       screen.push([x, y, 'main', i]);
     }
     g.globalAlpha = 1;
+    // the picked samples ringed (server maps draw a sample of rows: their picks are by position)
+    g.strokeStyle = '#000'; g.lineWidth = 1.5;
+    for (const i of state.picked) {
+      if (i >= n) continue;
+      g.beginPath(); g.arc(sx(coordinates[2 * i]), sy(coordinates[2 * i + 1]), 5.5, 0, 2 * Math.PI); g.stroke();
+    }
     if (side) {
       g.strokeStyle = '#333'; g.lineWidth = 1.2;
       for (let i = 0; i < side.length / 2; i++) {
@@ -429,6 +438,51 @@ function createSampleMap(panel) {
   });
   canvas.addEventListener('mouseleave', () => { tip.hidden = true; });
 
+  // a box drawn with the mouse picks the main samples inside it; the server is told which, and
+  // offers to make them the side data
+  const at = (event) => { const box = canvas.getBoundingClientRect(); return [event.clientX - box.left, event.clientY - box.top]; };
+  canvas.addEventListener('mousedown', (event) => {
+    if (event.button !== 0) return;
+    state.dragFrom = at(event);
+    event.preventDefault();
+  });
+  window.addEventListener('mousemove', (event) => {
+    if (!state.dragFrom) return;
+    const [x0, y0] = state.dragFrom, [x1, y1] = at(event);
+    Object.assign(band.style, { left: `${Math.min(x0, x1)}px`, top: `${Math.min(y0, y1)}px`,
+                                width: `${Math.abs(x1 - x0)}px`, height: `${Math.abs(y1 - y0)}px` });
+    band.hidden = Math.abs(x1 - x0) < 4 && Math.abs(y1 - y0) < 4;
+  });
+  window.addEventListener('mouseup', (event) => {
+    if (!state.dragFrom) return;
+    const [x0, y0] = state.dragFrom, [x1, y1] = at(event);
+    state.dragFrom = null;
+    band.hidden = true;
+    if (Math.abs(x1 - x0) < 4 && Math.abs(y1 - y0) < 4) return;  // a click, not a box
+    const inside = (state.screen || []).filter(([x, y, kind]) => kind === 'main'
+      && x >= Math.min(x0, x1) && x <= Math.max(x0, x1) && y >= Math.min(y0, y1) && y <= Math.max(y0, y1));
+    pick(inside.map((point) => point[3]));
+  });
+  $('.map-clear').addEventListener('click', () => pick([]));
+
+  function pick(rows) {
+    state.picked = new Set(rows);
+    state.pickedKey = state.view ? state.view.key : null;
+    showPicked();
+    schedule();
+    if (report) report({ key: state.pickedKey, rows: [...state.picked].sort((a, b) => a - b) });
+  }
+
+  function showPicked() {
+    const names = state.hover ? state.hover.names : [];
+    const rows = [...state.picked].sort((a, b) => a - b);
+    $('.map-picked').hidden = rows.length === 0;
+    const shown = rows.slice(0, 12).map((i) => names[i]).join(', ');
+    $('.map-picked-text').textContent = `${rows.length.toLocaleString('en-US')} picked: ${shown}`
+      + (rows.length > 12 ? ` and ${(rows.length - 12).toLocaleString('en-US')} more` : '');
+    panel.dataset.picked = String(rows.length);
+  }
+
   // new data for this data set (the samples, or the colours and the server's map)
   const listener = (event) => { if (state.view && event.detail === state.view.key) schedule(); };
   window.addEventListener('selection-samples', listener);
@@ -437,6 +491,7 @@ function createSampleMap(panel) {
     // called in the scrubber's animation frame: drawn in the same frame (a frame of its own came
     // 17 ms later), refined in the next ones
     update(view) {
+      if (state.view && view.key !== state.view.key && state.picked.size) { state.picked = new Set(); showPicked(); }
       state.view = view;
       $('.map-title').textContent = 'The samples through the selection';
       if (state.frame) { cancelAnimationFrame(state.frame); state.frame = 0; }

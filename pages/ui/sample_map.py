@@ -21,7 +21,7 @@ from core.evaluation.kmeans import seeded_kmeans
 from core.evaluation.sample_map import BROWSER_VALUES, SERVER_ROWS, sample_map
 from core.plots import contrast_stretch
 from core.validation import zscores
-from pages.ui import runs
+from pages.ui import datasets, runs
 
 _COMPONENT = st.components.v2.component(
     "selection_samples",
@@ -92,8 +92,9 @@ def _colours(main, top, n_clusters: int, seed: int, ranking_key: str) -> dict:
             "group_title": f"k-means cluster at K = {top.size:,}"}
 
 
-def mount(main, side, ranking, top_k: int, lam: float, *, n_clusters: int, seed: int) -> str:
-    """Send what the scrubber's map needs for these samples and return their key for it.
+def mount(main, side, ranking, top_k: int, lam: float, *, n_clusters: int, seed: int) -> np.ndarray:
+    """Send what the scrubber's map needs for these samples (keyed by :func:`samples_key`) and
+    return the main samples it draws, in the order it draws them (its picks are positions in it).
 
     ``ranking``: the features best first at λ ``lam``; ``top_k`` the K the server knows (the
     browser's last report). In the browser's budget the samples go once and the browser maps
@@ -105,6 +106,7 @@ def mount(main, side, ranking, top_k: int, lam: float, *, n_clusters: int, seed:
     ranking_key = hashlib.blake2b(ranking.tobytes(), digest_size=8).hexdigest()
     top = ranking[:top_k]
     view = {"part": "view", "key": key, "server": None, **_colours(main, top, n_clusters, seed, ranking_key)}
+    rows = np.arange(main.n_samples)
     if drawn_in_browser(main, side):
         _COMPONENT(key="qa_samples_data", data=runs.kept(f"map samples {key}", lambda: _samples_data(main, side)),
                    height="content")
@@ -127,4 +129,37 @@ def mount(main, side, ranking, top_k: int, lam: float, *, n_clusters: int, seed:
                        "the map itself, so it is redrawn when the hand stops."}
     view["token"] = hashlib.blake2b(repr(sorted(view.items())).encode(), digest_size=8).hexdigest()
     _COMPONENT(key="qa_samples_view", data=view, height="content")
-    return key
+    return rows
+
+
+def picked_offer(data, main, side, drawn, side_mode: str, side_classes, picked) -> None:
+    """The samples picked on the map with a box, named, and a button that makes them the side data
+    of the next run (added to those picked before, when they are the side data already).
+
+    ``data``: the page's data set, of which ``main`` and ``side`` are the split by ``side_mode``
+    (``side_classes``, or the rows ``picked`` before); ``drawn``: what :func:`mount` returned.
+    """
+    box = (st.session_state.get("qa_scrubber") or {}).get("picked") or {}
+    if not box.get("rows") or box.get("key") != samples_key(main, side):
+        return
+    positions = [int(i) for i in box["rows"] if 0 <= int(i) < len(drawn)]
+    # the map's samples are the main data's: their rows in the data set
+    rows = datasets.main_rows(data, side_mode, side_classes, picked)[drawn[positions]]
+    adding = side_mode == "picked samples" and bool(picked)
+    chosen = sorted(set(rows.tolist()) | (set(picked) if adding else set()))
+    names = [str(data.sample_names[i]) for i in rows[:12]]
+
+    def use_as_side():
+        st.session_state["qa_side_rows"] = {"data": data.fingerprint, "rows": chosen}
+        st.session_state["qa_side_mode"] = "picked samples"
+        st.session_state["qa_auto"] = False
+        # the button is in the selection's fragment: the side data are the whole page's
+        st.session_state["_qa_rerun_page"] = True
+
+    line = st.container(horizontal=True, vertical_alignment="center")
+    line.caption(f"{len(rows):,} samples picked on the map: {', '.join(names)}"
+                 + (f" and {len(rows) - 12:,} more" if len(rows) > 12 else "") + ".")
+    line.button(f"Add them to the side data ({len(chosen):,} samples)" if adding else
+                f"Make them the side data ({len(chosen):,} samples)", on_click=use_as_side, key="qa_pick_side",
+                help="The picked samples become the side data W of the next run (Shashua & Wolf 2004 Def. 3: "
+                     "what varies within them is suppressed), the other samples the main data.")

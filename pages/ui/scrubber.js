@@ -47,7 +47,8 @@ function build(host) {
   host.appendChild(root);
   const $ = (selector) => root.querySelector(selector);
   const kInput = $('.k-input'), lamInput = $('.lam-input');
-  const sampleMap = createSampleMap($('.map-panel'));  // pages/ui/sample_map.js
+  // pages/ui/sample_map.js; the samples picked on it go to the server at once (a box is one gesture)
+  const sampleMap = createSampleMap($('.map-panel'), (picked) => view.report('picked', picked));
   // moved: when the hand last moved a slider (never, at first: the server's K and λ are drawn at once)
   const state = { data: null, token: null, weights: null, orders: [], k: 1, lamIndex: 0, moved: -Infinity,
                   timer: 0, frame: 0, base: null };

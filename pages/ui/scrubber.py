@@ -53,6 +53,9 @@ _COMPONENT = st.components.v2.component(
 .scrubber .map-key i { display: inline-block; width: 0.7rem; height: 0.7rem; border-radius: 50%; margin-right: 0.25rem; }
 .scrubber .map-key b { margin-right: 0.25rem; }
 .scrubber .map-key-title { opacity: 0.8; }
+.scrubber .map-band { position: absolute; border: 1px dashed #333; background: rgba(0,0,0,0.06); pointer-events: none; }
+.scrubber .map-picked { font-size: 0.8rem; max-width: 460px; }
+.scrubber .map-clear { font-size: 0.75rem; }
 .scrubber .map-caption { font-size: 0.8rem; opacity: 0.8; max-width: 460px; }
 """)
 
@@ -75,7 +78,7 @@ def _mean_image(images: np.ndarray) -> str:
 
 def selection_scrubber(key: str, *, lams, weights, feature_names, data_key: str, k: int, k_set: bool, lam: float,
                        gaps, defaults, images=None, on_change=None, k_label: str, lam_label: str,
-                       samples_key: str | None = None) -> None:
+                       samples_key: str | None = None, on_picked=None) -> None:
     """Mount the component.
 
     ``weights``: ``(len(lams), n_features)``, the weights at each λ (one row without a path),
@@ -87,7 +90,9 @@ def selection_scrubber(key: str, *, lams, weights, feature_names, data_key: str,
     function that returns them ``(n_images, height, width)``, called only when their mean is not
     kept yet: the mean is drawn with the top K marked. ``samples_key``: the key
     :func:`pages.ui.sample_map.mount` sent the samples by, for the map of the samples (none: no
-    map). ``on_change`` runs when the hand stops, with
+    map); ``on_picked`` runs when the hand picks samples on it with a box
+    (``st.session_state[key]["picked"]`` = ``{"key": samples_key, "rows": [...]}``, the drawn
+    samples' positions). ``on_change`` runs when the hand stops, with
     ``st.session_state[key]["view"]`` = ``{"k": ..., "lam": ..., "k_set": ...}``.
     """
     weights = np.ascontiguousarray(weights, dtype=np.float64)
@@ -105,4 +110,5 @@ def selection_scrubber(key: str, *, lams, weights, feature_names, data_key: str,
             "image": runs.kept(f"scrubber image {data_key}", mean_image) if images is not None else None,
             "gaps": [int(g) for g in gaps], "defaults": [int(d) for d in defaults],
             "top_listed": TOP_LISTED, "k_label": k_label, "lam_label": lam_label, "samples_key": samples_key}
-    _COMPONENT(key=key, data=data, on_view_change=on_change or (lambda: None), height="content")
+    _COMPONENT(key=key, data=data, on_view_change=on_change or (lambda: None), on_picked_change=on_picked or (lambda: None),
+               height="content")

@@ -97,11 +97,13 @@ def qalpha_max_k(data) -> int:
     return max(1, min(50, data.n_samples - 1))
 
 
-def qalpha_side_options(data, side_available: bool) -> list[str]:
+def qalpha_side_options(data, side_available: bool, picked_available: bool = False) -> list[str]:
     """The Q-alpha page's choices of side information on ``data``: side classes and pairs need
-    labels, uploaded side data an upload that describes these features."""
+    labels, uploaded side data an upload that describes these features, picked samples samples
+    picked on the map of this data set."""
     has_labels = data.labels is not None and data.classes.size >= 2
-    return ["none"] + (["side classes", "pairs"] if has_labels else []) + (["uploaded side data"] if side_available else [])
+    return (["none"] + (["side classes", "pairs"] if has_labels else []) + (["uploaded side data"] if side_available else [])
+            + (["picked samples"] if picked_available else []))
 
 
 def qalpha_defaults(data) -> dict:

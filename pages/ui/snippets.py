@@ -52,10 +52,11 @@ def _code(names: set, lines: list[str], numpy: bool = False) -> str:
 
 
 def qalpha_snippet(data: Dataset, bundled: bool, params, side_mode: str, side_classes, n_pairs: int,
-                   solver: str, top_k: int, side: Dataset | None = None) -> str:
+                   solver: str, top_k: int, side: Dataset | None = None, picked=None) -> str:
     """Q-alpha page: the run the page makes (:class:`core.QAlphaParameters` and its ``run``, with
     the side data, pairs and solver the page uses) and the top ``top_k`` features. ``side``: the
-    uploaded side data, when the page uses them."""
+    uploaded side data, when the page uses them; ``picked``: the rows picked on the map, when they
+    are the side data."""
     names, load = _load(data, bundled)
     names.add("QAlphaParameters")
     settings = ", ".join(f"{name}={value!r}" for name, value in asdict(params).items())
@@ -67,6 +68,11 @@ def qalpha_snippet(data: Dataset, bundled: bool, params, side_mode: str, side_cl
         side_names, side_line = _load_side(side)
         names |= side_names
         lines += [side_line, "main, side = data, side_data"]
+        call = "params.run(main.X, labels=main.labels, side=side.X"
+    elif side_mode == "picked samples":
+        lines += [f"picked = {sorted(int(i) for i in picked)!r}  # the samples picked on the map are W",
+                  "main = data.subset_samples([i for i in range(data.n_samples) if i not in set(picked)])",
+                  "side = data.subset_samples(picked)"]
         call = "params.run(main.X, labels=main.labels, side=side.X"
     elif side_mode == "pairs":
         names.add("pairs_from_labels")

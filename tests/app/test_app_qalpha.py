@@ -873,3 +873,28 @@ def test_a_feature_looked_up_by_name_shows_its_rank_weight_and_statistics_over_e
     direct = class_markers(wine.X, wine.labels, feature_names=wine.feature_names, log1p=True)
     np.testing.assert_allclose(rows["p_adjusted"], direct.p_adjusted[:, column])
     np.testing.assert_allclose(rows["mean"], [wine.X[wine.labels == c, column].mean() for c in np.unique(wine.labels)])
+
+
+def test_samples_picked_on_the_map_become_the_side_data_of_the_next_run():
+    """Issue 60: a box on the map picks samples (the browser reports their positions); the page
+    names them and its button makes them the side data: the side mode "picked samples", the other
+    samples the main data, the map's diamonds the picked ones, and the Python snippet recomputes
+    the run with the same rows. A second box adds to them."""
+    faces = load_dataset("warpAR10P")
+    app = run_page(faces)
+    key = scrubber(app)["samples_key"]
+    app.session_state["qa_scrubber"] = {"picked": {"key": key, "rows": list(range(5, 18))}}
+    app.run()
+    assert any("13 samples picked on the map: " + faces.sample_names[5] in c.value for c in app.caption)
+    next(b for b in app.button if b.label.startswith("Make them the side data (13 samples)")).click().run()
+    assert app.session_state["qa_side_mode"] == "picked samples" and not app.exception
+    data = map_parts(app)["data"]
+    assert data["side"]["names"] == [faces.sample_names[i] for i in range(5, 18)] and data["n"] == 130 - 13
+    namespace = run_page_snippet(app, "QAlphaParameters(")
+    assert namespace["picked"] == list(range(5, 18)) and namespace["side"].n_samples == 13
+    assert np.allclose(np.sort(namespace["result"].alpha)[::-1], sorted_alpha(app), atol=1e-6)
+    # the map now draws the 117 others: positions 0 and 1 are rows 0 and 1, position 5 row 18
+    app.session_state["qa_scrubber"] = {"picked": {"key": scrubber(app)["samples_key"], "rows": [0, 1, 5]}}
+    app.run()
+    next(b for b in app.button if b.label.startswith("Add them to the side data (16 samples)")).click().run()
+    assert app.session_state["qa_side_rows"]["rows"] == [0, 1, *range(5, 19)]

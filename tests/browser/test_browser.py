@@ -95,18 +95,20 @@ def weight_map_follows_its_controls(page):
     below = grey[row, column]
     expected = [0.3 * below + 0.7 * c for c in (253, 231, 37)]  # viridis's top, at the default 70% opacity
     assert all(abs(d - e) <= 2 for d, e in zip(drawn[:3], expected)), (drawn, expected, top)
+    page.locator(".scrubber .image-panel").screenshot(path=str(ARTEFACTS / "qalpha-weight-map.png"))
     page.locator(".scrubber .opacity").fill("0")
     page.wait_for_timeout(100)
     assert all(abs(value - below) <= 1 for value in page.evaluate(PIXEL_AT, [column, row])[:3])
     page.locator(".scrubber .image-mode").select_option("top")
     page.get_by_text("pixels (red) on the mean image").first.wait_for(timeout=10_000)
     assert page.evaluate(PIXEL_AT, [column, row])[:3] == [220, 30, 30]
+    page.locator(".scrubber .image-panel").screenshot(path=str(ARTEFACTS / "qalpha-top-k-mask.png"))
     # a sample's own image under the weights (the map's samples hold them)
     page.locator(".scrubber .image-mode").select_option("weights")
     page.locator(".scrubber .image-choice").select_option(index=3)
     name = page.locator(".scrubber .image-choice option").nth(3).inner_text()
     expect(page.locator(".scrubber .image-caption")).to_contain_text(f"on {name}")
-    page.locator(".scrubber .image-panel").screenshot(path=str(ARTEFACTS / "qalpha-weight-map.png"))
+    page.locator(".scrubber .image-panel").screenshot(path=str(ARTEFACTS / "qalpha-weight-map-on-a-sample.png"))
 
 
 def _png(value, shape=(12, 10)):
@@ -1124,6 +1126,35 @@ def test_back_after_five_slider_steps_leaves_the_page(page, app_url):
     assert urlparse(page.url).path in ("", "/")
 
 
+def test_a_feature_looked_up_by_typing_part_of_its_name(page, app_url):
+    """Issue 60: on wine, "prol" typed in the lookup's box offers proline; chosen, its rank is the
+    one the scrubber's list gives it, the sorted weights circle it and its table has a row per
+    cultivar."""
+    wait_for_app(page, f"{app_url}/qalpha")
+    page.get_by_text("Selected (K)").first.wait_for(timeout=120_000)
+    pick_dataset(page, "wine")
+    page.locator(".scrubber .top li").first.wait_for(timeout=120_000)
+    quiet(page)
+    listed = page.evaluate("() => [...document.querySelectorAll('.scrubber .top li')].map(e => e.dataset.feature)")
+    page.get_by_text("Look up a feature").click()
+    chooser = page.locator("[data-testid='stSelectbox']").filter(has_text="Feature")
+    chooser.wait_for(timeout=60_000)
+    quiet(page)  # the expander's opening reruns the part of the page it is in
+    chooser.locator("input").click()
+    page.keyboard.type("prol")
+    page.get_by_role("option", name="proline", exact=True).click()
+    settle(page)
+    rank = page.locator("[data-testid='stMetric']").filter(has_text="Rank")
+    rank.wait_for(timeout=60_000)
+    if "proline" in listed:
+        expect(rank.locator("[data-testid='stMetricValue']")).to_have_text(f"{listed.index('proline') + 1} of 13")
+    page.locator(".js-plotly-plot").filter(has_text="proline on the sorted weights").wait_for(timeout=60_000)
+    lookup = page.locator("[data-testid='stExpander']").filter(has_text="Look up a feature")
+    lookup.locator("[data-testid='stDataFrame']").wait_for(timeout=60_000)  # the per-class rows (a canvas grid)
+    assert page.locator("[data-testid='stException']").count() == 0
+    lookup.screenshot(path=str(ARTEFACTS / "qalpha-feature-lookup.png"))
+
+
 def test_k_of_the_faces_carried_to_a_four_class_table_falls_back_with_a_note(page, app_url):
     """k = 10 set for the AR faces' ten people does not carry silently to GLIOMA's four classes:
     the page says so, naming the setting by its label, the old and the new value (the library's
@@ -1357,6 +1388,7 @@ def map_agrees_with_numpy(page, main, side, path, settings):
         assert np.abs(browser * signs - expected.coordinates).max() <= 1e-4 * max(scale, 1), (k, lam)
         assert np.abs(np.array(drawn["side"]) * signs - expected.side_coordinates).max() <= 1e-4 * max(scale, 1)
         np.testing.assert_allclose(drawn["shares"], expected.explained, atol=1e-6)
+        page.locator(".map-panel").screenshot(path=str(ARTEFACTS / f"qalpha-sample-map-k{k}-lambda{lam:g}.png"))
     # hover: the first sample drawn
     x, y, kind, index = page.evaluate("() => document.querySelector('.map-panel').__map.points()[0]")
     page.locator(".map-panel canvas.map").scroll_into_view_if_needed()
@@ -1367,6 +1399,23 @@ def map_agrees_with_numpy(page, main, side, path, settings):
     assert kind == "main" and tip.inner_text().startswith(f"{main.sample_names[index]} · class: {main.labels[index]}")
     assert page.locator(".map-tip-image").is_visible()
     page.locator(".map-panel").screenshot(path=str(ARTEFACTS / "qalpha-sample-map.png"))
+    # a box over the left half of the map picks the samples in it; the server offers them as side data
+    page.mouse.move(box["x"] + 2, box["y"] + 2)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] - 2, steps=5)
+    page.mouse.up()
+    picked = int(page.locator(".map-panel").get_attribute("data-picked"))
+    inside = sum(1 for x, y, kind, _ in page.evaluate("() => document.querySelector('.map-panel').__map.points()")
+                 if kind == "main" and 2 <= x <= box["width"] / 2 and 2 <= y <= box["height"] - 2)
+    assert picked == inside > 0, (picked, inside)
+    offer = page.get_by_role("button", name=f"Make them the side data ({picked} samples)")
+    offer.wait_for(timeout=60_000)
+    page.locator(".map-panel").screenshot(path=str(ARTEFACTS / "qalpha-sample-map-picked.png"))
+    offer.click()
+    page.wait_for_function("(n) => { const p = document.querySelector('.map-panel');"
+                           " return p && p.__map.coordinates().side && p.__map.coordinates().side.length === n; }",
+                           arg=picked, timeout=120_000)
+    expect(page.get_by_role("radio", name="picked samples")).to_be_checked()
 
 
 DOT_PLOT_LAYOUT = """() => {
