@@ -1142,6 +1142,8 @@ def test_a_feature_looked_up_by_typing_part_of_its_name(page, app_url):
     quiet(page)  # the expander's opening reruns the part of the page it is in
     chooser.locator("input").click()
     page.keyboard.type("prol")
+    page.get_by_role("option", name="proline", exact=True).wait_for(timeout=30_000)
+    page.screenshot(path=str(ARTEFACTS / "qalpha-feature-lookup-typed.png"))
     page.get_by_role("option", name="proline", exact=True).click()
     settle(page)
     rank = page.locator("[data-testid='stMetric']").filter(has_text="Rank")
