@@ -266,21 +266,26 @@ def first_open(context, url, path, control=None):
     return controls, done, drawn
 
 
+def table_parquet(values, cell_types, feature_names) -> bytes:
+    """A samples x features table as a user uploads it: Parquet, a ``cell_type`` column first."""
+    import pandas as pd
+
+    frame = pd.DataFrame(values, columns=list(feature_names))
+    frame.insert(0, "cell_type", list(cell_types))
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False)
+    return buffer.getvalue()
+
+
 def genes_parquet() -> bytes:
     """100 samples x 20,000 genes, log1p of lognormal counts, four cell types of 25 samples with 50
     genes each raised fourfold, and a ``cell_type`` column."""
-    import pandas as pd
-
     rng = np.random.default_rng(0)
     labels = np.repeat(np.arange(4), 25)
     counts = rng.lognormal(2.0, 1.0, size=(100, 20_000))
     for c in range(4):
         counts[labels == c, c * 50:(c + 1) * 50] *= 4.0
-    frame = pd.DataFrame(np.log1p(counts), columns=[f"ENSG{100000 + j:011d}" for j in range(20_000)])
-    frame.insert(0, "cell_type", [f"type {c}" for c in labels])
-    buffer = io.BytesIO()
-    frame.to_parquet(buffer, index=False)
-    return buffer.getvalue()
+    return table_parquet(np.log1p(counts), [f"type {c}" for c in labels], [f"ENSG{100000 + j:011d}" for j in range(20_000)])
 
 
 def orl_zip() -> bytes:

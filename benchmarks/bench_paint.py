@@ -36,7 +36,7 @@ import time
 import numpy as np
 
 from benchmarks.app_server import SCRIPT_IDLE, start_server, stop_server
-from benchmarks.bench_app import WATCH, genes_parquet, serve_bare, upload
+from benchmarks.bench_app import WATCH, genes_parquet, serve_bare, table_parquet, upload
 from benchmarks.results import run_recorded
 from benchmarks.timing import median_p90
 
@@ -177,43 +177,30 @@ def pbmc_parquet() -> tuple[bytes, str]:
     """PBMC as a table with a ``cell_type`` column: scanpy's ``pbmc68k_reduced`` (700 cells x 765
     genes, its ``bulk_labels``) where scanpy is installed, else 700 x 765 log-normal values in 10
     groups of 70 with 20 genes raised in each (the same shape)."""
-    import pandas as pd
-
     try:
         import scanpy
 
-        adata = scanpy.datasets.pbmc68k_reduced()
-        frame = pd.DataFrame(np.asarray(adata.X, dtype=np.float64), columns=list(adata.var_names))
-        frame.insert(0, "cell_type", [str(v) for v in adata.obs["bulk_labels"]])
-        source = "scanpy's pbmc68k_reduced"
+        cells = scanpy.datasets.pbmc68k_reduced()
+        return (table_parquet(np.asarray(cells.X, dtype=np.float64), [str(v) for v in cells.obs["bulk_labels"]],
+                              cells.var_names), "scanpy's pbmc68k_reduced")
     except ImportError:
         rng = np.random.default_rng(0)
         labels = np.repeat(np.arange(10), 70)
         values = rng.lognormal(0.0, 1.0, size=(700, 765))
         for c in range(10):
             values[labels == c, c * 20:(c + 1) * 20] *= 3.0
-        frame = pd.DataFrame(np.log1p(values), columns=[f"gene{j}" for j in range(765)])
-        frame.insert(0, "cell_type", [f"type {c}" for c in labels])
-        source = "stand-in, scanpy not installed"
-    buffer = io.BytesIO()
-    frame.to_parquet(buffer, index=False)
-    return buffer.getvalue(), source
+        return (table_parquet(np.log1p(values), [f"type {c}" for c in labels], [f"gene{j}" for j in range(765)]),
+                "stand-in, scanpy not installed")
 
 
 def square_parquet(n: int = 2000) -> bytes:
     """``n`` samples x ``n`` features, normal values, four groups with 40 features shifted in each."""
-    import pandas as pd
-
     rng = np.random.default_rng(1)
     labels = np.repeat(np.arange(4), n // 4)
     values = rng.normal(size=(n, n))
     for c in range(4):
         values[labels == c, c * 40:(c + 1) * 40] += 1.5
-    frame = pd.DataFrame(values, columns=[f"f{j}" for j in range(n)])
-    frame.insert(0, "cell_type", [f"group {c}" for c in labels])
-    buffer = io.BytesIO()
-    frame.to_parquet(buffer, index=False)
-    return buffer.getvalue()
+    return table_parquet(values, [f"group {c}" for c in labels], [f"f{j}" for j in range(n)])
 
 
 def map_rows(page, app_url, presses: int) -> list[tuple[str, list, list, int]]:
