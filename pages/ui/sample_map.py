@@ -92,9 +92,20 @@ def _colours(main, top, n_clusters: int, seed: int, ranking_key: str) -> dict:
             "group_title": f"k-means cluster at K = {top.size:,}"}
 
 
+def send_samples(main, side) -> None:
+    """Send the standardised samples (the ``data`` part) when they fit the browser's budget. Called
+    by the page outside the fragment that K and λ rerun: a rerun that mounted them again, though
+    Streamlit then sends a reference, serialised and hashed the whole message (21 MB at 2,000 x
+    2,000) at every K report."""
+    if drawn_in_browser(main, side):
+        _COMPONENT(key="qa_samples_data", data=runs.kept(f"map samples {samples_key(main, side)}",
+                                                         lambda: _samples_data(main, side)), height="content")
+
+
 def mount(main, side, ranking, top_k: int, lam: float, *, n_clusters: int, seed: int) -> np.ndarray:
-    """Send what the scrubber's map needs for these samples (keyed by :func:`samples_key`) and
-    return the main samples it draws, in the order it draws them (its picks are positions in it).
+    """Send the colours at K (and, beyond the browser's budget, the server's map) for the samples
+    :func:`send_samples` sent, keyed by :func:`samples_key`; return the main samples the map draws,
+    in the order it draws them (its picks are positions in it).
 
     ``ranking``: the features best first at λ ``lam``; ``top_k`` the K the server knows (the
     browser's last report). In the browser's budget the samples go once and the browser maps
@@ -107,10 +118,7 @@ def mount(main, side, ranking, top_k: int, lam: float, *, n_clusters: int, seed:
     top = ranking[:top_k]
     view = {"part": "view", "key": key, "server": None, **_colours(main, top, n_clusters, seed, ranking_key)}
     rows = np.arange(main.n_samples)
-    if drawn_in_browser(main, side):
-        _COMPONENT(key="qa_samples_data", data=runs.kept(f"map samples {key}", lambda: _samples_data(main, side)),
-                   height="content")
-    else:
+    if not drawn_in_browser(main, side):
         mapped = runs.kept(f"map server {key} {ranking_key} {top_k} {SERVER_ROWS} {seed}",
                            lambda: sample_map(main.X, top, None if side is None else side.X, max_rows=SERVER_ROWS,
                                               random_state=seed))

@@ -89,6 +89,10 @@ function build(host) {
   };
   kInput.addEventListener('input', moved);
   lamInput.addEventListener('input', moved);
+  // the samples arriving (pages/ui/sample_map.py, later in the page): their images join the image's choices
+  window.addEventListener('selection-samples', (event) => {
+    if (state.data && event.detail === state.data.samples_key) schedule();
+  });
   // the image's own controls redraw it here, and tell the server nothing
   for (const control of ['.image-mode', '.opacity', '.outline', '.image-choice']) {
     $(control).addEventListener('input', () => schedule());
