@@ -16,7 +16,8 @@ const MAP_COLOURS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c
   '#bcbd22', '#17becf', '#aec7e8', '#ffbb78', '#98df8a', '#ff9896', '#c5b0d5', '#c49c94', '#f7b6d2', '#c7c7c7',
   '#dbdb8d', '#9edae5'];
 
-function mapDecode(text, Type) {
+// base64 of little-endian values as a typed array (the scrubber's weights and image too)
+function decodeBase64(text, Type) {
   const bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
   return new Type(bytes.buffer);
 }
@@ -27,16 +28,16 @@ function mapSamples(key) {
   const entry = window.__selectionSamples && window.__selectionSamples.get(key);
   if (!entry) return null;
   if (entry.data && !entry.decoded) {
-    const d = entry.data, z = mapDecode(d.z, Float32Array), norms = new Float64Array(d.p);
+    const d = entry.data, z = decodeBase64(d.z, Float32Array), norms = new Float64Array(d.p);
     for (let j = 0; j < d.p; j++) {
       let s = 0;
       for (let i = j * d.n; i < (j + 1) * d.n; i++) s += z[i] * z[i];
       norms[j] = s;
     }
     entry.decoded = { n: d.n, p: d.p, z, norms, names: d.names,
-                      side: d.side ? { n: d.side.n, z: mapDecode(d.side.z, Float32Array), names: d.side.names } : null,
+                      side: d.side ? { n: d.side.n, z: decodeBase64(d.side.z, Float32Array), names: d.side.names } : null,
                       images: d.images ? { height: d.images.height, width: d.images.width,
-                                           pixels: mapDecode(d.images.pixels, Uint8Array) } : null };
+                                           pixels: decodeBase64(d.images.pixels, Uint8Array) } : null };
   }
   return entry;
 }
@@ -151,7 +152,7 @@ function gramTimes(z, n, cols, V, b, W, from = 0) {
 function createPrincipalPair(n) {
   const b = Math.min(MAP_BLOCK, n), deepest = Math.min(MAP_DEPTH, Math.max(1, Math.floor(n / b)));
   const state = { b, n, V: new Float64Array(b * n), U: new Float64Array(2 * n), values: new Float64Array(2),
-                  residual: Infinity, iterations: 0, products: 0, converged: false, started: false };
+                  residual: Infinity, iterations: 0, converged: false, started: false };
   // one restart on the columns `cols` of z, with at most `depth` blocks
   state.step = (z, cols, depth = deepest) => {
     depth = Math.max(1, Math.min(depth, deepest));
@@ -169,7 +170,6 @@ function createPrincipalPair(n) {
         orthonormalise(Q, n, (t + 2) * b, (t + 1) * b);
       }
     }
-    state.products += m;
     const H = new Float64Array(m * m);
     for (let c = 0; c < m; c++) {
       for (let d = c; d < m; d++) {
@@ -214,7 +214,7 @@ function createSampleMap(panel, report) {
     <div class="map-picked" hidden><span class="map-picked-text"></span> <button type="button" class="map-clear">Clear</button></div>`;
   const $ = (selector) => panel.querySelector(selector);
   const canvas = $('.map'), tip = $('.map-tip'), band = $('.map-band');
-  const state = { key: null, view: null, pair: null, solvedFor: null, frame: 0, signs: [1, 1], coordinates: null,
+  const state = { view: null, pair: null, solvedFor: null, frame: 0, coordinates: null,
                   side: null, screen: null, lastU: null, picked: new Set(), pickedKey: null, dragFrom: null };
 
   // the coordinates of the main samples (n x 2) and the side samples from the converged or

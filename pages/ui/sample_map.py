@@ -11,7 +11,6 @@ the K the browser reported."""
 
 from __future__ import annotations
 
-import base64
 import hashlib
 
 import numpy as np
@@ -22,6 +21,7 @@ from core.evaluation.sample_map import BROWSER_VALUES, SERVER_ROWS, sample_map
 from core.plots import contrast_stretch
 from core.validation import zscores
 from pages.ui import datasets, runs
+from pages.ui.scrubber import encoded
 
 _COMPONENT = st.components.v2.component(
     "selection_samples",
@@ -42,10 +42,6 @@ export default function ({ data, parentElement }) {
 }""", isolate_styles=False)
 
 
-def _base64(values: np.ndarray, dtype: str) -> str:
-    return base64.b64encode(np.ascontiguousarray(values, dtype=dtype).tobytes()).decode("ascii")
-
-
 def samples_key(main, side) -> str:
     """The key the scrubber names the samples by: the main data and the side data."""
     return f"{main.fingerprint}|{side.fingerprint if side is not None else ''}"
@@ -64,9 +60,9 @@ def _samples_data(main, side) -> dict:
     pages draw them) when the features come from images and they fit the budget too."""
     Z = zscores(main.X)
     data = {"part": "data", "key": samples_key(main, side), "n": main.n_samples, "p": main.n_features,
-            "z": _base64(Z.T, "<f4"), "names": [str(name) for name in main.sample_names], "side": None, "images": None}
+            "z": encoded(Z.T, "<f4"), "names": [str(name) for name in main.sample_names], "side": None, "images": None}
     if side is not None:
-        data["side"] = {"n": side.n_samples, "z": _base64(zscores(side.X, reference=main.X).T, "<f4"),
+        data["side"] = {"n": side.n_samples, "z": encoded(zscores(side.X, reference=main.X).T, "<f4"),
                         "names": [str(name) for name in side.sample_names]}
     family = main.family
     if family is not None:
@@ -74,7 +70,7 @@ def _samples_data(main, side) -> dict:
         if stack.size <= BROWSER_VALUES:
             grey = contrast_stretch(stack)  # each image by its own percentiles, as the pages draw them
             data["images"] = {"height": int(stack.shape[1]), "width": int(stack.shape[2]),
-                              "pixels": _base64(np.round(grey * 255), "u1")}
+                              "pixels": encoded(np.round(grey * 255), "u1")}
     data["token"] = hashlib.blake2b(data["z"].encode("ascii"), digest_size=8).hexdigest()
     return data
 

@@ -53,10 +53,6 @@ function build(host) {
   const state = { data: null, token: null, weights: null, orders: [], k: 1, lamIndex: 0, moved: -Infinity,
                   timer: 0, frame: 0, base: null };
 
-  const decode = (text, Type) => {
-    const bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
-    return new Type(bytes.buffer);
-  };
   // the features by weight at λ index i, largest first (computed once per λ)
   const orderAt = (i) => {
     if (!state.orders[i]) {
@@ -197,7 +193,7 @@ function build(host) {
     if (!d.image) { $('.image-panel').style.display = 'none'; return 0; }
     $('.image-panel').style.display = '';
     const { height: h, width: w } = d.image;
-    if (!state.base) state.base = decode(d.image.mean, Uint8Array);
+    if (!state.base) state.base = decodeBase64(d.image.mean, Uint8Array);
     const mode = $('.image-mode').value, opacity = Number($('.opacity').value) / 100;
     const outline = $('.outline').checked && mode === 'weights';
     $('.opacity-control').style.display = $('.outline-control').style.display = mode === 'weights' ? '' : 'none';
@@ -302,7 +298,7 @@ function build(host) {
     update(data) {
       if (data.token !== state.token) {  // new weights (another result or path): decoded once
         state.token = data.token;
-        state.weights = decode(data.weights, Float32Array);
+        state.weights = decodeBase64(data.weights, Float32Array);
         state.orders = [];
         state.base = null;
       }

@@ -63,17 +63,18 @@ _COMPONENT = st.components.v2.component(
 TOP_LISTED = 10
 
 
-def _encoded(weights: np.ndarray) -> str:
-    """The weights (λ values x features) as base64 of little-endian float32: 9.6 kB per λ on the
-    faces, sent once per result (a K or λ step in the browser sends nothing)."""
-    return base64.b64encode(np.ascontiguousarray(weights, dtype="<f4").tobytes()).decode("ascii")
+def encoded(values: np.ndarray, dtype: str = "<f4") -> str:
+    """``values`` as base64 of their bytes in ``dtype`` (little-endian float32 by default), as the
+    browser decodes them (``decodeBase64`` of pages/ui/sample_map.js): the weights are 9.6 kB per
+    λ on the faces, sent once per result (a K or λ step in the browser sends nothing)."""
+    return base64.b64encode(np.ascontiguousarray(values, dtype=dtype).tobytes()).decode("ascii")
 
 
 def _mean_image(images: np.ndarray) -> str:
     """The mean image, stretched between its 1st and 99th percentile (the pages' grey scale,
     :func:`core.plots.contrast_stretch`) to 0..255, as base64 bytes."""
     grey = contrast_stretch(images.mean(axis=0))
-    return base64.b64encode((grey * 255).astype(np.uint8).tobytes()).decode("ascii")
+    return encoded((grey * 255).astype(np.uint8), "u1")
 
 
 def selection_scrubber(key: str, *, lams, weights, feature_names, data_key: str, k: int, k_set: bool, lam: float,
@@ -105,7 +106,7 @@ def selection_scrubber(key: str, *, lams, weights, feature_names, data_key: str,
         return {"height": int(stack.shape[1]), "width": int(stack.shape[2]), "mean": _mean_image(stack)}
 
     data = {"token": token, "n": int(weights.shape[1]), "lams": lams, "lam_index": lam_index, "k": int(k),
-            "k_set": bool(k_set), "weights": runs.kept(f"scrubber weights {token}", lambda: _encoded(weights)),
+            "k_set": bool(k_set), "weights": runs.kept(f"scrubber weights {token}", lambda: encoded(weights)),
             "names": runs.kept(f"scrubber names {data_key}", lambda: [str(name) for name in feature_names]),
             "image": runs.kept(f"scrubber image {data_key}", mean_image) if images is not None else None,
             "gaps": [int(g) for g in gaps], "defaults": [int(d) for d in defaults],

@@ -172,10 +172,9 @@ def per_class_view(main, top, left_out: str = "") -> None:
                         help="Then fold changes compare expm1 of the mean logs, as scanpy does; otherwise "
                              "the means themselves (which needs non-negative values).")
         test, non_negative, as_log1p = _marker_choices(main)
-        markers = runs.run_cached("class_markers", dict(data=main.fingerprint, features=top.tolist(), test=test,
-                                                        log1p=as_log1p),
-                                  main.X, main.labels, features=top, feature_names=main.feature_names,
-                                  method=test, log1p=as_log1p)
+        key = dict(data=main.fingerprint, features=top.tolist(), test=test, log1p=as_log1p)
+        markers = runs.run_cached("class_markers", key, main.X, main.labels, features=top,
+                                  feature_names=main.feature_names, method=test, log1p=as_log1p)
         if left_out:
             st.caption(left_out)
         first = 0
@@ -195,7 +194,8 @@ def per_class_view(main, top, left_out: str = "") -> None:
                       "markers_dotplot")
         st.caption("Colour: the test's score of the feature in the class against the other samples"
                    + ("; size: the share of the class's samples with a non-zero value." if non_negative else "."))
-        marker_table = markers.table()
+        # K features x the classes, row by row: kept with the statistics, not built at every rerun
+        marker_table = runs.kept(f"marker table {json.dumps(key)}", markers.table)
         if not non_negative:
             marker_table = marker_table.drop(columns=["log2_fold_change", "fraction", "fraction_rest", "mean_zero_in"])
             st.caption("These data have negative values: fold changes and the share of non-zero values do "
@@ -211,7 +211,7 @@ def per_class_view(main, top, left_out: str = "") -> None:
                      column_config=_MARKER_COLUMNS)
         st.caption(f"All {top.size:,} selected features x {markers.classes.size} classes, scrollable; the CSV "
                    "holds the same rows.")
-        st.download_button("Per-class statistics (CSV)", downloads.frame_csv(marker_table),
+        st.download_button("Per-class statistics (CSV)", lambda: downloads.frame_csv(marker_table),
                            file_name=downloads.file_name(main.name, "per-class", "csv"), mime="text/csv", key="qa_markers_csv",
                            on_click="ignore")
 
