@@ -30,11 +30,16 @@ has_labels = data.labels is not None and data.classes.size >= 2
 class_values = datasets.class_values(data)
 max_k = settings.qalpha_max_k(data)
 uploaded_side = datasets.current_side_dataset()
-picked = datasets.picked_rows(data)  # samples picked on the map and made the side data
-side_options = settings.qalpha_side_options(data, uploaded_side is not None, picked is not None)
+
+def side_choices() -> list:
+    """The side information this data set offers now (picked samples once rows were picked, by
+    hand or by the link restored first)."""
+    return settings.qalpha_side_options(data, uploaded_side is not None, datasets.picked_rows(data) is not None)
+
+
 VIEW = {
-    "qa_supervised": views.flag, "qa_auto": views.flag, "qa_k": views.integer_in(1, max_k), "qa_criterion": views.choice_of(list(CRITERION_NAMES)),
-    "qa_side_mode": views.choice_of(side_options), "qa_n_pairs": views.integer_in(1, 500),
+    "qa_side_rows": lambda v: datasets.picked_from_link(data, v), "qa_supervised": views.flag, "qa_auto": views.flag, "qa_k": views.integer_in(1, max_k), "qa_criterion": views.choice_of(list(CRITERION_NAMES)),
+    "qa_side_mode": lambda v: views.choice_of(side_choices())(v), "qa_n_pairs": views.integer_in(1, 500),
     "qa_side_classes": lambda v: [views.choice_of(class_values)(c) for c in v],
     "qa_lambda": views.choice_of(LAMBDAS), "qa_init": views.choice_of(["uniform", "random"]),
     "qa_n_init": views.integer_in(1, 20), "qa_max_iter": views.integer_in(10, 5000),
@@ -42,11 +47,13 @@ VIEW = {
     "qa_top_k": views.integer_in(1, data.n_features)}
 #: The settings as the page labels them (notes about a link or a new data set name them so)
 LABELS = {"qa_supervised": "Supervised", "qa_auto": "Choose k and λ from the data", "qa_k": "k — number of clusters", "qa_criterion": "Criterion",
-          "qa_side_mode": "Side information", "qa_n_pairs": "Number of pairs", "qa_side_classes": "Side classes",
+          "qa_side_rows": "Samples picked on the map", "qa_side_mode": "Side information", "qa_n_pairs": "Number of pairs", "qa_side_classes": "Side classes",
           "qa_lambda": "λ — weight of the side information", "qa_init": "Initial Q", "qa_n_init": "Starts",
           "qa_max_iter": "Maximum iterations", "qa_tol": "Tolerance on the residuals", "qa_seed": "random_state",
           "qa_top_k": "K — top features to show and to cluster with"}
 views.restore_view("qalpha", VIEW, LABELS)
+picked = datasets.picked_rows(data)  # samples picked on the map and made the side data
+side_options = side_choices()
 if "qa_top_k" in st.query_params and "qa_top_k" in st.session_state:
     st.session_state.setdefault("qa_top_k_set", True)  # a link that names K keeps it
 settings.set_defaults(settings.qalpha_defaults(data),

@@ -323,6 +323,15 @@ def picked_rows(dataset: Dataset) -> list[int] | None:
     return [int(row) for row in picked["rows"] if 0 <= int(row) < dataset.n_samples] or None
 
 
+def picked_from_link(dataset: Dataset, value) -> dict:
+    """``qa_side_rows`` as a link carries it, for ``dataset``: raises ``ValueError`` (or
+    ``TypeError``/``KeyError``) for rows picked on another data set or rows it does not have."""
+    rows = sorted({int(row) for row in value["rows"]})
+    if value["data"] != dataset.fingerprint or not rows or rows[0] < 0 or rows[-1] >= dataset.n_samples:
+        raise ValueError("not rows of this data set")
+    return {"data": dataset.fingerprint, "rows": rows}
+
+
 def main_rows(dataset: Dataset, side_mode: str, side_classes, picked) -> np.ndarray:
     """Which rows of ``dataset`` the main data of this side information are, in order."""
     if side_mode == "side classes":

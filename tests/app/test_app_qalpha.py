@@ -893,6 +893,13 @@ def test_samples_picked_on_the_map_become_the_side_data_of_the_next_run():
     namespace = run_page_snippet(app, "QAlphaParameters(")
     assert namespace["picked"] == list(range(5, 18)) and namespace["side"].n_samples == 13
     assert np.allclose(np.sort(namespace["result"].alpha)[::-1], sorted_alpha(app), atol=1e-6)
+    # the link carries the picked rows: a fresh session opened with it has the same side data
+    copy = AppTest.from_file(PAGE, default_timeout=120)
+    for key, value in dict(app.query_params).items():
+        copy.query_params[key] = value
+    copy.run()
+    assert copy.radio(key="qa_side_mode").value == "picked samples" and not copy.exception
+    assert map_parts(copy)["data"]["side"]["names"] == [faces.sample_names[i] for i in range(5, 18)]
     # the map now draws the 117 others: positions 0 and 1 are rows 0 and 1, position 5 row 18
     app.session_state["qa_scrubber"] = {"picked": {"key": scrubber(app)["samples_key"], "rows": [0, 1, 5]}}
     app.run()

@@ -1418,6 +1418,9 @@ def map_agrees_with_numpy(page, main, side, path, settings):
                            " return p && p.__map.coordinates().side && p.__map.coordinates().side.length === n; }",
                            arg=picked, timeout=120_000)
     expect(page.get_by_role("radio", name="picked samples")).to_be_checked()
+    quiet(page)
+    page.reload()  # the link carries the picked rows: a reload keeps them as the side data
+    expect(page.get_by_role("radio", name="picked samples")).to_be_checked(timeout=120_000)
 
 
 DOT_PLOT_LAYOUT = """() => {
