@@ -209,9 +209,8 @@ def scrub_view(result, main, side, path, params, automatic: bool) -> int:
         k_label="K — top features to show and to cluster with", lam_label="λ — weight of the side information",
         samples_key=sample_map.samples_key(main, side), on_picked=lambda: None)
     # after the scrubber (the pages' tests read it first): the samples its map draws, the colours at K
-    drawn = sample_map.mount(main, side, result.ranking, top_k, lam, n_clusters=params.k or main.classes.size,
-                             seed=params.random_state)
-    sample_map.picked_offer(data, main, side, drawn, side_mode, side_classes, picked)
+    sample_map.draw(data, main, side, result.ranking, top_k, lam, n_clusters=params.k or main.classes.size,
+                    seed=params.random_state, side_mode=side_mode, side_classes=side_classes, picked=picked)
     st.button("Default K", on_click=lambda: st.session_state.update(qa_top_k_set=False),
               disabled=not st.session_state.get("qa_top_k_set"),
               help="Let K follow the default rule again: the sparsity gap's count where the gap is clear, else "
@@ -256,13 +255,14 @@ def selection_view(result, path, main, side, params, side_mode: str, side_choice
                           saved=partial(weights_figure, top_k=top_k))
     if main.family is not None and main.family.name != "pixels":  # the scrubber marks pixels only
         widgets.pixel_view(main, result.alpha, top, "overlay")
+    compared = selection.picked_groups(data, main, datasets.main_rows(data, side_mode, side_classes, picked))
     if main.labels is not None and np.unique(main.labels).size >= 2:
         selection.kmeans_scores(main, result.ranking, dict(ranking=params.key, side=side_choice), top_k,
                                 params.random_state)
-        left_out = (f"The samples of the side classes ({settings.shown(side_classes)}: {data.n_samples - main.n_samples:,} "
-                    f"of {data.n_samples:,}) are left out here and in the CSV: they are the side data, not classes "
-                    "of the main data." if data.n_samples > main.n_samples else "")
-        selection.per_class_view(main, top, left_out)
+    if compared is not None or (main.labels is not None and np.unique(main.labels).size >= 2):
+        left_out = (f"The {data.n_samples - main.n_samples:,} side samples of the {data.n_samples:,} are left out here "
+                    "and in the CSV: they are the side data." if data.n_samples > main.n_samples else "")
+        selection.per_class_view(main, top, left_out, compared)
     selection.feature_lookup(main, result.alpha, result.ranking, top_k)
     # the files and the code follow λ and K; they are drawn only while opened, as the figures'
     # Save buttons are: six fewer elements at every step

@@ -64,6 +64,40 @@ def _h5ad_matrices(store) -> dict:
     return found
 
 
+#: The ``obsm`` embeddings read as layouts of the samples (their first two columns), in the order
+#: a map offers them: the pictures a scanpy user knows.
+LAYOUT_KEYS = ("X_umap", "X_tsne", "X_pca", "X_diffmap", "X_draw_graph_fa")
+
+
+def _h5ad_layouts(store, n_rows: int, notes: list) -> dict:
+    """The two-column layouts of the cells stored in ``obsm`` (:data:`LAYOUT_KEYS`, first two
+    columns, float64): a group of matrices since AnnData 0.7, one record array before. One that
+    is not a real matrix of ``n_rows`` rows and at least two finite columns is skipped and said."""
+    import h5py
+
+    obsm = store.get("obsm")
+    if isinstance(obsm, h5py.Group):
+        stored = {name: obsm[name] for name in LAYOUT_KEYS if isinstance(obsm.get(name), h5py.Dataset)}
+    elif isinstance(obsm, h5py.Dataset) and obsm.dtype.names:  # before 0.7: one field per embedding
+        names = [name for name in LAYOUT_KEYS if name in obsm.dtype.names]
+        stored = {name: obsm[name] for name in names} if names else {}
+    else:
+        return {}
+    layouts = {}
+    for name, element in stored.items():
+        shape = tuple(element.shape)
+        if len(shape) != 2 or shape[0] != n_rows or shape[1] < 2 or element.dtype.kind not in "fiu":
+            notes.append(f"obsm[{name!r}] was not read as a layout: it is not a numeric matrix of "
+                         f"{n_rows:,} rows and at least 2 columns.")
+            continue
+        values = np.asarray(element[:, :2], dtype=np.float64)
+        if not np.isfinite(values).all():
+            notes.append(f"obsm[{name!r}] was not read as a layout: it holds NaN or infinite values.")
+            continue
+        layouts[name] = values
+    return layouts
+
+
 def _stored_shape(element) -> tuple:
     """A matrix element's shape without reading it: a dataset's own, a sparse group's attribute
     (``shape`` since AnnData 0.7, ``h5sparse_shape`` before)."""
@@ -134,6 +168,7 @@ def _read_h5ad(filename, data, x_key, notes, limits) -> ParsedTable:
             obs = anndata_frame(store, "obs")
             var_key = {"raw.X": "raw/var" if "raw/var" in store else "raw.var"}.get(x_key, "var")
             var = anndata_frame(store, var_key) if var_key in store else anndata_frame(store, "var")
+            layouts = _h5ad_layouts(store, len(obs), notes)
         except InputError:
             raise
         except Exception as exc:  # anndata raises many kinds for damaged files; all mean the same here
@@ -155,10 +190,12 @@ def _read_h5ad(filename, data, x_key, notes, limits) -> ParsedTable:
         notes.append("Written by AnnData before 0.7 (obs and var as record arrays); read in that layout.")
     notes.append(f"Read AnnData: {shape[0]:,} cells x {shape[1]:,} genes from {x_key} ({kind}); "
                  + (f"also in the file: {_listed(m for m in matrices if m != x_key)}; " if len(matrices) > 1 else "")
-                 + f"obs columns {_listed(obs.columns) or 'none'}.")
+                 + f"obs columns {_listed(obs.columns) or 'none'}"
+                 + (f"; layouts of the cells (obsm) {_listed(layouts)}." if layouts else "."))
     return ParsedTable(filename, "h5ad", tuple(str(v) for v in var.index), X, np.arange(X.shape[1]),
                        row_names=tuple(str(o) for o in obs.index), annotations=annotations, notes=tuple(notes),
-                       header=True, arrays=tuple(matrices), x_key=x_key, categorical=tuple(categorical))
+                       header=True, arrays=tuple(matrices), x_key=x_key, categorical=tuple(categorical),
+                       layouts=layouts)
 
 
 def _real_matrix(values: np.ndarray, filename: str, what: str) -> np.ndarray:

@@ -55,6 +55,8 @@ DEFAULT_QUOTA = 4 * 10**9
 
 _KEY = re.compile(r"^[0-9a-f]{64}$")
 _SUFFIX = ".npz"
+#: Arrays of an entry that are the layouts of its samples (``meta["layouts"]``), by this prefix
+LAYOUT_PREFIX = "layout:"
 _LOCK = ".lock"
 #: Reads the operating system refused (EMFILE, EIO...) are tried this many times in all, this
 #: many seconds apart (doubling), before the read is reported as failed.
@@ -119,6 +121,8 @@ def _arrays(dataset: Dataset) -> dict[str, np.ndarray]:
     for field, names in (("feature_names", dataset.feature_names_), ("sample_names", dataset.sample_names_)):
         if names is not None:
             arrays[field] = np.asarray(names, dtype=str)
+    for name, values in dataset.meta.get("layouts", {}).items():
+        arrays[LAYOUT_PREFIX + name] = values
     return arrays
 
 
@@ -225,9 +229,11 @@ class ContentStore:
         _touch(path)  # least recently used goes first; evicted since the read, it was read whole
         header = json.loads(str(arrays["header"]))
         names = {field: tuple(arrays[field].tolist()) for field in ("feature_names", "sample_names") if field in arrays}
+        layouts = {name[len(LAYOUT_PREFIX):]: values for name, values in arrays.items() if name.startswith(LAYOUT_PREFIX)}
+        meta = {**header["meta"], "layouts": layouts} if layouts else header["meta"]
         return Dataset(arrays["X"], labels=arrays.get("labels"), image_shape=header["image_shape"],
                        feature_names_=names.get("feature_names"), sample_names_=names.get("sample_names"),
-                       name=header["name"], source=header["source"], kind=header["kind"], meta=header["meta"])
+                       name=header["name"], source=header["source"], kind=header["kind"], meta=meta)
 
     def _read(self, path: Path, key: str) -> dict | None:
         """The entry's arrays, or None when they are not the content of ``key``."""

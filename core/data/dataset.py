@@ -54,6 +54,18 @@ def _read_only(array: np.ndarray) -> np.ndarray:
     return view
 
 
+def _checked_layouts(layouts, n_samples: int) -> ReadOnlyMeta:
+    """``meta["layouts"]``: each a finite float64 (n_samples, 2) array, read-only."""
+    checked = {}
+    for name, values in dict(layouts).items():
+        values = np.asarray(values, dtype=np.float64)
+        if values.shape != (n_samples, 2) or not np.isfinite(values).all():
+            raise InputError(f"The layout {name!r} must hold two finite coordinates per sample "
+                             f"({n_samples} x 2); it is {' x '.join(map(str, values.shape))}.")
+        checked[str(name)] = _read_only(values)
+    return ReadOnlyMeta(checked)
+
+
 class ReadOnlyMeta(dict):
     """A data set's ``meta``: a dictionary that refuses changes (and pickles, which a
     ``types.MappingProxyType`` does not: Streamlit's caches pickle what they return)."""
@@ -213,7 +225,10 @@ class Dataset:
                            _as_name_tuple(self.feature_names_, d, "feature"))
         object.__setattr__(self, "sample_names_",
                            _as_name_tuple(self.sample_names_, n, "sample"))
-        object.__setattr__(self, "meta", ReadOnlyMeta(self.meta))
+        meta = dict(self.meta)
+        if "layouts" in meta:
+            meta["layouts"] = _checked_layouts(meta["layouts"], n)
+        object.__setattr__(self, "meta", ReadOnlyMeta(meta))
 
     # ------------------------------------------------------------------ shape and names
     @property
@@ -297,6 +312,8 @@ class Dataset:
         meta = dict(self.meta)
         if "family" in meta:  # the images behind the features follow the samples
             meta["family"] = meta["family"].for_samples(index)
+        if "layouts" in meta:  # so do the places the file gave them (AnnData's obsm)
+            meta["layouts"] = {name: values[index] for name, values in meta["layouts"].items()}
         return replace(
             self,
             X=self.X[index],

@@ -87,6 +87,9 @@ class ParsedTable:
         How the file was read (compression, delimiter, header, engine).
     header : bool
         Whether the first row was read as column names.
+    layouts : dict of str -> ndarray, shape (n_rows, 2)
+        Two-dimensional layouts of the rows stored with them (AnnData ``obsm["X_umap"]``,
+        ``"X_pca"``, ...: their first two columns).
     """
 
     filename: str
@@ -102,6 +105,7 @@ class ParsedTable:
     arrays: tuple = ()
     x_key: str | None = None
     categorical: tuple = ()
+    layouts: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -429,16 +433,19 @@ class ParsedTable:
                                  "samples as rows to use them.")
         feature_names = list(self.columns) if self.format == "h5ad" else None
         sample_names = list(self.row_names) if self.row_names is not None else None
+        layouts = dict(self.layouts)
         if orientation == "samples_as_columns":
             feature_names, sample_names = sample_names, feature_names
-        return Arrangement(self.filename, X, labels, feature_names, sample_names, notes, orientation)
+            layouts = {}  # they place the stored rows, which are now the features
+        return Arrangement(self.filename, X, labels, feature_names, sample_names, notes, orientation, layouts)
 
 
 @dataclass(eq=False)
 class Arrangement:
     """A table laid out as samples x features, before missing values are dealt with.
 
-    ``X`` may hold NaN (missing); ``labels`` is an object array (None where missing) or None.
+    ``X`` may hold NaN (missing); ``labels`` is an object array (None where missing) or None;
+    ``layouts`` the stored two-dimensional layouts of the samples (:attr:`ParsedTable.layouts`).
     """
 
     filename: str
@@ -448,6 +455,7 @@ class Arrangement:
     sample_names: list | None
     notes: list
     orientation: str
+    layouts: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     def check_shape(self) -> None:
         """Refuse a table too small to select features from as laid out, before any choice about its
@@ -509,10 +517,12 @@ def finish(arrangement: Arrangement, missing: str = "refuse", *, name: str | Non
         raise InputError(f"missing must be one of {', '.join(MISSING_POLICIES)}; got {missing!r}.")
     filename, X, notes = arrangement.filename, arrangement.X, list(arrangement.notes)
     feature_names, sample_names = arrangement.feature_names, arrangement.sample_names
+    layouts = dict(arrangement.layouts)
     labels, kept = _labels_present(arrangement, missing, notes)
     if kept is not None:
         X = X[kept]
         sample_names = [s for s, k in zip(sample_names, kept) if k] if sample_names else None
+        layouts = {name: values[kept] for name, values in layouts.items()}
     infinite = np.isinf(X)
     if infinite.any():
         row, column = np.argwhere(infinite)[0]
@@ -540,6 +550,7 @@ def finish(arrangement: Arrangement, missing: str = "refuse", *, name: str | Non
             X = X[keep]
             labels = labels[keep] if labels is not None else None
             sample_names = [s for s, k in zip(sample_names, keep) if k] if sample_names else None
+            layouts = {name: values[keep] for name, values in layouts.items()}
             notes.append(f"Dropped {_plural(samples_hit, 'sample')} with missing values ({found}).")
         elif missing == "drop_features":
             keep = per_feature == 0
@@ -567,6 +578,8 @@ def finish(arrangement: Arrangement, missing: str = "refuse", *, name: str | Non
     feature_names = _unique_names(feature_names, "feature", notes)
     sample_names = _unique_names(sample_names, "sample", notes)
     meta = {"load_report": notes, "table": dict(summary, orientation=arrangement.orientation)}
+    if layouts:
+        meta["layouts"] = layouts
     return Dataset(X, labels=labels, feature_names_=feature_names, sample_names_=sample_names,
                    name=name or filename, kind="table", source=f"uploaded: {filename}", meta=meta)
 

@@ -5,7 +5,8 @@ No Streamlit here; each function takes plain arrays (and names) and returns a
 The builders live by the kind of figure they draw: :mod:`.weights` (sorted weights, histories,
 the λ path, per-class dots), :mod:`.images` (weights on images, outlines, grids and mosaics),
 :mod:`.topographic` (the topographical map), :mod:`.curves` (curves and bars by size) and
-:mod:`.tables` (heat-map tables and the table behind every figure); every name is here.
+:mod:`.tables` (heat-map tables and the table behind every figure) and :mod:`.samples` (a
+stored layout of the samples); every name is here.
 """
 
 from .weights import (EVERY_RANK_UP_TO, TAIL_RANKS, MARKERS_UP_TO, sorted_weights_figure, history_figure,
@@ -17,6 +18,7 @@ from .topographic import topographic_figure, LABEL_CHAR_WIDTH, LABEL_HEIGHT, lab
 from .curves import (probability_curve_figure, slda_curves_figure, band_mass_figure, comparison_figure, curves_figure,
                      bar_figure)
 from .tables import heatmap_table_figure, figure_table
+from .samples import GROUP_COLOURS, SIDE_COLOUR, samples_layout_figure
 
 __all__ = ["EVERY_RANK_UP_TO", "TAIL_RANKS", "MARKERS_UP_TO", "sorted_weights_figure", "history_figure",
            "lambda_path_figure", "gap_strength_figure", "dotplot_figure", "image_figure", "weight_overlay_figure",
@@ -24,4 +26,5 @@ __all__ = ["EVERY_RANK_UP_TO", "TAIL_RANKS", "MARKERS_UP_TO", "sorted_weights_fi
            "selection_outline", "contrast_stretch", "rank_stretch", "image_grid_figure", "MOSAIC_IMAGE_HEIGHT",
            "image_mosaic", "topographic_figure", "LABEL_CHAR_WIDTH", "LABEL_HEIGHT", "label_boxes",
            "non_overlapping_labels", "probability_curve_figure", "slda_curves_figure", "band_mass_figure",
-           "comparison_figure", "curves_figure", "bar_figure", "heatmap_table_figure", "figure_table"]
+           "comparison_figure", "curves_figure", "bar_figure", "heatmap_table_figure", "figure_table",
+           "GROUP_COLOURS", "SIDE_COLOUR", "samples_layout_figure"]

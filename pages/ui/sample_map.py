@@ -18,9 +18,9 @@ import streamlit as st
 
 from core.evaluation.kmeans import seeded_kmeans
 from core.evaluation.sample_map import BROWSER_VALUES, SERVER_ROWS, sample_map
-from core.plots import contrast_stretch
+from core.plots import contrast_stretch, samples_layout_figure
 from core.validation import zscores
-from pages.ui import datasets, runs
+from pages.ui import datasets, runs, widgets
 from pages.ui.scrubber import encoded
 
 _COMPONENT = st.components.v2.component(
@@ -98,7 +98,20 @@ def send_samples(main, side) -> None:
                                                          lambda: _samples_data(main, side)), height="content")
 
 
-def mount(main, side, ranking, top_k: int, lam: float, *, n_clusters: int, seed: int) -> np.ndarray:
+def draw(data, main, side, ranking, top_k: int, lam: float, *, n_clusters: int, seed: int, side_mode: str,
+         side_classes, picked) -> None:
+    """The map of the samples at K (:func:`mount`), the samples picked on it with what can be done
+    with them (:func:`picked_offer`) and, where the file gave the samples a layout, that layout in
+    the same colours (:func:`stored_layout`). ``data``: the page's data set, of which ``main`` and
+    ``side`` are the split by ``side_mode`` (``side_classes``, or the rows ``picked`` before)."""
+    drawn, view = mount(main, side, ranking, top_k, lam, n_clusters=n_clusters, seed=seed)
+    picked_offer(data, main, side, drawn, side_mode, side_classes, picked)
+    if main.meta.get("layouts"):
+        # side classes and picked samples are rows of the same file: they have a place in its layout
+        stored_layout(main, side if side_mode in ("side classes", "picked samples") else None, view)
+
+
+def mount(main, side, ranking, top_k: int, lam: float, *, n_clusters: int, seed: int) -> tuple[np.ndarray, dict]:
     """Send the colours at K (and, beyond the browser's budget, the server's map) for the samples
     :func:`send_samples` sent, keyed by :func:`samples_key`; return the main samples the map draws,
     in the order it draws them (its picks are positions in it).
@@ -133,7 +146,27 @@ def mount(main, side, ranking, top_k: int, lam: float, *, n_clusters: int, seed:
                        "the map itself, so it is redrawn when the hand stops."}
     view["token"] = hashlib.blake2b(repr(sorted(view.items())).encode(), digest_size=8).hexdigest()
     _COMPONENT(key="qa_samples_view", data=view, height="content")
-    return rows
+    return rows, view
+
+
+def stored_layout(main, side, colours: dict) -> None:
+    """The layout the file gave the samples (AnnData's ``obsm["X_umap"]``, ``"X_pca"``, ...: the
+    picture a biologist knows), its points coloured as the map of the samples colours them
+    (``colours``: by class, or by the k-means clusters at K), the side samples as diamonds."""
+    layouts = main.meta["layouts"]
+    with st.expander("The samples on the file's own layout", expanded=True):
+        name = st.selectbox("Layout", list(layouts), key="qa_layout_name",
+                            help="The embeddings stored with the cells (AnnData's obsm), first two columns.") \
+            if len(layouts) > 1 else next(iter(layouts))
+        name = name if name in layouts else next(iter(layouts))
+        side_places = (side.meta.get("layouts") or {}).get(name) if side is not None else None
+        axis = name.removeprefix("X_").upper()
+        figure = samples_layout_figure(
+            layouts[name], colours["groups"], colours["group_names"], names=main.sample_names,
+            side_coordinates=side_places, side_names=None if side_places is None else side.sample_names,
+            group_title=colours["group_title"], axis_names=(f"{axis}1", f"{axis}2"),
+            title=f"obsm[{name!r}], coloured by {colours['group_title']}")
+        widgets.chart(figure, "qa_stored_layout")
 
 
 def picked_offer(data, main, side, drawn, side_mode: str, side_classes, picked) -> None:
@@ -160,6 +193,11 @@ def picked_offer(data, main, side, drawn, side_mode: str, side_classes, picked) 
         # the button is in the selection's fragment: the side data are the whole page's
         st.session_state["_qa_rerun_page"] = True
 
+    def compare():
+        st.session_state["qa_compare_rows"] = {"data": data.fingerprint, "rows": sorted(rows.tolist())}
+        st.session_state["qa_marker_groups"] = "the picked samples against the rest"
+        st.session_state["qa_per_class"] = True  # the per-class view, open on them
+
     line = st.container(horizontal=True, vertical_alignment="center")
     line.caption(f"{len(rows):,} samples picked on the map: {', '.join(names)}"
                  + (f" and {len(rows) - 12:,} more" if len(rows) > 12 else "") + ".")
@@ -167,3 +205,6 @@ def picked_offer(data, main, side, drawn, side_mode: str, side_classes, picked) 
                 f"Make them the side data ({len(chosen):,} samples)", on_click=use_as_side, key="qa_pick_side",
                 help="The picked samples become the side data W of the next run (Shashua & Wolf 2004 Def. 3: "
                      "what varies within them is suppressed), the other samples the main data.")
+    line.button(f"Compare them with the rest ({len(rows):,} samples)", on_click=compare, key="qa_pick_compare",
+                help="The per-class view tests the selected features on the picked samples against the other main "
+                     "samples (their statistics, fold changes and adjusted p-values), as it tests a class.")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
@@ -151,17 +152,54 @@ def _marker_choices(main) -> tuple[str, bool, bool]:
     return test, non_negative, bool(log1p or not non_negative)
 
 
-def per_class_view(main, top, left_out: str = "") -> None:
+#: The per-class view's two ways of grouping the samples once some were picked on the map
+GROUPINGS = ("the classes", "the picked samples against the rest")
+
+
+def picked_groups(data, main, main_rows) -> np.ndarray | None:
+    """The main samples as "picked" or "rest" when samples of ``data`` were picked on the map to be
+    compared with the others (``qa_compare_rows``, :func:`pages.ui.sample_map.picked_offer`) and
+    both groups have main samples; ``main_rows``: the rows of ``data`` that ``main`` holds."""
+    compared = st.session_state.get("qa_compare_rows")
+    if not compared or compared.get("data") != data.fingerprint:
+        return None
+    picked = np.isin(main_rows, compared["rows"])
+    return np.where(picked, "picked", "rest") if 0 < picked.sum() < picked.size else None
+
+
+def _marker_groups(main, compared) -> tuple:
+    """``(main, caption)``: the data set whose labels the per-class view tests, the classes or,
+    when chosen, the samples picked on the map against the rest (``compared``: :func:`picked_groups`)."""
+    has_classes = main.labels is not None and np.unique(main.labels).size >= 2
+    if compared is None:
+        return main, ""
+    if has_classes:
+        grouping = st.radio("Groups", GROUPINGS, horizontal=True, key="qa_marker_groups",
+                            help="Each class against the other samples, or the samples picked on the map (a box on "
+                                 "it, then \"Compare them with the rest\") against the other main samples.")
+        if grouping == GROUPINGS[0]:
+            return main, ""
+    grouped = runs.kept(f"picked groups {main.fingerprint} {hashlib.blake2b(compared.tobytes(), digest_size=8).hexdigest()}",
+                        lambda: replace(main, labels=compared, name=f"{main.name} (picked vs rest)"))
+    n_picked = int((compared == "picked").sum())
+    return grouped, (f"The {n_picked:,} samples picked on the map (class 'picked') against the other "
+                     f"{compared.size - n_picked:,} main samples (class 'rest').")
+
+
+def per_class_view(main, top, left_out: str = "", compared=None) -> None:
     """Which class each selected feature marks (scanpy's rank_genes_groups statistics), computed
     only while its expander is open: the dot plot and table otherwise cost every rerun their
     drawing. The table and its download hold all K features; the dot plot shows them
     :data:`MARKER_LIMIT` at a time. ``left_out``: which samples of the data set are not in ``main``
-    and why (the side classes), said above the figure."""
+    and why (the side classes), said above the figure; ``compared``: the samples picked on the map
+    as "picked" and "rest" (:func:`picked_groups`), tested instead of the classes when chosen."""
     per_class = widgets.when_open(f"Per class: which class each of the {top.size:,} selected features marks",
                                   "qa_per_class")
     if per_class is None:
         return
     with per_class:
+        main, grouping = _marker_groups(main, compared)
+        left_out = " ".join(filter(None, (grouping, left_out)))
         st.radio("Test", ["t-test", "wilcoxon"], horizontal=True, key="qa_marker_test", persist_state="session",
                  help="Each class against the other samples, per feature: Welch's t-test, or the Wilcoxon "
                       "rank-sum test; p-values corrected over these features (Benjamini-Hochberg). The "

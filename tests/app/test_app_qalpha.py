@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from core.data.bundled import load_dataset
 from conftest import plotly_array, run_page_snippet
 from core.data.generators import weston_linear
+from core.plots import GROUP_COLOURS
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "qalpha.py")
 
@@ -905,3 +906,86 @@ def test_samples_picked_on_the_map_become_the_side_data_of_the_next_run():
     app.run()
     next(b for b in app.button if b.label.startswith("Add them to the side data (16 samples)")).click().run()
     assert app.session_state["qa_side_rows"]["rows"] == [0, 1, *range(5, 19)]
+
+
+def test_an_h5ad_layout_is_a_second_map_coloured_as_the_first_with_the_side_samples_apart():
+    """Issue 60: an ``.h5ad`` that carries ``obsm["X_umap"]`` (the fixture in AnnData's layout
+    before 0.7, as scanpy's pbmc68k_reduced) is offered as a second map: each main cell at its
+    stored place, coloured by its class as the first map colours it; with side classes, the side
+    cells as diamonds at theirs."""
+    import anndata
+
+    from core.data.tables import load_table
+
+    path = Path(__file__).parents[1] / "fixtures" / "legacy_pbmc.h5ad"
+    cells = load_table(path.name, path.read_bytes(), label_column="bulk_labels")
+    reference = anndata.read_h5ad(path)  # an independent reader of the same file
+    umap, cell_types = np.asarray(reference.obsm["X_umap"], dtype=float), set(reference.obs["bulk_labels"].astype(str))
+    app = run_page(cells)
+    assert not app.exception
+    figure = next(chart for chart in app.get("plotly_chart") if chart.proto.id.endswith("qa_stored_layout"))
+    spec = json.loads(figure.proto.spec)
+    colours = map_parts(app)["view"]
+    by_class = {trace["name"]: trace for trace in spec["data"]}
+    assert set(by_class) == cell_types  # no side data: the classes only
+    for number, name in enumerate(colours["group_names"]):
+        members = np.flatnonzero(np.asarray(colours["groups"]) == number)
+        trace = by_class[name]
+        assert trace["text"] == [cells.sample_names[i] for i in members]
+        np.testing.assert_allclose(np.c_[plotly_array(trace["x"]), plotly_array(trace["y"])], umap[members])
+        assert trace["marker"]["color"] == GROUP_COLOURS[number]
+    # side classes: the side cells at their own places, apart
+    app.radio(key="qa_side_mode").set_value("side classes").run()
+    side_class = app.multiselect(key="qa_side_classes").value
+    spec = json.loads(next(c for c in app.get("plotly_chart") if c.proto.id.endswith("qa_stored_layout")).proto.spec)
+    side = next(trace for trace in spec["data"] if trace["name"] == "side data")
+    is_side = np.isin(cells.labels, side_class)
+    assert side["marker"]["symbol"] == "diamond-open" and side["text"] == list(np.asarray(cells.sample_names)[is_side])
+    np.testing.assert_allclose(np.c_[plotly_array(side["x"]), plotly_array(side["y"])], umap[is_side])
+    assert sum(len(t["text"]) for t in spec["data"] if t["name"] != "side data") == int((~is_side).sum())
+
+
+def test_the_map_and_the_layout_draw_with_the_same_colours():
+    """The browser's map (pages/ui/sample_map.js) and the stored layout (core.plots.samples) give
+    a group the same colour: the JavaScript list is the Python one."""
+    import re
+
+    script = (Path(PAGE).parent / "ui" / "sample_map.js").read_text()
+    listed = re.search(r"const MAP_COLOURS = \[(.*?)\];", script, re.S).group(1)
+    assert tuple(re.findall(r"'(#[0-9a-f]{6})'", listed)) == GROUP_COLOURS
+
+
+def test_samples_picked_on_the_map_are_compared_with_the_rest_in_the_per_class_view():
+    """Issue 60: "a class to compare against": samples boxed on the map of an unlabelled table,
+    then "Compare them with the rest", open the per-class view on the picked samples against the
+    other samples; its statistics are Welch's t-test of the two groups (SciPy's, computed here),
+    and on labelled data the classes stay one choice away."""
+    from scipy import stats
+
+    table = load_dataset("wine")
+    unlabelled = replace(table, labels=None)
+    app = run_page(unlabelled)
+    assert not any("p_adjusted" in frame.value.columns for frame in app.dataframe)  # no classes: no view yet
+    app.session_state["qa_scrubber"] = {"picked": {"key": scrubber(app)["samples_key"], "rows": list(range(0, 178, 3))}}
+    app.run()
+    next(b for b in app.button if b.label.startswith("Compare them with the rest (60 samples)")).click().run()
+    assert not app.exception
+    frame = next(frame.value for frame in app.dataframe if "p_adjusted" in frame.value.columns)
+    assert set(frame["class"]) == {"picked", "rest"}
+    picked = np.zeros(178, dtype=bool)
+    picked[::3] = True
+    for row in frame[frame["class"] == "picked"].head(5).itertuples():
+        column = unlabelled.feature_names.index(row.feature)
+        welch = stats.ttest_ind(unlabelled.X[picked, column], unlabelled.X[~picked, column], equal_var=False)
+        assert row.score == pytest.approx(welch.statistic, rel=1e-9) and row.p_value == pytest.approx(welch.pvalue, rel=1e-9)
+    assert any("The 60 samples picked on the map (class 'picked') against the other 118" in c.value for c in app.caption)
+    # labelled data: the classes by default, the picked samples one choice away
+    labelled = run_page(table)
+    labelled.session_state["qa_compare_rows"] = {"data": table.fingerprint, "rows": list(range(0, 178, 3))}
+    labelled.session_state["qa_per_class"] = True
+    labelled.run()
+    frame = next(frame.value for frame in labelled.dataframe if "p_adjusted" in frame.value.columns)
+    assert set(frame["class"].astype(str)) == {str(c) for c in np.unique(table.labels)}
+    labelled.radio(key="qa_marker_groups").set_value("the picked samples against the rest").run()
+    frame = next(frame.value for frame in labelled.dataframe if "p_adjusted" in frame.value.columns)
+    assert set(frame["class"]) == {"picked", "rest"}

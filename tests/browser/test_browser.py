@@ -1,5 +1,7 @@
 """The app in a real browser: ``streamlit run`` on localhost, driven through Debian's Chromium."""
 
+from pathlib import Path
+
 import pytest
 from playwright.sync_api import expect
 
@@ -1480,3 +1482,45 @@ def test_the_per_class_view_names_every_numbered_class_at_800_pixels(browser, ap
         page.screenshot(path=str(ARTEFACTS / "per-class-numbered-800.png"), full_page=True)
     finally:
         context.close()
+
+
+def test_an_h5ad_with_a_umap_is_mapped_on_it_and_picked_cells_compared_with_the_rest(page, app_url):
+    """Issue 60: an AnnData file in scanpy's pbmc68k_reduced layout (tests/fixtures) with
+    ``obsm["X_umap"]``: the Q-alpha page draws the cells on that UMAP coloured by cell type as the
+    map colours them; cells boxed on the map, then "Compare them with the rest", open the per-class
+    view on the picked cells against the others."""
+    fixture = Path(__file__).parents[1] / "fixtures" / "legacy_pbmc.h5ad"
+    wait_for_app(page, f"{app_url}/data")
+    chooser = tab_chooser(page, "Upload a table", page.get_by_text("A table: samples x features"))
+    chooser.set_input_files(files=[{"name": "pbmc.h5ad", "mimeType": "application/octet-stream",
+                                    "buffer": fixture.read_bytes()}])
+    page.get_by_text("Will load:").wait_for(timeout=60_000)
+    settle(page)
+    page.get_by_role("button", name="Load table").click()
+    page.get_by_text("Loaded pbmc.h5ad").first.wait_for(timeout=120_000)
+    page.locator("[data-testid='stSidebar']").get_by_role("link", name="Q-alpha", exact=True).click()
+    layout = page.locator("[data-testid='stExpander']").filter(has_text="The samples on the file's own layout")
+    layout.locator(".js-plotly-plot").wait_for(timeout=120_000)
+    quiet(page)
+    legend = layout.locator(".legendtext").evaluate_all("texts => texts.map(t => t.textContent)")
+    assert sorted(legend) == ["CD14+ Monocyte", "CD4+/CD45RO+ Memory", "Dendritic"], legend
+    map_legend = page.locator(".map-panel .map-legend").inner_text()
+    assert all(name in map_legend for name in legend), map_legend  # the same groups on both maps
+    layout.screenshot(path=str(ARTEFACTS / "qalpha-h5ad-umap.png"))
+    page.locator(".map-panel canvas.map").scroll_into_view_if_needed()
+    box = page.locator(".map-panel canvas.map").bounding_box()
+    page.mouse.move(box["x"] + 2, box["y"] + 2)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] - 2, steps=5)
+    page.mouse.up()
+    picked = int(page.locator(".map-panel").get_attribute("data-picked"))
+    assert picked > 0
+    page.get_by_role("button", name=f"Compare them with the rest ({picked} samples)").click()
+    page.get_by_text(f"The {picked} samples picked on the map (class 'picked') against the other "
+                     f"{60 - picked} main samples").wait_for(timeout=120_000)
+    quiet(page)
+    expect(page.get_by_role("radio", name="the picked samples against the rest")).to_be_checked()
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.mouse.move(0, 0)  # no tooltip over the screenshot
+    page.locator("[data-testid='stExpander']").filter(has_text="Per class: which class").screenshot(
+        path=str(ARTEFACTS / "qalpha-picked-compared.png"))

@@ -9,7 +9,7 @@ from core.plots import (bar_figure, comparison_figure, curves_figure, dotplot_fi
                         lambda_path_figure,
                         band_mass_figure, heatmap_table_figure, slda_curves_figure, history_figure, image_figure, image_grid_figure, probability_curve_figure,
                         heatmap_picture, sorted_weights_figure, topographic_figure, weight_overlay_figure,
-                        weight_overlay_picture)
+                        weight_overlay_picture, samples_layout_figure)
 
 
 def test_sorted_weights_sorted_with_names_and_cut():
@@ -434,6 +434,10 @@ def _every_builder():
         "bars": bar_figure(["a", "b"], [0.5, 0.6], errors=[0.1, 0.1], paper={"a": 0.55}),
         "bars, no paper": bar_figure(["a"], [0.5]),
         "table": heatmap_table_figure(["r1", "r2"], ["c1"], [[0.5], [np.nan]], errors=[[0.1], [0.2]]),
+        "samples layout": samples_layout_figure(rng.normal(size=(6, 2)), [0, 1, 0, 2, 1, 0], ["a", "b", "c"],
+                                                names=list("uvwxyz"), side_coordinates=rng.normal(size=(2, 2)),
+                                                side_names=["s1", "s2"], axis_names=("UMAP1", "UMAP2")),
+        "samples layout, no side": samples_layout_figure(rng.normal(size=(3, 2)), [0, 0, 1], ["a", "b"]),
     }
 
 

@@ -382,3 +382,50 @@ def test_multi_page_tiff_stack_loads_one_image_per_page():
     assert np.allclose(data.X[2], np.asarray(pages[2], dtype=float).ravel() / 255)
     with pytest.raises(InputError, match="above the limit of 20 pixels"):
         load_images([("s.tif", buffer.getvalue())], limits=LoadLimits(max_image_pixels=20))
+
+
+def test_h5ad_layouts_are_read_from_obsm_in_both_layouts_and_follow_the_samples(tmp_path):
+    """Issue 60: ``obsm["X_umap"]``/``"X_pca"`` come with the cells as their layouts (first two
+    columns), compared with anndata.read_h5ad; they follow the samples a missing label drops and
+    :meth:`Dataset.subset_samples`; one that is not a finite matrix of the cells is said and left."""
+    import anndata
+
+    legacy = load_table(LEGACY_H5AD.name, LEGACY_H5AD.read_bytes())
+    reference = anndata.read_h5ad(LEGACY_H5AD)
+    np.testing.assert_array_equal(legacy.meta["layouts"]["X_umap"], np.asarray(reference.obsm["X_umap"], dtype=float))
+    rng = np.random.default_rng(4)
+    umap, pca, tsne = rng.normal(size=(9, 2)), rng.normal(size=(9, 10)), rng.normal(size=(9, 2))
+    tsne[3, 1] = np.nan
+    labels = [None if i == 4 else c for i, c in enumerate(CLASSES)]
+    cells = anndata.AnnData(X=MATRIX, obs=pd.DataFrame({"kind": labels}, index=SAMPLES), var=pd.DataFrame(index=GENES),
+                            obsm={"X_umap": umap, "X_pca": pca, "X_tsne": tsne})
+    cells.write_h5ad(tmp_path / "cells.h5ad")
+    data = (tmp_path / "cells.h5ad").read_bytes()
+    whole = load_table("cells.h5ad", data)
+    assert list(whole.meta["layouts"]) == ["X_umap", "X_pca"]  # the order a map offers them
+    np.testing.assert_array_equal(whole.meta["layouts"]["X_pca"], pca[:, :2])
+    assert any("obsm['X_tsne'] was not read as a layout: it holds NaN" in note for note in whole.meta["load_report"])
+    with pytest.raises(ValueError):
+        whole.meta["layouts"]["X_umap"][0, 0] = 1.0  # shared, read-only
+    labelled = load_table("cells.h5ad", data, label_column="kind", missing="drop_samples")
+    kept = [i for i in range(9) if i != 4]
+    np.testing.assert_array_equal(labelled.meta["layouts"]["X_umap"], umap[kept])
+    subset = labelled.subset_samples([5, 0])
+    np.testing.assert_array_equal(subset.meta["layouts"]["X_umap"], umap[[kept[5], kept[0]]])
+    transposed = load_table("cells.h5ad", data, orientation="samples_as_columns")
+    assert "layouts" not in transposed.meta  # they place the cells, now the features
+
+
+def test_layouts_are_kept_in_the_store_with_the_data_set(tmp_path):
+    import anndata
+
+    from core.data.content_store import ContentStore
+
+    umap = np.random.default_rng(5).normal(size=(9, 2))
+    anndata.AnnData(X=MATRIX, obs=pd.DataFrame(index=SAMPLES), var=pd.DataFrame(index=GENES),
+                    obsm={"X_umap": umap}).write_h5ad(tmp_path / "cells.h5ad")
+    cells = load_table("cells.h5ad", (tmp_path / "cells.h5ad").read_bytes())
+    store = ContentStore(tmp_path / "store")
+    back = store.get(store.put(cells))
+    np.testing.assert_array_equal(back.meta["layouts"]["X_umap"], umap)
+    assert back.fingerprint == cells.fingerprint
