@@ -11,7 +11,7 @@ from scipy import special
 from core import InputError
 from core.selection.projections import make_projection
 from core.selection.sdr import (REBALANCE_CONDITION, _balanced, _condition, _lbfgs_fit, _maximum_entropy_fit,
-                               _newton_fit, _Table, conditional_table, mutual_information, sdr_si)
+                               _fit_terms, _newton_fit, _Table, conditional_table, mutual_information, sdr_si)
 
 
 def _model(phi, psi, b):
@@ -21,6 +21,27 @@ def _model(phi, psi, b):
 def _information_in_measurements(phi, X):
     table = _Table(X, "X")
     return table.information - _maximum_entropy_fit(phi, table)[0]
+
+
+def test_the_divergence_and_its_gradients_equal_the_definition_and_central_differences():
+    """``_fit_terms`` (computed in place, the rows' normalisation folded in): KL[P || p~] as its
+    definition sums it over every cell, and each gradient entry as a central difference of it."""
+    rng = np.random.default_rng(3)
+    table = _Table(rng.random((5, 7)) + 0.01, "X")
+    phi, psi, b = rng.normal(size=(7, 2)), rng.normal(size=(5, 2)), rng.normal(size=7)
+    joint = table.weights[:, None] * table.conditional
+    direct = float(np.sum(joint * np.log(table.conditional / _model(phi, psi, b))))
+    kl, g_phi, g_psi, g_b = _fit_terms(phi, psi, b, table)
+    assert kl == pytest.approx(direct, rel=1e-12)
+    step = 1e-6
+    for value, gradient, position in ((phi, g_phi, 0), (psi, g_psi, 1), (b, g_b, 2)):
+        for index in np.ndindex(value.shape):
+            arguments = [phi.copy(), psi.copy(), b.copy()]
+            arguments[position][index] += step
+            up = _fit_terms(*arguments, table)[0]
+            arguments[position][index] -= 2 * step
+            down = _fit_terms(*arguments, table)[0]
+            assert gradient[index] == pytest.approx((up - down) / (2 * step), abs=1e-8)
 
 
 def test_the__maximum_entropy_fit_matches_the_measurements_and_the_marginals():
