@@ -260,8 +260,7 @@ def selection_view(result, path, main, side, params, side_mode: str, side_choice
         selection.kmeans_scores(main, result.ranking, dict(ranking=params.key, side=side_choice), top_k,
                                 params.random_state)
     if compared is not None or (main.labels is not None and np.unique(main.labels).size >= 2):
-        left_out = (f"The {data.n_samples - main.n_samples:,} side samples of the {data.n_samples:,} are left out here "
-                    "and in the CSV: they are the side data." if data.n_samples > main.n_samples else "")
+        left_out = selection.left_out_note(data, main, side_mode, side_classes)
         selection.per_class_view(main, top, left_out, compared)
     selection.feature_lookup(main, result.alpha, result.ranking, top_k)
     # the files and the code follow λ and K; they are drawn only while opened, as the figures'

@@ -18,7 +18,7 @@ from core.data.transforms import RARE_SHARE, nonzero_share
 from core.evaluation.metrics import jaccard_index
 from core.selection.automatic import N_RESAMPLES, RESAMPLE_FRACTION
 from core.plots import dotplot_figure, heatmap_table_figure, sorted_weights_figure
-from pages.ui import downloads, runs, widgets
+from pages.ui import downloads, runs, settings, widgets
 from pages.ui.settings import QALPHA_LAMBDAS
 
 
@@ -150,6 +150,16 @@ def _marker_choices(main) -> tuple[str, bool, bool]:
     # fold changes of data as given need non-negative values; on other data the library is asked
     # for log1p's and those columns are left out
     return test, non_negative, bool(log1p or not non_negative)
+
+
+def left_out_note(data, main, side_mode: str, side_classes) -> str:
+    """Which samples of the data set the per-class view leaves out (the side data) and why."""
+    if data.n_samples == main.n_samples:
+        return ""
+    which = (f"the side classes ({settings.shown(side_classes)}: {data.n_samples - main.n_samples:,} of "
+             f"{data.n_samples:,})" if side_mode == "side classes" else
+             f"the {data.n_samples - main.n_samples:,} samples picked as side data (of {data.n_samples:,})")
+    return f"The samples of {which} are left out here and in the CSV: they are the side data, not classes of the main data."
 
 
 #: The per-class view's two ways of grouping the samples once some were picked on the map
