@@ -41,6 +41,13 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
 BROWSER_GROUPS = 2
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "slow: the slow tier (paper reproductions run whole, the browser walks over every page): left "
+                   "out of the README's test command by -m 'not slow', run by CI after it with -m slow "
+                   "(docs/testing.md)")
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Under ``pytest -n 2 --dist loadgroup`` (the README's test command) the browser tests run in

@@ -392,6 +392,7 @@ PAGE_PATHS = {"qalpha": "Q-alpha", "data": "Data", "kernel": "Kernel Q-alpha", "
               "figures": "Paper figures"}
 
 
+@pytest.mark.slow  # a walk over every page (the slow tier: docs/testing.md)
 def test_every_page_opened_by_its_own_url_has_the_navigation(browser, fresh_app_url):
     """A shared link, a bookmark or a reload: on a server whose very first request is a page's
     URL (three sessions at once), and then for every page in a fresh session, the page comes
@@ -594,6 +595,7 @@ LABEL_OVERLAPS = """() => {
 }"""
 
 
+@pytest.mark.slow  # a walk over every page (the slow tier: docs/testing.md)
 @pytest.mark.parametrize("width", [800, 1400])
 def test_every_page_at_800_and_1400_pixels_with_nothing_cut_off_or_overlapping(browser, app_url, width):
     """An 800 and a 1,400 px wide window: no page scrolls sideways, no metric or button label is
