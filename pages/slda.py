@@ -13,7 +13,7 @@ from core.plots import (heatmap_picture, image_figure, slda_curves_figure, weigh
 from core.selection.exact import EXACT_LIMIT
 from core.selection.slda import greedy_slda
 from core.selection.spca import greedy_spca, sparse_eigenvector
-from pages.ui import datasets, downloads, estimates, runs, session, settings, snippets, views, widgets
+from pages.ui import datasets, downloads, estimates, runs, sample_map, session, settings, snippets, views, widgets
 
 session.page_start()
 
@@ -159,6 +159,8 @@ def discriminant_view(path, first, second, reg, means) -> None:
     else:
         st.dataframe({"feature": [data.feature_names[j] for j in subset],
                       "weight": weights[subset]}, hide_index=True)
+    sample_map.server_map(data, subset, n_clusters=2, seed=0, key="slda_samples", rows=np.isin(data.labels, [first, second]),
+                          what=f"the {k:,} features of the sparse discriminant (classes {first} and {second})")
     parameters = dict(data_set=data.name, classes=[str(first), str(second)], reg=path.reg, k=k,
                       method=method, selected=[data.feature_names[j] for j in np.sort(subset)])
     download = widgets.row(4 if data.is_image else 3)

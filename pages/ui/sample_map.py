@@ -208,3 +208,36 @@ def picked_offer(data, main, side, drawn, side_mode: str, side_classes, picked) 
     line.button(f"Compare them with the rest ({len(rows):,} samples)", on_click=compare, key="qa_pick_compare",
                 help="The per-class view tests the selected features on the picked samples against the other main "
                      "samples (their statistics, fold changes and adjusted p-values), as it tests a class.")
+
+
+def server_map(data, features, *, n_clusters: int, seed: int, key: str, what: str, rows=None) -> None:
+    """The map of the samples drawn by the server, for the pages without the scrubber (Kernel
+    Q-alpha's top K, Sparse LDA's k selected features): the samples (``rows`` of ``data``, default
+    all) on the first two principal components of the ``features`` (standardised, as on the Q-alpha
+    page; at most :data:`~core.evaluation.sample_map.SERVER_ROWS` seeded rows), coloured as the
+    Q-alpha page's map colours them, in an expander drawn only while open. ``what`` names the
+    features in the title ("the top 40 features of kernel Q-alpha")."""
+    opened = widgets.when_open(f"The samples on {what}: a map", f"{key}_open")
+    if opened is None:
+        return
+    features = np.asarray(features, dtype=np.intp)
+    rows = np.arange(data.n_samples) if rows is None else np.flatnonzero(rows) if np.asarray(rows).dtype == bool \
+        else np.asarray(rows, dtype=np.intp)
+    shown = data if rows.size == data.n_samples else runs.kept(
+        f"map rows {data.fingerprint} {hashlib.blake2b(rows.tobytes(), digest_size=8).hexdigest()}",
+        lambda: data.subset_samples(rows))
+    features_key = hashlib.blake2b(features.tobytes(), digest_size=8).hexdigest()
+    mapped = runs.kept(f"map server {shown.fingerprint} {features_key} {SERVER_ROWS} {seed}",
+                       lambda: sample_map(shown.X, features, max_rows=SERVER_ROWS, random_state=seed))
+    colours = _colours(shown, features, n_clusters, seed, features_key)
+    figure = samples_layout_figure(
+        mapped.coordinates, np.asarray(colours["groups"])[mapped.rows], colours["group_names"],
+        names=[shown.sample_names[i] for i in mapped.rows], group_title=colours["group_title"],
+        axis_names=tuple(f"PC{axis + 1} ({share:.0%} of the variance)" for axis, share in enumerate(mapped.explained)),
+        title=f"The samples on {what}")
+    with opened:
+        widgets.chart(figure, key)
+        st.caption((f"{mapped.rows.size:,} of the {shown.n_samples:,} samples (a seeded sample)" if mapped.sampled else
+                    f"The {shown.n_samples:,} samples") + f" on the first two principal components of the "
+                   f"{features.size:,} features, standardised (as the Q-alpha page's map of the samples draws them).")
+

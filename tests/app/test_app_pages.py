@@ -905,3 +905,55 @@ def test_every_page_with_settings_undoes_the_last_change(page, key, value, label
     assert app.button(key=f"undo_{page}").label == label
     app.button(key=f"undo_{page}").click().run()
     assert not app.exception and app.session_state[key] != value
+
+
+def _principal_pair(X):
+    """The samples on the first two principal components of ``X``'s standardised columns, by
+    NumPy's SVD (independent of core.evaluation.sample_map)."""
+    Z = (X - X.mean(axis=0)) / np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
+    _, _, vt = np.linalg.svd(Z, full_matrices=False)
+    return Z @ vt[:2].T
+
+
+def _map_points(app, key: str) -> tuple[np.ndarray, list, dict]:
+    """The points of the samples' map ``key`` (every trace), their names, and its spec."""
+    spec = json.loads(next(c for c in app.get("plotly_chart") if c.proto.id.endswith(key)).proto.spec)
+    points = np.vstack([np.c_[plotly_array(t["x"]), plotly_array(t["y"])] for t in spec["data"]])
+    return points, [name for t in spec["data"] for name in t["text"]], spec
+
+
+def _same_up_to_sign(drawn, expected):
+    signs = np.where(np.sum(drawn * expected, axis=0) < 0, -1.0, 1.0)
+    np.testing.assert_allclose(drawn * signs, expected, atol=1e-8 * max(1.0, np.abs(expected).max()))
+
+
+def test_kernel_and_sparse_lda_pages_map_the_samples_on_their_selected_features():
+    """Issue 60, "where it fits": Kernel Q-alpha maps the samples on its top K features, Sparse LDA
+    the pair's samples on its k selected features, each on the first two principal components of
+    those features standardised (NumPy's SVD here), coloured by class; drawn only once opened."""
+    wine = load_dataset("wine")
+    kernel = AppTest.from_file(str(ROOT / "pages" / "kernel.py"), default_timeout=300)
+    kernel.session_state["dataset"] = wine
+    kernel.run()
+    assert not any(c.proto.id.endswith("kernel_samples") for c in kernel.get("plotly_chart"))  # closed: not drawn
+    kernel.session_state["kernel_samples_open"] = True
+    kernel.run()
+    assert not kernel.exception
+    points, names, spec = _map_points(kernel, "kernel_samples")
+    k = int(spec["layout"]["title"]["text"].split("the top ")[1].split(" ")[0])
+    ranking = [wine.feature_names.index(name) for name in kernel.dataframe[0].value["feature"]]
+    order = [wine.sample_names.index(name) for name in names]
+    _same_up_to_sign(points, _principal_pair(wine.X[:, ranking[:k]])[order])
+    assert {t["name"] for t in spec["data"]} == {str(c) for c in np.unique(wine.labels)}
+    slda = AppTest.from_file(str(ROOT / "pages" / "slda.py"), default_timeout=300)
+    slda.session_state["dataset"] = wine
+    slda.session_state["slda_samples_open"] = True
+    slda.run()
+    assert not slda.exception
+    points, names, spec = _map_points(slda, "slda_samples")
+    subset = [wine.feature_names.index(name) for name in slda.dataframe[0].value["feature"]]
+    pair = [t["name"] for t in spec["data"]]
+    rows = np.flatnonzero(np.isin(wine.labels.astype(str), pair))
+    assert len(pair) == 2 and len(names) == rows.size
+    order = [list(np.asarray(wine.sample_names)[rows]).index(name) for name in names]
+    _same_up_to_sign(points, _principal_pair(wine.X[np.ix_(rows, subset)])[order])

@@ -673,6 +673,14 @@ def test_sparse_lda_on_uploaded_96_by_96_images(page, app_url):
     page.get_by_text("Separability of the 10 features").wait_for(timeout=120_000)
     assert page.locator("[data-testid='stException']").count() == 0
     page.screenshot(path=str(ARTEFACTS / "slda_96x96.png"), full_page=True)
+    # issue 60: the pair's samples on the 10 selected pixels, a map opened on request
+    page.get_by_text("The samples on the 10 features of the sparse discriminant").click()
+    samples = page.locator("[data-testid='stExpander']").filter(has_text="The samples on the 10 features")
+    samples.locator(".js-plotly-plot").wait_for(timeout=60_000)
+    legend = samples.locator(".legendtext").evaluate_all("texts => texts.map(t => t.textContent)")
+    assert sorted(legend) == ["anna", "ben"], legend
+    assert samples.locator(".scattergl, .scatterlayer .trace, canvas").count() > 0
+    samples.screenshot(path=str(ARTEFACTS / "slda-sample-map.png"))
 
 
 def test_server_data_whole_set_run_then_a_subset_for_the_other_pages(page, server_data_url):

@@ -303,6 +303,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.slow  # a cluster of its own, 20-30 s: the slow tier (issue 62 allows it; docs/testing.md)
 def test_q_alpha_on_a_local_cluster_of_two_processes(tmp_path):
     """In a fresh interpreter: the worker processes a LocalCluster spawns failed to start inside
     a pytest worker that had run other tests (twice under CI), and started at once from a
