@@ -37,7 +37,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
 #: The browser tests that share an app server are dealt, in turn, to this many groups: one server
 #: per group, each group on one worker. On one server (one group) they took 434 s on one worker
 #: while the other did everything else, the run 10 min 30 s; dealt to two, 9 min 11 s (the
-#: workers ending within a second of each other).
+#: workers ending within a second of each other). With a third worker (`-n 3`) the rest fills the
+#: time the two groups spend waiting for Chromium and their servers.
 BROWSER_GROUPS = 2
 
 
@@ -50,7 +51,7 @@ def pytest_configure(config):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Under ``pytest -n 2 --dist loadgroup`` (the README's test command) the browser tests run in
+    """Under ``pytest -n 3 --dist loadgroup`` (the README's test command) the browser tests run in
     BROWSER_GROUPS groups, each on one worker against one app server of that worker (those that
     start servers of their own in a group of their own), and the reproductions in one worker,
     which then computes each quick experiment once for all the tests that read it; every other

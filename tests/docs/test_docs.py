@@ -51,8 +51,10 @@ def test_readme_stays_short_and_links_the_guides(tmp_path):
     assert len(readme.splitlines()) <= 120  # issue 49: results live in docs/findings.md and docs/benchmarks.md
     for link in re.findall(r"\]\((docs/[^)#]+)", readme):
         assert (ROOT / link).exists(), link
-    command = "pip install -r requirements.txt && python -m pytest -n 2 --dist loadgroup"
-    assert command in readme and command in (ROOT / ".ci" / "run").read_text()  # CI runs the README's command
+    command = 'pip install -r requirements.txt && python -m pytest -n 3 --dist loadgroup -m "not slow"'
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert command in readme and command in ci  # CI runs the README's command
+    assert "\npython -m pytest -n 3 --dist loadgroup -m slow\n" in ci and "`python -m pytest -n 3 --dist loadgroup -m slow`" in readme  # and then the slow tier, which the README names
     for guide in ("library.md", "data.md", "scale.md", "benchmarks.md", "findings.md", "reproductions.md", "testing.md"):
         assert f"docs/{guide}" in readme, guide
 
