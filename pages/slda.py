@@ -150,6 +150,10 @@ def discriminant_view(path, first, second, reg, means) -> None:
                 widgets.picture(weight_overlay_picture(mean, mask, data.image_shape, selected=subset, opacity=0.0,
                                                        image_height=MASK_PICTURE_HEIGHT),
                                 f"mask_{label}", caption=f"class {label} mean, {k} selected (outlined in blue)")
+        loadings = widgets.when_open("The discriminant's loadings as a weight map", "slda_loadings_open")
+        if loadings is not None:
+            with loadings:  # |w| of the k selected pixels over the image, in a colour map with its bar
+                widgets.pixel_view(data, np.abs(weights), subset, "slda_loadings", what="|loading|")
         hover = widgets.when_open("The same with each pixel's value under the pointer", "slda_hover")
         if hover is not None:
             for column, (label, mean) in zip(hover.columns(2), means.items()):

@@ -297,11 +297,51 @@ def connect_scheduler(address: str, timeout: float = 10.0):
     """
     if not isinstance(address, str) or not address.strip():
         raise InputError("The scheduler address must be text such as tcp://10.0.0.5:8786.")
+    address = address.strip()
     from distributed import Client
 
+    def unreachable(reason: str) -> InputError:
+        return InputError(f"Could not reach a Dask scheduler at {address} within {timeout:g} s ({reason}). Check the "
+                          "address and that `dask scheduler` runs there, or leave the scheduler out to compute on this "
+                          "machine.")
+
+    # asked for its identity first, within ``timeout``: a port that accepts the connection and
+    # never answers (a wrong service, a hung scheduler) kept Client() waiting past its own timeout
+    # for good, already registered as the default client that every computation then waited on
+    reason = _identity_within(address, timeout)
+    if reason is not None:
+        raise unreachable(reason)
     try:
-        return Client(address.strip(), timeout=timeout, set_as_default=True)
+        return Client(address, timeout=timeout, set_as_default=True)
     except (OSError, TimeoutError, ValueError) as exc:
-        raise InputError(f"Could not reach a Dask scheduler at {address} within {timeout:g} s ({type(exc).__name__}). "
-                         "Check the address and that `dask scheduler` runs there, or leave the scheduler out to "
-                         "compute on this machine.") from None
+        raise unreachable(type(exc).__name__) from None
+
+
+def _identity_within(address: str, timeout: float) -> str | None:
+    """None if the scheduler at ``address`` tells its identity within ``timeout`` seconds, else why
+    not (the error's kind, or "no answer"). In a thread of its own with an event loop of its own,
+    given up at ``timeout`` whatever the connection does."""
+    import asyncio
+    import threading
+
+    from distributed.core import rpc
+
+    async def identity():
+        async with rpc(address, timeout=timeout) as scheduler:
+            return await scheduler.identity()
+
+    outcome = {}
+
+    def ask():
+        try:
+            outcome["identity"] = asyncio.run(asyncio.wait_for(identity(), timeout))
+        except Exception as exc:  # the caller says why
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=ask, name="dask-identity", daemon=True)
+    thread.start()
+    thread.join(timeout + 0.5)
+    if "identity" in outcome:
+        return None
+    error = outcome.get("error")
+    return "no answer" if error is None or isinstance(error, (TimeoutError, asyncio.TimeoutError)) else type(error).__name__

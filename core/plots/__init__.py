@@ -11,7 +11,7 @@ stored layout of the samples); every name is here.
 
 from .weights import (EVERY_RANK_UP_TO, TAIL_RANKS, MARKERS_UP_TO, sorted_weights_figure, history_figure,
                       lambda_path_figure, gap_strength_figure, dotplot_figure)
-from .images import (image_figure, weight_overlay_figure, OVERLAY_PICTURE_HEIGHT, weight_overlay_picture,
+from .images import (image_figure, weight_overlay_figure, OVERLAY_PICTURE_HEIGHT, weight_overlay_picture, colour_bar_picture,
                      MAP_PICTURE_HEIGHT, heatmap_picture, selection_outline, contrast_stretch, rank_stretch,
                      image_grid_figure, MOSAIC_IMAGE_HEIGHT, image_mosaic)
 from .topographic import topographic_figure, LABEL_CHAR_WIDTH, LABEL_HEIGHT, label_boxes, non_overlapping_labels
@@ -22,7 +22,7 @@ from .samples import GROUP_COLOURS, SIDE_COLOUR, samples_layout_figure
 
 __all__ = ["EVERY_RANK_UP_TO", "TAIL_RANKS", "MARKERS_UP_TO", "sorted_weights_figure", "history_figure",
            "lambda_path_figure", "gap_strength_figure", "dotplot_figure", "image_figure", "weight_overlay_figure",
-           "OVERLAY_PICTURE_HEIGHT", "weight_overlay_picture", "MAP_PICTURE_HEIGHT", "heatmap_picture",
+           "OVERLAY_PICTURE_HEIGHT", "weight_overlay_picture", "colour_bar_picture", "MAP_PICTURE_HEIGHT", "heatmap_picture",
            "selection_outline", "contrast_stretch", "rank_stretch", "image_grid_figure", "MOSAIC_IMAGE_HEIGHT",
            "image_mosaic", "topographic_figure", "LABEL_CHAR_WIDTH", "LABEL_HEIGHT", "label_boxes",
            "non_overlapping_labels", "probability_curve_figure", "slda_curves_figure", "band_mass_figure",

@@ -165,6 +165,16 @@ def weight_overlay_picture(background, weights, image_shape=None, selected=None,
     return picture
 
 
+def colour_bar_picture(width: int, height: int = 12, colorscale: str = "Hot", reverse: bool = True) -> np.ndarray:
+    """The colour bar of :func:`weight_overlay_picture` as a picture (``uint8``, height x width x
+    3): the smallest weight's colour at the left, the largest's at the right (Plotly's "Hot"
+    reversed: white, yellow, red, black), for the page to write the two ends under it."""
+    if width < 2 or height < 1:
+        raise InputError(f"A colour bar needs a width of at least 2 and a height of at least 1; got {width} x {height}.")
+    colours = _colour_scale_rgb(colorscale, np.linspace(0.0, 1.0, int(width)), reverse=reverse)
+    return np.repeat(np.round(colours).astype(np.uint8)[None, :, :], int(height), axis=0)
+
+
 #: A map drawn by :func:`heatmap_picture` is about this many pixels high.
 MAP_PICTURE_HEIGHT = 240
 

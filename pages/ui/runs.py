@@ -245,15 +245,23 @@ def run_with_progress(key: str, run, *, stop: str, text: str, status, every: int
         slot, bar = progress_with_stop(stop, f"{stop}_stop_{hashlib.sha1(key.encode()).hexdigest()[:12]}", text,
                                        "Interrupt this computation; the last complete result stays on the page.")
         start = time.perf_counter()
-        calls = {"n": 0, "shown": -PROGRESS_INTERVAL}
+        calls = {"n": 0, "shown": -PROGRESS_INTERVAL, "fraction": 0.0, "text": text}
 
         def progress(report):
-            calls["n"] += 1
             elapsed = time.perf_counter() - start
+            if report is None:
+                # a look while the work runs in another thread (pages/ui/cluster.run_on): the bar
+                # drawn again, at which Streamlit interrupts the run after a Stop
+                if elapsed - calls["shown"] >= PROGRESS_INTERVAL:
+                    calls["shown"] = elapsed
+                    bar.progress(calls["fraction"], text=calls["text"])
+                return not st.session_state.get(flag_key, False)
+            calls["n"] += 1
             if (calls["n"] - 1) % every == 0 and elapsed - calls["shown"] >= PROGRESS_INTERVAL:
                 calls["shown"] = elapsed
                 fraction, message = status(elapsed, calls["n"], report)
-                bar.progress(min(fraction, 1.0), text=message)
+                calls.update(fraction=min(fraction, 1.0), text=message)
+                bar.progress(calls["fraction"], text=message)
             return not st.session_state.get(flag_key, False)
 
         try:

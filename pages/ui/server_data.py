@@ -16,7 +16,7 @@ from core.plots import history_figure, sorted_weights_figure
 from core.selection.qalpha import q_alpha
 from core.selection.scorers import SCORERS, score_features
 from core.selection.sparsity import default_k
-from pages.ui import datasets, downloads, runs, widgets
+from pages.ui import cluster, datasets, downloads, runs, widgets
 
 SERVER_METHODS = {"qalpha": "Q-alpha (unsupervised)", "variance": "Variance", "fisher": "Fisher score (labels)",
                   "pearson": "Pearson correlation (labels)"}
@@ -28,12 +28,34 @@ def _opened(path: str, modified: float):
     return open_store(path)
 
 
-def _run_on_store(stored, request, progress):
+def _run_on_store(stored, request, progress, on_cluster=None):
+    """The requested method on the whole set; on ``on_cluster`` (:func:`pages.ui.cluster.current`)
+    its passes run on the workers, from a thread of its own that a Stop cancels."""
     labels = None if request["labels"] is None else stored.labels(request["labels"])
-    if request["method"] == "qalpha":
-        return q_alpha(stored.X, request["k"], init=request["init"], max_iter=request["max_iter"], tol=1e-6,
-                       random_state=0, progress=progress)
-    return score_features(request["method"], stored.X, labels)
+
+    def work(report):
+        if request["method"] == "qalpha":
+            return q_alpha(stored.X, request["k"], init=request["init"], max_iter=request["max_iter"], tol=1e-6,
+                           random_state=0, progress=report)
+        return score_features(request["method"], stored.X, labels)
+
+    if on_cluster is None:
+        return work(progress)
+    return cluster.run_on(on_cluster, work, progress or (lambda report: True))
+
+
+def cluster_line():
+    """Where the whole-set runs compute, said on the tab: the cluster of ``QALPHA_DASK_SCHEDULER``
+    (its workers), or why not (a scheduler that did not answer; the runs then stay in the app's
+    process, and the user can try again). Returns the cluster, or None."""
+    on_cluster = cluster.current()
+    if isinstance(on_cluster, InputError):
+        widgets.show_error(on_cluster)
+        st.button("Try the cluster again", key="server_cluster_retry", on_click=cluster.try_again)
+        return None
+    if on_cluster is not None:
+        st.caption(on_cluster.describe())
+    return on_cluster
 
 
 def server_tab(folder):
@@ -52,6 +74,7 @@ def server_tab(folder):
         widgets.show_error(error)
         return
     st.markdown(f"**{stored.name}:** {stored.describe()}.")
+    on_cluster = cluster_line()
     columns = list(stored.annotations)
     st.caption("Every page but this one works on data in memory. Here Q-alpha and the one-pass filters run on the "
                "whole set; below, load a subset into the app for the other pages.")
@@ -84,12 +107,13 @@ def server_tab(folder):
             key = json.dumps(dict(pending, modified=path.stat().st_mtime), sort_keys=True)
             try:
                 if pending["method"] == "qalpha":  # with a Stop beside its progress bar while it runs
-                    result = runs.run_with_progress(key, lambda progress: _run_on_store(stored, pending, progress),
+                    result = runs.run_with_progress(key, lambda progress: _run_on_store(stored, pending, progress,
+                                                                                          on_cluster),
                                                     stop="server", last=False, text=f"Q-alpha on {stored.name}",
                                                     status=runs.iteration_status(pending["max_iter"]))
                 else:
                     with st.spinner(f"{SERVER_METHODS[pending['method']]}: one pass over {stored.name}…"):
-                        result = runs.memoised(key, lambda: _run_on_store(stored, pending, None))
+                        result = runs.memoised(key, lambda: _run_on_store(stored, pending, None, on_cluster))
                 if result is not None:  # None: stopped
                     st.session_state["server_result"] = (pending, result, stored.feature_names)
             except InputError as error:
@@ -131,6 +155,8 @@ def show_server_result(request, result, names):
                              "'Iterations at most' for more.")
         widgets.gap_metric(cells[2], result.gap)
         widgets.convergence_warning(result, "Raise 'Iterations at most' and run again.")
+        if result.data_placement:
+            st.caption(result.data_placement)  # where the passes read the data: the workers' memory, or the file
         marks = dict(n_selected=result.gap.n_selected, clear_gap=result.gap.clear,
                      default=default_k(result.alpha, result.gap))
     else:

@@ -172,34 +172,47 @@ def snippet(label: str, key: str, source) -> None:
             st.code(source(), language="python")
 
 
-def pixel_view(data: Dataset, alpha, top, key: str) -> None:
+def pixel_view(data: Dataset, alpha, top, key: str, what: str = "alpha") -> None:
     """The weights on the image, for images and for feature families of images (nothing for
-    tables): alpha over the mean image with the ``top`` pixels outlined, or the top features'
-    weights drawn back in pixel space. A picture (drawn at once at every slider step, where the
-    heat map cost a step of the Q-alpha page 0.09 s), and under it the same map as a figure with
-    each pixel's weight under the pointer, drawn only while its expander is open."""
-    from core.plots import weight_overlay_figure, weight_overlay_picture
+    tables): a weight map (issue 60), ``alpha`` (``what``: its name) in a continuous colour map
+    with its colour bar over the mean image or any chosen sample, at an opacity the user sets, with
+    the ``top`` pixels outlined; or, for features that are not pixels, the top features' weights
+    drawn back in pixel space. A picture (drawn at once at every slider step, where the heat map
+    cost a step of the Q-alpha page 0.09 s), and under it the same map as a figure with each
+    pixel's weight under the pointer, drawn only while its expander is open."""
+    from core.plots import colour_bar_picture, weight_overlay_figure, weight_overlay_picture
 
     family = data.family
     if family is None:
         return
     images = family.images
-    mean_image = images.X.mean(axis=0)
+    controls = line()
+    opacity = controls.slider("Opacity of the weights", 0.0, 1.0, 0.6, 0.05, key=f"{key}_opacity", width=220,
+                              help="0: the image alone (with the outline); 1: the weights alone.")
+    # the images behind the features: a sample of the data set is a row of them (family.images)
+    shown = controls.selectbox("Under the weights", ["mean image", *range(images.X.shape[0])], key=f"{key}_background",
+                               format_func=lambda c: c if isinstance(c, str) else str(data.sample_names[c]),
+                               width=260, help="The mean image, or any sample's own image.")
+    under = "the mean image" if shown == "mean image" else str(data.sample_names[int(shown)])
+    background = images.X.mean(axis=0) if shown == "mean image" else images.X[int(shown)]
     marked = family.marked_pixels(top)
-    if marked is not None:  # the features are pixels: all of alpha, the top ones marked
-        weights, title = family.pixel_map(alpha), f"alpha over the mean image, top {len(top)} marked"
+    if marked is not None:  # the features are pixels: all of the weights, the top ones marked
+        weights, title = family.pixel_map(alpha), f"{what} over {under}, top {len(top)} marked"
     else:
         kept = np.zeros(data.n_features)
         kept[top] = alpha[top]
-        weights, title = family.pixel_map(kept), f"alpha of the top {len(top)} in pixel space"
+        weights, title = family.pixel_map(kept), f"{what} of the top {len(top)} in pixel space, over {under}"
     low, high = float(np.min(weights)), float(np.max(weights))
-    picture(weight_overlay_picture(mean_image, weights, images.image_shape, selected=marked), key,
-            caption=f"{title}: white at the smallest weight ({low:.3g}), through yellow and red to black at the "
-                    f"largest ({high:.3g})" + ("; the selected pixels outlined in blue" if marked is not None else ""))
+    drawn = weight_overlay_picture(background, weights, images.image_shape, selected=marked, opacity=float(opacity))
+    # the colour bar under the map, in the same picture: its saved PNG keeps the scale with it
+    gap = np.full((6, drawn.shape[1], 3), 255, dtype=np.uint8)
+    picture(np.vstack([drawn, gap, colour_bar_picture(drawn.shape[1])]), key,
+            caption=title + ("; the selected pixels outlined in blue" if marked is not None else "")
+            + f". Under it the colour bar: {what} {low:.3g} (left, white) to {high:.3g} (right, black)")
     hover = when_open("The same map with each pixel's weight under the pointer", f"{key}_hover")
     if hover is not None:
-        chart(weight_overlay_figure(mean_image, weights, images.image_shape, selected=marked, title=title), key,
-              where=hover)
+        chart(weight_overlay_figure(background, weights, images.image_shape, selected=marked, title=title,
+                                    opacity=float(opacity)), key, where=hover)
 
 
 def chart(figure, key: str, where=None, file_name: str | None = None,

@@ -1,6 +1,7 @@
 """The Data page under AppTest (uploads themselves are exercised in the browser test)."""
 
 import gzip
+import time
 from pathlib import Path
 
 import numpy as np
@@ -325,3 +326,80 @@ def test_near_empty_features_are_counted_and_removed_on_request_and_named_where_
     assert "1 of the 3 selected features are near-empty" in text and "feature 1 (rank 2, non-zero in 1 of 150)" in text
     none = AppTest.from_function(selected, args=(X + 1,)).run()
     assert not none.info
+
+
+def _silent_scheduler():
+    """A TCP port that accepts connections and never answers: a scheduler that does not answer."""
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    return listener
+
+
+def test_a_scheduler_that_does_not_answer_is_said_within_ten_seconds_and_the_tab_goes_on(tmp_path, monkeypatch):
+    """Issue 62: QALPHA_DASK_SCHEDULER naming a scheduler that never answers: the Server data tab
+    says so within 10 s (the page drawn included), offers to try again, and the runs go on in the
+    app's process; the next rerun does not wait again."""
+    from core.data.stores import DATA_FOLDER_VARIABLE
+    from pages.ui import cluster
+
+    X, groups = server_folder(tmp_path)
+    listener = _silent_scheduler()
+    address = f"tcp://127.0.0.1:{listener.getsockname()[1]}"
+    monkeypatch.setenv(DATA_FOLDER_VARIABLE, str(tmp_path))
+    monkeypatch.setenv(cluster.SCHEDULER_VARIABLE, address)
+    try:
+        started = time.perf_counter()
+        app = AppTest.from_file(PAGE, default_timeout=120).run()
+        waited = time.perf_counter() - started
+        assert waited < 10.0, waited
+        said = " ".join(e.value for e in app.error)
+        assert f"Could not reach a Dask scheduler at {address}" in said and not app.exception, said
+        assert any(b.label == "Try the cluster again" for b in app.button)
+        started = time.perf_counter()
+        app.selectbox(key="server_method").set_value("variance").run()
+        assert time.perf_counter() - started < 3.0  # the failure is kept: no second wait
+        app.button(key="server_run").click().run()
+        _, scores, _ = app.session_state["server_result"]
+        np.testing.assert_allclose(scores.scores, X.var(axis=0), rtol=1e-10)  # computed here all the same
+    finally:
+        listener.close()
+        cluster.disconnect()
+
+
+def test_the_server_tab_runs_q_alpha_and_a_filter_on_a_dask_cluster(tmp_path, monkeypatch):
+    """Issue 62: with QALPHA_DASK_SCHEDULER naming a running scheduler (a LocalCluster of two
+    workers here), the tab says where it runs, Q-alpha's passes go to the workers (the data held in
+    their memory, the result says) with the weights of NumPy's run, and a filter runs there too."""
+    from distributed import LocalCluster
+
+    from core.data.stores import DATA_FOLDER_VARIABLE
+    from core.selection.qalpha import q_alpha
+    from pages.ui import cluster
+
+    X, groups = server_folder(tmp_path)
+    monkeypatch.setenv(DATA_FOLDER_VARIABLE, str(tmp_path))
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp", dashboard_address=None) as local:
+        monkeypatch.setenv(cluster.SCHEDULER_VARIABLE, local.scheduler_address)
+        try:
+            app = AppTest.from_file(PAGE, default_timeout=120).run()
+            said = " ".join(c.value for c in app.caption)
+            assert not app.error, [e.value for e in app.error]
+            assert f"Runs on the Dask cluster at {local.scheduler_address}: 2 workers, 2 threads" in said, said
+            app.number_input(key="server_k").set_value(2).run()
+            app.button(key="server_run").click().run()
+            assert not app.exception and not app.error
+            _, result, _ = app.session_state["server_result"]
+            expected = q_alpha(X, 2, solver="power", random_state=0, max_iter=300, tol=1e-6)
+            np.testing.assert_allclose(result.alpha, expected.alpha, atol=1e-12)
+            assert result.data_placement.startswith("Held in the workers' memory"), result.data_placement
+            assert any(c.value == result.data_placement for c in app.caption)
+            app.selectbox(key="server_method").set_value("fisher").run()
+            app.selectbox(key="server_labels").set_value("cell_type").run()
+            app.button(key="server_run").click().run()
+            _, scores, _ = app.session_state["server_result"]
+            assert set(scores.ranking[:10]) == set(range(10))
+        finally:
+            cluster.disconnect()

@@ -160,6 +160,13 @@ def test_slda_page_k_slider_moves_the_selection():
     app.slider(key="slda_k").set_value(5).run()
     text = " ".join(m.value for m in app.markdown)
     assert "Separability of the 5 features" in text
+    # issue 60: the loadings as a weight map (opened on request), the 5 selected pixels outlined
+    app.session_state["slda_loadings_open"] = True
+    app.run()
+    captions = [c for picture in app.get("image") for c in picture.captions]
+    shown = next(c for c in captions if c.startswith("|loading| over the mean image, top 5 marked; the selected"))
+    assert "Under it the colour bar: |loading| 0 (left, white) to " in shown, shown
+    assert float(shown.split(" to ")[1].split(" ")[0]) > 0
 
 
 def run_compare(app):

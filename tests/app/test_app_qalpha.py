@@ -138,10 +138,21 @@ def test_feature_families_draw_back_on_the_image(family, options):
     # their expanders
     assert scrubber(app)["image"] is None and not app.get("plotly_chart")
     captions = [caption for picture in app.get("image") for caption in picture.captions]
-    assert len(captions) == 1 and captions[0].startswith("alpha of the top") and "in pixel space:" in captions[0]
+    assert len(captions) == 1 and captions[0].startswith("alpha of the top") and \
+        "in pixel space, over the mean image. Under it the colour bar: alpha " in captions[0], captions
+    assert captions[0].endswith("(right, black)")
+    # issue 60's weight map: the opacity and the image under the weights are the user's
+    drawn = app.get("image")[0].proto.imgs[0].url
+    app.slider(key="overlay_opacity").set_value(0.0).run()
+    assert app.get("image")[0].proto.imgs[0].url != drawn
+    app.selectbox(key="overlay_background").set_value(3).run()
+    assert f"over {app.session_state['dataset'].sample_names[3]}. Under it" in app.get("image")[0].captions[0]
+    app.slider(key="overlay_opacity").set_value(0.6).run()
+    app.selectbox(key="overlay_background").set_value("mean image").run()
     open_hover_map(app)
     titles = [json.loads(chart.proto.spec)["layout"]["title"]["text"] for chart in app.get("plotly_chart")]
-    assert len(titles) == 1 and titles[0].startswith("alpha of the top") and titles[0].endswith("in pixel space")
+    assert len(titles) == 1 and titles[0].startswith("alpha of the top") and \
+        titles[0].endswith("in pixel space, over the mean image")
     overlay = json.loads(app.get("plotly_chart")[0].proto.spec)["data"]
     assert len(overlay) >= 2 and overlay[-1]["type"] == "heatmap"  # the mean image and the weights over it
 

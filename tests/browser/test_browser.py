@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from conftest import ARTEFACTS, browser_context
+from conftest import ARTEFACTS, ROOT, browser_context
 
 # Streamlit's own state of the script run, on the app element; its status widget is not always
 # drawn while a script runs (a 10 s run once looked finished after 1 s)
@@ -975,6 +975,7 @@ def upload_and_set_k(page, url: str) -> str:
     return page.url
 
 
+@pytest.mark.slow  # servers of its own: the slow tier (docs/testing.md)
 def test_an_upload_survives_a_reload_a_killed_server_and_a_second_server(browser, tmp_path):
     """Issue 51: after an upload and a setting, (a) a reload, (b) the server killed with SIGKILL
     and started again, and (d) the link on a second server process sharing the store folder each
@@ -1016,6 +1017,7 @@ def test_an_upload_survives_a_reload_a_killed_server_and_a_second_server(browser
             stop_server(process)
 
 
+@pytest.mark.slow  # a walk over every page: the slow tier (docs/testing.md)
 def test_a_reload_of_every_page_keeps_the_upload_and_the_side_data(page, app_url):
     """Issue 59: after "Load table" the address still named the bundled faces, then nothing; a
     reload on the Data page brought the faces back and lost the upload. Every page's address now
@@ -1534,3 +1536,72 @@ def test_an_h5ad_with_a_umap_is_mapped_on_it_and_picked_cells_compared_with_the_
     page.mouse.move(0, 0)  # no tooltip over the screenshot
     page.locator("[data-testid='stExpander']").filter(has_text="Per class: which class").screenshot(
         path=str(ARTEFACTS / "qalpha-picked-compared.png"))
+
+
+#: A Dask cluster in a process of its own (two workers, one thread each) that prints its scheduler's
+#: address and serves until it is killed: LocalCluster's worker processes failed to start inside a
+#: pytest worker that had run other tests (test_matrix.py), so the workers are threads here.
+CLUSTER_PROCESS = """
+import time
+from distributed import LocalCluster
+cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp", dashboard_address=None)
+print(cluster.scheduler_address, flush=True)
+while True:
+    time.sleep(1)
+"""
+
+
+@pytest.mark.slow  # a cluster and a server of its own: the slow tier (docs/testing.md)
+def test_the_server_tab_on_a_dask_cluster_runs_a_whole_set_and_stop_cancels_the_tasks(browser, tmp_path):
+    """Issue 62, item 5: the app pointed at a cluster (QALPHA_DASK_SCHEDULER) runs Q-alpha on a
+    whole Zarr set there, with progress, and Stop leaves no task of the run on the cluster; then a
+    one-pass filter runs there to the end and its ranking is shown."""
+    import subprocess
+    import sys
+    import time
+
+    import numpy as np
+    import zarr
+    from distributed import Client
+
+    from benchmarks.app_server import served
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((20_000, 400))  # noise: Q-alpha runs its 5,000 iterations (90 s in NumPy)
+    zarr.create_array(str(tmp_path / "noise.zarr"), data=X, chunks=(2_000, 400))
+    process = subprocess.Popen([sys.executable, "-c", CLUSTER_PROCESS], stdout=subprocess.PIPE, text=True)
+    try:
+        address = process.stdout.readline().strip()
+        assert address.startswith("tcp://"), address
+        with Client(address, timeout=30) as observer, \
+                served(ROOT / "app.py", environment={"QALPHA_DATA_DIR": str(tmp_path),
+                                                     "QALPHA_DASK_SCHEDULER": address}) as url:
+            context = browser_context(browser)
+            page = context.new_page()
+            wait_for_app(page, f"{url}/data")
+            page.get_by_role("tab", name="Server data").click()
+            page.get_by_text(f"Runs on the Dask cluster at {address}: 2 workers, 2 threads").wait_for(timeout=30_000)
+            page.get_by_role("spinbutton", name="Iterations at most").fill("5000")
+            page.get_by_role("spinbutton", name="Iterations at most").press("Enter")
+            settle(page)
+            page.get_by_role("button", name="Run", exact=True).click()
+            page.locator("[data-testid='stProgress']").filter(has_text="objective").wait_for(timeout=120_000)
+            assert observer.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)) > 0
+            page.get_by_role("button", name="Stop").click()
+            page.get_by_text("Stopped; nothing of that run was kept.").wait_for(timeout=30_000)
+            deadline = time.monotonic() + 10
+            while observer.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            left = observer.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks))
+            assert left == 0, f"{left} tasks of the stopped run are still on the cluster"
+            page.screenshot(path=str(ARTEFACTS / "server-data-cluster-stopped.png"), full_page=True)
+            page.locator("[data-testid='stSelectbox']").filter(has_text="Method").click()
+            page.get_by_role("option", name="Variance", exact=True).click()
+            settle(page)
+            page.get_by_role("button", name="Run", exact=True).click()
+            page.get_by_text("Ranking (CSV)").wait_for(timeout=120_000)
+            assert page.locator("[data-testid='stException']").count() == 0
+            context.close()
+    finally:
+        process.kill()
+        process.wait(timeout=30)

@@ -265,6 +265,7 @@ print(json.dumps(dict(message=message, added=high_water() - before, size=len(dat
 """
 
 
+@pytest.mark.slow  # a fresh interpreter per bomb: the slow tier (docs/testing.md)
 def test_bombs_are_refused_before_they_expand(bombs):
     script = CHILD.format(root=str(ROOT))
     for name, (kind, path, expected) in bombs.items():

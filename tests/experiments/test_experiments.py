@@ -408,6 +408,7 @@ def test_unsupervised_benchmark():
     assert (by_set["Q-alpha"] >= by_set["variance"]).sum() * 2 >= len(by_set)
 
 
+@pytest.mark.slow  # the command line in processes of its own: the slow tier (docs/testing.md)
 def test_command_line(tmp_path):
     listing = subprocess.run([sys.executable, "-m", "experiments", "list"], cwd=ROOT,
                              capture_output=True, text=True, timeout=60)

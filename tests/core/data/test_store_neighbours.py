@@ -106,6 +106,7 @@ def _neighbour(folder, quota, seconds, seed, outcome):
     outcome.put(counts)
 
 
+@pytest.mark.slow  # two processes of its own: the slow tier (docs/testing.md)
 def test_two_processes_putting_reading_and_evicting_at_once(tmp_path):
     """Two processes for 5 s (``STORE_NEIGHBOURS_SECONDS`` for longer; both take a core, so the
     suite's other worker waits): about 4,700 puts and 1,500 reads each on a 2-core Xeon, far above

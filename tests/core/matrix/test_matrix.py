@@ -340,6 +340,19 @@ def test_unreachable_scheduler_fails_within_ten_seconds():
     assert time.perf_counter() - start < 10
 
 
+def test_a_scheduler_that_accepts_and_never_answers_fails_within_its_timeout():
+    """A port that accepts the connection and never speaks (a wrong service, a hung scheduler):
+    distributed's own Client waited past its timeout for good; the connection now gives up at it."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(4)
+        address = f"tcp://127.0.0.1:{listener.getsockname()[1]}"
+        start = time.perf_counter()
+        with pytest.raises(InputError, match=f"Could not reach a Dask scheduler at {address} within 1.5 s"):
+            connect_scheduler(address, timeout=1.5)
+        assert time.perf_counter() - start < 3
+
+
 # ------------------------------------------------------------------ bad input
 def test_sparse_matrix_with_explicit_nan_is_refused():
     X, _ = sparse_counts()
@@ -466,6 +479,7 @@ def test_a_server_h5ad_in_the_layout_before_anndata_0_7_opens_with_its_categorie
         stored.close()
 
 
+@pytest.mark.slow  # the command line in a process of its own: the slow tier (docs/testing.md)
 def test_command_line_writes_ranking_and_parameters(tmp_path):
     import anndata
     import pandas as pd
