@@ -23,8 +23,6 @@ import threading
 import time
 from dataclasses import dataclass
 
-import streamlit as st
-
 from core import InputError
 from core.matrix.kinds import connect_scheduler
 
@@ -169,11 +167,8 @@ def run_on(cluster: Cluster, work, progress):
                     stopped.set()
             progress(None)  # a look at the page: Streamlit interrupts here after a Stop
     finally:
-        if thread.is_alive():
-            stopped.set()
-            client.close()  # releases the run's futures: the scheduler cancels what has not run
-        else:
-            client.close()
+        stopped.set()  # a run still going stops at its next report
+        client.close()  # releases the run's futures: the scheduler cancels what has not run
     if "error" in outcome:
         raise outcome["error"]
     return outcome["result"]
