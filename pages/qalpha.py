@@ -256,10 +256,11 @@ def selection_view(result, path, main, side, params, side_mode: str, side_choice
     if main.family is not None and main.family.name != "pixels":  # the scrubber marks pixels only
         widgets.pixel_view(main, result.alpha, top, "overlay")
     compared = selection.picked_groups(data, main, datasets.main_rows(data, side_mode, side_classes, picked))
-    if main.labels is not None and np.unique(main.labels).size >= 2:
+    labelled = main.labels is not None and main.classes.size >= 2
+    if labelled:
         selection.kmeans_scores(main, result.ranking, dict(ranking=params.key, side=side_choice), top_k,
                                 params.random_state)
-    if compared is not None or (main.labels is not None and np.unique(main.labels).size >= 2):
+    if compared is not None or labelled:
         left_out = selection.left_out_note(data, main, side_mode, side_classes)
         selection.per_class_view(main, top, left_out, compared)
     selection.feature_lookup(main, result.alpha, result.ranking, top_k)

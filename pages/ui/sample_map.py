@@ -154,7 +154,12 @@ def stored_layout(main, side, colours: dict) -> None:
     picture a biologist knows), its points coloured as the map of the samples colours them
     (``colours``: by class, or by the k-means clusters at K), the side samples as diamonds."""
     layouts = main.meta["layouts"]
-    with st.expander("The samples on the file's own layout", expanded=True):
+    # drawn only while open, as the other figures a K report would otherwise resend: at 68,000
+    # cells it took 80 ms to build and write and 2.7 MB to send, at every report
+    opened = widgets.when_open("The samples on the file's own layout", "qa_layout_open")
+    if opened is None:
+        return
+    with opened:
         name = st.selectbox("Layout", list(layouts), key="qa_layout_name",
                             help="The embeddings stored with the cells (AnnData's obsm), first two columns.") \
             if len(layouts) > 1 else next(iter(layouts))

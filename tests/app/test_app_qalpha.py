@@ -933,6 +933,9 @@ def test_an_h5ad_layout_is_a_second_map_coloured_as_the_first_with_the_side_samp
     reference = anndata.read_h5ad(path)  # an independent reader of the same file
     umap, cell_types = np.asarray(reference.obsm["X_umap"], dtype=float), set(reference.obs["bulk_labels"].astype(str))
     app = run_page(cells)
+    assert not any(c.proto.id.endswith("qa_stored_layout") for c in app.get("plotly_chart"))  # closed: not drawn
+    app.session_state["qa_layout_open"] = True
+    app.run()
     assert not app.exception
     figure = next(chart for chart in app.get("plotly_chart") if chart.proto.id.endswith("qa_stored_layout"))
     spec = json.loads(figure.proto.spec)

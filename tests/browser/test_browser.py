@@ -1511,6 +1511,7 @@ def test_an_h5ad_with_a_umap_is_mapped_on_it_and_picked_cells_compared_with_the_
     page.get_by_role("button", name="Load table").click()
     page.get_by_text("Loaded pbmc.h5ad").first.wait_for(timeout=120_000)
     page.locator("[data-testid='stSidebar']").get_by_role("link", name="Q-alpha", exact=True).click()
+    page.get_by_text("The samples on the file's own layout").click()  # drawn once opened
     layout = page.locator("[data-testid='stExpander']").filter(has_text="The samples on the file's own layout")
     layout.locator(".js-plotly-plot").wait_for(timeout=120_000)
     quiet(page)
