@@ -23,7 +23,7 @@ from ..limits import format_bytes, memory_limit_bytes
 from ..validation import check_matrix_shape, check_real_dtype
 
 __all__ = ["is_sparse", "is_chunked", "is_large", "as_sparse_matrix", "as_chunked_array", "RowBlocks",
-           "block_pieces", "connect_scheduler", "hold_in_memory", "BLOCK_TARGET_BYTES", "SPARSE_BLOCK_ENTRIES",
+           "block_pieces", "slice_rows", "connect_scheduler", "hold_in_memory", "BLOCK_TARGET_BYTES", "SPARSE_BLOCK_ENTRIES",
            "PERSIST_SHARE"]
 
 #: Row chunks of a Dask array smaller than this (float64 over all features) are merged up to it:
@@ -171,17 +171,26 @@ def as_chunked_array(X, what: str = "X", memory_limit: int | None = None, worker
     return RowBlocks(array=X)
 
 
-#: Rows of a dense block converted to float64 at a time: about 8 MB, so that both products of a
-#: pass find them in the cache (measured: 35-41 ms instead of 80 ms for 1,024 x 20,000 float32
-#: with k = 5; the whole-block conversion streams 160 MB through memory three times).
-SLICE_BYTES = 8 << 20
+#: Rows of a dense block taken at a time: about this many float64 bytes, and at least
+#: :data:`MIN_SLICE_ROWS`, so that the second product of a pass finds the slice in the cache the
+#: first brought it to. Measured on a 2-core Xeon, both products of a pass over a 20,000 x 4,000
+#: float64 array on two threads: 108-138 ms for k = 4, 8 and 14 with slices of 128 rows (4 MB)
+#: against 154-185 ms for the two whole products; slices of 32 rows lost at k = 14 (306 ms),
+#: their thin products run below the BLAS's speed.
+SLICE_BYTES = 4 << 20
+MIN_SLICE_ROWS = 32
+
+
+def slice_rows(n_features: int) -> int:
+    """Rows of a slice of a block with ``n_features`` float64 columns (:data:`SLICE_BYTES`)."""
+    return max(MIN_SLICE_ROWS, SLICE_BYTES // (8 * max(n_features, 1)))
 
 
 def block_pieces(pieces, column_starts):
     """The row slices of a row block: per slice, its float64 parts with their column ranges.
 
     ``pieces`` are the block's column chunks (dense arrays or SciPy sparse matrices); a sparse
-    chunk comes whole (as CSR), dense chunks in slices of about :data:`SLICE_BYTES` rows.
+    chunk comes whole (as CSR), dense chunks in slices of :func:`slice_rows` rows.
     """
     n_features = int(column_starts[-1])
     rows = pieces[0].shape[0]
@@ -190,7 +199,7 @@ def block_pieces(pieces, column_starts):
                                 else np.asarray(piece, dtype=np.float64))
                                for piece, a, b in zip(pieces, column_starts[:-1], column_starts[1:])]
         return
-    step = max(1, SLICE_BYTES // (8 * n_features))
+    step = slice_rows(n_features)
     # Chunks in another dtype are cast slice by slice into one float64 buffer per chunk, reused by
     # every slice of the block: a fresh array per slice was a fresh mmap and its page faults on
     # dask.distributed workers, whose MALLOC_TRIM_THRESHOLD_ keeps glibc from reusing freed memory

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg, sparse
 
-from .kinds import BLOCK_TARGET_BYTES, block_pieces
-from .threads import one_blas_thread
+from .kinds import BLOCK_TARGET_BYTES, block_pieces, slice_rows
+from .threads import SMALL_PRODUCT_WORK, cores, map_on_cores, one_blas_thread
 
 __all__ = ["preprocess_features", "DenseFeatures", "SparseFeatures", "ChunkedFeatures",
            "ImplicitDenseFeatures", "leading_sample_vectors", "SampleVectors", "CONSTANT_RESOLUTION", "GRAM_LIMIT"]
@@ -56,6 +56,31 @@ def _constant(top, bottom):
     return (top - bottom) <= CONSTANT_RESOLUTION * magnitude
 
 
+#: Below this many values the preparation runs on the calling thread (the threads' start-up costs more).
+PARALLEL_VALUES = 1 << 20
+
+
+def _row_ranges(n_rows, n_values):
+    """Contiguous row ranges, one per core for data of at least :data:`PARALLEL_VALUES` values."""
+    parts = cores() if n_values >= PARALLEL_VALUES else 1
+    bounds = np.linspace(0, n_rows, min(parts, n_rows) + 1).astype(int)
+    return bounds[:-1], bounds[1:]
+
+
+def _slices(start, stop, n_columns):
+    step = slice_rows(n_columns)
+    return (slice(a, min(stop, a + step)) for a in range(start, stop, step))
+
+
+def _take(X, rows, kept, out):
+    """``X[rows][:, kept]`` into ``out`` (float64), without a temporary when every column is kept."""
+    if kept is None:
+        np.copyto(out, X[rows])
+    else:
+        np.take(X[rows], kept, axis=1, out=out)
+    return out
+
+
 def preprocess_features(X, dtype=np.float64):
     """Centre every feature over the samples and scale it to unit norm ([WS03] Sec. 2).
 
@@ -71,23 +96,74 @@ def preprocess_features(X, dtype=np.float64):
         Indices of the kept (non-constant) features.
     mean, scale : ndarray, shape (n_kept,)
         What was subtracted and divided, so other data (side data, pairs) can be mapped alike.
+
+    Notes
+    -----
+    Three reads of ``X`` in row slices that stay in a core's cache, the rows split over the cores:
+    the extremes; the mean and centred sum of squares (per slice exactly, combined by Chan et al.'s
+    pairwise update); then ``Mt`` written once. Whole-array steps streamed the data through memory
+    nine times (20,000 x 4,000 on a 2-core Xeon: 0.68 s, now about a third of it).
     """
-    top, bottom = X.max(axis=0), X.min(axis=0)
-    magnitude = np.maximum(np.abs(top), np.abs(bottom))  # no |X| temporary
-    kept = np.flatnonzero(~_constant(top, bottom))
-    if kept.size == X.shape[1]:
-        Mt = np.array(X, dtype=dtype, order="C", copy=True)
-    else:
-        Mt = np.ascontiguousarray(X[:, kept], dtype=dtype)
+    starts, stops = _row_ranges(X.shape[0], X.size)
+
+    def extremes(start, stop):
+        return X[start:stop].max(axis=0), X[start:stop].min(axis=0)
+
+    parts = map_on_cores(extremes, starts, stops)
+    top = np.max([part[0] for part in parts], axis=0)
+    bottom = np.min([part[1] for part in parts], axis=0)
     # Each feature is divided by its magnitude before centring: squares of values near 1e300
     # would overflow and those near 1e-300 underflow, and the unit norm below removes the
     # factor again, so the normalised features are the same.
+    magnitude = np.maximum(np.abs(top), np.abs(bottom))
+    kept = np.flatnonzero(~_constant(top, bottom))
+    columns = None if kept.size == X.shape[1] else kept
     magnitude = magnitude[kept]
-    Mt /= magnitude.astype(dtype)
-    mean = Mt.mean(axis=0, dtype=np.float64)
-    Mt -= mean.astype(dtype)
-    scale = np.sqrt(np.einsum("ij,ij->j", Mt, Mt, dtype=np.float64))
-    Mt /= scale.astype(dtype)
+
+    inverse = 1.0 / magnitude
+
+    def moments(start, stop):
+        """Count, mean and centred sum of squares of rows start:stop, exact per slice and combined
+        by the pairwise update of :meth:`core.matrix.moments.ColumnMoments.combine`."""
+        buffer = np.empty((slice_rows(kept.size), kept.size))
+        count, mean, centred = 0, np.zeros(kept.size), np.zeros(kept.size)
+        for rows in _slices(start, stop, kept.size):
+            values = _take(X, rows, columns, buffer[:rows.stop - rows.start])
+            values *= inverse
+            size = values.shape[0]
+            part_mean = values.mean(axis=0)
+            values -= part_mean
+            delta = part_mean - mean
+            total = count + size
+            mean = mean + delta * (size / total)
+            centred += np.einsum("ij,ij->j", values, values) + delta**2 * (count * size / total)
+            count = total
+        return count, mean, centred
+
+    count, mean, centred = 0, np.zeros(kept.size), np.zeros(kept.size)
+    for size, part_mean, part_centred in map_on_cores(moments, starts, stops):
+        if size:
+            delta = part_mean - mean
+            total = count + size
+            mean = mean + delta * (size / total)
+            centred = centred + part_centred + delta**2 * (count * size / total)
+            count = total
+    scale = np.sqrt(centred)
+    Mt = np.empty((X.shape[0], kept.size), dtype=dtype)
+    # Mt = (X / magnitude - mean) / scale, as one product and one shift
+    factor, offset = inverse / scale, mean / scale
+
+    def normalise(start, stop):
+        buffer = None if columns is None and dtype == np.float64 else np.empty((slice_rows(kept.size), kept.size))
+        for rows in _slices(start, stop, kept.size):
+            values = Mt[rows] if buffer is None else buffer[:rows.stop - rows.start]
+            _take(X, rows, columns, values)
+            values *= factor
+            values -= offset
+            if buffer is not None:
+                Mt[rows] = values
+
+    map_on_cores(normalise, starts, stops)
     return Mt, kept, mean * magnitude, scale * magnitude
 
 
@@ -113,8 +189,19 @@ class DenseFeatures:
         return T.T @ self.Mt
 
     def fused(self, W):
-        T = self.Mt @ W
-        return T, T.T @ self.Mt
+        Mt = self.Mt
+        if Mt.dtype != np.float64 or Mt.size * W.shape[1] < SMALL_PRODUCT_WORK:
+            T = Mt @ W
+            return T, T.T @ Mt
+        # Both products in one read of Mt: row slices that stay in a core's cache, the row range
+        # split over the cores (20,000 x 4,000, k = 4, 2-core Xeon: 0.045 s against 0.13 s for two
+        # whole products, which stream Mt from memory twice).
+        W = np.asarray(W, dtype=np.float64)
+        bounds = np.linspace(0, Mt.shape[0], cores() + 1).astype(int)
+        columns, shift = np.array([0, Mt.shape[1]]), np.zeros(W.shape[1])
+        parts = map_on_cores(lambda start, stop: _block_products([Mt[start:stop]], columns, W, shift, True),
+                             bounds[:-1], bounds[1:])
+        return _join_products(*parts)
 
     def weighted_gram(self, weights, block_bytes=GRAM_BLOCK_BYTES):
         """``Mt diag(weights) Mt^T`` (q x q) in column blocks of at most ``block_bytes``, so no
@@ -250,7 +337,10 @@ class ImplicitDenseFeatures(SparseFeatures):
 
 
 def _block_products(pieces, column_starts, raw_weights, shift, transposed):
-    """``T_b = X_b W' - 1 shift^T`` and, if asked, ``(X_b^T T_b)^T`` of one row block, slice by slice."""
+    """``T_b = X_b W' - 1 shift^T`` and, if asked, ``(X_b^T T_b)^T`` of one row block, slice by slice.
+
+    ``(X_s^T T_s)^T`` is formed as ``T_s^T X_s``: the same sums, and OpenBLAS runs the thin
+    product 1.4x faster this way round (14.8 against 20.8 ms over a 2,000 x 4,000 block, k = 4)."""
     T = np.empty((pieces[0].shape[0], raw_weights.shape[1]))
     U = np.zeros((raw_weights.shape[1], int(column_starts[-1]))) if transposed else None
     for rows, parts in block_pieces(pieces, column_starts):
@@ -260,7 +350,7 @@ def _block_products(pieces, column_starts, raw_weights, shift, transposed):
         T[rows] = product
         if transposed:
             for columns, values in parts:
-                U[:, columns] += (values.T @ product).T
+                U[:, columns] += product.T @ values
     return T, U
 
 
@@ -269,7 +359,7 @@ def _block_transposed(pieces, column_starts, T):
     U = np.zeros((T.shape[1], int(column_starts[-1])))
     for rows, parts in block_pieces(pieces, column_starts):
         for columns, values in parts:
-            U[:, columns] += (values.T @ T[rows]).T
+            U[:, columns] += T[rows].T @ values
     return U
 
 
@@ -374,12 +464,24 @@ class SampleVectors:
         Passes over the data the subspace iteration took (0 from the explicit matrix).
     residual : float
         The largest of those residuals, relative to the largest ``|mu|`` (0.0 from the explicit matrix).
+    products : ndarray of shape (k, n_kept), or None
+        ``vectors^T Mt``, where the subspace iteration's last pass gave it without another pass
+        (``Y^T Mt = S^-1 Z^T (T^T Mt)`` for ``T = Y S Z^T``); None otherwise.
     """
 
     vectors: np.ndarray
     converged: bool = True
     passes: int = 0
     residual: float = 0.0
+    products: np.ndarray | None = None
+
+
+def _vectors_times_features(sigma, right_t, U, k):
+    """``Y^T Mt`` for the first ``k`` left singular vectors ``Y`` of ``T = Y S Z^T``, from
+    ``U = T^T Mt``; None where a singular value is zero (Y is then not determined by T)."""
+    if not np.all(sigma[:k] > 0):
+        return None
+    return (right_t[:k] @ U) / sigma[:k, None]
 
 
 #: The subspace iteration starts from this fixed Gaussian matrix, not from a caller's seed: the
@@ -422,14 +524,15 @@ def leading_sample_vectors(features, weights, k, rtol=SUBSPACE_RTOL, max_passes=
             left, sigma, right_t = np.linalg.svd(T, full_matrices=False)
             if previous is not None:
                 # T = A_w T_prev R^-1 with T_prev = Y S Z^T, so A_w Y = T R Z S^-1
-                old_vectors, old_sigma, old_right_t = previous
+                old_vectors, old_sigma, old_right_t, old_U = previous
                 safe = np.where(old_sigma > 0, old_sigma, np.inf)
                 image = (T @ R @ old_right_t.T) / safe
                 residual = _ritz_residual(image, old_vectors, old_sigma ** 2, k)
                 if residual <= rtol:
-                    return SampleVectors(old_vectors[:, :k], True, passes, residual)
-            previous = (left, sigma, right_t)
-            vectors = left
+                    return SampleVectors(old_vectors[:, :k], True, passes, residual,
+                                         _vectors_times_features(old_sigma, old_right_t, old_U, k))
+            previous = (left, sigma, right_t, U)
+            vectors, products = left, _vectors_times_features(sigma, right_t, U, k)
             V = root * U.T
         else:
             image = features.times(weights[:, None] * features.transposed_times(V).T)
@@ -441,4 +544,5 @@ def leading_sample_vectors(features, weights, k, rtol=SUBSPACE_RTOL, max_passes=
             if residual <= rtol:
                 return SampleVectors(vectors[:, :k], True, passes, residual)
             V = image
-    return SampleVectors(vectors[:, :k], False, passes, residual)
+            products = None
+    return SampleVectors(vectors[:, :k], False, passes, residual, products)

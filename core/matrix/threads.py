@@ -64,3 +64,32 @@ def blas_threads_for(work: float):
     """One BLAS thread for products of fewer than :data:`SMALL_PRODUCT_WORK` multiply-adds,
     else the threads as they are."""
     return one_blas_thread() if work < SMALL_PRODUCT_WORK else nullcontext()
+
+
+_pool_lock = threading.Lock()
+_pool = None
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    import os
+
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def map_on_cores(function, *iterables) -> list:
+    """``list(map(function, *iterables))`` on a pool of one thread per core, shared by the whole
+    process, with BLAS on one thread while it runs: for products split by hand into parts that
+    each fit a core's cache (OpenBLAS's own threads would split each small part again). Many
+    sessions calling at once share the pool's threads instead of each starting their own."""
+    global _pool
+    from concurrent.futures import ThreadPoolExecutor
+
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=cores(), thread_name_prefix="core-products")
+    with one_blas_thread():
+        return list(_pool.map(function, *iterables))

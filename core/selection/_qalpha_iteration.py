@@ -168,7 +168,8 @@ def _class_subspace(labels, q):
 
 
 # ---------------------------------------------------------------------------- the iteration
-def _run(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_steps, progress, alpha0=None):
+def _run(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_steps, progress, alpha0=None,
+         Pt0=None):
     """One start of the alternation of [WS03] Definition 2 from ``Q0``.
 
     Each iteration makes the pair ``(alpha, Q)``: alpha the leading eigenvector of ``C(Q)`` (steps
@@ -177,12 +178,13 @@ def _run(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_
     when both residuals (:func:`eigen_residual`, :func:`subspace_residual`) are at most ``tol``
     (alpha's alone with Q fixed, the supervised mode) and returns that pair, its objective
     ``alpha^T C(Q) alpha`` and eigenvalue. Q moves on (step 5) only when another iteration follows.
+    ``Pt0``, if given, is ``(M Q0)^T`` already computed (the start's last pass gives it).
     """
     if solver == "power" and method == "power" and not fixed_Q and power_steps == 1:
-        return _run_simultaneous(problem, Q0, max_iter=max_iter, tol=tol, progress=progress, alpha0=alpha0)
+        return _run_simultaneous(problem, Q0, max_iter=max_iter, tol=tol, progress=progress, alpha0=alpha0, Pt0=Pt0)
     features = problem.features
     Q = Q0
-    Pt = features.transposed_times(Q)  # k x n, rows p_l = M q_l
+    Pt = features.transposed_times(Q) if Pt0 is None else Pt0  # k x n, rows p_l = M q_l
     beta, alpha = _start_weights(problem, alpha0)
     trace = IterationTrace()
     for n_iter in range(1, max_iter + 1):
@@ -215,7 +217,7 @@ def _run(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_
 _P_REFRESH = 10
 
 
-def _run_simultaneous(problem, Q0, *, max_iter, tol, progress, alpha0=None):
+def _run_simultaneous(problem, Q0, *, max_iter, tol, progress, alpha0=None, Pt0=None):
     """Power-embedded Q-alpha with one power step on alpha, two passes over the data per iteration.
 
     Alpha and Q are updated from the same iterate: with ``T = M^T (alpha o P) = A_alpha Q`` and
@@ -229,7 +231,7 @@ def _run_simultaneous(problem, Q0, *, max_iter, tol, progress, alpha0=None):
     """
     features = problem.features
     Q = Q0
-    Pt = features.transposed_times(Q)
+    Pt = features.transposed_times(Q) if Pt0 is None else Pt0
     beta, alpha = _start_weights(problem, alpha0)
     trace = IterationTrace()
     for n_iter in range(1, max_iter + 1):
@@ -268,17 +270,18 @@ def _start_weights(problem, alpha0=None):
 
 
 def _initial_Q(problem, k, init, rng):
-    """``Q^(0)`` for ``init`` and the passes over the data it took (0 from the explicit Gram
-    matrix or at random)."""
+    """``Q^(0)`` for ``init``, the passes over the data it took (0 from the explicit Gram matrix or
+    at random), and ``(M Q^(0))^T`` where the last pass gave it (else None): the run then starts
+    without a pass of its own."""
     if init == "uniform":
         # Every alpha equal: A = M^T M (q x q); its k leading eigenvectors. With side
         # information "equal" is meant in the symmetric variable, alpha ~ (D + lam I)^{-1/2} 1,
         # so the start already discounts the structure the side data carry.
         alpha0 = problem.to_alpha(np.ones(problem.n, dtype=problem.features.dtype))
         start = leading_sample_vectors(problem.features, alpha0, k, rtol=START_RTOL, max_passes=START_MAX_PASSES)
-        return start.vectors, start.passes
+        return start.vectors, start.passes, start.products
     Q, _ = np.linalg.qr(rng.standard_normal((problem.q, k)))
-    return Q, 0
+    return Q, 0, None
 
 
 def _resolve_solver(solver, n, psd, streamed=False):

@@ -513,17 +513,18 @@ def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progre
     # thin products: one BLAS thread where threads cost more than they save (core.matrix.threads)
     with blas_threads_for(n_samples * kept.size * prepared.k):
         for start in range(n_init):
-            alpha0 = None
+            alpha0 = Pt0 = None
             if prepared.fixed_Q:
                 Q0 = _class_subspace(prepared.labels, n_samples)
             elif start == 0 and warm is not None:
                 Q0, alpha0 = warm.Q, warm.alpha[kept]
             else:
-                Q0, passes = _initial_Q(problem, prepared.k, init if start == 0 else "random", rng)
+                Q0, passes, Pt0 = _initial_Q(problem, prepared.k, init if start == 0 else "random", rng)
                 start_passes += passes
             run = _run(problem, Q0.astype(dtype), method=prepared.method, fixed_Q=prepared.fixed_Q,
                        max_iter=settings["max_iter"], tol=settings["tol"], solver=solver, eig_tol=settings["eig_tol"],
-                       power_steps=settings["power_steps"], progress=progress, alpha0=alpha0)
+                       power_steps=settings["power_steps"], progress=progress, alpha0=alpha0,
+                       Pt0=None if Pt0 is None else Pt0.astype(dtype))
             restart_objectives.append(run["history"][-1])
             if best is None or run["history"][-1] > best["history"][-1]:
                 best = run

@@ -83,6 +83,7 @@ def test_block_slices_cover_the_block(monkeypatch, dtype):
     X, _ = sparse_counts(300, 120)
     X = X.astype(dtype)
     monkeypatch.setattr(largedata, "SLICE_BYTES", 8 * 120 * 7)  # slices of 7 rows
+    monkeypatch.setattr(largedata, "MIN_SLICE_ROWS", 1)
     features = data_matrix(da.from_array(X, chunks=(100, 50))).normalised()
     reference = data_matrix(X.astype(np.float64)).normalised()
     W = np.random.default_rng(0).standard_normal((features.n_kept, 2))
@@ -149,6 +150,49 @@ def test_subspace_iteration_that_runs_out_of_passes_says_so(monkeypatch):
     monkeypatch.setattr(normalised, "GRAM_LIMIT", 100)
     found = leading_sample_vectors(features, weights, 3, max_passes=2)
     assert not found.converged and found.passes == 2 and found.residual > normalised.SUBSPACE_RTOL
+
+
+def test_products_the_subspace_iteration_hands_on_are_its_vectors_times_the_features(monkeypatch):
+    """``products`` is ``vectors^T Mt`` from the last pass (no pass of its own), both when the
+    passes run out and when the residual test stops the iteration, and None for mixed signs."""
+    X, _ = sparse_counts(400, 60)
+    features = data_matrix(sparse.csr_matrix(X)).normalised()
+    Mt, _, _, _ = preprocess_features(X)
+    weights = np.random.default_rng(2).random(features.n_kept)
+    monkeypatch.setattr(normalised, "GRAM_LIMIT", 100)
+    for found in (leading_sample_vectors(features, weights, 3, max_passes=2),
+                  leading_sample_vectors(features, weights, 3)):
+        assert found.products is not None
+        assert np.allclose(found.products, found.vectors.T @ Mt, rtol=0, atol=1e-10)
+    assert leading_sample_vectors(features, weights - 0.3, 3).products is None
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_the_sliced_preparation_on_threads_equals_the_direct_formula(monkeypatch, dtype):
+    """Data of over a million values take the sliced path on every core: with a constant feature
+    (so the kept columns are gathered slice by slice), an offset of 1e6 (so a sum of squares
+    about zero would cancel) and slices of 32 rows, Mt is (X - mean) / ||X - mean|| as NumPy
+    computes it directly, and its products (slices in cache, rows split over the cores) are Mt's."""
+    import core.matrix.kinds as kinds
+    from core.matrix.normalised import DenseFeatures
+
+    monkeypatch.setattr(kinds, "SLICE_BYTES", 1)  # the floor: slices of MIN_SLICE_ROWS rows
+    rng = np.random.default_rng(5)
+    X = 1e6 + rng.standard_normal((3001, 400))
+    X[:, 7] = 3.0
+    assert X.size >= normalised.PARALLEL_VALUES
+    Mt, kept, mean, scale = preprocess_features(X, dtype=dtype)
+    centred = X[:, kept] - X[:, kept].mean(axis=0)
+    expected = centred / np.linalg.norm(centred, axis=0)
+    assert np.array_equal(kept, np.delete(np.arange(400), 7)) and Mt.dtype == dtype
+    assert np.allclose(Mt, expected, rtol=0, atol=1e-9 if dtype == np.float64 else 1e-6)
+    assert np.allclose(mean, X[:, kept].mean(axis=0), rtol=1e-15, atol=0)
+    assert np.allclose(scale, np.linalg.norm(centred, axis=0), rtol=1e-8, atol=0)
+    features = DenseFeatures(X)
+    W = rng.standard_normal((kept.size, 30))  # 3e7 multiply-adds: the sliced products
+    T, U = features.fused(W)
+    assert np.allclose(T, features.Mt @ W, rtol=0, atol=1e-11)
+    assert np.allclose(U, (features.Mt @ W).T @ features.Mt, rtol=0, atol=1e-10)
 
 
 # ------------------------------------------------------------------ Q-alpha: the same results
