@@ -80,12 +80,14 @@ def keep_blocks_of(rows: int, columns: int) -> int:
 def scheduler_costs(block_counts, iterations: int) -> list[dict]:
     """Part 1: per block count, an iteration and a plain pass on a LocalCluster, data held."""
     import dask.array as da
-    from dask.distributed import Client, LocalCluster
+    from dask.distributed import Client
+
+    from core.matrix.kinds import local_cluster
 
     rows = []
     # a worker's heartbeat cut by the cluster's shutdown is logged with its traceback: not a result
     logging.getLogger("distributed").setLevel(logging.CRITICAL)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+    with local_cluster(n_workers=2, threads_per_worker=1) as cluster, \
             Client(cluster):
         for blocks in block_counts:
             X = da.random.default_rng(0).standard_normal((blocks * 20, 100), chunks=(20, 100)).persist()
@@ -159,11 +161,17 @@ def timed_run(X, iterations: int, **options) -> dict:
 
 def issue_targets(iterations: int) -> list[tuple[str, dict]]:
     """Part 0: NumPy in memory, Dask's threaded scheduler from disk, a LocalCluster (1 worker x
-    2 threads) from disk and with the data held in the worker."""
+    2 threads, :func:`core.matrix.kinds.local_cluster`) from disk and with the data held in the
+    worker, and the same cluster with dask.distributed's own worker environment, from disk."""
     import dask
     import dask.array as da
     from dask.distributed import Client, LocalCluster
 
+    from core import q_alpha
+    from core.matrix.kinds import local_cluster
+
+    # the first call's imports are not the start-up's: a run on a small matrix first
+    q_alpha(np.random.default_rng(0).standard_normal((300, 40)), 2, max_iter=3, tol=1e-3)
     runs = []
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "planted.zarr"
@@ -175,12 +183,15 @@ def issue_targets(iterations: int) -> list[tuple[str, dict]]:
             runs.append(("Dask threaded, from disk", dict(timed_run(on_disk, iterations),
                                                           plain_pass=plain_pass(on_disk))))
         logging.getLogger("distributed").setLevel(logging.CRITICAL)
-        with LocalCluster(n_workers=1, threads_per_worker=2, processes=True, dashboard_address=None) as cluster, \
-                Client(cluster):
+        with local_cluster(n_workers=1, threads_per_worker=2) as cluster, Client(cluster):
             runs.append(("LocalCluster 1 x 2, from disk", dict(timed_run(on_disk, iterations, persist=False),
                                                                plain_pass=plain_pass(on_disk))))
             runs.append(("LocalCluster 1 x 2, held in the worker", dict(timed_run(on_disk, iterations, persist=True),
                                                                         plain_pass=float("nan"))))
+        with LocalCluster(n_workers=1, threads_per_worker=2, processes=True, dashboard_address=None) as cluster, \
+                Client(cluster):
+            runs.append(("the same, dask.distributed's worker environment, from disk",
+                         dict(timed_run(on_disk, iterations, persist=False), plain_pass=plain_pass(on_disk))))
     return runs
 
 

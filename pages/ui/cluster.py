@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass
 
 from core import InputError
-from core.matrix.kinds import connect_scheduler
+from core.matrix.kinds import connect_scheduler, local_cluster
 
 #: The environment variable naming the scheduler (``tcp://host:port``) or ``local``
 SCHEDULER_VARIABLE = "QALPHA_DASK_SCHEDULER"
@@ -76,11 +76,8 @@ def _connected(value: str):
     (the caller holds :data:`_LOCK`)."""
     if value not in _CLIENTS:
         if value == "local":
-            from distributed import LocalCluster
-
             if "cluster" not in _LOCAL:
-                _LOCAL["cluster"] = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                                 dashboard_address=None)
+                _LOCAL["cluster"] = local_cluster(n_workers=2, threads_per_worker=1)
             address = _LOCAL["cluster"].scheduler_address
         else:
             address = value
