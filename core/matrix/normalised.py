@@ -56,8 +56,9 @@ def _constant(top, bottom):
     return (top - bottom) <= CONSTANT_RESOLUTION * magnitude
 
 
-#: Below this many values the preparation runs on the calling thread (the threads' start-up costs more).
-PARALLEL_VALUES = 1 << 20
+#: Below this many values the preparation runs on the calling thread: at 200 x 5,000 the threads
+#: cost more than they save (10.7 against 5.4 ms), at 2,600 x 1,200 they save a quarter.
+PARALLEL_VALUES = 1 << 21
 
 
 def _row_ranges(n_rows, n_values):
@@ -109,7 +110,7 @@ def preprocess_features(X, dtype=np.float64):
     def extremes(start, stop):
         return X[start:stop].max(axis=0), X[start:stop].min(axis=0)
 
-    parts = map_on_cores(extremes, starts, stops)
+    parts = map_on_cores(extremes, starts, stops, blas=False)
     top = np.max([part[0] for part in parts], axis=0)
     bottom = np.min([part[1] for part in parts], axis=0)
     # Each feature is divided by its magnitude before centring: squares of values near 1e300
@@ -141,7 +142,7 @@ def preprocess_features(X, dtype=np.float64):
         return count, mean, centred
 
     count, mean, centred = 0, np.zeros(kept.size), np.zeros(kept.size)
-    for size, part_mean, part_centred in map_on_cores(moments, starts, stops):
+    for size, part_mean, part_centred in map_on_cores(moments, starts, stops, blas=False):
         if size:
             delta = part_mean - mean
             total = count + size
@@ -163,7 +164,7 @@ def preprocess_features(X, dtype=np.float64):
             if buffer is not None:
                 Mt[rows] = values
 
-    map_on_cores(normalise, starts, stops)
+    map_on_cores(normalise, starts, stops, blas=False)
     return Mt, kept, mean * magnitude, scale * magnitude
 
 

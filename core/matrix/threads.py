@@ -80,16 +80,21 @@ def cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def map_on_cores(function, *iterables) -> list:
+def map_on_cores(function, *iterables, blas: bool = True) -> list:
     """``list(map(function, *iterables))`` on a pool of one thread per core, shared by the whole
-    process, with BLAS on one thread while it runs: for products split by hand into parts that
-    each fit a core's cache (OpenBLAS's own threads would split each small part again). Many
-    sessions calling at once share the pool's threads instead of each starting their own."""
+    process: for work split by hand into parts that each fit a core's cache. With ``blas`` BLAS
+    runs on one thread meanwhile (OpenBLAS's own threads would split each small part again);
+    work without BLAS calls leaves it as it is (setting it costs about a millisecond). One part
+    runs on the calling thread. Many sessions calling at once share the pool's threads instead of
+    each starting their own."""
     global _pool
     from concurrent.futures import ThreadPoolExecutor
 
+    parts = list(zip(*iterables))
+    if len(parts) == 1:
+        return [function(*parts[0])]
     with _pool_lock:
         if _pool is None:
             _pool = ThreadPoolExecutor(max_workers=cores(), thread_name_prefix="core-products")
-    with one_blas_thread():
-        return list(_pool.map(function, *iterables))
+    with one_blas_thread() if blas else nullcontext():
+        return list(_pool.map(lambda part: function(*part), parts))
