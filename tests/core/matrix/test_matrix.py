@@ -178,18 +178,18 @@ def test_the_sliced_preparation_on_threads_equals_the_direct_formula(monkeypatch
 
     monkeypatch.setattr(kinds, "SLICE_BYTES", 1)  # the floor: slices of MIN_SLICE_ROWS rows
     rng = np.random.default_rng(5)
-    X = 1e6 + rng.standard_normal((3001, 400))
+    X = 1e6 + rng.standard_normal((3001, 800))
     X[:, 7] = 3.0
     assert X.size >= normalised.PARALLEL_VALUES
     Mt, kept, mean, scale = preprocess_features(X, dtype=dtype)
     centred = X[:, kept] - X[:, kept].mean(axis=0)
     expected = centred / np.linalg.norm(centred, axis=0)
-    assert np.array_equal(kept, np.delete(np.arange(400), 7)) and Mt.dtype == dtype
+    assert np.array_equal(kept, np.delete(np.arange(800), 7)) and Mt.dtype == dtype
     assert np.allclose(Mt, expected, rtol=0, atol=1e-9 if dtype == np.float64 else 1e-6)
     assert np.allclose(mean, X[:, kept].mean(axis=0), rtol=1e-15, atol=0)
     assert np.allclose(scale, np.linalg.norm(centred, axis=0), rtol=1e-8, atol=0)
     features = DenseFeatures(X)
-    W = rng.standard_normal((kept.size, 30))  # 3e7 multiply-adds: the sliced products
+    W = rng.standard_normal((kept.size, 13))  # 3e7 multiply-adds: the sliced products
     T, U = features.fused(W)
     assert np.allclose(T, features.Mt @ W, rtol=0, atol=1e-11)
     assert np.allclose(U, (features.Mt @ W).T @ features.Mt, rtol=0, atol=1e-10)
