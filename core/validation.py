@@ -49,9 +49,12 @@ def check_matrix_shape(shape, what: str = "X") -> None:
         raise InputError(f"{what} is empty (shape {tuple(shape)}).")
 
 
-def as_dense_array(X, what: str = "X") -> np.ndarray:
+def as_dense_array(X, what: str = "X", keep_float32: bool = False) -> np.ndarray:
     """``X``, array-like, as a finite 2-D float64 array (samples x features): the validation of the
     dense kind of :func:`core.matrix.data_matrix` (which tells sparse and chunked data apart first).
+
+    With ``keep_float32`` a float32 array is kept as it is, not copied to float64 (the caller
+    converts what it reads; :class:`core.matrix.DataMatrix` does, slice by slice).
 
     Refused: what :func:`check_real_dtype` refuses (an object array of numbers is accepted), NaN and
     infinities, anything not 2-D or empty.
@@ -59,8 +62,9 @@ def as_dense_array(X, what: str = "X") -> np.ndarray:
     values = np.asarray(X)
     if values.dtype != object:
         check_real_dtype(values.dtype, what)
+    target = np.float32 if keep_float32 and values.dtype == np.float32 else np.float64
     try:
-        X = np.asarray(values, dtype=np.float64)
+        X = np.asarray(values, dtype=target)
     except (TypeError, ValueError):
         raise InputError(f"{what} must be a numeric matrix (samples x features).") from None
     check_matrix_shape(X.shape, what)

@@ -77,8 +77,10 @@ def _take(X, rows, kept, out):
     """``X[rows][:, kept]`` into ``out`` (float64), without a temporary when every column is kept."""
     if kept is None:
         np.copyto(out, X[rows])
-    else:
+    elif X.dtype == out.dtype:
         np.take(X[rows], kept, axis=1, out=out)
+    else:  # take writes only its own dtype
+        np.copyto(out, X[rows][:, kept])
     return out
 
 
@@ -88,6 +90,7 @@ def preprocess_features(X, dtype=np.float64):
     Parameters
     ----------
     X : ndarray, shape (n_samples, n_features)
+        float64, or float32 (read slice by slice into float64: no whole copy).
 
     Returns
     -------
@@ -111,8 +114,8 @@ def preprocess_features(X, dtype=np.float64):
         return X[start:stop].max(axis=0), X[start:stop].min(axis=0)
 
     parts = map_on_cores(extremes, starts, stops, blas=False)
-    top = np.max([part[0] for part in parts], axis=0)
-    bottom = np.min([part[1] for part in parts], axis=0)
+    top = np.max([part[0] for part in parts], axis=0).astype(np.float64)
+    bottom = np.min([part[1] for part in parts], axis=0).astype(np.float64)
     # Each feature is divided by its magnitude before centring: squares of values near 1e300
     # would overflow and those near 1e-300 underflow, and the unit norm below removes the
     # factor again, so the normalised features are the same.

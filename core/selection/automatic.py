@@ -327,7 +327,7 @@ def choose_settings(X, *, side=None, pairs=None, k="auto", lam="auto", n_cluster
 def _dense_copy(data) -> np.ndarray:
     """The main data as a dense array for k-means: a copy of sparse or chunked data where it fits."""
     if data.kind == "dense":
-        return data.values
+        return data.dense()
     needed = 8 * data.shape[0] * data.shape[1]
     if needed > DENSE_COPY_LIMIT:
         raise InputError(f"Choosing k and λ clusters the standardised main data with k-means, which needs them dense: "

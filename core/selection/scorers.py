@@ -129,7 +129,7 @@ def score_features(method: str, X, y=None, **options) -> FeatureScores:
             raise InputError("Every feature is constant over the samples: there is nothing to rank.")
         scores = np.asarray(ONE_PASS_SCORERS[method](overall, groups, **options), dtype=np.float64)
     else:
-        X = data.values
+        X = data.dense()
         if not (X.max(axis=0) > X.min(axis=0)).any():
             raise InputError("Every feature is constant over the samples: there is nothing to rank.")
         try:

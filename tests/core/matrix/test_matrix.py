@@ -195,6 +195,28 @@ def test_the_sliced_preparation_on_threads_equals_the_direct_formula(monkeypatch
     assert np.allclose(U, (features.Mt @ W).T @ features.Mt, rtol=0, atol=1e-10)
 
 
+def test_float32_data_are_read_into_float64_slice_by_slice_without_a_whole_copy():
+    """Dense float32 input stays float32 in the DataMatrix (dense() gives float64 on request),
+    Q-alpha's normalised features take no whole float64 copy of it beside their own (the peak
+    beyond the input is Mt's 2x the input's bytes, and a slice), and the weights are the bits
+    of the run on the float64 copy."""
+    import tracemalloc
+
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((1500, 700)).astype(np.float32)
+    X[:, 3] += 40.0
+    data = data_matrix(X)
+    assert data.values.dtype == np.float32 and data.values is X
+    assert data.dense().dtype == np.float64 and np.array_equal(data.dense(), X.astype(np.float64))
+    tracemalloc.start()
+    features = data_matrix(X).normalised()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert features.Mt.dtype == np.float64
+    assert peak < 2.3 * X.nbytes, peak / X.nbytes  # a float64 copy first was 4.0x
+    assert np.array_equal(q_alpha(X, 3).alpha, q_alpha(X.astype(np.float64), 3).alpha)
+
+
 # ------------------------------------------------------------------ Q-alpha: the same results
 @pytest.mark.parametrize("solver", ["power", "lanczos", "dense"])
 def test_q_alpha_equals_numpy_path(backend, solver):
