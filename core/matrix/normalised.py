@@ -29,6 +29,7 @@ import numpy as np
 from scipy import linalg, sparse
 
 from .kinds import BLOCK_TARGET_BYTES, block_pieces, slice_rows
+from ..validation import SQUARE_SAFE
 from .threads import SMALL_PRODUCT_WORK, cores, map_on_cores, one_blas_thread
 
 __all__ = ["preprocess_features", "DenseFeatures", "SparseFeatures", "ChunkedFeatures",
@@ -103,59 +104,54 @@ def preprocess_features(X, dtype=np.float64):
 
     Notes
     -----
-    Three reads of ``X`` in row slices that stay in a core's cache, the rows split over the cores:
-    the extremes; the mean and centred sum of squares (per slice exactly, combined by Chan et al.'s
+    Two reads of ``X`` in row slices that stay in a core's cache, the rows split over the cores:
+    the extremes, mean and centred sum of squares (per slice exactly, combined by Chan et al.'s
     pairwise update); then ``Mt`` written once. Whole-array steps streamed the data through memory
-    nine times (20,000 x 4,000 on a 2-core Xeon: 0.68 s, now about a third of it).
+    nine times (20,000 x 4,000 on a 2-core Xeon: 0.68 s). Where a feature's magnitude is outside
+    ``[1e-100, SQUARE_SAFE]`` (squares that would overflow, or a spread that would underflow)
+    the moments are read again with every feature divided by its magnitude, which the unit norm
+    removes again.
     """
     starts, stops = _row_ranges(X.shape[0], X.size)
 
-    def extremes(start, stop):
-        return X[start:stop].max(axis=0), X[start:stop].min(axis=0)
+    def moments(columns, inverse=None):
+        """Per row range: count, mean, centred sum of squares and extremes of ``X[:, columns]``
+        (times ``inverse``), exact per slice and combined by the pairwise update of
+        :meth:`core.matrix.moments.ColumnMoments.combine`."""
+        width = X.shape[1] if columns is None else columns.size
 
-    parts = map_on_cores(extremes, starts, stops, blas=False)
-    top = np.max([part[0] for part in parts], axis=0).astype(np.float64)
-    bottom = np.min([part[1] for part in parts], axis=0).astype(np.float64)
-    # Each feature is divided by its magnitude before centring: squares of values near 1e300
-    # would overflow and those near 1e-300 underflow, and the unit norm below removes the
-    # factor again, so the normalised features are the same.
-    magnitude = np.maximum(np.abs(top), np.abs(bottom))
+        def of_rows(start, stop):
+            buffer = np.empty((slice_rows(width), width))
+            count, mean, centred = 0, np.zeros(width), np.zeros(width)
+            top, bottom = np.full(width, -np.inf), np.full(width, np.inf)
+            for rows in _slices(start, stop, width):
+                values = _take(X, rows, columns, buffer[:rows.stop - rows.start])
+                if inverse is not None:
+                    values *= inverse
+                np.maximum(top, values.max(axis=0), out=top)
+                np.minimum(bottom, values.min(axis=0), out=bottom)
+                count, mean, centred = _combined(count, mean, centred, *_exact_moments(values))
+            return count, mean, centred, top, bottom
+
+        total = (0, np.zeros(width), np.zeros(width))
+        top, bottom = np.full(width, -np.inf), np.full(width, np.inf)
+        for count, mean, centred, part_top, part_bottom in map_on_cores(of_rows, starts, stops, blas=False):
+            total = _combined(*total, count, mean, centred)
+            top, bottom = np.maximum(top, part_top), np.minimum(bottom, part_bottom)
+        return total[1], total[2], top, bottom
+
+    mean, centred, top, bottom = moments(None)
     kept = np.flatnonzero(~_constant(top, bottom))
     columns = None if kept.size == X.shape[1] else kept
-    magnitude = magnitude[kept]
-
-    inverse = 1.0 / magnitude
-
-    def moments(start, stop):
-        """Count, mean and centred sum of squares of rows start:stop, exact per slice and combined
-        by the pairwise update of :meth:`core.matrix.moments.ColumnMoments.combine`."""
-        buffer = np.empty((slice_rows(kept.size), kept.size))
-        count, mean, centred = 0, np.zeros(kept.size), np.zeros(kept.size)
-        for rows in _slices(start, stop, kept.size):
-            values = _take(X, rows, columns, buffer[:rows.stop - rows.start])
-            values *= inverse
-            size = values.shape[0]
-            part_mean = values.mean(axis=0)
-            values -= part_mean
-            delta = part_mean - mean
-            total = count + size
-            mean = mean + delta * (size / total)
-            centred += np.einsum("ij,ij->j", values, values) + delta**2 * (count * size / total)
-            count = total
-        return count, mean, centred
-
-    count, mean, centred = 0, np.zeros(kept.size), np.zeros(kept.size)
-    for size, part_mean, part_centred in map_on_cores(moments, starts, stops, blas=False):
-        if size:
-            delta = part_mean - mean
-            total = count + size
-            mean = mean + delta * (size / total)
-            centred = centred + part_centred + delta**2 * (count * size / total)
-            count = total
+    magnitude = np.maximum(np.abs(top), np.abs(bottom))[kept]
+    if np.all((magnitude >= 1e-100) & (magnitude <= SQUARE_SAFE)):
+        mean, centred, magnitude = mean[kept], centred[kept], np.ones(kept.size)
+    else:
+        mean, centred, _, _ = moments(columns, 1.0 / magnitude)
     scale = np.sqrt(centred)
     Mt = np.empty((X.shape[0], kept.size), dtype=dtype)
     # Mt = (X / magnitude - mean) / scale, as one product and one shift
-    factor, offset = inverse / scale, mean / scale
+    factor, offset = 1.0 / (magnitude * scale), mean / scale
 
     def normalise(start, stop):
         buffer = None if columns is None and dtype == np.float64 else np.empty((slice_rows(kept.size), kept.size))
@@ -169,6 +165,23 @@ def preprocess_features(X, dtype=np.float64):
 
     map_on_cores(normalise, starts, stops, blas=False)
     return Mt, kept, mean * magnitude, scale * magnitude
+
+
+def _exact_moments(values):
+    """Count, mean and centred sum of squares of a slice (in cache), centred in place."""
+    mean = values.mean(axis=0)
+    values -= mean
+    return values.shape[0], mean, np.einsum("ij,ij->j", values, values)
+
+
+def _combined(count, mean, centred, other_count, other_mean, other_centred):
+    """Chan et al.'s pairwise update of two groups' count, mean and centred sum of squares."""
+    if other_count == 0:
+        return count, mean, centred
+    total = count + other_count
+    delta = other_mean - mean
+    return (total, mean + delta * (other_count / total),
+            centred + other_centred + delta**2 * (count * other_count / total))
 
 
 class DenseFeatures:
@@ -369,8 +382,10 @@ def _block_transposed(pieces, column_starts, T):
 
 #: Partial products of the row blocks are summed in a tree of this fan-in, on the workers: a pass
 #: sends back one k x n array rather than one per block (on a cluster with 10^3 blocks and
-#: n = 20,000, 0.8 MB per pass instead of 0.8 GB).
-TREE_FAN_IN = 8
+#: n = 20,000, 0.8 MB per pass instead of 0.8 GB). Each level of the tree is a round trip to the
+#: scheduler after the last block: at 16 (one level for 10 blocks) the tail of a pass on data
+#: held in a LocalCluster's worker took 13 ms against 18 ms at 8 (2-core Xeon, medians of 9).
+TREE_FAN_IN = 16
 
 
 def _sum_arrays(*arrays):

@@ -188,6 +188,10 @@ def test_the_sliced_preparation_on_threads_equals_the_direct_formula(monkeypatch
     assert np.allclose(Mt, expected, rtol=0, atol=1e-9 if dtype == np.float64 else 1e-6)
     assert np.allclose(mean, X[:, kept].mean(axis=0), rtol=1e-15, atol=0)
     assert np.allclose(scale, np.linalg.norm(centred, axis=0), rtol=1e-8, atol=0)
+    if dtype == np.float64:  # squares that would overflow: the moments read again, scaled
+        huge, huge_kept, huge_mean, _ = preprocess_features(X * 1e200)
+        assert np.array_equal(huge_kept, kept) and np.allclose(huge, Mt, rtol=0, atol=1e-9)
+        assert np.allclose(huge_mean, mean * 1e200, rtol=1e-15, atol=0)
     features = DenseFeatures(X)
     W = rng.standard_normal((kept.size, 13))  # 3e7 multiply-adds: the sliced products
     T, U = features.fused(W)
