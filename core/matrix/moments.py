@@ -18,7 +18,7 @@ from ..validation import SQUARE_SAFE
 from . import kinds
 from .kinds import as_chunked_array, as_sparse_matrix, is_chunked, is_sparse
 
-__all__ = ["ColumnMoments", "column_moments", "class_moments"]
+__all__ = ["ColumnMoments", "column_moments", "class_moments", "sliced_moments", "take_rows"]
 
 @dataclass(frozen=True, eq=False)
 class ColumnMoments:
@@ -92,11 +92,39 @@ def _block_moments(block) -> ColumnMoments:
         centred = np.bincount(columns, weights=(values - mean[columns]) ** 2, minlength=n_features).astype(np.float64)
         centred += (rows - stored) * mean**2
         return ColumnMoments(rows, maximum, minimum, mean, centred)
-    block = np.asarray(block, dtype=np.float64)
-    mean = block.mean(axis=0)
-    deviation = block - mean
-    return ColumnMoments(rows, block.max(axis=0), block.min(axis=0), mean,
-                         np.einsum("ij,ij->j", deviation, deviation))
+    return sliced_moments(np.asarray(block), 0, rows)
+
+
+def take_rows(X, rows, columns, out):
+    """``X[rows][:, columns]`` (``columns`` None: all) into the float64 array ``out``, without a
+    temporary when every column is taken."""
+    if columns is None:
+        np.copyto(out, X[rows])
+    elif X.dtype == out.dtype:
+        np.take(X[rows], columns, axis=1, out=out)
+    else:  # take writes only its own dtype
+        np.copyto(out, X[rows][:, columns])
+    return out
+
+
+def sliced_moments(X, start, stop, columns=None, inverse=None) -> ColumnMoments:
+    """Moments of rows ``start:stop`` of the dense ``X`` (its ``columns``, each times ``inverse``
+    if given), read in slices that stay in a core's cache (:data:`core.matrix.kinds.SCAN_SLICE_BYTES`),
+    each slice's moments exact and the slices combined pairwise. Whole blocks took two float64
+    temporaries of their size (a copy and the deviations) streamed through memory."""
+    width = X.shape[1] if columns is None else len(columns)
+    buffer = np.empty((min(kinds.slice_rows(width, kinds.SCAN_SLICE_BYTES), max(stop - start, 1)), width))
+    total = _empty_moments(width)
+    for first in range(start, stop, buffer.shape[0]):
+        rows = slice(first, min(stop, first + buffer.shape[0]))
+        values = take_rows(X, rows, columns, buffer[:rows.stop - rows.start])
+        if inverse is not None:
+            values *= inverse
+        maximum, minimum, mean = values.max(axis=0), values.min(axis=0), values.mean(axis=0)
+        values -= mean
+        total = total.combine(ColumnMoments(values.shape[0], maximum, minimum, mean,
+                                            np.einsum("ij,ij->j", values, values)))
+    return total
 
 
 def _block_class_moments(block, codes, n_classes):

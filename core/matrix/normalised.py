@@ -28,7 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg, sparse
 
-from .kinds import BLOCK_TARGET_BYTES, block_pieces, slice_rows
+from .kinds import BLOCK_TARGET_BYTES, SCAN_SLICE_BYTES, block_pieces, slice_rows
+from .moments import sliced_moments, take_rows
 from ..validation import SQUARE_SAFE
 from .threads import SMALL_PRODUCT_WORK, cores, map_on_cores, one_blas_thread
 
@@ -70,19 +71,8 @@ def _row_ranges(n_rows, n_values):
 
 
 def _slices(start, stop, n_columns):
-    step = slice_rows(n_columns)
+    step = slice_rows(n_columns, SCAN_SLICE_BYTES)
     return (slice(a, min(stop, a + step)) for a in range(start, stop, step))
-
-
-def _take(X, rows, kept, out):
-    """``X[rows][:, kept]`` into ``out`` (float64), without a temporary when every column is kept."""
-    if kept is None:
-        np.copyto(out, X[rows])
-    elif X.dtype == out.dtype:
-        np.take(X[rows], kept, axis=1, out=out)
-    else:  # take writes only its own dtype
-        np.copyto(out, X[rows][:, kept])
-    return out
 
 
 def preprocess_features(X, dtype=np.float64):
@@ -115,30 +105,11 @@ def preprocess_features(X, dtype=np.float64):
     starts, stops = _row_ranges(X.shape[0], X.size)
 
     def moments(columns, inverse=None):
-        """Per row range: count, mean, centred sum of squares and extremes of ``X[:, columns]``
-        (times ``inverse``), exact per slice and combined by the pairwise update of
-        :meth:`core.matrix.moments.ColumnMoments.combine`."""
-        width = X.shape[1] if columns is None else columns.size
-
-        def of_rows(start, stop):
-            buffer = np.empty((slice_rows(width), width))
-            count, mean, centred = 0, np.zeros(width), np.zeros(width)
-            top, bottom = np.full(width, -np.inf), np.full(width, np.inf)
-            for rows in _slices(start, stop, width):
-                values = _take(X, rows, columns, buffer[:rows.stop - rows.start])
-                if inverse is not None:
-                    values *= inverse
-                np.maximum(top, values.max(axis=0), out=top)
-                np.minimum(bottom, values.min(axis=0), out=bottom)
-                count, mean, centred = _combined(count, mean, centred, *_exact_moments(values))
-            return count, mean, centred, top, bottom
-
-        total = (0, np.zeros(width), np.zeros(width))
-        top, bottom = np.full(width, -np.inf), np.full(width, np.inf)
-        for count, mean, centred, part_top, part_bottom in map_on_cores(of_rows, starts, stops, blas=False):
-            total = _combined(*total, count, mean, centred)
-            top, bottom = np.maximum(top, part_top), np.minimum(bottom, part_bottom)
-        return total[1], total[2], top, bottom
+        parts = map_on_cores(lambda a, b: sliced_moments(X, a, b, columns, inverse), starts, stops, blas=False)
+        total = parts[0]
+        for part in parts[1:]:
+            total = total.combine(part)
+        return total.mean, total.centred, total.maximum, total.minimum
 
     mean, centred, top, bottom = moments(None)
     kept = np.flatnonzero(~_constant(top, bottom))
@@ -154,10 +125,11 @@ def preprocess_features(X, dtype=np.float64):
     factor, offset = 1.0 / (magnitude * scale), mean / scale
 
     def normalise(start, stop):
-        buffer = None if columns is None and dtype == np.float64 else np.empty((slice_rows(kept.size), kept.size))
+        in_place = columns is None and dtype == np.float64
+        buffer = None if in_place else np.empty((slice_rows(kept.size, SCAN_SLICE_BYTES), kept.size))
         for rows in _slices(start, stop, kept.size):
             values = Mt[rows] if buffer is None else buffer[:rows.stop - rows.start]
-            _take(X, rows, columns, values)
+            take_rows(X, rows, columns, values)
             values *= factor
             values -= offset
             if buffer is not None:
@@ -165,23 +137,6 @@ def preprocess_features(X, dtype=np.float64):
 
     map_on_cores(normalise, starts, stops, blas=False)
     return Mt, kept, mean * magnitude, scale * magnitude
-
-
-def _exact_moments(values):
-    """Count, mean and centred sum of squares of a slice (in cache), centred in place."""
-    mean = values.mean(axis=0)
-    values -= mean
-    return values.shape[0], mean, np.einsum("ij,ij->j", values, values)
-
-
-def _combined(count, mean, centred, other_count, other_mean, other_centred):
-    """Chan et al.'s pairwise update of two groups' count, mean and centred sum of squares."""
-    if other_count == 0:
-        return count, mean, centred
-    total = count + other_count
-    delta = other_mean - mean
-    return (total, mean + delta * (other_count / total),
-            centred + other_centred + delta**2 * (count * other_count / total))
 
 
 class DenseFeatures:

@@ -177,6 +177,7 @@ def test_the_sliced_preparation_on_threads_equals_the_direct_formula(monkeypatch
     from core.matrix.normalised import DenseFeatures
 
     monkeypatch.setattr(kinds, "SLICE_BYTES", 1)  # the floor: slices of MIN_SLICE_ROWS rows
+    monkeypatch.setattr(kinds, "SCAN_SLICE_BYTES", 1)
     rng = np.random.default_rng(5)
     X = 1e6 + rng.standard_normal((3001, 800))
     X[:, 7] = 3.0
