@@ -1,16 +1,20 @@
 """Q-alpha on a Dask cluster beyond this machine: the measured inputs of a model of an iteration's
 time, and the model's answer for 10^6 cells x 20,000 genes on 8, 32 and 128 workers.
 
-Run ``python -m benchmarks.bench_cluster`` (about 5 minutes on 2 cores; ``--quick`` for a smaller
-run). Four parts, all in one run:
+Run ``python -m benchmarks.bench_cluster`` (about 7 minutes on 2 cores; ``--quick`` for a smaller
+run, part 0 on 20,000 rows). Four parts, all in one run:
 
-0. **Issue 62's targets** on a float32 Zarr of 20,000 x 4,000 with 80 planted features in 4 sample
-   groups (chunks of 2,000 rows, in a temporary folder): ``q_alpha(X, 4)`` from the uniform start
-   on NumPy in memory, on Dask's threaded scheduler from disk, on a ``LocalCluster`` (1 worker x 2
-   threads) from disk and with the data held in the worker. The start-up is the time from the call
-   to the first progress report, an iteration the median between reports after it; beside them
-   a plain pass, ``X.sum()`` (best of 3), the weights' largest difference from NumPy's and the
-   planted features among the 80 largest weights.
+0. **Issue 62's targets** on a float32 Zarr of 60,000 x 4,000 (``--rows``) with 80 planted
+   features in 4 sample groups (chunks of 2,000 rows, in a temporary folder): ``q_alpha(X, 4)``
+   from the uniform start on NumPy in memory, on Dask's threaded scheduler from disk, on a
+   ``LocalCluster`` (1 worker x 2 threads, :func:`core.matrix.kinds.local_cluster`) from disk and
+   with the data held in the worker, and on a LocalCluster with dask.distributed's own worker
+   environment (``MALLOC_TRIM_THRESHOLD_`` set) from disk. The start-up is the time from the call
+   to the first progress report (after a run on small data, so that imports are not counted), an
+   iteration the median between reports after it; beside them a plain pass, ``X.sum()`` (best of
+   3), the weights' largest difference from NumPy's and the planted features among the 80 largest
+   weights. Then what one pass on the held data is made of, from Dask's task stream, against the
+   same blocks' arithmetic in this process.
 
 1. **The scheduler's cost.** On a ``LocalCluster`` of 2 worker processes x 1 thread, Q-alpha
    (``q_alpha(X, 2)``, power steps, the data held in the workers' memory, ``persist=True``) on
