@@ -380,6 +380,65 @@ if __name__ == "__main__":
 """
 
 
+KILLED_WORKER_CHECK = """
+import os
+import signal
+import time
+
+import dask.array as da
+import numpy as np
+from distributed import Client
+from core.data.generators import weston_linear
+from core.matrix.kinds import BLOCK_COPIES, _local_threads, local_cluster
+from core.selection.qalpha import q_alpha
+
+if __name__ == "__main__":
+    data = weston_linear(400, random_state=2)
+    options = dict(solver="power", init="random", random_state=0, tol=1e-8, max_iter=3000)
+    reference = q_alpha(data.X, 2, **options)
+    # blocks of 50 rows kept as they are (smaller ones are merged up to the memory limit's share)
+    limit = BLOCK_COPIES * _local_threads() * 8 * data.X.shape[1] * 50
+    killed = []
+    with local_cluster(n_workers=2, threads_per_worker=1, host="127.0.0.1") as cluster, Client(cluster) as client:
+        pids = client.run(os.getpid)
+        lost = []
+
+        def progress(report):
+            if report.done == 3 and not killed:  # mid-solve: the held blocks of one worker are lost
+                victim = sorted(pids)[0]
+                lost.append(len(client.who_has()))
+                os.kill(pids[victim], signal.SIGKILL)
+                killed.append(pids[victim])
+
+        result = q_alpha(da.from_array(data.X, chunks=(50, 202)), 2, progress=progress, memory_limit=limit, **options)
+        for _ in range(100):  # the nanny starts a new worker process
+            if len(client.scheduler_info()["workers"]) == 2:
+                break
+            time.sleep(0.1)
+        after = client.run(os.getpid)
+    assert killed and killed[0] not in after.values() and len(after) == 2, (killed, after)
+    assert result.data_placement.startswith("Held in the workers' memory"), result.data_placement
+    assert reference.converged and result.converged and result.n_iter == reference.n_iter, (result.n_iter, reference.n_iter)
+    assert np.abs(result.alpha - reference.alpha).max() <= 1e-12
+    print("killed worker ok", result.n_iter, lost)
+"""
+
+
+@pytest.mark.slow  # a cluster of its own: the slow tier (docs/testing.md)
+def test_a_worker_killed_mid_solve_changes_nothing(tmp_path):
+    """Issue 62: on a local cluster of two worker processes, Q-alpha on data held in the workers'
+    memory; at the third iteration one worker is SIGKILLed. Its blocks are recomputed from their
+    source, the nanny starts a new worker, and the run ends at NumPy's weights (within 1e-12) in
+    as many iterations."""
+    import os
+
+    script = tmp_path / "killed_worker_check.py"
+    script.write_text(KILLED_WORKER_CHECK)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])})
+    assert done.returncode == 0 and "killed worker ok" in done.stdout, done.stderr[-3000:]
+
+
 @pytest.mark.slow  # a cluster of its own, 20-30 s: the slow tier (issue 62 allows it; docs/testing.md)
 def test_q_alpha_on_a_local_cluster_of_two_processes(tmp_path):
     """In a fresh interpreter: the worker processes a LocalCluster spawns failed to start inside
