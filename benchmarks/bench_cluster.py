@@ -187,7 +187,8 @@ def held_pass_anatomy(on_disk, values, repeats: int = 7) -> dict:
             start = time.time()
             features.fused(W)
             end = time.time()
-        blocks = [span for task in stream.data if "_block_products" in str(task["key"])
+        # a pass's block tasks are keyed (qalpha-pass-..., 0, block); its reduction (..., level >= 1, j)
+        blocks = [span for task in stream.data if str(task["key"][0]).startswith("qalpha-pass") and task["key"][1] == 0
                   for span in task["startstops"] if span["action"] == "compute"]
         first, last = min(b["start"] for b in blocks), max(b["stop"] for b in blocks)
         parts["call to the first block"].append(first - start)

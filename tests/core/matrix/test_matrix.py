@@ -355,7 +355,8 @@ if __name__ == "__main__":
     assert result.n_iter == reference.n_iter
     # the passes ran as tasks on both worker processes
     names = [task["key"] if isinstance(task["key"], str) else task["key"][0] for task in stream.data]
-    products = [task for task, name in zip(stream.data, names) if name.startswith("_block_products")]
+    # a pass's block tasks are keyed (qalpha-pass-..., 0, block)
+    products = [task for task, name in zip(stream.data, names) if name.startswith("qalpha-pass") and task["key"][1] == 0]
     assert len(products) >= result.n_iter and len({task["worker"] for task in products}) == 2
 
     # held in the workers' memory when it fits (persist=None), else read from its source at every pass
