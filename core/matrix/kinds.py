@@ -22,9 +22,10 @@ from scipy import sparse
 from ..errors import InputError
 from ..limits import format_bytes, memory_limit_bytes
 from ..validation import check_matrix_shape, check_real_dtype
+from .threads import cores
 
 __all__ = ["is_sparse", "is_chunked", "is_large", "as_sparse_matrix", "as_chunked_array", "RowBlocks",
-           "block_pieces", "slice_rows", "local_cluster", "worker_environment", "connect_scheduler", "hold_in_memory",
+           "block_pieces", "slice_rows", "scan_rows", "local_cluster", "worker_environment", "connect_scheduler", "hold_in_memory",
            "BLOCK_TARGET_BYTES", "SPARSE_BLOCK_ENTRIES", "PERSIST_SHARE"]
 
 #: Row chunks of a Dask array smaller than this (float64 over all features) are merged up to it:
@@ -186,14 +187,20 @@ MIN_SLICE_ROWS = 32
 SCAN_SLICE_BYTES = 512 << 10
 
 
-def slice_rows(n_features: int, slice_bytes: int | None = None) -> int:
-    """Rows of a slice of a block with ``n_features`` float64 columns: for the products (by
-    default) about :data:`SLICE_BYTES` and at least :data:`MIN_SLICE_ROWS` (thinner products run
-    below the BLAS's speed); for the element-wise passes about ``slice_bytes`` and at least one
-    (their buffer is the memory they add: 32 rows of 50,000 features were 13 MB)."""
-    if slice_bytes is None:
-        return max(MIN_SLICE_ROWS, SLICE_BYTES // (8 * max(n_features, 1)))
-    return max(1, slice_bytes // (8 * max(n_features, 1)))
+def slice_rows(n_features: int, slice_bytes: int | None = None, min_rows: int | None = None) -> int:
+    """Rows of a slice of a block with ``n_features`` float64 columns: about ``slice_bytes`` and
+    at least ``min_rows``. The products' slices keep :data:`MIN_SLICE_ROWS` (thinner products run
+    below the BLAS's speed); the element-wise passes take :data:`SCAN_SLICE_BYTES` and one row
+    at least (their buffer is the memory they add: 32 rows of 50,000 features were 13 MB)."""
+    # the module's values at the call (None), so that a test can set them
+    slice_bytes = SLICE_BYTES if slice_bytes is None else slice_bytes
+    min_rows = MIN_SLICE_ROWS if min_rows is None else min_rows
+    return max(min_rows, slice_bytes // (8 * max(n_features, 1)))
+
+
+def scan_rows(n_features: int) -> int:
+    """Rows of a slice of the element-wise passes (:data:`SCAN_SLICE_BYTES`, one row at least)."""
+    return slice_rows(n_features, SCAN_SLICE_BYTES, 1)
 
 
 def block_pieces(pieces, column_starts):
@@ -240,9 +247,7 @@ def _local_threads():
             return int(workers)
     except ImportError:
         pass
-    import os
-
-    return os.cpu_count() or 1
+    return cores()
 
 
 def _active_client():

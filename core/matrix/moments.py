@@ -113,7 +113,7 @@ def sliced_moments(X, start, stop, columns=None, inverse=None) -> ColumnMoments:
     each slice's moments exact and the slices combined pairwise. Whole blocks took two float64
     temporaries of their size (a copy and the deviations) streamed through memory."""
     width = X.shape[1] if columns is None else len(columns)
-    buffer = np.empty((min(kinds.slice_rows(width, kinds.SCAN_SLICE_BYTES), max(stop - start, 1)), width))
+    buffer = np.empty((min(kinds.scan_rows(width), max(stop - start, 1)), width))
     # combined pairwise, as a binary counter: (level, moments) with at most one entry per level,
     # so the rounding of the mean grows with log(slices), not with their number (one-row slices
     # of wide data, combined in turn, put 3,000 roundings into a mean near 1e6)

@@ -23,13 +23,14 @@ References
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg, sparse
 
-from .kinds import BLOCK_TARGET_BYTES, SCAN_SLICE_BYTES, block_pieces, slice_rows
-from .moments import sliced_moments, take_rows
+from .kinds import BLOCK_TARGET_BYTES, block_pieces, scan_rows
+from .moments import ColumnMoments, sliced_moments, take_rows
 from ..validation import SQUARE_SAFE
 from .threads import SMALL_PRODUCT_WORK, cores, map_on_cores, one_blas_thread
 
@@ -63,15 +64,14 @@ def _constant(top, bottom):
 PARALLEL_VALUES = 1 << 21
 
 
-def _row_ranges(n_rows, n_values):
-    """Contiguous row ranges, one per core for data of at least :data:`PARALLEL_VALUES` values."""
-    parts = cores() if n_values >= PARALLEL_VALUES else 1
-    bounds = np.linspace(0, n_rows, min(parts, n_rows) + 1).astype(int)
+def _row_ranges(n_rows, parallel=True):
+    """Contiguous row ranges (starts, stops): one per core, or one in all."""
+    bounds = np.linspace(0, n_rows, min(cores() if parallel else 1, n_rows) + 1).astype(int)
     return bounds[:-1], bounds[1:]
 
 
 def _slices(start, stop, n_columns):
-    step = slice_rows(n_columns, SCAN_SLICE_BYTES)
+    step = scan_rows(n_columns)
     return (slice(a, min(stop, a + step)) for a in range(start, stop, step))
 
 
@@ -102,23 +102,22 @@ def preprocess_features(X, dtype=np.float64):
     would underflow) the moments are read again with every feature divided by its magnitude,
     which the unit norm removes again.
     """
-    starts, stops = _row_ranges(X.shape[0], X.size)
+    starts, stops = _row_ranges(X.shape[0], X.size >= PARALLEL_VALUES)
 
     def moments(columns, inverse=None):
         parts = map_on_cores(lambda a, b: sliced_moments(X, a, b, columns, inverse), starts, stops, blas=False)
-        total = parts[0]
-        for part in parts[1:]:
-            total = total.combine(part)
-        return total.mean, total.centred, total.maximum, total.minimum
+        return functools.reduce(ColumnMoments.combine, parts)
 
-    mean, centred, top, bottom = moments(None)
+    overall = moments(None)
+    mean, centred, top, bottom = overall.mean, overall.centred, overall.maximum, overall.minimum
     kept = np.flatnonzero(~_constant(top, bottom))
     columns = None if kept.size == X.shape[1] else kept
     magnitude = np.maximum(np.abs(top), np.abs(bottom))[kept]
     if np.all((magnitude >= 1e-100) & (magnitude <= SQUARE_SAFE)):
         mean, centred, magnitude = mean[kept], centred[kept], np.ones(kept.size)
     else:
-        mean, centred, _, _ = moments(columns, 1.0 / magnitude)
+        scaled = moments(columns, 1.0 / magnitude)
+        mean, centred = scaled.mean, scaled.centred
     scale = np.sqrt(centred)
     Mt = np.empty((X.shape[0], kept.size), dtype=dtype)
     # Mt = (X / magnitude - mean) / scale, as one product and one shift
@@ -126,7 +125,7 @@ def preprocess_features(X, dtype=np.float64):
 
     def normalise(start, stop):
         in_place = columns is None and dtype == np.float64
-        buffer = None if in_place else np.empty((slice_rows(kept.size, SCAN_SLICE_BYTES), kept.size))
+        buffer = None if in_place else np.empty((scan_rows(kept.size), kept.size))
         for rows in _slices(start, stop, kept.size):
             values = Mt[rows] if buffer is None else buffer[:rows.stop - rows.start]
             take_rows(X, rows, columns, values)
@@ -169,10 +168,9 @@ class DenseFeatures:
         # split over the cores (20,000 x 4,000 on a 2-core Xeon: 96-159 ms for k = 4-14 against
         # 150-194 ms for two whole products, which stream Mt from memory twice).
         W = np.asarray(W, dtype=np.float64)
-        bounds = np.linspace(0, Mt.shape[0], cores() + 1).astype(int)
         columns, shift = np.array([0, Mt.shape[1]]), np.zeros(W.shape[1])
         parts = map_on_cores(lambda start, stop: _block_products([Mt[start:stop]], columns, W, shift, True),
-                             bounds[:-1], bounds[1:])
+                             *_row_ranges(Mt.shape[0]))
         return _join_products(*parts)
 
     def weighted_gram(self, weights, block_bytes=GRAM_BLOCK_BYTES):
