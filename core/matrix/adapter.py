@@ -72,7 +72,9 @@ class DataMatrix:
             if self.values.dtype == np.float64:
                 return self.values
             if self._float64 is None:
+                # made once and handed to every caller of this matrix: read-only, so none can change it for the others
                 self._float64 = np.asarray(self.values, dtype=np.float64)
+                self._float64.flags.writeable = False
             return self._float64
         if refusal is None:
             refusal = (f"{self.what} is a sparse matrix; this function needs a dense array ({self.what}.toarray())."

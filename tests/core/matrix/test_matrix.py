@@ -213,6 +213,7 @@ def test_float32_data_are_read_into_float64_slice_by_slice_without_a_whole_copy(
     data = data_matrix(X)
     assert data.values.dtype == np.float32 and data.values is X
     assert data.dense().dtype == np.float64 and np.array_equal(data.dense(), X.astype(np.float64))
+    assert data.dense() is data.dense() and not data.dense().flags.writeable  # one copy, shared read-only
     tracemalloc.start()
     features = data_matrix(X).normalised()
     peak = tracemalloc.get_traced_memory()[1]
