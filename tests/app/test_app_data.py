@@ -5,6 +5,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 from streamlit.testing.v1 import AppTest
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "data.py")
@@ -403,3 +404,64 @@ def test_the_server_tab_runs_q_alpha_and_a_filter_on_a_dask_cluster(tmp_path, mo
             assert set(scores.ranking[:10]) == set(range(10))
         finally:
             cluster.disconnect()
+
+
+LOCAL_SCHEDULER_CHECK = """
+import os
+import sys
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+from test_app_data import PAGE, server_folder
+from core.data.stores import DATA_FOLDER_VARIABLE
+from core.selection.qalpha import q_alpha
+from pages.ui import cluster
+
+if __name__ == "__main__":
+    from pathlib import Path
+
+    folder = Path(sys.argv[1])
+    X, _ = server_folder(folder)
+    os.environ[DATA_FOLDER_VARIABLE] = str(folder)
+    os.environ[cluster.SCHEDULER_VARIABLE] = "local"
+    os.environ["MALLOC_TRIM_THRESHOLD_"] = "65536"  # as an earlier nanny of this process leaves it
+    try:
+        app = AppTest.from_file(PAGE, default_timeout=180).run()
+        said = " ".join(c.value for c in app.caption)
+        assert not app.error, [e.value for e in app.error]
+        assert "2 workers, 2 threads" in said, said
+        client = cluster._CLIENTS["local"]
+        environments = set(client.run(lambda: os.environ.get("MALLOC_TRIM_THRESHOLD_")).values())
+        assert environments == {None}, environments
+        app.number_input(key="server_k").set_value(2).run()
+        app.button(key="server_run").click().run()
+        assert not app.exception and not app.error
+        _, result, _ = app.session_state["server_result"]
+        expected = q_alpha(X, 2, solver="power", random_state=0, max_iter=300, tol=1e-6)
+        assert np.abs(result.alpha - expected.alpha).max() <= 1e-12
+        assert result.data_placement.startswith("Held in the workers' memory"), result.data_placement
+    finally:
+        cluster.disconnect()
+    print("local scheduler ok")
+"""
+
+
+@pytest.mark.slow  # starts worker processes: in a fresh interpreter, the slow tier (docs/testing.md)
+def test_the_app_starts_its_own_local_cluster_without_the_nannys_slow_environment(tmp_path):
+    """QALPHA_DASK_SCHEDULER=local: the app starts a LocalCluster of two worker processes
+    (core.matrix.kinds.local_cluster), whose workers run without MALLOC_TRIM_THRESHOLD_ even where
+    an earlier nanny left it in the app's environment, and Q-alpha runs there with NumPy's weights."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    script = tmp_path / "local_scheduler_check.py"
+    script.write_text(LOCAL_SCHEDULER_CHECK)
+    data = tmp_path / "data"
+    data.mkdir()
+    done = subprocess.run([sys.executable, str(script), str(data)], capture_output=True, text=True, timeout=300,
+                          cwd=root, env={**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(root / "tests"),
+                                                                               str(root / "tests" / "app")])})
+    assert done.returncode == 0 and "local scheduler ok" in done.stdout, done.stderr[-3000:]
