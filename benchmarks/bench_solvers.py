@@ -148,19 +148,19 @@ def audit_problems(seeds):
 
 def run_audit(seeds):
     from core import q_alpha, pairs_from_labels
-    from core.matrix import normalised
+    from core.matrix import sample_vectors
     from core.selection.kernel_qalpha import kernel_q_alpha
 
     linear, kernels = audit_problems(seeds)
     rows = []
-    default_limit = normalised.GRAM_LIMIT
+    default_limit = sample_vectors.GRAM_LIMIT
     for seed in range(seeds):
         for number, (solver, variant, criterion, dtype, above, tol) in enumerate(linear):
             X, side, labels = planted(1000 * seed + number)
             pairs = pairs_from_labels(labels, 20, random_state=seed)
             options = dict(side=side if variant == "side" else None, pairs=pairs if variant == "pairs" else None,
                            lam=0.5 if variant in ("side", "pairs") else 0.1)
-            normalised.GRAM_LIMIT = 20 if above else default_limit
+            sample_vectors.GRAM_LIMIT = 20 if above else default_limit
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -171,7 +171,7 @@ def run_audit(seeds):
                         result = q_alpha(X, 2, criterion=criterion, solver=solver, dtype=np.dtype(dtype), tol=tol,
                                          max_iter=3000, **options)
             finally:
-                normalised.GRAM_LIMIT = default_limit
+                sample_vectors.GRAM_LIMIT = default_limit
             truth = linear_truth(X, result, side=options["side"], pairs=options["pairs"], lam=options["lam"],
                                  criterion=criterion, supervised=variant == "labels")
             rows.append(dict(kind="linear", solver=solver, variant=variant, dtype=dtype, above=above, tol=tol,

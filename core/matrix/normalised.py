@@ -24,10 +24,9 @@ References
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 
 import numpy as np
-from scipy import linalg, sparse
+from scipy import sparse
 
 from .kinds import BLOCK_TARGET_BYTES, block_pieces, scan_rows
 from .moments import ColumnMoments, sliced_moments, take_rows
@@ -35,20 +34,12 @@ from ..validation import SQUARE_SAFE
 from .threads import SMALL_PRODUCT_WORK, cores, map_on_cores, one_blas_thread
 
 __all__ = ["preprocess_features", "DenseFeatures", "SparseFeatures", "ChunkedFeatures",
-           "ImplicitDenseFeatures", "leading_sample_vectors", "SampleVectors", "CONSTANT_RESOLUTION", "GRAM_LIMIT"]
+           "ImplicitDenseFeatures", "CONSTANT_RESOLUTION"]
 
 #: A feature whose range is below this fraction of its magnitude is constant in float64 (64 ulps).
 CONSTANT_RESOLUTION = 64 * np.finfo(np.float64).eps
-#: Up to this many samples the leading eigenvectors of ``Mt diag(w) Mt^T`` come from the explicit
-#: ``q x q`` matrix (128 MB); beyond it from a subspace iteration with products.
-GRAM_LIMIT = 4096
 #: Bytes of the column blocks in which the dense features' weighted Gram matrix is summed.
 GRAM_BLOCK_BYTES = 8 << 20
-#: Subspace iteration beyond GRAM_LIMIT: extra columns, pass limit, and the eigen-residual of the
-#: leading Ritz vectors (relative to the largest eigenvalue) at which it stops.
-SUBSPACE_OVERSAMPLING = 10
-SUBSPACE_MAX_PASSES = 100
-SUBSPACE_RTOL = 1e-8
 
 
 def _constant(top, bottom):
@@ -429,108 +420,3 @@ class ChunkedFeatures(_ImplicitFeatures):
     def _raw_rows(self, index):
         rows = self.blocks.array[index].compute()
         return rows.toarray() if sparse.issparse(rows) else np.asarray(rows, dtype=np.float64)
-
-
-def _top_by_magnitude(A, k):
-    values, vectors = linalg.eigh(A)
-    order = np.argsort(-np.abs(values), kind="stable")[:k]
-    return vectors[:, order]
-
-
-@dataclass(frozen=True)
-class SampleVectors:
-    """The ``k`` leading eigenvectors of ``A_w`` (:func:`leading_sample_vectors`) and how they were found.
-
-    Attributes
-    ----------
-    vectors : ndarray, shape (n_samples, k)
-        Orthonormal; largest eigenvalue magnitude first.
-    converged : bool
-        Whether every vector's eigen-residual ``||A_w v - mu v||`` is at most
-        ``rtol`` times the largest ``|mu|`` (always True from the explicit matrix).
-    passes : int
-        Passes over the data the subspace iteration took (0 from the explicit matrix).
-    residual : float
-        The largest of those residuals, relative to the largest ``|mu|`` (0.0 from the explicit matrix).
-    products : ndarray of shape (k, n_kept), or None
-        ``vectors^T Mt``, where the subspace iteration's last pass gave it without another pass
-        (``Y^T Mt = S^-1 Z^T (T^T Mt)`` for ``T = Y S Z^T``); None otherwise.
-    """
-
-    vectors: np.ndarray
-    converged: bool = True
-    passes: int = 0
-    residual: float = 0.0
-    products: np.ndarray | None = None
-
-
-def _vectors_times_features(sigma, right_t, U, k):
-    """``Y^T Mt`` for the first ``k`` left singular vectors ``Y`` of ``T = Y S Z^T``, from
-    ``U = T^T Mt``; None where a singular value is zero (Y is then not determined by T)."""
-    if not np.all(sigma[:k] > 0):
-        return None
-    return (right_t[:k] @ U) / sigma[:k, None]
-
-
-#: The subspace iteration starts from this fixed Gaussian matrix, not from a caller's seed: the
-#: leading eigenvectors are a property of the data, so two calls give the same vectors.
-SUBSPACE_SEED = 0
-
-
-def _ritz_residual(image, vectors, values, k):
-    """Largest ``||A v_i - mu_i v_i||`` over the first ``k`` Ritz pairs, relative to ``max |mu|``."""
-    gap = image[:, :k] - vectors[:, :k] * values[:k]
-    return float(np.max(np.linalg.norm(gap, axis=0))) / max(float(np.max(np.abs(values[:k]))), np.finfo(float).tiny)
-
-
-def leading_sample_vectors(features, weights, k, rtol=SUBSPACE_RTOL, max_passes=SUBSPACE_MAX_PASSES) -> SampleVectors:
-    """The ``k`` leading eigenvectors of ``A_w = Mt diag(w) Mt^T`` (q x q), largest magnitude first.
-
-    Up to :data:`GRAM_LIMIT` samples from the explicit matrix. Beyond it by subspace iteration
-    (Halko, Martinsson & Tropp, SIAM Review 2011, Alg. 4.4) with ``k + 10`` columns from a fixed
-    start (:data:`SUBSPACE_SEED`), until the ``k`` leading Ritz vectors' eigen-residuals are at most
-    ``rtol`` relative to the largest eigenvalue, or after ``max_passes`` iterations (``converged``
-    False). For non-negative ``w`` (Q-alpha's weights) on the features'
-    side, one fused pass per iteration: ``V <- diag(sqrt w) Mt^T Mt diag(sqrt w) V``, and the left
-    singular vectors ``Y`` of ``T = Mt diag(sqrt w) V`` approximate the eigenvectors of ``A_w``
-    (the next pass gives ``A_w Y`` and so the residual of the vectors before it); for weights of
-    both signs on the samples' side, two passes per iteration.
-    """
-    if features.n_samples <= GRAM_LIMIT:
-        return SampleVectors(_top_by_magnitude(features.weighted_gram(weights), k))
-    rng = np.random.default_rng(SUBSPACE_SEED)
-    columns = min(k + SUBSPACE_OVERSAMPLING, features.n_kept, features.n_samples)
-    positive = bool(np.all(weights >= 0))
-    root = np.sqrt(np.abs(weights))[:, None]
-    V = rng.standard_normal((features.n_kept if positive else features.n_samples, columns))
-    previous = None  # (vectors, sigma, right singular vectors) of the last positive pass
-    residual, passes = np.inf, 0
-    for passes in range(1, max_passes + 1):
-        V, R = np.linalg.qr(V)
-        if positive:
-            T, U = features.fused(root * V)
-            left, sigma, right_t = np.linalg.svd(T, full_matrices=False)
-            if previous is not None:
-                # T = A_w T_prev R^-1 with T_prev = Y S Z^T, so A_w Y = T R Z S^-1
-                old_vectors, old_sigma, old_right_t, old_U = previous
-                safe = np.where(old_sigma > 0, old_sigma, np.inf)
-                image = (T @ R @ old_right_t.T) / safe
-                residual = _ritz_residual(image, old_vectors, old_sigma ** 2, k)
-                if residual <= rtol:
-                    return SampleVectors(old_vectors[:, :k], True, passes, residual,
-                                         _vectors_times_features(old_sigma, old_right_t, old_U, k))
-            previous = (left, sigma, right_t, U)
-            vectors, products = left, _vectors_times_features(sigma, right_t, U, k)
-            V = root * U.T
-        else:
-            image = features.times(weights[:, None] * features.transposed_times(V).T)
-            values, rotation = linalg.eigh(V.T @ image)
-            order = np.argsort(-np.abs(values), kind="stable")
-            values, rotation = values[order], rotation[:, order]
-            vectors = V @ rotation
-            residual = _ritz_residual(image @ rotation, vectors, values, k)
-            if residual <= rtol:
-                return SampleVectors(vectors[:, :k], True, passes, residual)
-            V = image
-            products = None
-    return SampleVectors(vectors[:, :k], False, passes, residual, products)

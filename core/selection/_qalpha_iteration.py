@@ -20,20 +20,22 @@ from ._spectral import IterationTrace, eigen_residual, leading_lanczos, orient, 
 from ..errors import InputError
 from ..progress import report
 from ..matrix import dense_matrix
-from ..matrix.normalised import leading_sample_vectors
+from ..matrix.sample_vectors import krylov_sample_vectors, leading_sample_vectors
 
 #: A start needs only to lie near the leading eigenvectors: above GRAM_LIMIT samples the
-#: subspace iteration of ``init="uniform"`` (a randomised range finder with ``k + 10`` columns and
-#: power passes, Halko, Martinsson & Tropp 2011, Alg. 4.4) stops at this eigen-residual or after
-#: :data:`START_MAX_PASSES` passes over the data, whichever comes first; the run's own residual
-#: test decides convergence, whatever the start.
+#: ``init="uniform"`` start is a block Krylov space of ``k + 10`` columns
+#: (:func:`core.matrix.sample_vectors.krylov_sample_vectors`) that stops at this eigen-residual
+#: bound or after :data:`START_PASSES` passes over the data, whichever comes first; the run's own
+#: residual test decides convergence, whatever the start.
 START_RTOL = 1e-4
 #: Where k exceeds the clusters the data hold, the last vectors lie in a bulk of near-equal
-#: eigenvalues and never reach START_RTOL: on 20,000 x 4,000 planted data (3 group directions,
-#: k = 4) 100 passes stopped at 4e-4 and took 19 s, 140 iterations' time. From 3 passes the run
-#: reached the same weights (within 1.3e-7) in 135 iterations against 147 from the 100-pass start,
-#: all 80 planted features on top (2-core Xeon, 2026-11-28).
-START_MAX_PASSES = 3
+#: eigenvalues and never reach START_RTOL, and the run's fixed point depends on where in that bulk
+#: the start lies. On 20,000 x 4,000 planted data (3 group directions, k = 4, tol 1e-10) the
+#: two-pass Krylov start and the three-pass subspace iteration it replaced led to the same weights
+#: (within 1.2e-11) in 145 and 156 iterations; the exact eigenvectors led to another fixed point
+#: (3e-2 away, objective 2.79051 against 2.79019), as did two Krylov passes of 8 columns
+#: (2.79059), all with the 80 planted features on top (2-core Xeon, 2026-11-29).
+START_PASSES = 2
 
 #: Above this many features the leading eigenvector of G is not taken from a dense matrix.
 DENSE_LIMIT = 600
@@ -278,7 +280,7 @@ def _initial_Q(problem, k, init, rng):
         # information "equal" is meant in the symmetric variable, alpha ~ (D + lam I)^{-1/2} 1,
         # so the start already discounts the structure the side data carry.
         alpha0 = problem.to_alpha(np.ones(problem.n, dtype=problem.features.dtype))
-        start = leading_sample_vectors(problem.features, alpha0, k, rtol=START_RTOL, max_passes=START_MAX_PASSES)
+        start = krylov_sample_vectors(problem.features, alpha0, k, START_PASSES, rtol=START_RTOL)
         return start.vectors, start.passes, start.products
     Q, _ = np.linalg.qr(rng.standard_normal((problem.q, k)))
     return Q, 0, None

@@ -206,8 +206,8 @@ class QAlphaResult:
         The tolerance the residuals were tested against.
     start_passes : int
         Passes over the data that ``init="uniform"`` took to find ``Q^(0)`` beyond
-        :data:`core.matrix.normalised.GRAM_LIMIT` samples (at most
-        :data:`core.selection._qalpha_iteration.START_MAX_PASSES`); 0 from the explicit Gram
+        :data:`core.matrix.sample_vectors.GRAM_LIMIT` samples (at most
+        :data:`core.selection._qalpha_iteration.START_PASSES`); 0 from the explicit Gram
         matrix, a random or a warm start.
     data_placement : str
         For a Dask array, where the iterations read the data and why: held in the workers' (or
@@ -339,8 +339,8 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=DEFAULT_LAM, c
         (measured on Weston's linear data, 200 samples, k = 2, data seeds 0-9: from random
         starts the six largest weights held no relevant feature in 7 of 10 seeds; from this
         start features 0, 1 and 2 were the three largest in 10 of 10); ``"random"`` a random
-        orthonormal matrix. Beyond 4,096 samples the uniform start is a randomised range finder
-        of at most 3 passes over the data (:attr:`QAlphaResult.start_passes`).
+        orthonormal matrix. Beyond 4,096 samples the uniform start is a block Krylov space of
+        at most 2 passes over the data (:attr:`QAlphaResult.start_passes`).
     n_init : int
         Number of starts; the first uses ``init``, the others random ``Q^(0)``. The start with
         the largest final objective is returned.

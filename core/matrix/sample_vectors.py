@@ -1,0 +1,236 @@
+"""The leading eigenvectors of ``A_w = Mt diag(w) Mt^T`` (q x q) from products with the features.
+
+Q-alpha ([WS03] Sec. 3) needs the ``k`` leading eigenvectors of ``A_alpha``: at its start (every
+alpha equal), and where ``A_alpha Q`` loses rank. Up to :data:`GRAM_LIMIT` samples they come from
+the explicit matrix; beyond it from passes over the data through the products of
+:mod:`core.matrix.normalised`:
+
+* :func:`leading_sample_vectors`: subspace iteration to a residual tolerance (Halko, Martinsson &
+  Tropp 2011, Alg. 4.4), one fused pass per iteration;
+* :func:`krylov_sample_vectors`: a block Krylov space of a few passes (Musco & Musco 2015), for a
+  start that needs only to lie near the eigenvectors: every pass's block is kept, so two passes
+  span what a subspace iteration reaches in more.
+
+References
+----------
+.. [WS03] L. Wolf and A. Shashua, "Feature selection for unsupervised and supervised inference:
+   the emergence of sparsity in a weighted-based approach", ICCV 2003.
+.. [MM15] C. Musco and C. Musco, "Randomized block Krylov methods for stronger and faster
+   approximate singular value decomposition", NeurIPS 2015.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import linalg
+
+__all__ = ["GRAM_LIMIT", "SampleVectors", "leading_sample_vectors", "krylov_sample_vectors"]
+
+#: Up to this many samples the leading eigenvectors of ``Mt diag(w) Mt^T`` come from the explicit
+#: ``q x q`` matrix (128 MB); beyond it from a subspace iteration with products.
+GRAM_LIMIT = 4096
+#: Subspace iteration beyond GRAM_LIMIT: extra columns, pass limit, and the eigen-residual of the
+#: leading Ritz vectors (relative to the largest eigenvalue) at which it stops.
+SUBSPACE_OVERSAMPLING = 10
+SUBSPACE_MAX_PASSES = 100
+SUBSPACE_RTOL = 1e-8
+
+
+def _top_by_magnitude(A, k):
+    values, vectors = linalg.eigh(A)
+    order = np.argsort(-np.abs(values), kind="stable")[:k]
+    return vectors[:, order]
+
+
+@dataclass(frozen=True)
+class SampleVectors:
+    """The ``k`` leading eigenvectors of ``A_w`` (:func:`leading_sample_vectors`) and how they were found.
+
+    Attributes
+    ----------
+    vectors : ndarray, shape (n_samples, k)
+        Orthonormal; largest eigenvalue magnitude first.
+    converged : bool
+        Whether every vector's eigen-residual ``||A_w v - mu v||`` is at most
+        ``rtol`` times the largest ``|mu|`` (always True from the explicit matrix).
+    passes : int
+        Passes over the data the subspace iteration took (0 from the explicit matrix).
+    residual : float
+        The largest of those residuals, relative to the largest ``|mu|`` (0.0 from the explicit matrix).
+    products : ndarray of shape (k, n_kept), or None
+        ``vectors^T Mt``, where the subspace iteration's last pass gave it without another pass
+        (``Y^T Mt = S^-1 Z^T (T^T Mt)`` for ``T = Y S Z^T``); None otherwise.
+    """
+
+    vectors: np.ndarray
+    converged: bool = True
+    passes: int = 0
+    residual: float = 0.0
+    products: np.ndarray | None = None
+
+
+def _vectors_times_features(sigma, right_t, U, k):
+    """``Y^T Mt`` for the first ``k`` left singular vectors ``Y`` of ``T = Y S Z^T``, from
+    ``U = T^T Mt``; None where a singular value is zero (Y is then not determined by T)."""
+    if not np.all(sigma[:k] > 0):
+        return None
+    return (right_t[:k] @ U) / sigma[:k, None]
+
+
+#: The subspace iteration starts from this fixed Gaussian matrix, not from a caller's seed: the
+#: leading eigenvectors are a property of the data, so two calls give the same vectors.
+SUBSPACE_SEED = 0
+
+
+def _ritz_residual(image, vectors, values, k):
+    """Largest ``||A v_i - mu_i v_i||`` over the first ``k`` Ritz pairs, relative to ``max |mu|``."""
+    gap = image[:, :k] - vectors[:, :k] * values[:k]
+    return float(np.max(np.linalg.norm(gap, axis=0))) / max(float(np.max(np.abs(values[:k]))), np.finfo(float).tiny)
+
+
+def _ritz_bound(basis, images, sigma, right_t, k, weights):
+    """An upper bound on :func:`_ritz_residual` for the first ``k`` left singular vectors
+    ``y_i = Mw z_i / sigma_i`` of ``Mw basis`` (``Mw = Mt diag(sqrt w)``, ``basis`` orthonormal,
+    ``z_i = basis Z_i``), from ``images = Mw^T Mw basis`` alone, so without another pass.
+
+    ``A_w y_i - sigma_i^2 y_i = Mw r_i / sigma_i`` with ``r_i = Mw^T Mw z_i - sigma_i^2 z_i``, and
+    ``||Mw||_2 <= ||Mw||_F = sqrt(sum w)`` as every normalised feature has unit norm.
+    """
+    if not np.all(sigma[:k] > 0):
+        return np.inf
+    Z = right_t[:k].T
+    gap = np.linalg.norm(images @ Z - (basis @ Z) * sigma[:k] ** 2, axis=0)
+    return float(np.max(np.sqrt(np.sum(weights)) * gap / sigma[:k])) / float(sigma[0]) ** 2
+
+
+def leading_sample_vectors(features, weights, k, rtol=SUBSPACE_RTOL, max_passes=SUBSPACE_MAX_PASSES) -> SampleVectors:
+    """The ``k`` leading eigenvectors of ``A_w = Mt diag(w) Mt^T`` (q x q), largest magnitude first.
+
+    Up to :data:`GRAM_LIMIT` samples from the explicit matrix. Beyond it by subspace iteration
+    (Halko, Martinsson & Tropp, SIAM Review 2011, Alg. 4.4) with ``k + 10`` columns from a fixed
+    start (:data:`SUBSPACE_SEED`), until the ``k`` leading Ritz vectors' eigen-residuals are at most
+    ``rtol`` relative to the largest eigenvalue, or after ``max_passes`` iterations (``converged``
+    False). For non-negative ``w`` (Q-alpha's weights) on the features'
+    side, one fused pass per iteration: ``V <- diag(sqrt w) Mt^T Mt diag(sqrt w) V``, and the left
+    singular vectors ``Y`` of ``T = Mt diag(sqrt w) V`` approximate the eigenvectors of ``A_w``
+    (the next pass gives ``A_w Y`` and so the residual of the vectors before it); for weights of
+    both signs on the samples' side, two passes per iteration.
+    """
+    if features.n_samples <= GRAM_LIMIT:
+        return SampleVectors(_top_by_magnitude(features.weighted_gram(weights), k))
+    rng = np.random.default_rng(SUBSPACE_SEED)
+    columns = min(k + SUBSPACE_OVERSAMPLING, features.n_kept, features.n_samples)
+    positive = bool(np.all(weights >= 0))
+    root = np.sqrt(np.abs(weights))[:, None]
+    V = rng.standard_normal((features.n_kept if positive else features.n_samples, columns))
+    previous = None  # (vectors, sigma, right singular vectors) of the last positive pass
+    residual, passes = np.inf, 0
+    for passes in range(1, max_passes + 1):
+        V, R = np.linalg.qr(V)
+        if positive:
+            T, U = features.fused(root * V)
+            left, sigma, right_t = np.linalg.svd(T, full_matrices=False)
+            if previous is not None:
+                # T = A_w T_prev R^-1 with T_prev = Y S Z^T, so A_w Y = T R Z S^-1
+                old_vectors, old_sigma, old_right_t, old_U = previous
+                safe = np.where(old_sigma > 0, old_sigma, np.inf)
+                image = (T @ R @ old_right_t.T) / safe
+                residual = _ritz_residual(image, old_vectors, old_sigma ** 2, k)
+                if residual <= rtol:
+                    return SampleVectors(old_vectors[:, :k], True, passes, residual,
+                                         _vectors_times_features(old_sigma, old_right_t, old_U, k))
+            previous = (left, sigma, right_t, U)
+            vectors, products = left, _vectors_times_features(sigma, right_t, U, k)
+            basis, V = V, root * U.T
+        else:
+            image = features.times(weights[:, None] * features.transposed_times(V).T)
+            values, rotation = linalg.eigh(V.T @ image)
+            order = np.argsort(-np.abs(values), kind="stable")
+            values, rotation = values[order], rotation[:, order]
+            vectors = V @ rotation
+            residual = _ritz_residual(image @ rotation, vectors, values, k)
+            if residual <= rtol:
+                return SampleVectors(vectors[:, :k], True, passes, residual)
+            V = image
+            products = None
+    if positive:
+        # the residual above is the previous vectors'; the ones returned have only a bound
+        residual = _ritz_bound(basis, V, sigma, right_t, k, weights)
+    return SampleVectors(vectors[:, :k], False, passes, residual, products)
+
+
+#: Directions of the Krylov blocks' span below this fraction of its largest singular value are
+#: left out of the Rayleigh-Ritz step: the blocks align with the leading directions as the passes
+#: go on, and the coordinates of those directions carry rounding divided by their size.
+KRYLOV_RCOND = 1e-10
+
+
+def krylov_sample_vectors(features, weights, k, passes, rtol=SUBSPACE_RTOL) -> SampleVectors:
+    """The ``k`` leading eigenvectors of ``A_w = Mt diag(w) Mt^T`` from a block Krylov space of at
+    most ``passes`` passes over the data ([MM15] Alg. 2).
+
+    With ``Mw = Mt diag(sqrt w)`` and ``B = Mw^T Mw`` (features x features), pass ``i`` takes an
+    orthonormal block ``V_i`` of ``k + 10`` columns and gives ``T_i = Mw V_i`` and ``T_i^T Mt``
+    (one fused pass, :meth:`fused`); ``V_{i+1}`` is ``B V_i = diag(sqrt w) (T_i^T Mt)^T`` made
+    orthogonal to the blocks before it. The ``T_i`` span the Krylov space
+    ``{T_1, A_w T_1, ..., A_w^{p-1} T_1}``, where a subspace iteration keeps only its last block,
+    and the Rayleigh-Ritz step on it needs no further pass: for an orthonormal basis
+    ``Q = [T_1 ... T_p] G``, ``Q^T Mt = G^T [T_1^T Mt; ...]``, and the vectors are ``Q P`` for the
+    left singular vectors ``P`` of ``Q^T Mw``. Stops early where the residual bound is at most
+    ``rtol``.
+
+    Up to :data:`GRAM_LIMIT` samples, and for weights of both signs, this is
+    :func:`leading_sample_vectors` (with ``max_passes=passes``).
+
+    Returns
+    -------
+    SampleVectors
+        ``residual`` is an upper bound on the vectors' eigen-residual relative to the largest Ritz
+        value: exact for the part of ``A_w y`` the passes determine, ``||Mw||_F = sqrt(sum w)``
+        (unit-norm features) times the rest; ``converged`` whether it is at most ``rtol``;
+        ``products`` the vectors times the features, from the passes.
+    """
+    if features.n_samples <= GRAM_LIMIT or not np.all(weights >= 0):
+        return leading_sample_vectors(features, weights, k, rtol=rtol, max_passes=passes)
+    n_kept = features.n_kept
+    columns = min(k + SUBSPACE_OVERSAMPLING, n_kept, features.n_samples)
+    root = np.sqrt(weights)
+    V = np.linalg.qr(np.random.default_rng(SUBSPACE_SEED).standard_normal((n_kept, columns)))[0]
+    blocks, sample_blocks, feature_blocks = [], [], []  # V_i, T_i = Mw V_i, T_i^T Mt
+    for done in range(1, passes + 1):
+        T, U = features.fused(root[:, None] * V)
+        blocks.append(V)
+        sample_blocks.append(T)
+        feature_blocks.append(U)
+        vectors, values, products, residual = _krylov_ritz(np.hstack(blocks), np.hstack(sample_blocks),
+                                                           np.vstack(feature_blocks), root, k)
+        basis = np.hstack(blocks)
+        width = min(columns, n_kept - basis.shape[1])
+        if residual <= rtol or done == passes or width == 0:
+            break
+        # Householder QR of [basis, B V_i]: its trailing columns are orthonormal and orthogonal to
+        # the basis even where B V_i adds no new direction (data of low rank)
+        image = root[:, None] * U.T
+        V = np.linalg.qr(np.hstack([basis, image]))[0][:, basis.shape[1]:basis.shape[1] + width]
+    return SampleVectors(vectors, residual <= rtol, done, residual, products)
+
+
+def _krylov_ritz(basis, samples, features_side, root, k):
+    """Rayleigh-Ritz on the span of ``samples = Mw basis`` (``basis`` orthonormal) from
+    ``features_side = samples^T Mt``: the ``k`` Ritz vectors, their values, the vectors times
+    ``Mt``, and the residual bound of :func:`krylov_sample_vectors`."""
+    left, spread, right_t = np.linalg.svd(samples, full_matrices=False)
+    keep = spread > KRYLOV_RCOND * spread[0]
+    span = left[:, keep]  # orthonormal basis Q of the Krylov space
+    span_times_features = (right_t[keep] @ features_side) / spread[keep, None]  # Q^T Mt
+    rotation, sigma, right = np.linalg.svd(span_times_features * root, full_matrices=False)
+    rotation, sigma, right = rotation[:, :k], sigma[:k], right[:k].T
+    vectors = span @ rotation
+    # A_w y_i = sigma_i Mw z_i for z_i = Mw^T y_i / sigma_i; Mw is known on the basis' span only
+    inside = basis.T @ right
+    outside = np.linalg.norm(right - basis @ inside, axis=0)
+    known = np.linalg.norm(samples @ inside * sigma - vectors * sigma ** 2, axis=0)
+    bound = np.max(known + sigma * np.sqrt(np.sum(root ** 2)) * outside) / max(float(sigma[0]) ** 2, np.finfo(float).tiny)
+    return vectors, sigma ** 2, rotation.T @ span_times_features, float(bound)
