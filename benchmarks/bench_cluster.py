@@ -7,7 +7,7 @@ run, part 0 on 20,000 rows). Four parts, all in one run:
 0. **Issue 62's targets** on a float32 Zarr of 60,000 x 4,000 (``--rows``) with 80 planted
    features in 4 sample groups (chunks of 2,000 rows, in a temporary folder): ``q_alpha(X, 4)``
    from the uniform start on NumPy in memory, on Dask's threaded scheduler from disk, on a
-   ``LocalCluster`` (1 worker x 2 threads, :func:`core.matrix.kinds.local_cluster`) from disk and
+   ``LocalCluster`` (1 worker x 2 threads, :func:`core.matrix.cluster.local_cluster`) from disk and
    with the data held in the worker, and on a LocalCluster with dask.distributed's own worker
    environment (``MALLOC_TRIM_THRESHOLD_`` set) from disk. The start-up is the time from the call
    to the first progress report (after a run on small data, so that imports are not counted), an
@@ -86,7 +86,7 @@ def scheduler_costs(block_counts, iterations: int) -> list[dict]:
     import dask.array as da
     from dask.distributed import Client
 
-    from core.matrix.kinds import local_cluster
+    from core.matrix.cluster import local_cluster
 
     rows = []
     # a worker's heartbeat cut by the cluster's shutdown is logged with its traceback: not a result
@@ -208,14 +208,14 @@ def held_pass_anatomy(on_disk, values, repeats: int = 7) -> dict:
 
 def issue_targets(iterations: int, rows: int = TARGET_ROWS) -> list[tuple[str, dict]]:
     """Part 0: NumPy in memory, Dask's threaded scheduler from disk, a LocalCluster (1 worker x
-    2 threads, :func:`core.matrix.kinds.local_cluster`) from disk and with the data held in the
+    2 threads, :func:`core.matrix.cluster.local_cluster`) from disk and with the data held in the
     worker, and the same cluster with dask.distributed's own worker environment, from disk."""
     import dask
     import dask.array as da
     from dask.distributed import Client, LocalCluster
 
     from core import q_alpha
-    from core.matrix.kinds import local_cluster
+    from core.matrix.cluster import local_cluster
 
     # the first call's imports are not the start-up's: a run on a small matrix first
     q_alpha(np.random.default_rng(0).standard_normal((300, 40)), 2, max_iter=3, tol=1e-3)

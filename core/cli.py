@@ -63,7 +63,7 @@ def run(argv=None, out=sys.stderr) -> dict:
     """Run the command; returns the record written to the JSON file."""
     args = _parser().parse_args(argv)
     from .selection.scorers import score_features
-    from .matrix.kinds import connect_scheduler
+    from .matrix.cluster import connect_scheduler
     from .selection.qalpha import q_alpha
     from .data.stores import open_store
 

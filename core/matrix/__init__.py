@@ -3,13 +3,14 @@
 :func:`data_matrix` validates a matrix once, where it enters a computation, and returns a
 :class:`DataMatrix` that offers the column moments, the normalised features' products and a
 dense copy where an algorithm needs one. Beneath it: :mod:`.kinds` (validation of the sparse and
-chunked containers, row blocks, the Dask scheduler), :mod:`.moments` (one-pass column statistics),
+chunked containers, row blocks), :mod:`.cluster` (where chunked passes run: a ``dask.distributed``
+cluster, data held in memory), :mod:`.moments` (one-pass column statistics),
 :mod:`.normalised` (Q-alpha's normalised features as products) and :mod:`.sample_vectors` (the
 leading eigenvectors of their weighted Gram matrix, from those products).
 """
 
 from .adapter import KINDS, DataMatrix, data_matrix, dense_matrix
-from .kinds import connect_scheduler
+from .cluster import connect_scheduler
 from .moments import ColumnMoments
 
 __all__ = ["KINDS", "ColumnMoments", "DataMatrix", "connect_scheduler", "data_matrix", "dense_matrix"]

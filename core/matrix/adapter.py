@@ -20,7 +20,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..validation import as_dense_array, power_of_two_scale
-from .kinds import as_chunked_array, as_sparse_matrix, hold_in_memory, is_chunked, is_sparse
+from .cluster import hold_in_memory
+from .kinds import as_chunked_array, as_sparse_matrix, is_chunked, is_sparse
 from .moments import ColumnMoments, moments_of
 from .normalised import ChunkedFeatures, DenseFeatures, ImplicitDenseFeatures, SparseFeatures
 
@@ -44,7 +45,7 @@ class DataMatrix:
     what : str
         The name messages use for these data (``"X"``, ``"side"``).
     placement : str
-        For chunked data, where the passes read them and why (:func:`core.matrix.kinds.hold_in_memory`);
+        For chunked data, where the passes read them and why (:func:`core.matrix.cluster.hold_in_memory`);
         "" for dense and sparse data, which are in memory.
     """
 
@@ -162,7 +163,7 @@ def data_matrix(X, what: str = "X", *, memory_limit: int | None = None, persist:
     memory_limit : int, optional
         Bytes the row blocks of a Dask array may take at once (half the machine's memory by default).
     persist : bool or None
-        Whether a Dask array is held in memory for the passes to come (:func:`core.matrix.kinds.hold_in_memory`;
+        Whether a Dask array is held in memory for the passes to come (:func:`core.matrix.cluster.hold_in_memory`;
         ``None``: on a ``dask.distributed`` cluster when it fits, else not); :attr:`DataMatrix.placement`
         says what was done and why. Ignored for other kinds and for a :class:`DataMatrix`.
 

@@ -389,7 +389,7 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=DEFAULT_LAM, c
         default); chunks that do not fit are refused with the chunk size that would.
     persist : bool or None
         Whether a Dask array is held in memory across the iterations
-        (:func:`core.matrix.kinds.hold_in_memory`): ``None`` on a ``dask.distributed`` cluster
+        (:func:`core.matrix.cluster.hold_in_memory`): ``None`` on a ``dask.distributed`` cluster
         when the data take at most half of the workers' memory, else not; ``True``, ``False``
         as asked. :attr:`QAlphaResult.data_placement` says which and why.
 

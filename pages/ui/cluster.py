@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass
 
 from core import InputError
-from core.matrix.kinds import connect_scheduler, local_cluster
+from core.matrix.cluster import connect_scheduler, local_cluster
 
 #: The environment variable naming the scheduler (``tcp://host:port``) or ``local``
 SCHEDULER_VARIABLE = "QALPHA_DASK_SCHEDULER"

@@ -450,7 +450,7 @@ if __name__ == "__main__":
 @pytest.mark.slow  # starts worker processes: in a fresh interpreter, the slow tier (docs/testing.md)
 def test_the_app_starts_its_own_local_cluster_without_the_nannys_slow_environment(tmp_path):
     """QALPHA_DASK_SCHEDULER=local: the app starts a LocalCluster of two worker processes
-    (core.matrix.kinds.local_cluster), whose workers run without MALLOC_TRIM_THRESHOLD_ even where
+    (core.matrix.cluster.local_cluster), whose workers run without MALLOC_TRIM_THRESHOLD_ even where
     an earlier nanny left it in the app's environment, and Q-alpha runs there with NumPy's weights."""
     import os
     import subprocess

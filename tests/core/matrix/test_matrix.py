@@ -17,7 +17,8 @@ from core.matrix import normalised
 from core.selection.scorers import score_features
 from core.errors import InputError
 from core.matrix import data_matrix
-from core.matrix.kinds import as_chunked_array, connect_scheduler
+from core.matrix.cluster import connect_scheduler
+from core.matrix.kinds import as_chunked_array
 from core.matrix.moments import class_moments, column_moments
 from core.matrix import sample_vectors
 from core.matrix.normalised import preprocess_features
@@ -409,7 +410,7 @@ import os
 import numpy as np
 from distributed import Client, LocalCluster, get_task_stream
 from core.data.generators import weston_linear
-from core.matrix.kinds import local_cluster
+from core.matrix.cluster import local_cluster
 from core.selection.qalpha import q_alpha
 from conftest import as_backend
 
@@ -462,7 +463,8 @@ import dask.array as da
 import numpy as np
 from distributed import Client
 from core.data.generators import weston_linear
-from core.matrix.kinds import BLOCK_COPIES, _local_threads, local_cluster
+from core.matrix.cluster import local_cluster
+from core.matrix.kinds import BLOCK_COPIES, _local_threads
 from core.selection.qalpha import q_alpha
 
 if __name__ == "__main__":
@@ -532,7 +534,7 @@ def test_the_local_clusters_workers_keep_glibcs_adaptive_thresholds_and_the_rest
     configuration of the caller's."""
     import dask
 
-    from core.matrix.kinds import worker_environment
+    from core.matrix.cluster import worker_environment
 
     environ = worker_environment()
     before = dict(dask.config.get("distributed.nanny.pre-spawn-environ"))
