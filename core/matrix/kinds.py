@@ -115,8 +115,9 @@ class RowBlocks:
         return np.cumsum((0,) + tuple(self.array.chunks[1]))
 
     def blocks(self):
-        """Per row block, the ``dask.delayed`` objects of its column chunks, in order."""
-        return [list(row) for row in self.array.to_delayed()]
+        """Per row block, the keys of its column chunks in the array's graph, in order (what
+        :func:`core.matrix.cluster.pass_over_blocks` maps a function over)."""
+        return [list(row) for row in self.array.__dask_keys__()]
 
 
 def as_chunked_array(X, what: str = "X", memory_limit: int | None = None, workers: int | None = None) -> RowBlocks:

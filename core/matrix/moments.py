@@ -2,12 +2,14 @@
 
 Dense arrays are reduced at once, SciPy sparse matrices in row blocks of about
 :data:`~core.matrix.kinds.SPARSE_BLOCK_ENTRIES` stored values (implicit entries count as zeros),
-Dask arrays one task per row block (:func:`~core.matrix.kinds.as_chunked_array`). The partial
+Dask arrays one task per row block (:func:`~core.matrix.kinds.as_chunked_array`), combined in a
+tree on the workers (:func:`~core.matrix.cluster.pass_over_blocks`). The partial
 results combine by Chan et al.'s pairwise update, so no ``sum x^2 - n mean^2`` cancellation occurs.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,6 +18,7 @@ from scipy import sparse
 from ..errors import InputError
 from ..validation import SQUARE_SAFE
 from . import kinds
+from .cluster import pass_over_blocks
 from .kinds import as_chunked_array, as_sparse_matrix, is_chunked, is_sparse
 
 __all__ = ["ColumnMoments", "column_moments", "class_moments", "sliced_moments", "take_rows"]
@@ -191,6 +194,11 @@ def class_moments(X, codes, n_classes: int | None = None, what: str = "X",
     return moments_of("dense", np.asarray(X, dtype=np.float64), codes, n_classes, what)
 
 
+def _combine_groups(*parts):
+    """Consecutive blocks' per-group moments as one list, group by group."""
+    return [functools.reduce(ColumnMoments.combine, group) for group in zip(*parts)]
+
+
 def moments_of(kind: str, source, codes, n_classes: int | None, what: str) -> list[ColumnMoments]:
     """The pass of :func:`class_moments` over validated data of one kind: a float64 array
     (``"dense"``), a float64 CSR matrix (``"sparse"``) or :class:`~core.matrix.kinds.RowBlocks`
@@ -207,12 +215,12 @@ def moments_of(kind: str, source, codes, n_classes: int | None, what: str) -> li
         return [_side_by_side([moments[g] for moments in per_piece]) for g in range(n_groups)]
 
     if kind == "chunked":
-        import dask
-
+        # the blocks' moments combined in a tree on the workers: one result crosses to the client
+        # (per block, 5 float64 vectors of all features: 0.8 GB for 10^3 blocks of 20,000 genes)
         starts = source.row_starts
-        tasks = [dask.delayed(reduce_pieces)(pieces, None if codes is None else codes[a:b])
-                 for pieces, a, b in zip(source.blocks(), starts[:-1], starts[1:])]
-        parts = dask.compute(*tasks)
+        parts = [pass_over_blocks(source.array, source.blocks(), reduce_pieces, _combine_groups,
+                                  arguments=lambda b: (None if codes is None else codes[starts[b]:starts[b + 1]],),
+                                  label="column-moments")]
         n_features = source.array.shape[1]
     elif kind == "sparse":
         parts = [reduce_block(source[rows], None if codes is None else codes[rows])

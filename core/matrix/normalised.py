@@ -28,10 +28,11 @@ import functools
 import numpy as np
 from scipy import sparse
 
+from .cluster import pass_over_blocks
 from .kinds import BLOCK_TARGET_BYTES, block_pieces, scan_rows
 from .moments import ColumnMoments, sliced_moments, take_rows
 from ..validation import SQUARE_SAFE
-from .threads import SMALL_PRODUCT_WORK, cores, map_on_cores, one_blas_thread
+from .threads import SMALL_PRODUCT_WORK, cores, map_on_cores
 
 __all__ = ["preprocess_features", "DenseFeatures", "SparseFeatures", "ChunkedFeatures",
            "ImplicitDenseFeatures", "CONSTANT_RESOLUTION"]
@@ -324,14 +325,6 @@ def _block_transposed(pieces, column_starts, T):
     return U
 
 
-#: Partial products of the row blocks are summed in a tree of this fan-in, on the workers: a pass
-#: sends back one k x n array rather than one per block (on a cluster with 10^3 blocks and
-#: n = 20,000, 0.8 MB per pass instead of 0.8 GB). Each level of the tree is a round trip to the
-#: scheduler after the last block: at 16 (one level for 10 blocks) the tail of a pass on data
-#: held in a LocalCluster's worker took 13 ms against 18 ms at 8 (2-core Xeon, medians of 9).
-TREE_FAN_IN = 16
-
-
 def _sum_arrays(*arrays):
     total = arrays[0].copy()
     for array in arrays[1:]:
@@ -347,49 +340,6 @@ def _join_products(*pairs):
     return T, U
 
 
-def _one_blas_thread():
-    """One BLAS thread per Dask thread while a pass runs in this process: Dask already runs a
-    block per core, and OpenBLAS's own threads would spin against the other blocks' reading and
-    decompression. (``dask.distributed`` workers start with one BLAS thread already.)"""
-    return one_blas_thread()
-
-
-def _pass_over_blocks(array, block_keys, function, combine, shared, arguments):
-    """One pass over a Dask array's row blocks: ``function(pieces, *arguments(b, *shared_keys))``
-    for every row block ``b`` (``pieces``: its column chunks), combined in order as a tree of
-    :data:`TREE_FAN_IN`-way ``combine`` tasks, computed by the active scheduler.
-
-    The graph is written as plain tasks on the array's keys, the ``shared`` arrays entered once
-    each: ``dask.delayed`` calls unpacked and tokenised every block's chunks at each pass, 0.6-0.9
-    ms of the client's time per block (18-28 ms a pass on 30 blocks), on the cores the workers
-    use. An iteration's cost per block on a LocalCluster (``benchmarks/bench_cluster.py``, part 1)
-    fell from 2.5-2.7 ms to 1.6 ms, half of Dask's own ``X.sum()``.
-    """
-    import uuid
-
-    import dask
-    from dask.delayed import Delayed
-    from dask.highlevelgraph import HighLevelGraph
-
-    name = f"qalpha-pass-{uuid.uuid4().hex}"
-    layer = {(name, -1, i): value for i, value in enumerate(shared)}
-    shared_keys = [(name, -1, i) for i in range(len(shared))]
-    keys = []
-    for block, pieces in enumerate(block_keys):
-        keys.append((name, 0, block))
-        layer[keys[-1]] = (function, list(pieces), *arguments(block, *shared_keys))
-    level = 0
-    while len(keys) > 1:
-        level += 1
-        keys, parts = [], keys
-        for start in range(0, len(parts), TREE_FAN_IN):
-            keys.append((name, level, start // TREE_FAN_IN))
-            layer[keys[-1]] = (combine, *parts[start:start + TREE_FAN_IN])
-    graph = HighLevelGraph.from_collections(name, layer, dependencies=[array])
-    with _one_blas_thread():
-        return dask.compute(Delayed(keys[0], graph, layer=name))[0]
-
-
 class ChunkedFeatures(_ImplicitFeatures):
     """Normalised features of a Dask array (dense or with sparse chunks), one task per row block.
 
@@ -401,7 +351,7 @@ class ChunkedFeatures(_ImplicitFeatures):
     def __init__(self, blocks, moments):
         self.blocks = blocks
         self._set_statistics(moments, *blocks.array.shape)
-        self._keys = [list(row) for row in blocks.array.__dask_keys__()]  # per row block, its chunks'
+        self._keys = blocks.blocks()
         self._starts = self.blocks.row_starts
         self._columns = self.blocks.column_starts
 
@@ -409,12 +359,12 @@ class ChunkedFeatures(_ImplicitFeatures):
         raw_weights, shift = self._raw_weights(np.asarray(W, dtype=np.float64))
         # one tree carries each block's (T_b, U_b) to the client: on a cluster every task costs the
         # scheduler about 3 ms, and taking T and U apart was two getitem tasks per block
-        T, raw = _pass_over_blocks(self.blocks.array, self._keys, _block_products, _join_products, (raw_weights,),
+        T, raw = pass_over_blocks(self.blocks.array, self._keys, _block_products, _join_products, (raw_weights,),
                                    lambda block, weights: (self._columns, weights, shift, transposed))
         return T, (None if raw is None else self._finish(raw, T.sum(axis=0)))
 
     def _raw_transposed(self, T):
-        return _pass_over_blocks(self.blocks.array, self._keys, _block_transposed, _sum_arrays, (),
+        return pass_over_blocks(self.blocks.array, self._keys, _block_transposed, _sum_arrays, (),
                                  lambda block: (self._columns, T[self._starts[block]:self._starts[block + 1]]))
 
     def _raw_rows(self, index):

@@ -20,7 +20,7 @@ from core.matrix import data_matrix
 from core.matrix.cluster import connect_scheduler
 from core.matrix.kinds import as_chunked_array
 from core.matrix.moments import class_moments, column_moments
-from core.matrix import sample_vectors
+from core.matrix import kinds, sample_vectors
 from core.matrix.normalised import preprocess_features
 from core.matrix.sample_vectors import krylov_sample_vectors, leading_sample_vectors
 from core.selection.qalpha import q_alpha
@@ -631,6 +631,25 @@ def test_chunks_beyond_the_memory_limit_are_refused():
     assert len(blocks.blocks()) == 2 and [len(row) for row in blocks.blocks()] == [4, 4]
     small = as_chunked_array(da.zeros((10_000, 100), chunks=(100, 50)), memory_limit=1 << 30, workers=1)
     assert small.array.chunks[0] == (10_000,)  # tiny row chunks merged into one task
+
+
+@pytest.mark.parametrize("chunk_rows", [7, 300])
+def test_chunked_class_moments_over_a_tree_of_many_blocks_equal_numpy(monkeypatch, chunk_rows):
+    """43 row blocks of 7 rows (small blocks kept apart) are combined in a tree of two levels
+    (fan-in 16): each block's labels are its own rows' and the classes' moments equal NumPy's,
+    as with a single block."""
+    X, groups = sparse_counts()
+    X[:, 5] += 1e6  # an offset the combination must not cancel
+    monkeypatch.setattr(kinds, "BLOCK_TARGET_BYTES", 1)
+    chunked = da.from_array(X, chunks=(chunk_rows, -1))
+    assert len(as_chunked_array(chunked).blocks()) == -(-300 // chunk_rows)
+    per_class = class_moments(chunked, groups, 2)
+    for c in range(2):
+        rows = X[groups == c]
+        assert per_class[c].count == len(rows)
+        assert np.array_equal(per_class[c].maximum, rows.max(axis=0))
+        assert np.allclose(per_class[c].mean, rows.mean(axis=0), rtol=1e-14, atol=0)
+        assert np.allclose(per_class[c].variance, rows.var(axis=0), rtol=1e-10, atol=1e-12)
 
 
 def test_sparse_chunks_are_not_held_to_the_dense_memory_limit():
