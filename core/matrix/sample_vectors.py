@@ -222,10 +222,15 @@ def _krylov_ritz(basis, samples, features_side, root, k):
     ``features_side = samples^T Mt``: the ``k`` Ritz vectors, their values, the vectors times
     ``Mt``, and the residual bound of :func:`krylov_sample_vectors`."""
     left, spread, right_t = np.linalg.svd(samples, full_matrices=False)
-    keep = spread > KRYLOV_RCOND * spread[0]
-    span = left[:, keep]  # orthonormal basis Q of the Krylov space
-    span_times_features = (right_t[keep] @ features_side) / spread[keep, None]  # Q^T Mt
+    rank = int(np.sum(spread > KRYLOV_RCOND * spread[0]))
+    span = left[:, :rank]  # orthonormal basis Q of the Krylov space
+    span_times_features = (right_t[:rank] @ features_side) / spread[:rank, None]  # Q^T Mt
     rotation, sigma, right = np.linalg.svd(span_times_features * root, full_matrices=False)
+    if rank < k:
+        # the data hold fewer directions than k (A_w has rank below k): the Ritz vectors, then
+        # orthonormal directions beside them, of which neither the products nor a residual are known
+        return np.hstack([span @ rotation, left[:, rank:k]]), np.concatenate([sigma ** 2, np.zeros(k - rank)]), \
+            None, np.inf
     rotation, sigma, right = rotation[:, :k], sigma[:k], right[:k].T
     vectors = span @ rotation
     # A_w y_i = sigma_i Mw z_i for z_i = Mw^T y_i / sigma_i; Mw is known on the basis' span only

@@ -126,6 +126,25 @@ def test_krylov_vectors_carry_a_true_residual_bound_and_their_products(monkeypat
         assert np.allclose(found.products, found.vectors.T @ Mt, rtol=0, atol=1e-10)
 
 
+def test_krylov_vectors_of_data_with_fewer_directions_than_k_are_completed(monkeypatch):
+    """Normalised features of rank 2 (three distinct rows) with k = 4: the two Ritz vectors are
+    A_w's two eigenvectors, two orthonormal directions complete them, and with those neither a
+    residual nor the products are claimed; Q-alpha runs from such a start."""
+    rng = np.random.default_rng(9)
+    X = rng.standard_normal((3, 50))[np.arange(400) % 3]
+    features = data_matrix(X).normalised()
+    Mt, _, _, _ = preprocess_features(X)
+    weights = rng.random(features.n_kept)
+    values, vectors = linalg.eigh(Mt @ np.diag(weights) @ Mt.T)
+    monkeypatch.setattr(sample_vectors, "GRAM_LIMIT", 100)
+    found = krylov_sample_vectors(features, weights, 4, passes=2)
+    assert found.vectors.shape == (400, 4) and np.allclose(found.vectors.T @ found.vectors, np.eye(4), atol=1e-12)
+    assert np.allclose(linalg.svdvals(vectors[:, np.argsort(-values)[:2]].T @ found.vectors[:, :2]), 1.0, atol=1e-10)
+    assert not found.converged and found.residual == np.inf and found.products is None
+    result = q_alpha(X, 3, max_iter=50, tol=1e-6)
+    assert np.isfinite(result.alpha).all() and np.allclose(result.Q.T @ result.Q, np.eye(3), atol=1e-8)
+
+
 def test_the_krylov_space_holds_more_than_the_subspace_iteration_of_the_same_passes(monkeypatch):
     """From the same first block the two-pass Krylov space contains the two-pass subspace
     iteration's, so its k leading Rayleigh quotients (Ritz values) are at least as large, one by
