@@ -26,6 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg
 
+from ..validation import check_positive_int
+
 __all__ = ["GRAM_LIMIT", "SampleVectors", "leading_sample_vectors", "krylov_sample_vectors"]
 
 #: Up to this many samples the leading eigenvectors of ``Mt diag(w) Mt^T`` come from the explicit
@@ -192,6 +194,7 @@ def krylov_sample_vectors(features, weights, k, passes, rtol=SUBSPACE_RTOL) -> S
         (unit-norm features) times the rest; ``converged`` whether it is at most ``rtol``;
         ``products`` the vectors times the features, from the passes.
     """
+    passes = check_positive_int(passes, "passes")
     if features.n_samples <= GRAM_LIMIT or not np.all(weights >= 0):
         return leading_sample_vectors(features, weights, k, rtol=rtol, max_passes=passes)
     n_kept = features.n_kept

@@ -164,6 +164,8 @@ def test_the_krylov_space_holds_more_than_the_subspace_iteration_of_the_same_pas
     # weights of both signs: the subspace iteration on the samples' side (no products)
     mixed = krylov_sample_vectors(features, weights - 0.3, 3, passes=2)
     assert mixed.products is None and mixed.passes == 2
+    with pytest.raises(InputError, match="passes must be a positive integer"):
+        krylov_sample_vectors(features, weights, 3, passes=0)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
