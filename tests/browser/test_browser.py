@@ -1336,8 +1336,12 @@ def test_dragging_k_and_lambda_redraws_in_the_browser_and_tells_the_server_once(
         # nothing from the server while the hand moves: a message only once a report fell due
         assert inputs and all(m >= report_first_due(inputs) for m in during), (started, during, inputs, ended)
         assert drawn >= frames, drawn  # redrawn as the hand moved, frame after frame
-        page.wait_for_function("(ended) => window.__lastMessage > ended", arg=ended,
-                               timeout=60_000)  # the hand stopped: the server was told, and answered
+        # the hand stopped: the last value was reported REPORT_AFTER_MS after it was set, and the
+        # server answered after that. Counted from the last change, not from when this test read
+        # the clock: on a busy machine the answer can come before that read (a CI run timed out
+        # waiting for a second answer that was never due)
+        page.wait_for_function("(due) => window.__lastMessage > due", arg=max(inputs) + REPORT_AFTER_MS,
+                               timeout=60_000)
         quiet(page)
     shown = page.evaluate("""() => { const root = document.querySelector('.scrubber');
         return {k: Number(root.dataset.k), lam: Number(root.dataset.lam), marked: Number(root.dataset.markedPixels),
