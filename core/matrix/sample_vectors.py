@@ -92,19 +92,25 @@ def _ritz_residual(image, vectors, values, k):
     return float(np.max(np.linalg.norm(gap, axis=0))) / max(float(np.max(np.abs(values[:k]))), np.finfo(float).tiny)
 
 
+def _norm_bound(weights):
+    """An upper bound on ``||Mt diag(sqrt w)||_2``: its Frobenius norm ``sqrt(sum w)``, as every
+    normalised feature has unit norm."""
+    return float(np.sqrt(np.sum(weights)))
+
+
 def _ritz_bound(basis, images, sigma, right_t, k, weights):
     """An upper bound on :func:`_ritz_residual` for the first ``k`` left singular vectors
     ``y_i = Mw z_i / sigma_i`` of ``Mw basis`` (``Mw = Mt diag(sqrt w)``, ``basis`` orthonormal,
     ``z_i = basis Z_i``), from ``images = Mw^T Mw basis`` alone, so without another pass.
 
     ``A_w y_i - sigma_i^2 y_i = Mw r_i / sigma_i`` with ``r_i = Mw^T Mw z_i - sigma_i^2 z_i``, and
-    ``||Mw||_2 <= ||Mw||_F = sqrt(sum w)`` as every normalised feature has unit norm.
+    ``||Mw||_2`` at most :func:`_norm_bound`.
     """
     if not np.all(sigma[:k] > 0):
         return np.inf
     Z = right_t[:k].T
     gap = np.linalg.norm(images @ Z - (basis @ Z) * sigma[:k] ** 2, axis=0)
-    return float(np.max(np.sqrt(np.sum(weights)) * gap / sigma[:k])) / float(sigma[0]) ** 2
+    return float(np.max(_norm_bound(weights) * gap / sigma[:k])) / float(sigma[0]) ** 2
 
 
 def leading_sample_vectors(features, weights, k, rtol=SUBSPACE_RTOL, max_passes=SUBSPACE_MAX_PASSES) -> SampleVectors:
@@ -190,8 +196,8 @@ def krylov_sample_vectors(features, weights, k, passes, rtol=SUBSPACE_RTOL) -> S
     -------
     SampleVectors
         ``residual`` is an upper bound on the vectors' eigen-residual relative to the largest Ritz
-        value: exact for the part of ``A_w y`` the passes determine, ``||Mw||_F = sqrt(sum w)``
-        (unit-norm features) times the rest; ``converged`` whether it is at most ``rtol``;
+        value: exact for the part of ``A_w y`` the passes determine, :func:`_norm_bound` times the
+        rest; ``converged`` whether it is at most ``rtol``;
         ``products`` the vectors times the features, from the passes.
     """
     passes = check_positive_int(passes, "passes")
@@ -207,9 +213,9 @@ def krylov_sample_vectors(features, weights, k, passes, rtol=SUBSPACE_RTOL) -> S
         blocks.append(V)
         sample_blocks.append(T)
         feature_blocks.append(U)
-        vectors, values, products, residual = _krylov_ritz(np.hstack(blocks), np.hstack(sample_blocks),
-                                                           np.vstack(feature_blocks), root, k)
         basis = np.hstack(blocks)
+        vectors, products, residual = _krylov_ritz(basis, np.hstack(sample_blocks), np.vstack(feature_blocks),
+                                                   weights, k)
         width = min(columns, n_kept - basis.shape[1])
         if residual <= rtol or done == passes or width == 0:
             break
@@ -220,25 +226,24 @@ def krylov_sample_vectors(features, weights, k, passes, rtol=SUBSPACE_RTOL) -> S
     return SampleVectors(vectors, residual <= rtol, done, residual, products)
 
 
-def _krylov_ritz(basis, samples, features_side, root, k):
+def _krylov_ritz(basis, samples, features_side, weights, k):
     """Rayleigh-Ritz on the span of ``samples = Mw basis`` (``basis`` orthonormal) from
-    ``features_side = samples^T Mt``: the ``k`` Ritz vectors, their values, the vectors times
-    ``Mt``, and the residual bound of :func:`krylov_sample_vectors`."""
+    ``features_side = samples^T Mt``: the ``k`` Ritz vectors, the vectors times ``Mt``, and the
+    residual bound of :func:`krylov_sample_vectors`."""
     left, spread, right_t = np.linalg.svd(samples, full_matrices=False)
     rank = int(np.sum(spread > KRYLOV_RCOND * spread[0]))
     span = left[:, :rank]  # orthonormal basis Q of the Krylov space
     span_times_features = (right_t[:rank] @ features_side) / spread[:rank, None]  # Q^T Mt
-    rotation, sigma, right = np.linalg.svd(span_times_features * root, full_matrices=False)
+    rotation, sigma, right = np.linalg.svd(span_times_features * np.sqrt(weights), full_matrices=False)
     if rank < k:
         # the data hold fewer directions than k (A_w has rank below k): the Ritz vectors, then
         # orthonormal directions beside them, of which neither the products nor a residual are known
-        return np.hstack([span @ rotation, left[:, rank:k]]), np.concatenate([sigma ** 2, np.zeros(k - rank)]), \
-            None, np.inf
+        return np.hstack([span @ rotation, left[:, rank:k]]), None, np.inf
     rotation, sigma, right = rotation[:, :k], sigma[:k], right[:k].T
     vectors = span @ rotation
     # A_w y_i = sigma_i Mw z_i for z_i = Mw^T y_i / sigma_i; Mw is known on the basis' span only
     inside = basis.T @ right
     outside = np.linalg.norm(right - basis @ inside, axis=0)
     known = np.linalg.norm(samples @ inside * sigma - vectors * sigma ** 2, axis=0)
-    bound = np.max(known + sigma * np.sqrt(np.sum(root ** 2)) * outside) / max(float(sigma[0]) ** 2, np.finfo(float).tiny)
-    return vectors, sigma ** 2, rotation.T @ span_times_features, float(bound)
+    bound = np.max(known + sigma * _norm_bound(weights) * outside) / max(float(sigma[0]) ** 2, np.finfo(float).tiny)
+    return vectors, rotation.T @ span_times_features, float(bound)
