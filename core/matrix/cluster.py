@@ -202,11 +202,11 @@ def _identity_within(address: str, timeout: float) -> str | None:
 TREE_FAN_IN = 16
 
 
-def pass_over_blocks(array, block_keys, function, combine, shared=(), arguments=lambda block: (),
+def pass_over_blocks(blocks: RowBlocks, function, combine, shared=(), arguments=lambda block: (),
                      label="qalpha-pass"):
-    """One pass over a Dask array's row blocks: ``function(pieces, *arguments(b, *shared_keys))``
-    for every row block ``b`` (``pieces``: its column chunks, ``block_keys[b]``), combined in
-    order as a tree of :data:`TREE_FAN_IN`-way ``combine`` tasks, computed by the active
+    """One pass over the row blocks of a Dask array: ``function(pieces, *arguments(b, *shared_keys))``
+    for every row block ``b`` (``pieces``: its column chunks, :meth:`RowBlocks.blocks`), combined
+    in order as a tree of :data:`TREE_FAN_IN`-way ``combine`` tasks, computed by the active
     scheduler. The tasks are keyed ``(label-<unique>, level, index)``: the blocks' at level 0.
 
     The graph is written as plain tasks on the array's keys, the ``shared`` arrays entered once
@@ -225,7 +225,7 @@ def pass_over_blocks(array, block_keys, function, combine, shared=(), arguments=
     layer = {(name, -1, i): value for i, value in enumerate(shared)}
     shared_keys = [(name, -1, i) for i in range(len(shared))]
     keys = []
-    for block, pieces in enumerate(block_keys):
+    for block, pieces in enumerate(blocks.blocks()):
         keys.append((name, 0, block))
         layer[keys[-1]] = (function, list(pieces), *arguments(block, *shared_keys))
     level = 0
@@ -235,7 +235,7 @@ def pass_over_blocks(array, block_keys, function, combine, shared=(), arguments=
         for start in range(0, len(parts), TREE_FAN_IN):
             keys.append((name, level, start // TREE_FAN_IN))
             layer[keys[-1]] = (combine, *parts[start:start + TREE_FAN_IN])
-    graph = HighLevelGraph.from_collections(name, layer, dependencies=[array])
+    graph = HighLevelGraph.from_collections(name, layer, dependencies=[blocks.array])
     # one BLAS thread per Dask thread while a pass runs in this process: Dask already runs a block
     # per core, and OpenBLAS's own threads would spin against the other blocks' reading and
     # decompression (dask.distributed's workers start with one BLAS thread already)

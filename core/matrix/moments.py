@@ -218,7 +218,7 @@ def moments_of(kind: str, source, codes, n_classes: int | None, what: str) -> li
         # the blocks' moments combined in a tree on the workers: one result crosses to the client
         # (per block, 4 float64 vectors of all features: 0.6 GB for 10^3 blocks of 20,000 genes)
         starts = source.row_starts
-        parts = [pass_over_blocks(source.array, source.blocks(), reduce_pieces, _combine_groups,
+        parts = [pass_over_blocks(source, reduce_pieces, _combine_groups,
                                   arguments=lambda b: (None if codes is None else codes[starts[b]:starts[b + 1]],),
                                   label="column-moments")]
         n_features = source.array.shape[1]

@@ -351,7 +351,6 @@ class ChunkedFeatures(_ImplicitFeatures):
     def __init__(self, blocks, moments):
         self.blocks = blocks
         self._set_statistics(moments, *blocks.array.shape)
-        self._keys = blocks.blocks()
         self._starts = self.blocks.row_starts
         self._columns = self.blocks.column_starts
 
@@ -359,12 +358,12 @@ class ChunkedFeatures(_ImplicitFeatures):
         raw_weights, shift = self._raw_weights(np.asarray(W, dtype=np.float64))
         # one tree carries each block's (T_b, U_b) to the client: on a cluster every task costs the
         # scheduler about 3 ms, and taking T and U apart was two getitem tasks per block
-        T, raw = pass_over_blocks(self.blocks.array, self._keys, _block_products, _join_products, (raw_weights,),
+        T, raw = pass_over_blocks(self.blocks, _block_products, _join_products, (raw_weights,),
                                    lambda block, weights: (self._columns, weights, shift, transposed))
         return T, (None if raw is None else self._finish(raw, T.sum(axis=0)))
 
     def _raw_transposed(self, T):
-        return pass_over_blocks(self.blocks.array, self._keys, _block_transposed, _sum_arrays, (),
+        return pass_over_blocks(self.blocks, _block_transposed, _sum_arrays, (),
                                  lambda block: (self._columns, T[self._starts[block]:self._starts[block + 1]]))
 
     def _raw_rows(self, index):
