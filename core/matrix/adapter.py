@@ -119,11 +119,15 @@ class DataMatrix:
         return moments_of(self.kind, self._blocks if self.kind == "chunked" else self.values, codes, n_classes,
                           self.what)
 
-    def normalised(self, dtype=np.float64):
+    def normalised(self, dtype=np.float64, stored=False):
         """The features centred over the samples and scaled to unit norm ([WS03] Sec. 2), as the
         products of :mod:`core.matrix.normalised`: stored for dense data (in ``dtype``), implicit
-        (a rank-one correction and a diagonal on the raw products) for sparse and chunked data."""
+        (a rank-one correction and a diagonal on the raw products) for sparse and chunked data and
+        for dense float32 data in float64, whose stored copy would take twice their bytes
+        (``stored=True`` stores it anyway: the gap criterion reads ``Mt`` itself)."""
         if self.kind == "dense":
+            if self.values.dtype == np.float32 and np.dtype(dtype) == np.float64 and not stored:
+                return ImplicitDenseFeatures(self.values, self.moments())
             return DenseFeatures(self.values, dtype)
         if np.dtype(dtype) != np.float64:
             raise InputError("dtype sets the precision of a dense copy; sparse and chunked data are used as they are, "
@@ -134,9 +138,9 @@ class DataMatrix:
 
     def exact_normalised(self):
         """:meth:`normalised` in float64 without a stored copy for dense data (products with the
-        data themselves): what a float32 run is checked against."""
+        data themselves, as given): what a float32 run is checked against."""
         if self.kind == "dense":
-            return ImplicitDenseFeatures(self.dense(), self.moments())
+            return ImplicitDenseFeatures(self.values, self.moments())
         return self.normalised()
 
     def scaled_variance(self, columns, scale) -> np.ndarray:

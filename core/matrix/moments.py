@@ -1,6 +1,7 @@
 """Per-feature statistics of a data matrix in one pass: count, extremes, mean, centred sum of squares.
 
-Dense arrays are reduced at once, SciPy sparse matrices in row blocks of about
+Dense arrays are read in cache-sized row slices, the rows split over the cores
+(:func:`dense_moments`), SciPy sparse matrices in row blocks of about
 :data:`~core.matrix.kinds.SPARSE_BLOCK_ENTRIES` stored values (implicit entries count as zeros),
 Dask arrays one task per row block (:func:`~core.matrix.kinds.as_chunked_array`), combined in a
 tree on the workers (:func:`~core.matrix.cluster.pass_over_blocks`). The partial
@@ -20,8 +21,14 @@ from ..validation import SQUARE_SAFE
 from . import kinds
 from .cluster import pass_over_blocks
 from .kinds import as_chunked_array, as_sparse_matrix, is_chunked, is_sparse
+from .threads import cores, map_on_cores
 
-__all__ = ["ColumnMoments", "column_moments", "class_moments", "sliced_moments", "take_rows"]
+__all__ = ["ColumnMoments", "column_moments", "class_moments", "dense_moments", "row_ranges", "sliced_moments",
+           "take_rows"]
+
+#: Below this many values a dense pass runs on the calling thread: at 200 x 5,000 the threads
+#: cost more than they save (10.7 against 5.4 ms), at 2,600 x 1,200 they save a quarter.
+PARALLEL_VALUES = 1 << 21
 
 @dataclass(frozen=True, eq=False)
 class ColumnMoments:
@@ -139,6 +146,23 @@ def sliced_moments(X, start, stop, columns=None, inverse=None) -> ColumnMoments:
     return total
 
 
+def row_ranges(n_rows, parallel=True):
+    """Contiguous row ranges (starts, stops) of a dense pass: one per core, or one in all."""
+    bounds = np.linspace(0, n_rows, min(cores() if parallel else 1, n_rows) + 1).astype(int)
+    return bounds[:-1], bounds[1:]
+
+
+def dense_moments(X, columns=None, inverse=None) -> ColumnMoments:
+    """:func:`sliced_moments` of all rows of the dense ``X``, the rows split over the cores when
+    ``X`` has at least :data:`PARALLEL_VALUES` values. One routine for Q-alpha's preparation and
+    a :class:`~core.matrix.DataMatrix`'s statistics: the latter ran on one thread (60,000 x 4,000
+    float32 on a 2-core Xeon: 0.77-1.0 s against about half that on both cores)."""
+    starts, stops = row_ranges(X.shape[0], X.size >= PARALLEL_VALUES)
+    parts = map_on_cores(lambda start, stop: sliced_moments(X, start, stop, columns, inverse), starts, stops,
+                         blas=False)
+    return functools.reduce(ColumnMoments.combine, parts)
+
+
 def _block_class_moments(block, codes, n_classes):
     """Moments of the rows of each class within one block."""
     if sparse.issparse(block):
@@ -227,7 +251,7 @@ def moments_of(kind: str, source, codes, n_classes: int | None, what: str) -> li
                  for rows in _sparse_row_slices(source)]
         n_features = source.shape[1]
     else:
-        parts = [reduce_block(source, codes)]
+        parts = [[dense_moments(source)] if codes is None else _block_class_moments(source, codes, n_groups)]
         n_features = source.shape[1]
     totals = [_empty_moments(n_features) for _ in range(n_groups)]
     for part in parts:

@@ -469,7 +469,7 @@ def _prepare(X, k, *, labels, side, pairs, criterion, method, max_iter, tol, sol
         raise InputError("Give k, the number of clusters, or labels for the supervised mode.")
     k = check_clusters(n_samples, k)
 
-    features = data.normalised(dtype)
+    features = data.normalised(dtype, stored=criterion == "gap")
     kept, scale = features.kept, features.scale
     if kept.size == 0:
         raise InputError("Every feature is constant over the samples (or varies only by rounding at its "
@@ -562,9 +562,9 @@ def _checked_in_float64(prepared, lam, run):
     (no normalised copy, but for the gap criterion). Where they exceed ``tol`` the run is not
     converged: the precision limits how far it can go. Returns the run and a note (or None)."""
     data, tol = prepared.data, prepared.settings["tol"]
-    features = data.normalised() if prepared.criterion == "gap" else data.exact_normalised()
+    features = data.normalised(stored=True) if prepared.criterion == "gap" else data.exact_normalised()
     if not np.array_equal(features.kept, prepared.features.kept):
-        features = data.normalised()
+        features = data.normalised(stored=True)
     side_scale = None
     if prepared.side is not None:
         diagonal = (prepared.side.diagonal[features.kept] if isinstance(prepared.side, SideVariances) else

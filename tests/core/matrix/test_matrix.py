@@ -20,7 +20,7 @@ from core.matrix import data_matrix
 from core.matrix.cluster import connect_scheduler
 from core.matrix.kinds import as_chunked_array
 from core.matrix.moments import class_moments, column_moments
-from core.matrix import kinds
+from core.matrix import kinds, moments
 from core.matrix.normalised import preprocess_features
 from core.selection.qalpha import q_alpha
 from core.data.stores import open_store
@@ -102,11 +102,19 @@ def test_sparse_moments_use_row_blocks(monkeypatch):
     assert np.allclose(moments.centred, ((X - X.mean(axis=0)) ** 2).sum(axis=0), rtol=1e-12, atol=1e-10)
 
 
-@pytest.mark.parametrize("name", ["sparse", "dask", "dask-sparse"])
-def test_implicit_products_equal_the_normalised_matrix(name):
+@pytest.mark.parametrize("name", ["sparse", "dask", "dask-sparse", "float32", "float32-threads"])
+def test_implicit_products_equal_the_normalised_matrix(name, monkeypatch):
+    """Every product of the implicit forms against the explicit normalised matrix. Dense float32
+    data (counts, exact in float32) take the implicit form too; "float32-threads" splits every
+    product's rows over the cores, in slices of 5 rows."""
     X, _ = sparse_counts()
     Mt, kept, mean, scale = preprocess_features(X)
-    features = data_matrix(as_backend(X, name)).normalised()
+    if name == "float32-threads":
+        monkeypatch.setattr(normalised, "SMALL_PRODUCT_WORK", 0)
+        monkeypatch.setattr(kinds, "SLICE_BYTES", 8 * X.shape[1] * 5)
+        monkeypatch.setattr(kinds, "MIN_SLICE_ROWS", 1)
+    features = data_matrix(X.astype(np.float32) if name.startswith("float32") else as_backend(X, name)).normalised()
+    assert features.Mt is None  # never formed
     assert np.array_equal(features.kept, kept) and X.shape[1] // 2 not in features.kept
     assert np.allclose(features.mean, mean) and np.allclose(features.scale, scale)
     rng = np.random.default_rng(1)
@@ -135,7 +143,7 @@ def test_the_sliced_preparation_on_threads_equals_the_direct_formula(monkeypatch
     rng = np.random.default_rng(5)
     X = 1e6 + rng.standard_normal((3001, 800))
     X[:, 7] = 3.0
-    assert X.size >= normalised.PARALLEL_VALUES
+    assert X.size >= moments.PARALLEL_VALUES
     Mt, kept, mean, scale = preprocess_features(X, dtype=dtype)
     centred = X[:, kept] - X[:, kept].mean(axis=0)
     expected = centred / np.linalg.norm(centred, axis=0)
@@ -154,27 +162,41 @@ def test_the_sliced_preparation_on_threads_equals_the_direct_formula(monkeypatch
     assert np.allclose(U, (features.Mt @ W).T @ features.Mt, rtol=0, atol=1e-10)
 
 
-def test_float32_data_are_read_into_float64_slice_by_slice_without_a_whole_copy():
-    """Dense float32 input stays float32 in the DataMatrix (dense() gives float64 on request),
-    Q-alpha's normalised features take no whole float64 copy of it beside their own (the peak
-    beyond the input is Mt's 2x the input's bytes, and a slice), and the weights are the bits
-    of the run on the float64 copy."""
+def test_float32_data_take_no_normalised_copy(monkeypatch):
+    """Dense float32 input stays float32 in the DataMatrix (dense() gives float64 on request), and
+    Q-alpha's normalised features are products with it: no float64 copy of any size (a stored Mt
+    was twice the input's bytes), the weights those of the run on the float64 copy. The gap
+    criterion, which reads Mt itself, still stores it."""
     import tracemalloc
 
     rng = np.random.default_rng(8)
-    X = rng.standard_normal((1500, 700)).astype(np.float32)
+    # samples above GRAM_LIMIT (no q x q Gram matrix); three groups, each with 4 features of its own
+    X = rng.standard_normal((6000, 300)).astype(np.float32)
+    monkeypatch.setattr(kinds, "SLICE_BYTES", 256 << 10)  # the products' slices: small beside these data
+    groups = rng.integers(0, 3, X.shape[0])
+    X[:, :12] += 2.0 * (groups[:, None] == np.arange(12) // 4)
     X[:, 3] += 40.0
     data = data_matrix(X)
     assert data.values.dtype == np.float32 and data.values is X
     assert data.dense().dtype == np.float64 and np.array_equal(data.dense(), X.astype(np.float64))
     assert data.dense() is data.dense() and not data.dense().flags.writeable  # one copy, shared read-only
+    q_alpha(X[:50, :20], 2)  # imports on first use are not the run's memory
     tracemalloc.start()
     features = data_matrix(X).normalised()
-    peak = tracemalloc.get_traced_memory()[1]
+    preparation = tracemalloc.get_traced_memory()[1]
+    tracemalloc.reset_peak()
+    result = q_alpha(X, 3)
+    run = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert features.Mt.dtype == np.float64
-    assert peak < 2.3 * X.nbytes, peak / X.nbytes  # a float64 copy first was 4.0x
-    assert np.array_equal(q_alpha(X, 3).alpha, q_alpha(X.astype(np.float64), 3).alpha)
+    assert features.Mt is None and features.dtype == np.float64
+    # the stored Mt took 2.0x the input's bytes, a float64 copy first 4.0x
+    assert preparation < 0.3 * X.nbytes and run < 1.0 * X.nbytes, (preparation / X.nbytes, run / X.nbytes)
+    reference = q_alpha(X.astype(np.float64), 3)
+    assert np.allclose(result.alpha, reference.alpha, rtol=0, atol=1e-10) and result.converged
+    assert data_matrix(X).normalised(stored=True).Mt.dtype == np.float64
+    few = X[:300, :40]
+    gap = q_alpha(few, 3, criterion="gap", max_iter=3)
+    assert np.allclose(gap.alpha, q_alpha(few.astype(np.float64), 3, criterion="gap", max_iter=3).alpha, atol=1e-12)
 
 
 # ------------------------------------------------------------------ Q-alpha: the same results
