@@ -23,7 +23,8 @@ from ..matrix import dense_matrix
 from ..matrix.sample_vectors import krylov_sample_vectors, leading_sample_vectors
 
 #: A start needs only to lie near the leading eigenvectors: above GRAM_LIMIT samples the
-#: ``init="uniform"`` start is a block Krylov space of ``k + 10`` columns
+#: ``init="uniform"`` start is a block Krylov space of blocks of ``k +``
+#: :data:`~core.matrix.sample_vectors.KRYLOV_OVERSAMPLING` columns
 #: (:func:`core.matrix.sample_vectors.krylov_sample_vectors`) that stops at this eigen-residual
 #: bound or after :data:`START_PASSES` passes over the data, whichever comes first; the run's own
 #: residual test decides convergence, whatever the start.
@@ -31,10 +32,11 @@ START_RTOL = 1e-4
 #: Where k exceeds the clusters the data hold, the last vectors lie in a bulk of near-equal
 #: eigenvalues and never reach START_RTOL, and the run's fixed point depends on where in that bulk
 #: the start lies. On 20,000 x 4,000 planted data (3 group directions, k = 4, tol 1e-10) the
-#: two-pass Krylov start and the three-pass subspace iteration it replaced led to the same weights
-#: (within 1.2e-11) in 145 and 156 iterations; the exact eigenvectors led to another fixed point
-#: (3e-2 away, objective 2.79051 against 2.79019), as did two Krylov passes of 8 columns
-#: (2.79059), all with the 80 planted features on top (2-core Xeon, 2026-11-29).
+#: two-pass Krylov start of 14-column blocks and the three-pass subspace iteration before it led
+#: to the same weights (within 1.2e-11; objective 2.79019) in 145 and 156 iterations; the exact
+#: eigenvectors (2.79051) and two passes of 8-column blocks, the start now (2.79059, 144
+#: iterations), led to other fixed points 3e-2 away, all with the 80 planted features on top
+#: (2-core Xeon, 2026-11-29).
 START_PASSES = 2
 
 #: Above this many features the leading eigenvector of G is not taken from a dense matrix.

@@ -69,7 +69,8 @@ def _explicit_residual(Mt, weights, vectors):
 
 
 def test_two_krylov_passes_span_data_of_rank_up_to_twice_the_block(monkeypatch):
-    """Normalised features of rank 20 with blocks of k + 10 = 12 columns: one block cannot hold
+    """Normalised features of rank 20 with blocks of k + 10 = 12 columns (the oversampling set to
+    10 here): one block cannot hold
     the range, two can, so after two passes the Krylov vectors are the explicit eigenvectors (the
     subspace iteration's two passes keep only the last block and are not). The bound does not
     know it yet (the second block's image is beyond the passes) and says so; after a third pass
@@ -82,6 +83,7 @@ def test_two_krylov_passes_span_data_of_rank_up_to_twice_the_block(monkeypatch):
     values, vectors = linalg.eigh(Mt @ np.diag(weights) @ Mt.T)
     reference = vectors[:, np.argsort(-values)[:2]]
     monkeypatch.setattr(sample_vectors, "GRAM_LIMIT", 100)
+    monkeypatch.setattr(sample_vectors, "KRYLOV_OVERSAMPLING", 10)
     found = krylov_sample_vectors(features, weights, 2, passes=2, rtol=1e-8)
     assert found.passes == 2 and np.allclose(linalg.svdvals(reference.T @ found.vectors), 1.0, rtol=0, atol=1e-10)
     assert _explicit_residual(Mt, weights, found.vectors)[0] <= 1e-12 and not found.converged
@@ -142,6 +144,7 @@ def test_the_krylov_space_holds_more_than_the_subspace_iteration_of_the_same_pas
     values, vectors = linalg.eigh(Mt @ np.diag(weights) @ Mt.T)
     reference = vectors[:, np.argsort(-values)[:3]]
     monkeypatch.setattr(sample_vectors, "GRAM_LIMIT", 100)
+    monkeypatch.setattr(sample_vectors, "KRYLOV_OVERSAMPLING", sample_vectors.SUBSPACE_OVERSAMPLING)  # one first block
     krylov = krylov_sample_vectors(features, weights, 3, passes=2)
     subspace = leading_sample_vectors(features, weights, 3, max_passes=2)
     krylov_values, subspace_values = (_explicit_residual(Mt, weights, v.vectors)[1] for v in (krylov, subspace))
