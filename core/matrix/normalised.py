@@ -312,6 +312,34 @@ class ImplicitDenseFeatures(_ImplicitFeatures):
     def _raw_rows(self, index):
         return np.asarray(self.X[index], dtype=np.float64)
 
+    def _normalised_columns(self, start, stop):
+        """Kept features ``start:stop`` normalised, ``Mt[:, start:stop]`` (centred exactly: no
+        rank-one correction)."""
+        values = np.asarray(self.X[:, self.kept[start:stop]], dtype=np.float64)
+        values -= self.mean[start:stop]
+        values /= self.scale[start:stop]
+        return values
+
+    def weighted_gram(self, weights, block_bytes=GRAM_BLOCK_BYTES):
+        """``Mt diag(weights) Mt^T`` (q x q) from blocks of normalised columns of at most
+        ``block_bytes``, as :meth:`DenseFeatures.weighted_gram` sums it: batches of rows as
+        products took five ``n x batch`` float64 arrays (200 x 50,000 float32: 194 MB beyond the data)."""
+        block = max(1, block_bytes // (8 * max(self.n_samples, 1)))
+        A = np.zeros((self.n_samples, self.n_samples))
+        for start in range(0, self.n_kept, block):
+            part = self._normalised_columns(start, start + block)
+            A += (part * weights[start:start + block]) @ part.T
+        return A
+
+    def gram(self, block_bytes=GRAM_BLOCK_BYTES):
+        """``Mt^T Mt`` (n x n) from blocks of normalised rows of at most ``block_bytes``."""
+        batch = max(1, block_bytes // (8 * max(self.n_kept, 1)))
+        G = np.zeros((self.n_kept, self.n_kept))
+        for start in range(0, self.n_samples, batch):
+            part = self.rows(np.arange(start, min(self.n_samples, start + batch)))
+            G += part.T @ part
+        return G
+
 
 def _block_products(pieces, column_starts, raw_weights, shift, transposed):
     """``T_b = X_b W' - 1 shift^T`` and, if asked, ``(X_b^T T_b)^T`` of one row block, slice by slice.

@@ -199,6 +199,23 @@ def test_float32_data_take_no_normalised_copy(monkeypatch):
     assert np.allclose(gap.alpha, q_alpha(few.astype(np.float64), 3, criterion="gap", max_iter=3).alpha, atol=1e-12)
 
 
+def test_float32_data_with_few_samples_take_no_normalised_copy_for_their_gram_matrix():
+    """Up to GRAM_LIMIT samples the start comes from the q x q matrix Mt diag(w) Mt^T, summed
+    from blocks of normalised columns: batches of rows as products took five n x batch float64
+    arrays (200 x 50,000 float32: 5.1x the input's bytes); the stored Mt alone would be 2x."""
+    import tracemalloc
+
+    X = np.random.default_rng(3).standard_normal((200, 50000)).astype(np.float32)
+    X[:100, :5] += 3.0
+    q_alpha(X[:50, :20], 2)  # imports on first use are not the run's memory
+    tracemalloc.start()
+    result = q_alpha(X, 2, max_iter=3)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 1.0 * X.nbytes, peak / X.nbytes
+    assert np.allclose(result.alpha, q_alpha(X.astype(np.float64), 2, max_iter=3).alpha, rtol=0, atol=1e-10)
+
+
 # ------------------------------------------------------------------ Q-alpha: the same results
 @pytest.mark.parametrize("solver", ["power", "lanczos", "dense"])
 def test_q_alpha_equals_numpy_path(backend, solver):
