@@ -183,8 +183,8 @@ def data_matrix(X, what: str = "X", *, memory_limit: int | None = None, persist:
     if is_chunked(X):
         blocks, placement = hold_in_memory(as_chunked_array(X, what, memory_limit), persist)
         return DataMatrix("chunked", blocks.array, what, blocks=blocks, placement=placement)
-    # float32 kept: the normalised features read it slice by slice into float64 (a whole float64
-    # copy first was 2.9 of the 7.5 s before Q-alpha's first iteration at 60,000 x 4,000)
+    # float32 kept: the normalised features take their products with it slice by slice in float64
+    # (a whole float64 copy first was 2.9 of the 7.5 s before Q-alpha's first iteration at 60,000 x 4,000)
     return DataMatrix("dense", as_dense_array(X, what, keep_float32=True), what)
 
 
