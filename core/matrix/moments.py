@@ -251,7 +251,7 @@ def moments_of(kind: str, source, codes, n_classes: int | None, what: str) -> li
                  for rows in _sparse_row_slices(source)]
         n_features = source.shape[1]
     else:
-        parts = [[dense_moments(source)] if codes is None else _block_class_moments(source, codes, n_groups)]
+        parts = [[dense_moments(source if codes is None else source[codes == c]) for c in range(n_groups)]]
         n_features = source.shape[1]
     totals = [_empty_moments(n_features) for _ in range(n_groups)]
     for part in parts:
