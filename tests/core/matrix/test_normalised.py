@@ -1,0 +1,162 @@
+"""The normalised features as products (core/matrix/normalised.py): every form's products against
+the normalised matrix computed directly, the sliced preparation, and dense float32 data taken
+without a normalised copy."""
+
+import numpy as np
+import pytest
+
+from core.matrix import data_matrix, kinds, moments, normalised
+from core.matrix.normalised import preprocess_features
+from core.selection.qalpha import q_alpha
+from test_matrix import sparse_counts
+from conftest import as_backend
+
+da = pytest.importorskip("dask.array")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_block_slices_cover_the_block(monkeypatch, dtype):
+    """Float32 chunks are cast slice by slice into one reused buffer: every slice must be its own."""
+    import core.matrix.kinds as largedata
+
+    X, _ = sparse_counts(300, 120)
+    X = X.astype(dtype)
+    monkeypatch.setattr(largedata, "SLICE_BYTES", 8 * 120 * 7)  # slices of 7 rows
+    monkeypatch.setattr(largedata, "MIN_SLICE_ROWS", 1)
+    features = data_matrix(da.from_array(X, chunks=(100, 50))).normalised()
+    reference = data_matrix(X.astype(np.float64)).normalised()
+    W = np.random.default_rng(0).standard_normal((features.n_kept, 2))
+    for mine, theirs in zip(features.fused(W), reference.fused(W)):
+        assert np.allclose(mine, theirs, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["sparse", "dask", "dask-sparse", "float32", "float32-threads"])
+def test_implicit_products_equal_the_normalised_matrix(name, monkeypatch):
+    """Every product of the implicit forms against the explicit normalised matrix. Dense float32
+    data (counts, exact in float32) take the implicit form too; "float32-threads" splits every
+    product's rows over the cores, in slices of 5 rows."""
+    X, _ = sparse_counts()
+    Mt, kept, mean, scale = preprocess_features(X)
+    if name == "float32-threads":
+        monkeypatch.setattr(normalised, "SMALL_PRODUCT_WORK", 0)
+        monkeypatch.setattr(kinds, "SLICE_BYTES", 8 * X.shape[1] * 5)
+        monkeypatch.setattr(kinds, "MIN_SLICE_ROWS", 1)
+    features = data_matrix(X.astype(np.float32) if name.startswith("float32") else as_backend(X, name)).normalised()
+    assert features.Mt is None  # never formed
+    assert np.array_equal(features.kept, kept) and X.shape[1] // 2 not in features.kept
+    assert np.allclose(features.mean, mean) and np.allclose(features.scale, scale)
+    rng = np.random.default_rng(1)
+    W, T0 = rng.standard_normal((kept.size, 3)), rng.standard_normal((X.shape[0], 2))
+    T, U = features.fused(W)
+    assert np.allclose(T, Mt @ W, atol=1e-12) and np.allclose(U, T.T @ Mt, atol=1e-12)
+    assert np.allclose(features.times(W), Mt @ W, atol=1e-12)
+    assert np.allclose(features.transposed_times(T0), T0.T @ Mt, atol=1e-12)
+    weights = rng.random(kept.size)
+    assert np.allclose(features.weighted_gram(weights), Mt @ np.diag(weights) @ Mt.T, atol=1e-12)
+    assert np.allclose(features.gram(), Mt.T @ Mt, atol=1e-12)
+    assert np.allclose(features.rows([4, 0, 9]), Mt[[4, 0, 9]], atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_the_sliced_preparation_on_threads_equals_the_direct_formula(monkeypatch, dtype):
+    """Data of over a million values take the sliced path on every core: with a constant feature
+    (so the kept columns are gathered slice by slice), an offset of 1e6 (so a sum of squares
+    about zero would cancel) and slices of 32 rows, Mt is (X - mean) / ||X - mean|| as NumPy
+    computes it directly, and its products (slices in cache, rows split over the cores) are Mt's."""
+    import core.matrix.kinds as kinds
+    from core.matrix.normalised import DenseFeatures
+
+    monkeypatch.setattr(kinds, "SLICE_BYTES", 1)  # the floor: slices of MIN_SLICE_ROWS rows
+    monkeypatch.setattr(kinds, "SCAN_SLICE_BYTES", 1)
+    rng = np.random.default_rng(5)
+    X = 1e6 + rng.standard_normal((3001, 800))
+    X[:, 7] = 3.0
+    assert X.size >= moments.PARALLEL_VALUES
+    Mt, kept, mean, scale = preprocess_features(X, dtype=dtype)
+    centred = X[:, kept] - X[:, kept].mean(axis=0)
+    expected = centred / np.linalg.norm(centred, axis=0)
+    assert np.array_equal(kept, np.delete(np.arange(800), 7)) and Mt.dtype == dtype
+    assert np.allclose(Mt, expected, rtol=0, atol=1e-9 if dtype == np.float64 else 1e-6)
+    assert np.allclose(mean, X[:, kept].mean(axis=0), rtol=1e-15, atol=0)
+    assert np.allclose(scale, np.linalg.norm(centred, axis=0), rtol=1e-8, atol=0)
+    if dtype == np.float64:  # squares that would overflow: the moments read again, scaled
+        huge, huge_kept, huge_mean, _ = preprocess_features(X * 1e200)
+        assert np.array_equal(huge_kept, kept) and np.allclose(huge, Mt, rtol=0, atol=1e-9)
+        assert np.allclose(huge_mean, mean * 1e200, rtol=1e-15, atol=0)
+    features = DenseFeatures(X)
+    W = rng.standard_normal((kept.size, 13))  # 3e7 multiply-adds: the sliced products
+    T, U = features.fused(W)
+    assert np.allclose(T, features.Mt @ W, rtol=0, atol=1e-11)
+    assert np.allclose(U, (features.Mt @ W).T @ features.Mt, rtol=0, atol=1e-10)
+
+
+def test_float32_data_take_no_normalised_copy(monkeypatch):
+    """Dense float32 input stays float32 in the DataMatrix (dense() gives float64 on request), and
+    Q-alpha's normalised features are products with it: no float64 copy of any size (a stored Mt
+    was twice the input's bytes), the weights those of the run on the float64 copy. The gap
+    criterion, which reads Mt itself, still stores it."""
+    import tracemalloc
+
+    rng = np.random.default_rng(8)
+    # samples above GRAM_LIMIT (no q x q Gram matrix); three groups, each with 4 features of its own
+    X = rng.standard_normal((6000, 300)).astype(np.float32)
+    monkeypatch.setattr(kinds, "SLICE_BYTES", 256 << 10)  # the products' slices: small beside these data
+    groups = rng.integers(0, 3, X.shape[0])
+    X[:, :12] += 2.0 * (groups[:, None] == np.arange(12) // 4)
+    X[:, 3] += 40.0
+    data = data_matrix(X)
+    assert data.values.dtype == np.float32 and data.values is X
+    assert data.dense().dtype == np.float64 and np.array_equal(data.dense(), X.astype(np.float64))
+    assert data.dense() is data.dense() and not data.dense().flags.writeable  # one copy, shared read-only
+    q_alpha(X[:50, :20], 2)  # imports on first use are not the run's memory
+    tracemalloc.start()
+    features = data_matrix(X).normalised()
+    preparation = tracemalloc.get_traced_memory()[1]
+    tracemalloc.reset_peak()
+    result = q_alpha(X, 3)
+    run = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert features.Mt is None and features.dtype == np.float64
+    # the stored Mt took 2.0x the input's bytes, a float64 copy first 4.0x
+    assert preparation < 0.3 * X.nbytes and run < 1.0 * X.nbytes, (preparation / X.nbytes, run / X.nbytes)
+    reference = q_alpha(X.astype(np.float64), 3)
+    assert np.allclose(result.alpha, reference.alpha, rtol=0, atol=1e-10) and result.converged
+    assert data_matrix(X).normalised(stored=True).Mt.dtype == np.float64
+    few = X[:300, :40]
+    gap = q_alpha(few, 3, criterion="gap", max_iter=3)
+    assert np.allclose(gap.alpha, q_alpha(few.astype(np.float64), 3, criterion="gap", max_iter=3).alpha, atol=1e-12)
+
+
+def test_float32_products_with_an_offset_lose_only_what_the_correction_costs():
+    """The centring is a rank-one correction on the raw float32 values: with features near 1,000
+    of spread 1 it costs about eps * 1,000 of a product, far below the float32 values' own
+    resolution (6e-5 at 1,000). Against the normalised matrix computed directly in float64."""
+    rng = np.random.default_rng(12)
+    X = (1000.0 + rng.standard_normal((500, 300)) * rng.uniform(0.5, 2.0, 300)).astype(np.float32)
+    exact = X.astype(np.float64) - X.astype(np.float64).mean(axis=0)
+    exact /= np.linalg.norm(exact, axis=0)
+    features = data_matrix(X).normalised()
+    W = rng.standard_normal((300, 4))
+    T, U = features.fused(W)
+    assert features.Mt is None
+    assert np.abs(T - exact @ W).max() < 1e-10 and np.abs(U - (exact @ W).T @ exact).max() < 1e-10
+    weights = rng.random(300)
+    assert np.abs(features.weighted_gram(weights) - (exact * weights) @ exact.T).max() < 1e-12
+    assert np.abs(features.gram() - exact.T @ exact).max() < 1e-10
+
+
+def test_float32_data_with_few_samples_take_no_normalised_copy_for_their_gram_matrix():
+    """Up to GRAM_LIMIT samples the start comes from the q x q matrix Mt diag(w) Mt^T, summed
+    from blocks of normalised columns: batches of rows as products took five n x batch float64
+    arrays (200 x 50,000 float32: 5.1x the input's bytes); the stored Mt alone would be 2x."""
+    import tracemalloc
+
+    X = np.random.default_rng(3).standard_normal((200, 50000)).astype(np.float32)
+    X[:100, :5] += 3.0
+    q_alpha(X[:50, :20], 2)  # imports on first use are not the run's memory
+    tracemalloc.start()
+    result = q_alpha(X, 2, max_iter=3)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 1.0 * X.nbytes, peak / X.nbytes
+    assert np.allclose(result.alpha, q_alpha(X.astype(np.float64), 2, max_iter=3).alpha, rtol=0, atol=1e-10)
