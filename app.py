@@ -4,19 +4,9 @@ Registers the pages (``st.navigation``), draws the shared sidebar (the current d
 leaves everything else to the pages in ``pages/``. Run with ``streamlit run app.py``.
 """
 
-import os
+import streamlit as st
 
-# Before NumPy loads OpenBLAS (nothing imports it before this script in a `streamlit run` process):
-# OpenBLAS's idle threads spin for 2^28 processor cycles (about 0.1 s) after every threaded call,
-# and with people moving sliders a few times a second one thread spun for good. Ten people
-# stepping K on a 2-core Xeon (benchmarks/bench_users.py): 0.112 and 0.115 server CPU seconds a
-# step in two runs of three with the default, one core busy throughout; 0.037-0.049 in four of
-# four at 2^4 cycles, the steps as fast. A value set in the environment is kept.
-os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
-
-import streamlit as st  # noqa: E402
-
-from pages.ui import datasets, session, sidebar  # noqa: E402
+from pages.ui import datasets, session, sidebar
 
 # a 230 px sidebar (Streamlit's default is 300) leaves an 800 px window room for the pages
 st.set_page_config(page_title="Spectral feature selection", page_icon="α", layout="wide", initial_sidebar_state=230)

@@ -50,25 +50,3 @@ print("ok")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
-
-
-def test_openblas_idle_threads_are_told_to_sleep_before_anything_loads_numpy():
-    """OpenBLAS reads OPENBLAS_THREAD_TIMEOUT once, when NumPy loads it: app.py sets it before
-    its first import beyond os, and Streamlit's server loads no NumPy before it runs the script
-    (a fresh process importing the server's modules). If either changed, the setting would be
-    silently ignored and an idle BLAS thread would spin again (benchmarks/bench_users.py)."""
-    import ast
-    import subprocess
-    import sys
-
-    body = ast.parse(APP.read_text()).body
-    sets = [i for i, node in enumerate(body) if "OPENBLAS_THREAD_TIMEOUT" in ast.unparse(node)]
-    imports = [i for i, node in enumerate(body) if isinstance(node, (ast.Import, ast.ImportFrom))
-               and ast.unparse(node) != "import os"]
-    assert sets and imports and sets[0] < imports[0]
-    assert "os.environ.setdefault('OPENBLAS_THREAD_TIMEOUT', '4')" in ast.unparse(body[sets[0]])
-    loaded = subprocess.run(
-        [sys.executable, "-c", "import sys, streamlit, streamlit.web.cli, streamlit.web.bootstrap, "
-                               "streamlit.web.server, streamlit.runtime; print('numpy' in sys.modules)"],
-        capture_output=True, text=True, check=True).stdout.strip()
-    assert loaded == "False"
