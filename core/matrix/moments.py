@@ -21,14 +21,9 @@ from ..validation import SQUARE_SAFE
 from . import kinds
 from .cluster import pass_over_blocks
 from .kinds import as_chunked_array, as_sparse_matrix, is_chunked, is_sparse
-from .threads import cores, map_on_cores
+from .threads import PARALLEL_VALUES, map_on_cores, row_ranges
 
-__all__ = ["ColumnMoments", "column_moments", "class_moments", "dense_moments", "row_ranges", "sliced_moments",
-           "take_rows"]
-
-#: Below this many values a dense pass runs on the calling thread: at 200 x 5,000 the threads
-#: cost more than they save (10.7 against 5.4 ms), at 2,600 x 1,200 they save a quarter.
-PARALLEL_VALUES = 1 << 21
+__all__ = ["ColumnMoments", "column_moments", "class_moments", "dense_moments", "sliced_moments", "take_rows"]
 
 @dataclass(frozen=True, eq=False)
 class ColumnMoments:
@@ -144,12 +139,6 @@ def sliced_moments(X, start, stop, columns=None, inverse=None) -> ColumnMoments:
     for _, part in stack:
         total = total.combine(part)
     return total
-
-
-def row_ranges(n_rows, parallel=True):
-    """Contiguous row ranges (starts, stops) of a dense pass: one per core, or one in all."""
-    bounds = np.linspace(0, n_rows, min(cores() if parallel else 1, n_rows) + 1).astype(int)
-    return bounds[:-1], bounds[1:]
 
 
 def dense_moments(X, columns=None, inverse=None) -> ColumnMoments:

@@ -28,9 +28,9 @@ from scipy import sparse
 
 from .cluster import pass_over_blocks
 from .kinds import BLOCK_TARGET_BYTES, block_pieces, scan_rows
-from .moments import PARALLEL_VALUES, dense_moments, row_ranges, take_rows
+from .moments import dense_moments, take_rows
 from ..validation import SQUARE_SAFE
-from .threads import SMALL_PRODUCT_WORK, map_on_cores
+from .threads import PARALLEL_VALUES, SMALL_PRODUCT_WORK, map_on_cores, row_ranges
 
 __all__ = ["preprocess_features", "DenseFeatures", "SparseFeatures", "ChunkedFeatures",
            "ImplicitDenseFeatures", "CONSTANT_RESOLUTION"]

@@ -25,6 +25,8 @@ from __future__ import annotations
 import threading
 from contextlib import contextmanager, nullcontext
 
+import numpy as np
+
 #: Multiply-adds of one product below which the iterations run on one BLAS thread.
 SMALL_PRODUCT_WORK = 3e7
 
@@ -78,6 +80,18 @@ def cores() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
         return max(1, os.cpu_count() or 1)
+
+
+#: Below this many values a dense pass runs on the calling thread: at 200 x 5,000 the threads
+#: cost more than they save (10.7 against 5.4 ms), at 2,600 x 1,200 they save a quarter.
+PARALLEL_VALUES = 1 << 21
+
+
+def row_ranges(n_rows, parallel=True):
+    """Contiguous row ranges (starts, stops) of a dense pass for :func:`map_on_cores`: one per
+    core, or one in all."""
+    bounds = np.linspace(0, n_rows, min(cores() if parallel else 1, n_rows) + 1).astype(int)
+    return bounds[:-1], bounds[1:]
 
 
 def map_on_cores(function, *iterables, blas: bool = True) -> list:

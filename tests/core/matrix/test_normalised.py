@@ -5,7 +5,7 @@ without a normalised copy."""
 import numpy as np
 import pytest
 
-from core.matrix import data_matrix, kinds, moments, normalised
+from core.matrix import data_matrix, kinds, normalised, threads
 from core.matrix.normalised import preprocess_features
 from core.selection.qalpha import q_alpha
 from test_matrix import sparse_counts
@@ -71,7 +71,7 @@ def test_the_sliced_preparation_on_threads_equals_the_direct_formula(monkeypatch
     rng = np.random.default_rng(5)
     X = 1e6 + rng.standard_normal((3001, 800))
     X[:, 7] = 3.0
-    assert X.size >= moments.PARALLEL_VALUES
+    assert X.size >= threads.PARALLEL_VALUES
     Mt, kept, mean, scale = preprocess_features(X, dtype=dtype)
     centred = X[:, kept] - X[:, kept].mean(axis=0)
     expected = centred / np.linalg.norm(centred, axis=0)
