@@ -147,15 +147,8 @@ class DenseFeatures:
         return _join_products(*parts)
 
     def weighted_gram(self, weights, block_bytes=GRAM_BLOCK_BYTES):
-        """``Mt diag(weights) Mt^T`` (q x q) in column blocks of at most ``block_bytes``, so no
-        ``q x n`` temporary is made (blocks of 65,536 columns were a whole copy of 50,000 features)."""
-        Mt = self.Mt
-        block = max(1, block_bytes // (Mt.itemsize * max(Mt.shape[0], 1)))
-        A = np.zeros((Mt.shape[0], Mt.shape[0]), dtype=np.float64)
-        for start in range(0, Mt.shape[1], block):
-            part = Mt[:, start:start + block]
-            A += (part * weights[start:start + block]) @ part.T
-        return A
+        return _weighted_gram_by_columns(lambda start, stop: self.Mt[:, start:stop], self.Mt.shape[0],
+                                         self.Mt.shape[1], weights, block_bytes // self.Mt.itemsize)
 
     def gram(self):
         return self.Mt.T @ self.Mt
@@ -322,15 +315,10 @@ class ImplicitDenseFeatures(_ImplicitFeatures):
         return values
 
     def weighted_gram(self, weights, block_bytes=GRAM_BLOCK_BYTES):
-        """``Mt diag(weights) Mt^T`` (q x q) from blocks of normalised columns of at most
-        ``block_bytes``, as :meth:`DenseFeatures.weighted_gram` sums it: batches of rows as
-        products took five ``n x batch`` float64 arrays (200 x 50,000 float32: 194 MB beyond the data)."""
-        block = max(1, block_bytes // (8 * max(self.n_samples, 1)))
-        A = np.zeros((self.n_samples, self.n_samples))
-        for start in range(0, self.n_kept, block):
-            part = self._normalised_columns(start, start + block)
-            A += (part * weights[start:start + block]) @ part.T
-        return A
+        # as the stored form sums it: batches of rows as products took five n x batch float64
+        # arrays (200 x 50,000 float32: 194 MB beyond the data)
+        return _weighted_gram_by_columns(self._normalised_columns, self.n_samples, self.n_kept, weights,
+                                         block_bytes // 8)
 
     def gram(self, block_bytes=GRAM_BLOCK_BYTES):
         """``Mt^T Mt`` (n x n) from blocks of normalised rows of at most ``block_bytes``."""
@@ -340,6 +328,18 @@ class ImplicitDenseFeatures(_ImplicitFeatures):
             part = self.rows(np.arange(start, min(self.n_samples, start + batch)))
             G += part.T @ part
         return G
+
+
+def _weighted_gram_by_columns(columns, n_samples, n_kept, weights, block_values):
+    """``Mt diag(weights) Mt^T`` (q x q) summed over blocks of normalised columns,
+    ``columns(start, stop) = Mt[:, start:stop]``, of at most ``block_values`` values each, so no
+    ``q x n`` temporary is made (blocks of 65,536 columns were a whole copy of 50,000 features)."""
+    block = max(1, block_values // max(n_samples, 1))
+    A = np.zeros((n_samples, n_samples), dtype=np.float64)
+    for start in range(0, n_kept, block):
+        part = columns(start, start + block)
+        A += (part * weights[start:start + block]) @ part.T
+    return A
 
 
 def _block_products(pieces, column_starts, raw_weights, shift, transposed):
