@@ -76,9 +76,9 @@ def plain_pass(X) -> float:
 def keep_blocks_of(rows: int, columns: int) -> int:
     """The memory limit under which Q-alpha keeps row blocks of ``rows`` as they are: it merges
     smaller ones up to the limit's share of a block (``core.matrix.kinds.as_chunked_array``)."""
-    from core.matrix.kinds import BLOCK_COPIES, _local_threads
+    from core.matrix.kinds import BLOCK_COPIES, local_threads
 
-    return BLOCK_COPIES * _local_threads() * 8 * columns * rows
+    return BLOCK_COPIES * local_threads() * 8 * columns * rows
 
 
 def scheduler_costs(block_counts, iterations: int) -> list[dict]:
@@ -198,9 +198,9 @@ def held_pass_anatomy(on_disk, values, repeats: int = 7) -> dict:
         parts["the whole pass"].append(end - start)
     raw, shift = features._raw_weights(W)
     columns = np.array([0, values.shape[1]])
-    starts = range(0, values.shape[0], TARGET_CHUNK_ROWS)
-    floor = times_of(lambda: map_on_cores(lambda a: _block_products([values[a:a + TARGET_CHUNK_ROWS]], columns, raw,
-                                                                     shift, True), starts), repeats)
+    bounds = features.blocks.row_starts  # the held blocks' rows
+    floor = times_of(lambda: map_on_cores(lambda a, b: _block_products([values[a:b]], columns, raw, shift, True),
+                                          bounds[:-1], bounds[1:]), repeats)
     medians = {name: statistics.median(times) for name, times in parts.items()}
     medians["the same blocks in this process"] = statistics.median(floor)
     return medians

@@ -25,7 +25,7 @@ from ..validation import check_matrix_shape, check_real_dtype
 from .threads import cores
 
 __all__ = ["is_sparse", "is_chunked", "is_large", "as_sparse_matrix", "as_chunked_array", "RowBlocks",
-           "block_pieces", "slice_rows", "scan_rows", "BLOCK_TARGET_BYTES", "SPARSE_BLOCK_ENTRIES"]
+           "block_pieces", "local_threads", "slice_rows", "scan_rows", "BLOCK_TARGET_BYTES", "SPARSE_BLOCK_ENTRIES"]
 
 #: Row chunks of a Dask array smaller than this (float64 over all features) are merged up to it:
 #: fewer tasks keep the scheduler's overhead small against the products. Larger chunks are left
@@ -142,7 +142,7 @@ def as_chunked_array(X, what: str = "X", memory_limit: int | None = None, worker
         # Sparse chunks are never made dense: a block costs its stored values, which the reader
         # sized (core.data.stores: about BLOCK_TARGET_BYTES of them), and its k x n partial product.
         return RowBlocks(array=X)
-    threads = max(1, int(workers or _local_threads()))
+    threads = max(1, int(workers or local_threads()))
     n_samples, n_features = X.shape
     row_bytes = 8 * n_features
     largest = max(X.chunks[0])
@@ -236,7 +236,7 @@ def block_pieces(pieces, column_starts):
         yield part, parts
 
 
-def _local_threads():
+def local_threads():
     """Threads that run blocks at once in this process (Dask's default: one per core)."""
     try:
         import dask

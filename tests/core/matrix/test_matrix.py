@@ -192,13 +192,36 @@ def test_filters_that_need_dense_data_say_so():
         score_features("relieff", sparse.csr_matrix(X), groups)
 
 
+def test_held_data_are_cut_into_equal_row_blocks(monkeypatch):
+    """Held data: two row blocks per worker thread, of equal rows within one, at most
+    HELD_BLOCK_BYTES each; the values unchanged; sparse chunks as they were."""
+    from core.matrix import cluster
+
+    values = np.arange(1001 * 7, dtype=np.float32).reshape(1001, 7)
+    X = da.from_array(values, chunks=(50, 4))
+    for threads, blocks in ((1, 2), (2, 4), (3, 6)):
+        held = cluster.held_row_blocks(X, threads)
+        assert held.numblocks[0] == blocks and held.chunks[1] == X.chunks[1]
+        assert max(held.chunks[0]) - min(held.chunks[0]) <= 1 and sum(held.chunks[0]) == 1001
+        assert np.array_equal(held.compute(), values)
+    monkeypatch.setattr(cluster, "HELD_BLOCK_BYTES", 1001 * 7 * 4 // 10)
+    assert cluster.held_row_blocks(X, 1).numblocks[0] == 11  # ten blocks would be over the cap
+    tiny = da.from_array(values[:3], chunks=(1, 7))
+    assert cluster.held_row_blocks(tiny, 4).chunks[0] == (1, 1, 1)  # never more blocks than rows
+    counts, _ = sparse_counts()
+    chunked = as_backend(counts, "dask-sparse")
+    assert cluster.held_row_blocks(chunked, 2) is chunked
+
+
 # ------------------------------------------------------------------ distributed
 LOCAL_CLUSTER_CHECK = """
 import os
+from collections import Counter
 
 import numpy as np
 from distributed import Client, LocalCluster, get_task_stream
 from core.data.generators import weston_linear
+from core.matrix import data_matrix
 from core.matrix.cluster import local_cluster
 from core.selection.qalpha import q_alpha
 from conftest import as_backend
@@ -235,6 +258,13 @@ if __name__ == "__main__":
             names = [task["key"] if isinstance(task["key"], str) else task["key"][0] for task in stream.data]
             source_tasks[persist] = sum(name.startswith(("array-", "rechunk-")) for name in names)
             placements[persist] = run.data_placement
+        # held in two row blocks per worker thread, two on each worker (persisted whole, 3 of 4
+        # landed on one)
+        held = data_matrix(as_backend(data.X, "dask"), persist=True).values
+        where = client.who_has(held)
+        row_blocks = {(key[1], workers) for key, workers in where.items()}  # a row block on one worker
+        assert held.numblocks[0] == 4 and len(row_blocks) == 4, where
+        assert sorted(Counter(workers for _, workers in row_blocks).values()) == [2, 2], where
     assert placements[None].startswith("Held in the workers' memory for every pass") and "within 50%" in placements[None]
     assert placements[False] == "Read from their source at every pass (189.4 kB; persist=False)."
     # the source's chunks were made once, not once per pass
@@ -253,7 +283,7 @@ import numpy as np
 from distributed import Client
 from core.data.generators import weston_linear
 from core.matrix.cluster import local_cluster
-from core.matrix.kinds import BLOCK_COPIES, _local_threads
+from core.matrix.kinds import BLOCK_COPIES, local_threads
 from core.selection.qalpha import q_alpha
 
 if __name__ == "__main__":
@@ -261,7 +291,7 @@ if __name__ == "__main__":
     options = dict(solver="power", init="random", random_state=0, tol=1e-8, max_iter=3000)
     reference = q_alpha(data.X, 2, **options)
     # blocks of 50 rows kept as they are (smaller ones are merged up to the memory limit's share)
-    limit = BLOCK_COPIES * _local_threads() * 8 * data.X.shape[1] * 50
+    limit = BLOCK_COPIES * local_threads() * 8 * data.X.shape[1] * 50
     killed = []
     with local_cluster(n_workers=2, threads_per_worker=1, host="127.0.0.1") as cluster, Client(cluster) as client:
         pids = client.run(os.getpid)
