@@ -17,7 +17,8 @@ run, part 0 on 20,000 rows). Four parts, all in one run:
    same blocks' arithmetic in this process.
 
 1. **The scheduler's cost.** On a ``LocalCluster`` of 2 worker processes x 1 thread, Q-alpha
-   (``q_alpha(X, 2)``, power steps, the data held in the workers' memory, ``persist=True``) on
+   (``q_alpha(X, 2)``, power steps, the data held in the workers' memory by ``X.persist()`` in
+   their own blocks, ``persist=False``, which would cut them into two per thread) on
    arrays of 100 to 2,000 row blocks so small (20 x 100) that their arithmetic is negligible: an
    iteration's time is then the scheduler's. The line through those times gives its cost per row
    block (the block's task and its share of the reduction tree). ``X.sum()`` on
@@ -97,7 +98,8 @@ def scheduler_costs(block_counts, iterations: int) -> list[dict]:
             X = da.random.default_rng(0).standard_normal((blocks * 20, 100), chunks=(20, 100)).persist()
             X.sum().compute()
             passes = times_of(lambda: X.sum().compute(), 5)
-            iteration = timed_q_alpha(X, 2, iterations, init="random", random_state=0, persist=True,
+            # held already, in its own blocks: persist=True would cut it into two blocks per thread
+            iteration = timed_q_alpha(X, 2, iterations, init="random", random_state=0, persist=False,
                                       memory_limit=keep_blocks_of(20, 100))[1]
             rows.append(dict(blocks=blocks, iteration=iteration, plain_pass=statistics.median(passes)))
     return rows
