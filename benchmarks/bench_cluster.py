@@ -307,6 +307,8 @@ def main():
     print(f"| Q-alpha's products, in memory | {block['compute'] * 1e3:.0f} ms |")
     print(f"| reading it from Zarr (page cache: decompression and copy) | {block['read'] * 1e3:.0f} ms |")
 
+    from core.matrix.cluster import HELD_BLOCK_BYTES, HELD_BLOCKS_PER_THREAD
+
     blocks = math.ceil(MODEL_CELLS / BLOCK_ROWS)
     total_bytes = blocks * block["stored"]
     print(f"\nPart 3. The model: {MODEL_CELLS:,} x {MODEL_GENES:,} float32 ({MODEL_CELLS * MODEL_GENES * 4 / 1e9:.0f} GB, "
@@ -327,12 +329,16 @@ def main():
             shares = {"workers": reading, "storage": seconds, "scheduler": scheduler_share}
             pace = max(shares, key=shares.get)
             from_storage.append(f"{shares[pace]:.1f} ({pace})")
-        held_shares = {"workers": held, "scheduler": scheduler_share}
+        # held, the data are cut into two blocks per worker thread of at most HELD_BLOCK_BYTES
+        held_blocks = max(cores * HELD_BLOCKS_PER_THREAD, math.ceil(MODEL_CELLS * MODEL_GENES * 4 / HELD_BLOCK_BYTES))
+        held_shares = {"workers": held, "scheduler": held_blocks * per_block}
         held_pace = max(held_shares, key=held_shares.get)
         print(f"| {workers} | {held:.2f} | {reading:.2f} | " + " | ".join(f"{s:.1f}" for s in storage)
               + f" | {scheduler_share:.2f} | " + " / ".join(from_storage)
-              + f" | {held_shares[held_pace]:.2f} ({held_pace}) |")
-    print(f"Held in memory the data need {MODEL_CELLS * MODEL_GENES * 4 / 1e9 / WORKERS[0]:.0f} GB per worker on "
+              + f" | {held_shares[held_pace]:.2f} ({held_pace}; {held_blocks:,} blocks) |")
+    print(f"Held, the data are cut into {HELD_BLOCKS_PER_THREAD} row blocks per worker thread of at most "
+          f"{HELD_BLOCK_BYTES >> 20} MB (core.matrix.cluster.held_row_blocks): the scheduler's share is theirs. "
+          f"Held in memory the data need {MODEL_CELLS * MODEL_GENES * 4 / 1e9 / WORKERS[0]:.0f} GB per worker on "
           f"{WORKERS[0]} workers (float32; the iteration casts a block at a time).")
 
 
