@@ -62,7 +62,9 @@ def hold_in_memory(blocks: RowBlocks, persist: bool | None = None) -> tuple[RowB
     workers' memory when they take at most :data:`PERSIST_SHARE` of it: every later pass then
     reads them from memory, not from their source. Without a client, ``None`` leaves them where
     they are (the threaded scheduler reads them per pass, as for data larger than memory).
-    ``True`` holds them wherever the array computes; ``False`` never does.
+    ``True`` holds them wherever the array computes; ``False`` never does. Held data are cut into
+    :data:`HELD_BLOCKS_PER_THREAD` row blocks per worker thread (:func:`held_row_blocks`), and
+    on several workers the blocks are dealt to them in turn.
 
     Returns the blocks (persisted or as they were) and a sentence saying where the passes read
     the data and why, for the result to carry.
@@ -96,7 +98,7 @@ def hold_in_memory(blocks: RowBlocks, persist: bool | None = None) -> tuple[RowB
     else:
         held = array.persist()
         where = "this process's memory"
-    return RowBlocks(array=held), f"Held in {where} for every pass ({reason})."
+    return RowBlocks(array=held), f"Held in {where} for every pass, in {held.numblocks[0]} row blocks ({reason})."
 
 
 def _spread_over_workers(client, array):

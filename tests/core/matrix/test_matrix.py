@@ -364,10 +364,13 @@ def test_the_local_clusters_workers_keep_glibcs_adaptive_thresholds_and_the_rest
 
 
 def test_without_a_cluster_a_dask_array_is_held_in_memory_only_when_asked():
+    from core.matrix.kinds import local_threads
+
     data = weston_linear(120, random_state=2)
     reference = q_alpha(data.X, 2, solver="power")
     for persist, placement in ((None, "Read from their source at every pass (189.4 kB; no dask.distributed cluster"),
-                               (True, "Held in this process's memory for every pass (189.4 kB; persist=True)."),
+                               (True, f"Held in this process's memory for every pass, in {2 * local_threads()} row blocks "
+                                      "(189.4 kB; persist=True)."),
                                (False, "Read from their source at every pass (189.4 kB; persist=False).")):
         run = q_alpha(as_backend(data.X, "dask"), 2, solver="power", persist=persist)
         assert run.data_placement.startswith(placement) and np.allclose(run.alpha, reference.alpha, rtol=0, atol=1e-12)
