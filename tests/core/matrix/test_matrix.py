@@ -192,17 +192,19 @@ def test_filters_that_need_dense_data_say_so():
         score_features("relieff", sparse.csr_matrix(X), groups)
 
 
-def test_held_data_are_cut_into_equal_row_blocks(monkeypatch):
-    """Held data: two row blocks per worker thread, of equal rows within one, at most
-    HELD_BLOCK_BYTES each; the values unchanged; sparse chunks as they were."""
+def test_held_data_are_cut_into_row_blocks_two_per_thread(monkeypatch):
+    """Held data: two row blocks per worker thread, at most HELD_BLOCK_BYTES each. Stored in at
+    least 4 chunks a block, whole chunks are merged at the chunk ends nearest equal shares; else
+    the rows are cut equally. The values unchanged; sparse chunks as they were."""
     from core.matrix import cluster
 
     values = np.arange(1001 * 7, dtype=np.float32).reshape(1001, 7)
-    X = da.from_array(values, chunks=(50, 4))
-    for threads, blocks in ((1, 2), (2, 4), (3, 6)):
+    X = da.from_array(values, chunks=(50, 4))  # 21 row chunks
+    # 2 and 4 blocks: 21 chunks are at least 4 a block, merged (shares 500.5; 250.25, 500.5, 750.75);
+    # 6 blocks: fewer, cut into 1001 / 6 = 166.8 rows
+    for threads, rows in ((1, (500, 501)), (2, (250, 250, 250, 251)), (3, (167,) * 5 + (166,))):
         held = cluster.held_row_blocks(X, threads)
-        assert held.numblocks[0] == blocks and held.chunks[1] == X.chunks[1]
-        assert max(held.chunks[0]) - min(held.chunks[0]) <= 1 and sum(held.chunks[0]) == 1001
+        assert held.chunks == (rows, X.chunks[1]), (threads, held.chunks)
         assert np.array_equal(held.compute(), values)
     monkeypatch.setattr(cluster, "HELD_BLOCK_BYTES", 1001 * 7 * 4 // 10)
     assert cluster.held_row_blocks(X, 1).numblocks[0] == 11  # ten blocks would be over the cap
