@@ -14,6 +14,7 @@ import streamlit as st
 
 # ---------------------------------------------------------------------------- threads
 _THREADS_SET = threading.Lock()
+_threads_left = False  # leave_a_core has run in this process
 _THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
@@ -26,17 +27,30 @@ def leave_a_core() -> None:
     on the AR faces took 3.0 s from key press to settled page; on one, 1.6 s
     (docs/benchmarks.md at 98003b7). OpenMP's count is read when scikit-learn first loads it, so it is set
     in the environment; the BLAS libraries are loaded already and are limited in place.
-    """
-    if not _THREADS_SET.acquire(blocking=False):
-        return  # done (or being done) for this process
-    if any(name in os.environ for name in _THREAD_VARIABLES):
-        return
-    from threadpoolctl import threadpool_limits
-    import scipy.linalg  # noqa: F401 - loads SciPy's BLAS, so that the limit reaches it too
 
-    threads = max(1, (os.cpu_count() or 1) - 1)
-    os.environ["OMP_NUM_THREADS"] = str(threads)
-    threadpool_limits(threads, user_api="blas")
+    Every run waits here until the limit is set: a run that went on meanwhile could enter a
+    ``threadpool_limits`` context (core.matrix.threads.one_blas_thread, scikit-learn's k-means)
+    that found BLAS on all cores and put them back on leaving, after the limit. With ten people
+    opening the app at once that happened in 5 of 8 runs of ``benchmarks.bench_users`` (0 of 8
+    with the wait): OpenBLAS's idle thread then spun after every product, 0.10 CPU seconds a K
+    step against 0.03 (docs/deployment.md).
+    """
+    global _threads_left
+    if _threads_left:
+        return
+    with _THREADS_SET:
+        if _threads_left:
+            return  # set by the run that held the lock
+        try:
+            if not any(name in os.environ for name in _THREAD_VARIABLES):
+                from threadpoolctl import threadpool_limits
+                import scipy.linalg  # noqa: F401 - loads SciPy's BLAS, so that the limit reaches it too
+
+                threads = max(1, (os.cpu_count() or 1) - 1)
+                os.environ["OMP_NUM_THREADS"] = str(threads)
+                threadpool_limits(threads, user_api="blas")
+        finally:
+            _threads_left = True
 
 
 _WARMED = threading.Lock()
