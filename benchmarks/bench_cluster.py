@@ -307,7 +307,7 @@ def main():
     print(f"| Q-alpha's products, in memory | {block['compute'] * 1e3:.0f} ms |")
     print(f"| reading it from Zarr (page cache: decompression and copy) | {block['read'] * 1e3:.0f} ms |")
 
-    from core.matrix.cluster import HELD_BLOCK_BYTES, HELD_BLOCKS_PER_THREAD
+    from core.matrix.cluster import HELD_BLOCK_BYTES, HELD_BLOCKS_PER_THREAD, held_block_count
 
     blocks = math.ceil(MODEL_CELLS / BLOCK_ROWS)
     total_bytes = blocks * block["stored"]
@@ -329,8 +329,7 @@ def main():
             shares = {"workers": reading, "storage": seconds, "scheduler": scheduler_share}
             pace = max(shares, key=shares.get)
             from_storage.append(f"{shares[pace]:.1f} ({pace})")
-        # held, the data are cut into two blocks per worker thread of at most HELD_BLOCK_BYTES
-        held_blocks = max(cores * HELD_BLOCKS_PER_THREAD, math.ceil(MODEL_CELLS * MODEL_GENES * 4 / HELD_BLOCK_BYTES))
+        held_blocks = held_block_count(MODEL_CELLS * MODEL_GENES * 4, MODEL_CELLS, cores)
         held_shares = {"workers": held, "scheduler": held_blocks * per_block}
         held_pace = max(held_shares, key=held_shares.get)
         print(f"| {workers} | {held:.2f} | {reading:.2f} | " + " | ".join(f"{s:.1f}" for s in storage)

@@ -2,7 +2,8 @@
 held in its memory.
 
 * :func:`hold_in_memory` decides whether a Dask array is held in the workers' (or this process's)
-  memory for the passes to come, and says why;
+  memory for the passes to come, and says why; :func:`held_row_blocks` cuts it into the blocks
+  it is held in;
 * :func:`local_cluster` starts a ``LocalCluster`` whose workers run without what slows a pass
   (:data:`SLOW_WORKER_ENVIRONMENT`);
 * :func:`connect_scheduler` connects to a running scheduler, or says within a timeout why not;
@@ -25,8 +26,8 @@ from .kinds import RowBlocks, local_threads
 from .threads import one_blas_thread
 
 __all__ = ["HELD_BLOCK_BYTES", "HELD_BLOCKS_PER_THREAD", "PERSIST_SHARE", "SLOW_WORKER_ENVIRONMENT", "TREE_FAN_IN",
-           "WHOLE_CHUNKS_PER_BLOCK", "connect_scheduler", "hold_in_memory", "held_row_blocks", "local_cluster",
-           "pass_over_blocks", "worker_environment"]
+           "WHOLE_CHUNKS_PER_BLOCK", "connect_scheduler", "hold_in_memory", "held_block_count", "held_row_blocks",
+           "local_cluster", "pass_over_blocks", "worker_environment"]
 
 #: On a ``dask.distributed`` cluster the data are held in the workers' memory by default when they
 #: take at most this share of it: a worker starts spilling to disk at 60% of its memory limit
@@ -95,19 +96,19 @@ def hold_in_memory(blocks: RowBlocks, persist: bool | None = None) -> tuple[RowB
         return blocks, f"Read from their source at every pass ({size}; persist=False)."
     else:
         reason = f"{size}; persist=True"
-    threads = sum(client.nthreads().values()) if client is not None else local_threads()
-    array = held_row_blocks(array, threads)
     if client is not None:
-        held = _spread_over_workers(client, array)
+        nthreads = client.nthreads()
+        held = _spread_over_workers(client, held_row_blocks(array, sum(nthreads.values())), nthreads)
         where = "the workers' memory"
     else:
-        held = array.persist()
+        held = held_row_blocks(array, local_threads()).persist()
         where = "this process's memory"
     return RowBlocks(array=held), f"Held in {where} for every pass, in {held.numblocks[0]} row blocks ({reason})."
 
 
-def _spread_over_workers(client, array):
-    """``array`` held in the workers' memory, its row blocks dealt to the worker threads in turn.
+def _spread_over_workers(client, array, nthreads):
+    """``array`` held in the workers' memory, its row blocks dealt to the worker threads in turn
+    (``nthreads``: each worker's address and threads, ``client.nthreads()``).
 
     Persisted whole, the blocks land where the scheduler ran their reads: 3 of 4 on one of two
     workers, whose passes then took 3 blocks' time where 2 would do. On several workers each
@@ -117,7 +118,6 @@ def _spread_over_workers(client, array):
     import dask.array as da
     from distributed import wait
 
-    nthreads = client.nthreads()
     if len(nthreads) == 1:
         held = client.persist(array)
     else:
@@ -127,6 +127,13 @@ def _spread_over_workers(client, array):
         held = client.persist(da.concatenate(pieces, axis=0))
     wait(held)
     return held
+
+
+def held_block_count(n_bytes: int, n_rows: int, threads: int) -> int:
+    """How many row blocks data of ``n_bytes`` in ``n_rows`` rows are held in on ``threads`` worker
+    threads: :data:`HELD_BLOCKS_PER_THREAD` per thread, more where a block would exceed
+    :data:`HELD_BLOCK_BYTES`, never more than the rows."""
+    return min(int(n_rows), max(threads * HELD_BLOCKS_PER_THREAD, -(-int(n_bytes) // HELD_BLOCK_BYTES)))
 
 
 def held_row_blocks(array, threads: int):
@@ -140,8 +147,7 @@ def held_row_blocks(array, threads: int):
     if sparse.issparse(getattr(array, "_meta", None)):
         return array
     n_rows, sizes = array.shape[0], array.chunks[0]
-    n_blocks = max(threads * HELD_BLOCKS_PER_THREAD, -(-int(array.nbytes) // HELD_BLOCK_BYTES))
-    n_blocks = min(n_blocks, n_rows)
+    n_blocks = held_block_count(array.nbytes, n_rows, threads)
     if len(sizes) >= WHOLE_CHUNKS_PER_BLOCK * n_blocks:
         ends = np.cumsum(sizes)
         shares = n_rows * np.arange(1, n_blocks) / n_blocks
