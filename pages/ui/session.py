@@ -36,11 +36,9 @@ def leave_a_core() -> None:
     step against 0.03 (docs/deployment.md).
     """
     global _threads_left
-    if _threads_left:
-        return
-    with _THREADS_SET:
+    with _THREADS_SET:  # uncontended after the first run: a lock taken and given back
         if _threads_left:
-            return  # set by the run that held the lock
+            return
         try:
             if not any(name in os.environ for name in _THREAD_VARIABLES):
                 from threadpoolctl import threadpool_limits
