@@ -160,6 +160,19 @@ def _leading_eigvec(problem, Pt, beta0, solver, eig_tol, power_steps):
     return beta, problem.operator_matvec(Pt, beta), None
 
 
+def certify(problem, alpha, Q, fixed_Q):
+    """The numbers of the iterate ``(alpha, Q)`` recomputed by products with the data, as the
+    alternation computes them: ``(objective, eigenvalue, alpha_residual, Q_residual, Pt)`` with
+    ``Q`` orthonormal. What decides ``converged`` for a run that did not compute them this way."""
+    features = problem.features
+    Pt = features.transposed_times(Q)
+    beta = problem.to_beta(alpha)
+    eigenvalue, alpha_residual = eigen_residual(beta, problem.operator_matvec(Pt, beta))
+    Z = features.times((Pt * alpha).T)
+    Q_residual = 0.0 if fixed_Q else subspace_residual(Q, Z)
+    return problem.objective(alpha, Z), eigenvalue, alpha_residual, Q_residual, Pt
+
+
 def _class_subspace(labels, q):
     """Orthonormal basis of the centred class-indicator matrix: the supervised Q (c - 1 columns)."""
     classes, codes = np.unique(labels, return_inverse=True)
@@ -173,7 +186,7 @@ def _class_subspace(labels, q):
 
 # ---------------------------------------------------------------------------- the iteration
 def _run(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_steps, progress, alpha0=None,
-         Pt0=None):
+         Pt0=None, trace=None):
     """One start of the alternation of [WS03] Definition 2 from ``Q0``.
 
     Each iteration makes the pair ``(alpha, Q)``: alpha the leading eigenvector of ``C(Q)`` (steps
@@ -182,16 +195,19 @@ def _run(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_
     when both residuals (:func:`eigen_residual`, :func:`subspace_residual`) are at most ``tol``
     (alpha's alone with Q fixed, the supervised mode) and returns that pair, its objective
     ``alpha^T C(Q) alpha`` and eigenvalue. Q moves on (step 5) only when another iteration follows.
-    ``Pt0``, if given, is ``(M Q0)^T`` already computed (the start's last pass gives it).
+    ``Pt0``, if given, is ``(M Q0)^T`` already computed (the start's last pass gives it). ``trace``,
+    if given, holds the iterations before this one (an accelerated run that did not settle goes on
+    here from its last iterate): the count goes on from there, to ``max_iter`` in all.
     """
     if solver == "power" and method == "power" and not fixed_Q and power_steps == 1:
-        return _run_simultaneous(problem, Q0, max_iter=max_iter, tol=tol, progress=progress, alpha0=alpha0, Pt0=Pt0)
+        return _run_simultaneous(problem, Q0, max_iter=max_iter, tol=tol, progress=progress, alpha0=alpha0, Pt0=Pt0,
+                                 trace=trace)
     features = problem.features
     Q = Q0
     Pt = features.transposed_times(Q) if Pt0 is None else Pt0  # k x n, rows p_l = M q_l
     beta, alpha = _start_weights(problem, alpha0)
-    trace = IterationTrace()
-    for n_iter in range(1, max_iter + 1):
+    trace = IterationTrace() if trace is None else trace
+    for n_iter in range(trace.n_iter + 1, max_iter + 1):
         # Steps 1-2: alpha = leading eigenvector of C(Q) (G(Q) or its side-information form).
         beta, image, failure = _leading_eigvec(problem, Pt, beta, solver, eig_tol, power_steps)
         eigenvalue, alpha_residual = eigen_residual(beta, image)
@@ -221,7 +237,7 @@ def _run(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_
 _P_REFRESH = 10
 
 
-def _run_simultaneous(problem, Q0, *, max_iter, tol, progress, alpha0=None, Pt0=None):
+def _run_simultaneous(problem, Q0, *, max_iter, tol, progress, alpha0=None, Pt0=None, trace=None):
     """Power-embedded Q-alpha with one power step on alpha, two passes over the data per iteration.
 
     Alpha and Q are updated from the same iterate: with ``T = M^T (alpha o P) = A_alpha Q`` and
@@ -237,8 +253,8 @@ def _run_simultaneous(problem, Q0, *, max_iter, tol, progress, alpha0=None, Pt0=
     Q = Q0
     Pt = features.transposed_times(Q) if Pt0 is None else Pt0
     beta, alpha = _start_weights(problem, alpha0)
-    trace = IterationTrace()
-    for n_iter in range(1, max_iter + 1):
+    trace = IterationTrace() if trace is None else trace
+    for n_iter in range(trace.n_iter + 1, max_iter + 1):
         # T = A_alpha Q (q x k) and U = (M T)^T (k x n): one pass over the data
         T, U = features.fused((Pt * alpha).T)
         image = np.einsum("ln,ln->n", Pt, U)  # G(Q) alpha

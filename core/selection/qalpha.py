@@ -39,6 +39,7 @@ References
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 
@@ -56,8 +57,9 @@ from ..validation import check_positive_int as _check_positive_int
 from ..validation import check_real as _check_real
 from ..validation import check_random_state
 from ..validation import require_finite as _require_finite
-from ._qalpha_iteration import (_class_subspace, _initial_Q, _pair_factor, _Problem,
-                                _resolve_solver, _run)
+from . import _qalpha_quasi_newton as quasi_newton
+from ._qalpha_iteration import (AUTO_DENSE_LIMIT, _class_subspace, _initial_Q, _pair_factor, _Problem,
+                                _resolve_solver, _run, certify)
 from .sparsity import DefaultK, SparsityGap, default_k, find_sparsity_gap
 
 __all__ = ["DEFAULT_K", "DEFAULT_LAM", "DEFAULT_MAX_ITER", "QAlphaParameters", "QAlphaResult", "SideVariances", "q_alpha", "side_variance",
@@ -209,6 +211,14 @@ class QAlphaResult:
         :data:`core.matrix.sample_vectors.GRAM_LIMIT` samples (at most
         :data:`core.selection._qalpha_iteration.START_PASSES`); 0 from the explicit Gram
         matrix, a random or a warm start.
+    evaluations : int
+        Evaluations of the criterion by the quasi-Newton ascent (``accelerate=True``), each one
+        pass over the data for ``A_alpha`` (``q^2 n`` multiply-adds) and a thin one for ``M Q``:
+        line searches make them more than :attr:`n_iter`. 0 where the alternation ran alone.
+    acceleration : str
+        "quasi-Newton (L-BFGS)" where the ascent ran (:mod:`core.selection._qalpha_quasi_newton`),
+        "" for the alternation of [WS03] Definition 2 alone (``accelerate=False``, the supervised
+        mode, or beyond :data:`core.matrix.sample_vectors.GRAM_LIMIT` samples).
     data_placement : str
         For a Dask array, where the iterations read the data and why: held in the workers' (or
         this process's) memory, or read from their source (a file, or the tasks that make them) at every pass (``persist``); "" for
@@ -236,6 +246,8 @@ class QAlphaResult:
     tol: float = np.nan
     start_passes: int = 0
     data_placement: str = ""
+    evaluations: int = 0
+    acceleration: str = ""
 
     @property
     def residual(self) -> float:
@@ -287,7 +299,8 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=DEFAULT_LAM, c
             method="power", init="uniform", n_init=1, random_state=None, max_iter=DEFAULT_MAX_ITER,
             tol=1e-6, solver="auto", eig_tol=1e-10, power_steps=1,
             progress: ProgressCallback | None = None,
-            dtype=np.float64, memory_limit: int | None = None, persist: bool | None = None) -> QAlphaResult:
+            dtype=np.float64, memory_limit: int | None = None, persist: bool | None = None,
+            accelerate: bool = True) -> QAlphaResult:
     """Select features by the Q-alpha algorithm: positive, sparse weights from spectral coherence.
 
     Maximises ``trace(Q^T A_alpha^T A_alpha Q)`` over unit ``alpha`` and orthonormal ``Q``
@@ -411,7 +424,7 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=DEFAULT_LAM, c
         k = DEFAULT_K
     prepared = _prepare(X, k, labels=labels, side=side, pairs=pairs, criterion=criterion, method=method,
                         max_iter=max_iter, tol=tol, solver=solver, eig_tol=eig_tol, power_steps=power_steps,
-                        dtype=dtype, memory_limit=memory_limit, persist=persist)
+                        dtype=dtype, memory_limit=memory_limit, persist=persist, accelerate=accelerate)
     return _solve(prepared, lam, init=init, n_init=n_init, random_state=random_state, progress=progress)
 
 
@@ -436,10 +449,11 @@ class _Prepared:
     data: object = None  # the validated data, to check a float32 run in float64
     side: object = None
     pairs: object = None
+    accelerate: bool = True
 
 
 def _prepare(X, k, *, labels, side, pairs, criterion, method, max_iter, tol, solver, eig_tol, power_steps,
-             dtype, memory_limit, persist=None) -> _Prepared:
+             dtype, memory_limit, persist=None, accelerate=True) -> _Prepared:
     """The checks of :func:`q_alpha` and everything of a run that ``lam`` does not change."""
     data = data_matrix(X, memory_limit=memory_limit, persist=persist)
     n_samples, n_features = data.shape
@@ -452,6 +466,8 @@ def _prepare(X, k, *, labels, side, pairs, criterion, method, max_iter, tol, sol
     if side is not None and pairs is not None:
         raise InputError("Give side information either as a side data set or as pairs, not both.")
     power_steps = _check_positive_int(power_steps, "power_steps")
+    if accelerate not in (True, False):
+        raise InputError(f"accelerate must be True or False; got {accelerate!r}.")
     tol = _check_real(tol, "tol", low=0.0, low_open=True)
     eig_tol = _check_real(eig_tol, "eig_tol", low=0.0)
 
@@ -492,7 +508,7 @@ def _prepare(X, k, *, labels, side, pairs, criterion, method, max_iter, tol, sol
     return _Prepared(features=features, n_features=n_features, constant=constant, criterion=criterion,
                      method=method, fixed_Q=fixed_Q, labels=labels, k=k, side_diagonal=diagonal,
                      side_diagonal_full=side_diagonal_full, pair_factor=pair_factor, dtype=dtype, data=data,
-                     side=side, pairs=pairs,
+                     side=side, pairs=pairs, accelerate=bool(accelerate),
                      settings=dict(max_iter=max_iter, tol=tol, solver=solver, eig_tol=eig_tol, power_steps=power_steps))
 
 
@@ -509,6 +525,10 @@ def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progre
     rng = check_random_state(random_state)
     n_samples = features.n_samples
 
+    accelerated = prepared.accelerate and quasi_newton.applies(problem, prepared.fixed_Q)
+    if prepared.accelerate and prepared.fixed_Q and solver == "power":
+        # Q fixed: alpha is one leading eigenvector, which power steps reach at G's slow rate
+        solver = "dense" if kept.size <= AUTO_DENSE_LIMIT else "lanczos"
     best, restart_objectives, stopped, start_passes = None, [], False, 0
     # thin products: one BLAS thread where threads cost more than they save (core.matrix.threads)
     with blas_threads_for(n_samples * kept.size * prepared.k):
@@ -518,13 +538,22 @@ def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progre
                 Q0 = _class_subspace(prepared.labels, n_samples)
             elif start == 0 and warm is not None:
                 Q0, alpha0 = warm.Q, warm.alpha[kept]
+            elif accelerated and start == 0 and init == "uniform":
+                Q0 = None  # every weight equal: the ascent needs no Q to begin
             else:
                 Q0, passes, Pt0 = _initial_Q(problem, prepared.k, init if start == 0 else "random", rng)
                 start_passes += passes
-            run = _run(problem, Q0.astype(dtype), method=prepared.method, fixed_Q=prepared.fixed_Q,
-                       max_iter=settings["max_iter"], tol=settings["tol"], solver=solver, eig_tol=settings["eig_tol"],
-                       power_steps=settings["power_steps"], progress=progress, alpha0=alpha0,
-                       Pt0=None if Pt0 is None else Pt0.astype(dtype))
+            if accelerated:
+                beta0 = _first_weights(problem, Q0, alpha0, Pt0)
+                run = quasi_newton.run_accelerated(
+                    problem, prepared.k, beta0, method=prepared.method, max_iter=settings["max_iter"],
+                    tol=settings["tol"], solver=solver, eig_tol=settings["eig_tol"],
+                    power_steps=settings["power_steps"], progress=progress)
+            else:
+                run = _run(problem, Q0.astype(dtype), method=prepared.method, fixed_Q=prepared.fixed_Q,
+                           max_iter=settings["max_iter"], tol=settings["tol"], solver=solver, eig_tol=settings["eig_tol"],
+                           power_steps=settings["power_steps"], progress=progress, alpha0=alpha0,
+                           Pt0=None if Pt0 is None else Pt0.astype(dtype))
             restart_objectives.append(run["history"][-1])
             if best is None or run["history"][-1] > best["history"][-1]:
                 best = run
@@ -540,7 +569,13 @@ def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progre
     _require_finite(alpha, "Q-alpha's weights")
     notes, converged = result_warnings(alpha, best["history"], best["converged"], best["failures"])
     notes = notes + ((precision_note,) if precision_note else ())
-    if not converged and not stopped:
+    undetermined = best.get("undetermined")
+    if undetermined is not None:
+        from sklearn.exceptions import ConvergenceWarning
+
+        notes = notes + (undetermined.message,)
+        warnings.warn(undetermined.message, ConvergenceWarning, stacklevel=4)
+    elif not converged and not stopped:
         warn_not_converged("Q-alpha", best["n_iter"], stacklevel=4,  # the caller of q_alpha, q_alpha_path or at
                            failures=best["failures"], residual=best["residuals"][-1].max(), tol=settings["tol"])
     method = prepared.method
@@ -553,7 +588,23 @@ def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progre
         side_diagonal=prepared.side_diagonal_full, restart_objectives=np.asarray(restart_objectives),
         stopped=bool(stopped), warnings=notes, residuals=best["residuals"].astype(np.float64), tol=settings["tol"],
         start_passes=start_passes, data_placement=prepared.data.placement,
+        evaluations=int(best.get("evaluations", 0)), acceleration="quasi-Newton (L-BFGS)" if accelerated else "",
     )
+
+
+def _first_weights(problem, Q0, alpha0, Pt0):
+    """Where the ascent begins, in the operator's variable ``beta``: the given weights (a warm
+    start), every ``beta`` equal (``Q0`` None: the uniform start), or, from a ``Q0`` (a random
+    start), one step of Definition 2 from equal weights, ``C(Q0) 1``."""
+    if alpha0 is not None and np.all(np.isfinite(alpha0)) and np.any(alpha0):
+        return problem.to_beta(np.asarray(alpha0, dtype=np.float64))
+    uniform = np.full(problem.n, 1.0 / np.sqrt(problem.n))
+    if Q0 is None:
+        return uniform
+    Pt = problem.features.transposed_times(Q0) if Pt0 is None else Pt0
+    image = problem.operator_matvec(Pt, uniform)
+    size = np.linalg.norm(image)
+    return image / size if size > 0 and np.all(np.isfinite(image)) else uniform
 
 
 def _checked_in_float64(prepared, lam, run):
@@ -574,10 +625,7 @@ def _checked_in_float64(prepared, lam, run):
     problem = _Problem(features, prepared.criterion, side_scale=side_scale, pair_factor=pair_factor, lam=lam)
     alpha = np.asarray(run["alpha"], dtype=np.float64)
     Q, _ = np.linalg.qr(np.asarray(run["Q"], dtype=np.float64))  # orthonormal in float64, the same span
-    Pt = features.transposed_times(Q)
-    beta = problem.to_beta(alpha)
-    eigenvalue, alpha_residual = eigen_residual(beta, problem.operator_matvec(Pt, beta))
-    Q_residual = 0.0 if prepared.fixed_Q else subspace_residual(Q, features.times((Pt * alpha).T))
+    _, eigenvalue, alpha_residual, Q_residual, _ = certify(problem, alpha, Q, prepared.fixed_Q)
     # alpha^T C alpha at the unit beta is the objective of every variant
     return checked_in_float64(run, residuals=(alpha_residual, Q_residual), eigenvalue=eigenvalue, objective=eigenvalue,
                               Q=Q, tol=tol, dtype=prepared.dtype, against="against the data")
