@@ -18,7 +18,6 @@ from scipy.sparse.linalg import LinearOperator
 
 from ._spectral import IterationTrace, eigen_residual, leading_lanczos, orient, subspace_residual
 from ..errors import InputError
-from ..progress import report
 from ..matrix import dense_matrix
 from ..matrix.sample_vectors import krylov_sample_vectors, leading_sample_vectors
 

@@ -41,7 +41,7 @@ import numpy as np
 from scipy import linalg, optimize
 from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
-from ..matrix.sample_vectors import GRAM_LIMIT
+from ..matrix import sample_vectors
 from ..matrix.threads import one_blas_thread
 from ._qalpha_iteration import _run, certify
 from ._spectral import IterationTrace, eigen_residual
@@ -52,19 +52,23 @@ from ._spectral import IterationTrace, eigen_residual
 DENSE_EIGEN_LIMIT = 800
 
 #: Corrections L-BFGS keeps. On planted 100 x 200,000 data (k = 2) memories of 5, 10, 20 and 40
-#: took 76, 75, 80 and 87 iterations; on 100 x 20,000, 33-34 for all (2-core AMD EPYC).
-MEMORY = 10
+#: took 76, 75, 80 and 87 iterations; on 100 x 20,000, 33-34 for all; on five bundled sets at
+#: k = 2, 5, 8, 5 and 10 the same but for one iteration (2-core AMD EPYC). SciPy keeps about
+#: 28 float64 values per feature at 5 and 38 at 10.
+MEMORY = 5
 
-#: ``|lambda_k| - |lambda_{k+1}|`` below this multiple of ``eps |lambda_1|``, for this many
-#: evaluations in a row, is "equal to working precision": ``Q`` is not determined.
+#: ``|lambda_k| - |lambda_{k+1}|`` at most this multiple of ``eps |lambda_1|`` is "equal to
+#: working precision": ``Q`` is not determined. The ascent stops when it has been so for
+#: UNDETERMINED_AFTER evaluations in a row without the residuals passing.
 UNDETERMINED_GAP_EPS = 1e3
-UNDETERMINED_AFTER = 3
+UNDETERMINED_AFTER = 10
 
 
 @dataclass(frozen=True)
 class Undetermined:
     """``|lambda_k| = |lambda_{k+1}|`` of ``A_alpha`` to working precision: Q is not determined.
-    ``determined`` are the nearest numbers of clusters whose last eigenvalue stands apart."""
+    ``lambda_k`` and ``lambda_next`` are the two magnitudes; ``determined`` the nearest numbers of
+    clusters below and above ``k`` whose last eigenvalue stands apart from the next."""
 
     k: int
     lambda_k: float
@@ -76,17 +80,23 @@ class Undetermined:
         others = " or ".join(f"k = {j}" for j in self.determined)
         advice = f" The eigenvalues of A_alpha separate at {others}: use that k." if others else ""
         return (f"A_alpha's eigenvalues {self.k} and {self.k + 1} are equal to working precision "
-                f"({self.lambda_k:.12g} and {self.lambda_next:.12g}), so its {self.k} leading "
-                f"eigenvectors (Q) are not determined, and neither is Q-alpha's fixed point at k = {self.k}."
-                + advice)
+                f"(magnitudes {self.lambda_k:.12g} and {self.lambda_next:.12g}), so Q, its {self.k} leading "
+                f"eigenvectors, is not determined at k = {self.k}: its last column is one arbitrary choice "
+                "among directions of equal eigenvalue, and the fixed point with it." + advice)
 
 
-def _leading_pairs(A, count, previous):
+def _leading_pairs(A, count, previous, positive):
     """The ``count`` eigenpairs of the symmetric ``A`` of largest magnitude, largest first, and
-    ``|lambda|`` of all (dense) or of those found (ARPACK), for the gap diagnosis."""
+    the magnitudes of those found (at least ``count + 1`` where ``A`` has them), for the gap
+    diagnosis. ``positive``: ``A`` is positive semi-definite (every weight non-negative)."""
     q = A.shape[0]
     if q <= DENSE_EIGEN_LIMIT:
-        values, vectors = linalg.eigh(A)
+        if positive and count < q:
+            # positive semi-definite: the largest are the leading, and LAPACK finds only those
+            # (55 x 55: 126 us against 561 for all)
+            values, vectors = linalg.eigh(A, subset_by_index=[q - count - 1, q - 1])
+        else:
+            values, vectors = linalg.eigh(A)
         order = np.argsort(-np.abs(values), kind="stable")
         return values[order[:count]], vectors[:, order[:count]], np.abs(values[order])
     wanted = min(count + 1, q - 1)
@@ -107,7 +117,7 @@ class _Evaluation:
         self.key = None
         self.count = 0
         self.low_gap_run = 0
-        self.undetermined = None
+        self.gap = None
         self.vectors = None
 
     def at(self, x):
@@ -123,7 +133,7 @@ class _Evaluation:
         A = features.weighted_gram(alpha)
         previous = self.vectors[:, 0] if self.vectors is not None else None
         with one_blas_thread():  # a q x q decomposition: threads cost more than they save
-            values, vectors, magnitudes = _leading_pairs(A, k, previous)
+            values, vectors, magnitudes = _leading_pairs(A, k, previous, bool(np.all(alpha >= 0)))
         Pt = features.transposed_times(vectors)  # rows p_l = M q_l
         g_alpha = np.einsum("l,ln,ln->n", values, Pt, Pt)  # G(Q) alpha, Q exact
         if problem.criterion == "gap":
@@ -143,20 +153,22 @@ class _Evaluation:
         return self
 
     def _note_gap(self, magnitudes):
+        """Whether ``|lambda_k| = |lambda_{k+1}|`` to working precision at this point (``self.gap``,
+        an :class:`Undetermined` or None), and for how many evaluations in a row."""
         k = self.k
+        self.gap = None
         if magnitudes.size <= k or magnitudes[0] == 0:
+            self.low_gap_run = 0
             return
         resolution = UNDETERMINED_GAP_EPS * np.finfo(np.float64).eps * magnitudes[0]
         if magnitudes[k - 1] - magnitudes[k] > resolution:
             self.low_gap_run = 0
             return
         self.low_gap_run += 1
-        if self.low_gap_run >= UNDETERMINED_AFTER:
-            gaps = magnitudes[:-1] - magnitudes[1:]
-            below = [j for j in range(k - 1, 0, -1) if gaps[j - 1] > resolution][:1]
-            above = [j for j in range(k + 1, magnitudes.size) if gaps[j - 1] > resolution][:1]
-            signed = np.sort(magnitudes)[::-1]
-            self.undetermined = Undetermined(k, float(signed[k - 1]), float(signed[k]), tuple(below + above))
+        separated = magnitudes[:-1] - magnitudes[1:] > resolution  # separated[j - 1]: k = j is determined
+        below = [j for j in range(k - 1, 0, -1) if separated[j - 1]][:1]
+        above = [j for j in range(k + 1, magnitudes.size) if separated[j - 1]][:1]
+        self.gap = Undetermined(k, float(magnitudes[k - 1]), float(magnitudes[k]), tuple(below + above))
 
     def objective(self, x):
         return -self.at(x).theta
@@ -177,7 +189,7 @@ def _eigen_residual_of_block(A, vectors, values):
 
 def applies(problem, fixed_Q) -> bool:
     """Whether the ascent serves this problem: Q not fixed, and ``A_alpha`` small enough to form."""
-    return not fixed_Q and problem.features.n_samples <= GRAM_LIMIT
+    return not fixed_Q and problem.features.n_samples <= sample_vectors.GRAM_LIMIT
 
 
 def ascend(problem, k, x0, *, max_iter, tol, trace, progress):
@@ -188,7 +200,9 @@ def ascend(problem, k, x0, *, max_iter, tol, trace, progress):
 
     Returns ``(alpha, Q, Pt, evaluations, undetermined)``: the last accepted iterate (alpha oriented,
     unit norm), its ``Q`` and ``(M Q)^T``, the number of evaluations (each a pass for ``A_alpha``
-    and a thin one for ``P``), and an :class:`Undetermined` or None.
+    and a thin one for ``P``), and an :class:`Undetermined` where the last iterate's ``Q`` is not
+    determined (the ascent stops once that has held for :data:`UNDETERMINED_AFTER` evaluations
+    in a row without the residuals passing), else None.
     """
     evaluation = _Evaluation(problem, k)
     state = {"ended": False}
@@ -197,7 +211,7 @@ def ascend(problem, k, x0, *, max_iter, tol, trace, progress):
         e = evaluation.at(intermediate_result.x)
         ended = trace.record(trace.n_iter + 1, e.theta, e.theta, e.alpha_residual, e.Q_residual, tol, None,
                              progress, max_iter)
-        if ended or evaluation.undetermined is not None:
+        if ended or evaluation.low_gap_run >= UNDETERMINED_AFTER:
             state["ended"] = True
             raise StopIteration
 
@@ -208,20 +222,24 @@ def ascend(problem, k, x0, *, max_iter, tol, trace, progress):
                                options=dict(maxiter=remaining, maxfun=4 * remaining + 20, maxcor=MEMORY,
                                             ftol=0.0, gtol=0.0, maxls=40))
     e = evaluation.at(result.x)
+    undetermined = e.gap
     if trace.n_iter == 0:  # ended before its first iteration (nothing to improve at x0)
         trace.record(1, e.theta, e.theta, e.alpha_residual, e.Q_residual, tol, None, progress, max_iter)
     alpha = problem.to_alpha(e.beta)
-    return alpha, e.vectors, e.Pt, evaluation.count, evaluation.undetermined
+    return alpha, e.vectors, e.Pt, evaluation.count, undetermined
 
 
-def run_accelerated(problem, k, beta0, *, method, max_iter, tol, solver, eig_tol, power_steps, progress):
+def run_accelerated(problem, k, beta0, *, method, max_iter, tol, solver, eig_tol, power_steps, progress, trace=None):
     """One start of Q-alpha by the ascent (:func:`ascend`) from ``beta0``, certified by products
     with the data (:func:`core.selection._qalpha_iteration.certify`). Where the certified residuals
     do not pass (the line search stopped short of ``tol``, rounding in ``A_alpha``), the
     alternation of Definition 2 goes on from the last iterate, to ``max_iter`` iterations in all.
-    Returns the run's record (as :func:`core.selection._qalpha_iteration._run`) with
-    ``evaluations`` and ``undetermined``."""
-    trace = IterationTrace()
+    Where ``Q`` is not determined (:class:`Undetermined`) and the residuals did not pass, the run
+    ends there, unconverged, rather than run the alternation to ``max_iter``: no iteration can
+    settle what the problem leaves open. Returns the run's record (as
+    :func:`core.selection._qalpha_iteration._run`) with ``evaluations`` and ``undetermined``.
+    ``trace``, if given, holds iterations before this one, which count towards ``max_iter``."""
+    trace = IterationTrace() if trace is None else trace
     alpha, Q, Pt, evaluations, undetermined = ascend(problem, k, beta0, max_iter=max_iter, tol=tol, trace=trace,
                                                      progress=progress)
     objective, eigenvalue, alpha_residual, Q_residual, Pt = certify(problem, alpha, Q, fixed_Q=False)

@@ -135,6 +135,17 @@ class IterationTrace:
             self.stopped = True
         return settled or self.stopped or n_iter == max_iter
 
+    @classmethod
+    def resumed(cls, run):
+        """A trace that goes on from a run's record (its iterations count on)."""
+        trace = cls()
+        trace.history = list(run["history"])
+        trace.residuals = [tuple(row) for row in run["residuals"]]
+        trace.failures = list(run["failures"])
+        trace.n_iter, trace.eigenvalue = run["n_iter"], run["eigenvalue"]
+        trace.converged = run["converged"]
+        return trace
+
     def revise(self, objective, eigenvalue, alpha_residual, Q_residual, tol):
         """Replace the last iterate's numbers by those recomputed another way (the certification of
         an accelerated run by products with the data); True when they pass ``tol``."""

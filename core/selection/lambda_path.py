@@ -114,7 +114,7 @@ def _check_lam(lam) -> float:
 def q_alpha_path(X, k=None, *, side=None, pairs=None, labels=None, lams=None, criterion="sum", method="power",
                  init="uniform", random_state=None, max_iter=DEFAULT_MAX_ITER, tol=1e-6, solver="auto", eig_tol=1e-10,
                  power_steps=1, progress: ProgressCallback | None = None, dtype=np.float64,
-                 memory_limit: int | None = None, persist: bool | None = None) -> QAlphaPath:
+                 memory_limit: int | None = None, persist: bool | None = None, accelerate: bool = True) -> QAlphaPath:
     """Q-alpha with side information at every ``lam`` of a grid, warm-started along it.
 
     The data are normalised and the side variances ``D`` (or the pairs' factor) computed once;
@@ -127,7 +127,7 @@ def q_alpha_path(X, k=None, *, side=None, pairs=None, labels=None, lams=None, cr
     Parameters
     ----------
     X, k, side, pairs, labels, criterion, method, init, random_state, max_iter, tol, solver,
-    eig_tol, power_steps, dtype, memory_limit, persist
+    eig_tol, power_steps, dtype, memory_limit, persist, accelerate
         As for :func:`~core.selection.qalpha.q_alpha`; ``side`` or ``pairs`` is required (without
         side information ``lam`` changes nothing).
     lams : array_like of float, optional
@@ -158,7 +158,8 @@ def q_alpha_path(X, k=None, *, side=None, pairs=None, labels=None, lams=None, cr
     start = time.perf_counter()
     prepared = _prepare(X, k, labels=labels, side=side, pairs=pairs, criterion=criterion,
                         method=method, max_iter=max_iter, tol=tol, solver=solver, eig_tol=eig_tol,
-                        power_steps=power_steps, dtype=dtype, memory_limit=memory_limit, persist=persist)
+                        power_steps=power_steps, dtype=dtype, memory_limit=memory_limit, persist=persist,
+                        accelerate=accelerate)
     options = dict(init=init, random_state=random_state)
     results, previous, stopped = [], None, False
     for done, lam in enumerate(grid[::-1], start=1):

@@ -45,8 +45,8 @@ from functools import cached_property
 
 import numpy as np
 
-from ._spectral import (check_clusters, check_settings, checked_in_float64, eigen_residual, result_warnings,
-                        side_scaling, subspace_residual)
+from ._spectral import (IterationTrace, check_clusters, check_settings, checked_in_float64, result_warnings,
+                        side_scaling)
 from ..errors import InputError
 from ..progress import ProgressCallback, warn_not_converged
 from ..matrix import data_matrix
@@ -564,6 +564,8 @@ def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progre
     precision_note = None
     if best["converged"] and np.dtype(dtype) != np.float64:
         best, precision_note = _checked_in_float64(prepared, lam, best)
+        if precision_note is not None and best["n_iter"] < settings["max_iter"]:
+            best, precision_note = _continued_in_float64(prepared, lam, best, accelerated, solver, progress)
     alpha = np.zeros(prepared.n_features)
     alpha[kept] = best["alpha"]
     _require_finite(alpha, "Q-alpha's weights")
@@ -607,12 +609,10 @@ def _first_weights(problem, Q0, alpha0, Pt0):
     return image / size if size > 0 and np.all(np.isfinite(image)) else uniform
 
 
-def _checked_in_float64(prepared, lam, run):
-    """A run made in a lower precision whose residuals passed, checked against the data in float64:
-    its residuals, eigenvalue and objective recomputed with float64 products on the data as given
-    (no normalised copy, but for the gap criterion). Where they exceed ``tol`` the run is not
-    converged: the precision limits how far it can go. Returns the run and a note (or None)."""
-    data, tol = prepared.data, prepared.settings["tol"]
+def _float64_problem(prepared, lam):
+    """The run's eigenproblem over the data in float64: products on the data as given (no
+    normalised copy, but for the gap criterion), for a run made in a lower precision."""
+    data = prepared.data
     features = data.normalised(stored=True) if prepared.criterion == "gap" else data.exact_normalised()
     if not np.array_equal(features.kept, prepared.features.kept):
         features = data.normalised(stored=True)
@@ -622,13 +622,45 @@ def _checked_in_float64(prepared, lam, run):
                     side_variance(prepared.side, features.kept, features.scale, *data.shape))
         side_scale = side_scaling(diagonal, lam)
     pair_factor = None if prepared.pairs is None else _pair_factor(prepared.pairs, data.shape, features)
-    problem = _Problem(features, prepared.criterion, side_scale=side_scale, pair_factor=pair_factor, lam=lam)
+    return _Problem(features, prepared.criterion, side_scale=side_scale, pair_factor=pair_factor, lam=lam)
+
+
+def _checked_in_float64(prepared, lam, run):
+    """A run made in a lower precision whose residuals passed, checked against the data in float64:
+    its residuals, eigenvalue and objective recomputed by :func:`_float64_problem`'s products.
+    Where they exceed ``tol`` the run is not converged there. Returns the run and a note (or None)."""
+    problem, tol = _float64_problem(prepared, lam), prepared.settings["tol"]
     alpha = np.asarray(run["alpha"], dtype=np.float64)
     Q, _ = np.linalg.qr(np.asarray(run["Q"], dtype=np.float64))  # orthonormal in float64, the same span
     _, eigenvalue, alpha_residual, Q_residual, _ = certify(problem, alpha, Q, prepared.fixed_Q)
     # alpha^T C alpha at the unit beta is the objective of every variant
     return checked_in_float64(run, residuals=(alpha_residual, Q_residual), eigenvalue=eigenvalue, objective=eigenvalue,
                               Q=Q, tol=tol, dtype=prepared.dtype, against="against the data")
+
+
+def _continued_in_float64(prepared, lam, run, accelerated, solver, progress):
+    """A lower-precision run whose residuals passed there but not in float64 goes on in float64
+    from its last iterate, to ``max_iter`` iterations in all: the precision, not the problem,
+    stopped it. Returns the run and a note that says what happened."""
+    settings, k = prepared.settings, prepared.k
+    problem = _float64_problem(prepared, lam)
+    alpha = np.asarray(run["alpha"], dtype=np.float64)
+    Q = np.asarray(run["Q"], dtype=np.float64)
+    trace = IterationTrace.resumed(run)
+    common = dict(method=prepared.method, max_iter=settings["max_iter"], tol=settings["tol"], solver=solver,
+                  eig_tol=settings["eig_tol"], power_steps=settings["power_steps"], progress=progress, trace=trace)
+    if accelerated:
+        continued = quasi_newton.run_accelerated(problem, k, problem.to_beta(alpha), **common)
+    else:
+        continued = _run(problem, Q, fixed_Q=prepared.fixed_Q, alpha0=alpha, **common)
+    residual = float(np.max(run["residuals"][-1]))
+    outcome = (f"converged after {continued['n_iter'] - run['n_iter']} more iteration(s)" if continued["converged"]
+               else f"did not converge in {continued['n_iter'] - run['n_iter']} more iteration(s)")
+    note = (f"In {np.dtype(prepared.dtype).name} the residuals fell below tol = {settings['tol']:g} after "
+            f"{run['n_iter']} iteration(s), but against the data in float64 they were {residual:.1e}: the run went "
+            f"on in float64 and {outcome}.")
+    return dict(continued, evaluations=run.get("evaluations", 0) + continued.get("evaluations", 0),
+                undetermined=continued.get("undetermined")), note
 
 
 @dataclass(frozen=True)

@@ -252,9 +252,12 @@ def test_supervised_power_steps_reach_the_leading_eigenvector(with_side):
     X, labels, side = wine.X, wine.labels, None
     if with_side:
         X, labels, side = wine.X[wine.labels != 2], wine.labels[wine.labels != 2], wine.X[wine.labels == 2]
-    power = q_alpha(X, labels=labels, side=side, lam=0.5, solver="power", tol=1e-10, max_iter=5000)
+    power = q_alpha(X, labels=labels, side=side, lam=0.5, solver="power", tol=1e-10, max_iter=5000, accelerate=False)
     exact = q_alpha(X, labels=labels, side=side, lam=0.5, solver="dense")
     assert power.converged and power.n_iter > 1 and exact.n_iter == 1
+    # accelerated (the default), a request for power steps with Q fixed is one exact solve
+    asked = q_alpha(X, labels=labels, side=side, lam=0.5, solver="power", tol=1e-10)
+    assert asked.solver == "dense" and asked.n_iter == 1 and np.allclose(asked.alpha, exact.alpha, atol=1e-12)
     assert abs(power.alpha @ exact.alpha) / (np.linalg.norm(power.alpha) * np.linalg.norm(exact.alpha)) > 1 - 1e-12
     assert np.isclose(power.objective, exact.objective, rtol=1e-10)
     assert np.array_equal(power.ranking[:5], exact.ranking[:5])
@@ -466,22 +469,24 @@ def test_parameters_type_runs_q_alpha_and_keys_equal_settings_alike():
         supervised.run(data.X)
 
 
-def test_a_run_whose_objective_stopped_being_finite_is_not_reported_converged(monkeypatch):
+@pytest.mark.parametrize("accelerate", [True, False])
+def test_a_run_whose_objective_stopped_being_finite_is_not_reported_converged(monkeypatch, accelerate):
     """The solver's own flag is not the last word: a history that stopped being finite makes the
     result say not converged, with a note and a ConvergenceWarning (q_alpha used to report the
     solver's converged=True here)."""
     import core.selection.qalpha as qalpha_module
     from sklearn.exceptions import ConvergenceWarning
 
-    real_run = qalpha_module._run
+    owner, name = (qalpha_module.quasi_newton, "run_accelerated") if accelerate else (qalpha_module, "_run")
+    real_run = getattr(owner, name)
 
     def diverging(*args, **kwargs):
         run = real_run(*args, **kwargs)
         return dict(run, history=np.append(run["history"], np.inf), converged=True)
 
-    monkeypatch.setattr(qalpha_module, "_run", diverging)
+    monkeypatch.setattr(owner, name, diverging)
     with pytest.warns(ConvergenceWarning, match="did not converge"):
-        result = q_alpha(weston_linear(60, random_state=0).X, 2)
+        result = q_alpha(weston_linear(60, random_state=0).X, 2, accelerate=accelerate)
     assert not result.converged and any("stopped being finite" in note for note in result.warnings)
 
 
