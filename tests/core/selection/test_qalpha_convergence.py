@@ -142,10 +142,10 @@ def test_float32_convergence_is_checked_against_the_data_in_float64():
     X, side, _ = problem(5)
     loose = q_alpha(X, 2, side=side, lam=0.5, dtype=np.float32, tol=1e-5)
     assert loose.converged and max(dense_truth(X, loose, side=side, lam=0.5)[:2]) <= 1e-5
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        tight = q_alpha(X, 2, side=side, lam=0.5, dtype=np.float32, tol=1e-12, max_iter=300)
-    assert not tight.converged
+    # at 1e-12 the float32 data's rounding shows: the check in float64 fails, and the run goes on in float64
+    tight = q_alpha(X, 2, side=side, lam=0.5, dtype=np.float32, tol=1e-12, max_iter=300)
+    assert any("went on in float64" in note for note in tight.warnings)
+    assert tight.converged and max(dense_truth(X, tight, side=side, lam=0.5)[:2]) <= 1e-12
 
 
 def test_above_the_gram_limit_the_uniform_start_is_deterministic_without_a_seed(monkeypatch):

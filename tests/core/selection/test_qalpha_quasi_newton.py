@@ -1,0 +1,176 @@
+"""Q-alpha's quasi-Newton ascent over alpha (issue 75): its gradient against finite differences of
+the criterion computed from the explicit matrices, its fixed point against the alternation's run
+to 1e-12, the same answer whatever the container, and what it says where Q is not determined."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy import linalg, sparse
+from sklearn.exceptions import ConvergenceWarning
+
+from core.data.generators import random_matrix
+from core.errors import InputError
+from core.matrix import data_matrix
+from core.selection import _qalpha_quasi_newton as quasi_newton
+from core.selection._qalpha_iteration import _pair_factor, _Problem
+from core.selection.qalpha import pairs_from_labels, q_alpha
+from core.selection._spectral import side_scaling
+
+from tests.core.selection.test_qalpha_convergence import dense_truth, problem
+
+PAIRS = np.array([[0, 1], [2, 9], [5, 30], [7, 33]])
+
+
+def criterion_by_hand(X, beta, k, *, side=None, pairs=None, lam=0.0, criterion="sum"):
+    """``theta(beta)`` from its definition, for a unit ``beta``: the sum (or gap) of the squared
+    eigenvalues of the explicit ``A_alpha``, over the side quotient's denominator, minus the
+    pairs' term."""
+    centred = X - X.mean(axis=0)
+    Mt = centred / np.linalg.norm(centred, axis=0)
+    alpha = beta
+    if side is not None:
+        D = X.shape[0] * (side / np.linalg.norm(centred, axis=0)).var(axis=0)
+        alpha = beta / np.sqrt(D + lam)
+    values = linalg.eigvalsh((Mt * alpha) @ Mt.T)
+    squares = np.sort(values ** 2)[::-1]
+    theta = squares[:k].sum() if criterion == "sum" else squares[:k].sum() - squares[k:].sum()
+    if pairs is not None:
+        W = (Mt[pairs[:, 0]] * Mt[pairs[:, 1]]).T
+        theta -= lam * np.sum((W.T @ beta) ** 2)
+    return theta
+
+
+@pytest.mark.parametrize("variant", ["plain", "side", "pairs", "gap"])
+def test_the_gradient_is_that_of_the_criterion_computed_from_its_definition(variant):
+    X, side, _ = problem(7)
+    k, lam = 3, 0.3
+    features = data_matrix(X).normalised()
+    options = {}
+    side_scale = pair_factor = None
+    if variant == "side":
+        D = X.shape[0] * (side / np.linalg.norm(X - X.mean(axis=0), axis=0)).var(axis=0)
+        side_scale, options = side_scaling(D, lam), dict(side=side, lam=lam)
+    elif variant == "pairs":
+        pair_factor, options = _pair_factor(PAIRS, X.shape, features), dict(pairs=PAIRS, lam=lam)
+    criterion = "gap" if variant == "gap" else "sum"
+    problem_ = _Problem(features, criterion, side_scale=side_scale, pair_factor=pair_factor, lam=lam)
+    evaluation = quasi_newton._Evaluation(problem_, k)
+    rng = np.random.default_rng(1)
+    x = np.abs(rng.standard_normal(features.n_kept)) + 0.1
+    direction = rng.standard_normal(features.n_kept)
+
+    def theta(point):
+        return criterion_by_hand(X, point / np.linalg.norm(point), k, criterion=criterion, **options)
+
+    step = 1e-5
+    finite = (theta(x + step * direction) - theta(x - step * direction)) / (2 * step)
+    assert -evaluation.gradient(x) @ direction == pytest.approx(finite, rel=1e-6, abs=1e-9)
+    assert -evaluation.objective(x) == pytest.approx(theta(x), rel=1e-12)
+
+
+@pytest.mark.parametrize("variant", ["plain", "side", "pairs", "gap", "random start", "basic"])
+def test_the_ascent_reaches_the_alternations_fixed_point(variant):
+    """At tol 1e-10 the ascent ends within 1e-8 of where the alternation ends at 1e-12, and its
+    residuals recomputed from the explicit matrices pass. (On this small, well-separated problem
+    the alternation is quick too: the speed is the next test's.)"""
+    X, side, labels = problem(11)
+    options = dict(k=3)
+    truth = {}
+    if variant == "side":
+        options.update(side=side, lam=0.2)
+        truth = dict(side=side, lam=0.2)
+    elif variant == "pairs":
+        pairs = pairs_from_labels(labels, 15, random_state=0)
+        options.update(pairs=pairs, lam=0.5)
+        truth = dict(pairs=pairs, lam=0.5)
+    elif variant == "gap":
+        options.update(criterion="gap")
+        truth = dict(criterion="gap")
+    elif variant == "random start":
+        options.update(init="random", random_state=3)
+    elif variant == "basic":
+        options.update(method="basic")
+    ascent = q_alpha(X, tol=1e-10, **options)
+    alternation = q_alpha(X, tol=1e-12, max_iter=50_000, accelerate=False, **options)
+    assert ascent.acceleration and ascent.converged and alternation.converged
+    assert np.abs(ascent.alpha - alternation.alpha).max() <= 1e-8
+    assert ascent.objective == pytest.approx(alternation.objective, rel=1e-12)
+    assert ascent.evaluations > 0
+    assert max(dense_truth(X, ascent, **truth)[:2]) <= 1e-10
+
+
+def test_many_features_few_planted_converge_in_tens_of_iterations():
+    """The problems the project exists for: the alternation's linear rate took 945 iterations on
+    100 x 20,000 (k = 2, 200 planted); the ascent takes tens, to the same top features."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((100, 5_000))
+    planted = rng.choice(5_000, 50, replace=False)
+    X[50:, planted] += 1.0
+    result = q_alpha(X, 2)
+    alternation = q_alpha(X, 2, accelerate=False)
+    assert result.converged and alternation.converged
+    assert result.n_iter <= 60 and 5 * result.n_iter <= alternation.n_iter, (result.n_iter, alternation.n_iter)
+    assert set(result.top(50)) == set(alternation.top(50))
+
+
+def test_sparse_dense_and_chunked_data_give_one_answer():
+    """The review's 50 x 40, k = 4 problem: CSR and ndarray had settled at different fixed points
+    in 2 of 40 seeds (the automatic solver chose power steps for one and a dense solve for the other)."""
+    import dask.array as da
+
+    for seed in range(40):
+        X = random_matrix(50, 40, random_state=seed).X
+        dense, csr = q_alpha(X, 4), q_alpha(sparse.csr_matrix(X), 4)
+        assert np.array_equal(dense.top(6), csr.top(6)), seed
+        assert dense.objective == pytest.approx(csr.objective, rel=1e-10)
+    chunked = q_alpha(da.from_array(X, chunks=(20, 40)), 4)
+    assert np.abs(chunked.alpha - dense.alpha).max() <= 1e-10
+
+
+def test_a_k_beyond_the_datas_rank_is_said_with_the_two_eigenvalues_and_the_k_that_is_determined():
+    """Data of rank 2 at k = 3: A_alpha's third and fourth eigenvalues are both 0, Q's third column
+    is any direction of the null space. The result and a warning say so and name k = 2."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((10, 2)) @ rng.standard_normal((2, 40))
+    with pytest.warns(ConvergenceWarning, match="eigenvalues 3 and 4 are equal to working precision"):
+        result = q_alpha(X, 3)
+    note = next(note for note in result.warnings if "not determined" in note)
+    assert "k = 2" in note
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        determined = q_alpha(X, 2)
+    assert not any("not determined" in note for note in determined.warnings)
+
+
+def test_the_gap_diagnosis_names_the_nearest_determined_ks():
+    """|lambda| = 5, 3, 3, 3, 1: at k = 2 and 3 the last vector is not determined; k = 1 and
+    k = 4 are."""
+    evaluation = quasi_newton._Evaluation(None, 2)
+    evaluation._note_gap(np.array([5.0, 3.0, 3.0, 3.0, 1.0]))
+    assert evaluation.gap.determined == (1, 4) and evaluation.gap.lambda_k == 3.0
+    evaluation = quasi_newton._Evaluation(None, 1)
+    evaluation._note_gap(np.array([5.0, 3.0, 3.0, 3.0, 1.0]))
+    assert evaluation.gap is None and evaluation.low_gap_run == 0
+
+
+def test_the_ascent_stops_where_q_stays_undetermined(monkeypatch):
+    """Where the gap stays closed and the residuals do not pass, the run ends after
+    UNDETERMINED_AFTER evaluations, unconverged, instead of running to max_iter."""
+    X, _, _ = problem(2)
+    real = quasi_newton._Evaluation._note_gap
+
+    def always_closed(self, magnitudes):
+        closed = magnitudes.copy()
+        closed[self.k] = closed[self.k - 1]
+        real(self, closed)
+
+    monkeypatch.setattr(quasi_newton._Evaluation, "_note_gap", always_closed)
+    with pytest.warns(ConvergenceWarning, match="not determined"):
+        result = q_alpha(X, 2, tol=1e-14, max_iter=500)
+    assert not result.converged and result.n_iter <= quasi_newton.UNDETERMINED_AFTER
+
+
+def test_accelerate_is_checked():
+    with pytest.raises(InputError, match="accelerate"):
+        q_alpha(problem(0)[0], 2, accelerate="yes")
