@@ -14,7 +14,6 @@ vectors.
 """
 
 import argparse
-import sys
 import tracemalloc
 import warnings
 from pathlib import Path
@@ -23,9 +22,8 @@ import numpy as np
 from scipy import sparse
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from benchmarks.results import run_recorded  # noqa: E402
+from benchmarks.results import run_recorded
 
 
 def peak_added(run) -> int:

@@ -25,14 +25,12 @@ import os
 import random
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from benchmarks.results import run_recorded  # noqa: E402
+from benchmarks.results import run_recorded
 
 MODULES = ("core/selection/_qalpha_iteration.py", "core/selection/qalpha.py", "core/selection/slda.py",
            "core/data/content_store.py")

@@ -36,9 +36,8 @@ import numpy as np
 from scipy import linalg
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from benchmarks.results import run_recorded  # noqa: E402
+from benchmarks.results import run_recorded
 
 SETS = ("warpAR10P", "Yale", "ORL", "COIL20", "digits", "colon", "ALLAML", "GLIOMA", "lung_small", "TOX-171")
 

@@ -185,6 +185,30 @@ def test_the_size_rule_counts_code_not_docstrings():
     assert function_code_lines(source.split("\n"), node) == 4
 
 
+def path_edits(files=None, root=ROOT) -> list[str]:
+    """Modules that change ``sys.path`` (each layer is imported as a package from the project's
+    folder: ``python -m benchmarks.NAME``, ``pytest`` from the root; issue 49 removed the edits)."""
+    found = []
+    for path in files or project_files():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Attribute) and node.attr == "path" and isinstance(node.value, ast.Name)
+                    and node.value.id == "sys"):
+                found.append(f"{path.relative_to(root)}:{node.lineno}")
+    return found
+
+
+def test_no_module_edits_sys_path():
+    assert path_edits() == []
+
+
+def test_the_path_edit_finder_finds_them(tmp_path):
+    edited = tmp_path / "edited.py"
+    edited.write_text("import sys\nsys.path.insert(0, 'x')\n")
+    clean = tmp_path / "clean.py"
+    clean.write_text("import sys\nprint(sys.argv)\n")
+    assert path_edits([edited, clean], root=tmp_path) == ["edited.py:2"]
+
+
 if __name__ == "__main__":
     project = import_graph()
     for line in oversized() + upward_imports(project) + [" <-> ".join(c) for c in circles(project)]:

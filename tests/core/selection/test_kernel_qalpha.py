@@ -202,3 +202,58 @@ def test_power_solver_keeps_q_orthonormal_and_refuses_indefinite_kernels():
         kernel_q_alpha(X, 2, solver="lanczos")
     with pytest.raises(InputError, match="dtype must be"):
         kernel_q_alpha(X, 2, dtype=np.int64)
+
+
+def test_a_k_beyond_the_features_that_vary_is_said():
+    """Three features vary (two are constant): k = 5 runs at k = 3, with a warning and a note
+    (it was clamped without a word)."""
+    X = np.random.default_rng(0).standard_normal((30, 5))
+    X[:, 3:] = 2.0
+    with pytest.warns(UserWarning, match="more than the 3 feature"):
+        result = kernel_q_alpha(X, 5, "rbf")
+    assert result.k == 3 and any("ran with k = 3" in note for note in result.warnings)
+
+
+def test_the_uniform_starts_lanczos_failure_falls_back_to_the_dense_decomposition(monkeypatch):
+    """ARPACK that does not converge in the uniform start no longer escapes as an exception: the
+    start comes from the dense decomposition, and the run ends where the Lanczos start's does."""
+    from scipy.sparse.linalg import ArpackNoConvergence
+
+    import core.selection.kernel_qalpha as kernel_module
+
+    X = load_dataset("warpAR10P").X[:, :300]
+    monkeypatch.setattr(kernel_module, "AUTO_DENSE_LIMIT", 10)
+    lanczos = kernel_q_alpha(X, 3, "rbf", gamma=5.0)
+
+    def failing(*args, **kwargs):
+        raise ArpackNoConvergence("ARPACK error -1: No convergence", np.zeros(0), np.zeros((300, 0)))
+
+    monkeypatch.setattr(kernel_module, "eigsh", failing)
+    dense = kernel_q_alpha(X, 3, "rbf", gamma=5.0)
+    assert dense.converged and np.abs(dense.alpha - lanczos.alpha).max() <= 1e-6
+
+
+@pytest.mark.parametrize("solver", ["power", "eigen"])
+def test_a_float32_run_whose_float64_check_fails_goes_on_in_float64(monkeypatch, solver):
+    """A float32 run that says it converged early (its record cut after two iterations, residuals
+    set to 0) is checked with the float64 kernel matrix, found short, and goes on in float64 to
+    convergence, with a note; removing the check leaves it at two iterations."""
+    import core.selection.kernel_qalpha as kernel_module
+
+    real_run, calls = kernel_module._run_start, []
+
+    def says_converged_early(*args, **kwargs):
+        calls.append(kwargs.get("trace"))
+        if len(calls) > 1:
+            return real_run(*args, **kwargs)
+        run = real_run(*args, **dict(kwargs, max_iter=2))
+        residuals = np.array(run["residuals"])
+        residuals[-1] = 0.0
+        return dict(run, converged=True, residuals=residuals)
+
+    monkeypatch.setattr(kernel_module, "_run_start", says_converged_early)
+    X = weston_linear(60, random_state=0).X
+    result = kernel_q_alpha(X, 2, "rbf", dtype=np.float32, solver=solver)
+    assert len(calls) == 2 and calls[1] is not None
+    assert result.converged and result.n_iter > 2 and result.residual <= 1e-6
+    assert any("went on in float64 and converged" in note for note in result.warnings)
