@@ -100,9 +100,16 @@ def _separators_first(scores, separators, strength):
     return scores
 
 
-def _ranked_scores(order, n_features):
+def _ranked_scores(order, n_features, then=None):
     """Scores of a greedy selection: the ``order`` chosen first scores highest; the features it
-    did not reach tie below every chosen one (finite, as every score here)."""
+    did not reach follow below every chosen one, by ``then`` (a score of every feature, largest
+    first: what the greedy search's first step ranks by), so that the ranking covers every feature
+    and ``SelectKBest`` with a ``k`` past the greedy steps takes the next by that score, not by
+    column index. Without ``then`` they tie (finite, as every score here)."""
+    order = [int(f) for f in order]
+    if then is not None:
+        reached = set(order)
+        order += [int(f) for f in np.argsort(-np.asarray(then, dtype=np.float64), kind="stable") if f not in reached]
     scores = np.full(n_features, -float(len(order)))
     scores[np.asarray(order, dtype=np.int64)] = -np.arange(len(order), dtype=np.float64)
     return scores

@@ -32,7 +32,8 @@ def _wrapper(X, y, direction, n_features_to_select, max_candidates, cv):
     from sklearn.preprocessing import StandardScaler
     from sklearn.svm import LinearSVC
 
-    candidates = np.argsort(-fisher_score(X, y), kind="stable")[:max_candidates]
+    fisher = fisher_score(X, y)
+    candidates = np.argsort(-fisher, kind="stable")[:max_candidates]
     model = make_pipeline(StandardScaler(), LinearSVC(C=0.1, max_iter=5000))
 
     def accuracy(subset):
@@ -50,7 +51,7 @@ def _wrapper(X, y, direction, n_features_to_select, max_candidates, cv):
             scores = [accuracy(kept[:i] + kept[i + 1:]) for i in range(len(kept))]
             removed.append(kept.pop(int(np.argmax(scores))))
         order = kept + removed[::-1]
-    return _ranked_scores(order, X.shape[1])
+    return _ranked_scores(order, X.shape[1], then=fisher)
 
 
 def forward_wrapper_score(X, y, n_features_to_select=10, max_candidates=40, cv=3):

@@ -168,7 +168,7 @@ def information_score(X, y, criterion="jmi", n_features_to_select=100, width=1.0
                       beta=None):
     """Scores of one criterion of the conditional-likelihood family ([BPZL12]_; see
     :data:`INFORMATION_CRITERIA`): the ``n_features_to_select`` chosen in greedy order score
-    highest, in that order; the others tie below them."""
+    highest, in that order; the others follow by their relevance ``I(X_k; Y)``."""
     if criterion not in INFORMATION_CRITERIA:
         raise InputError(f"Unknown criterion {criterion!r}; choose one of {', '.join(INFORMATION_CRITERIA)}.")
     n_features_to_select = check_positive_int(n_features_to_select, "n_features_to_select")
@@ -179,7 +179,7 @@ def information_score(X, y, criterion="jmi", n_features_to_select=100, width=1.0
     if criterion == "mim":  # no redundancy term: the order is the relevance's, for every feature
         return discrete_mutual_information(codes, n_levels, target, n_target)
     order, _ = information_order(codes, n_levels, target, n_target, criterion, n_features_to_select, beta)
-    return _ranked_scores(order, X.shape[1])
+    return _ranked_scores(order, X.shape[1], then=discrete_mutual_information(codes, n_levels, target, n_target))
 
 
 MRMR_CRITERIA = ("difference", "quotient")
@@ -209,7 +209,7 @@ def mrmr_score(X, y, n_features_to_select=100, criterion="difference", width=1.0
         order.append(best)
         chosen[best] = True
         redundancy += discrete_mutual_information(codes, n_levels, codes[:, best], int(n_levels[best]))
-    return _ranked_scores(order, X.shape[1])
+    return _ranked_scores(order, X.shape[1], then=relevance)
 
 
 def symmetric_uncertainty(codes, n_levels, other, n_other, entropies=None):
@@ -257,7 +257,7 @@ def cfs_score(X, y, n_features_to_select=100, width=1.0, discrete_features="auto
     The merit of a subset ``S`` of ``k`` features is ``k r_cf / sqrt(k + k (k - 1) r_ff)``, with
     ``r_cf`` the mean symmetric uncertainty of its features with the class and ``r_ff`` the mean
     over its pairs. Forward search: each step adds the feature that gives the subset the largest
-    merit; the ``n_features_to_select`` added rank in that order, the others tie below.
+    merit; the ``n_features_to_select`` added rank in that order, the others below by their ``r_cf``.
     """
     n_features_to_select = check_positive_int(n_features_to_select, "n_features_to_select")
     codes, n_levels = discretise(X, check_real(width, "width", low=0.0, low_open=True), discrete_features)
@@ -279,4 +279,4 @@ def cfs_score(X, y, n_features_to_select=100, width=1.0, discrete_features="auto
         class_sum += with_class[best]
         pair_sum += with_chosen[best]
         with_chosen += symmetric_uncertainty(codes, n_levels, codes[:, best], int(n_levels[best]), entropies)
-    return _ranked_scores(order, n)
+    return _ranked_scores(order, n, then=with_class)

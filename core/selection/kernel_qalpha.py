@@ -118,6 +118,30 @@ def _check_kernel(kernel, degree, coef0, gamma):
     return kernel, degree, coef0, gamma
 
 
+def _check_solver(solver, power_steps, kernel, coef0, dtype):
+    """``(power, power_steps, dtype)`` checked: the power solver only on a positive semi-definite kernel."""
+    if solver not in ("eigen", "power"):
+        raise InputError(f"solver must be 'eigen' or 'power'; got {solver!r}.")
+    power_steps = check_positive_int(power_steps, "power_steps")
+    semi_definite = isinstance(kernel, str) and not (kernel == "poly" and coef0 < 0)
+    if solver == "power" and not semi_definite:
+        raise InputError("solver='power' needs a positive semi-definite kernel (a built-in one; polynomial with "
+                         "coef0 >= 0): use solver='eigen'.")
+    dtype = np.dtype(dtype)
+    if dtype not in (np.float64, np.float32):
+        raise InputError(f"dtype must be float64 or float32; got {dtype}.")
+    return solver == "power", power_steps, dtype
+
+
+def _check_memory(n_features, memory_limit):
+    limit = memory_limit_bytes() if memory_limit is None else int(memory_limit)
+    needed = kernel_memory_bytes(n_features)
+    if needed > limit:
+        raise InputError(f"Kernel Q-alpha on {n_features:,} features needs about {needed / 2**30:.1f} GB "
+                         f"for its {n_features:,} x {n_features:,} matrices, more than the limit of "
+                         f"{limit / 2**30:.1f} GB. Select fewer features first (e.g. with linear Q-alpha).")
+
+
 def _leading(C, beta0):
     """The leading eigenvector of ``C`` and what failed (None when nothing did)."""
     n = C.shape[0]
@@ -241,23 +265,8 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
     k = check_clusters(n_samples, k, what="Kernel Q-alpha")
     lam, n_init, max_iter = check_settings(lam=lam, init=init, n_init=n_init, max_iter=max_iter)
     kernel, degree, coef0, gamma = _check_kernel(kernel, degree, coef0, gamma)
-    if solver not in ("eigen", "power"):
-        raise InputError(f"solver must be 'eigen' or 'power'; got {solver!r}.")
-    power_steps = check_positive_int(power_steps, "power_steps")
-    semi_definite = isinstance(kernel, str) and not (kernel == "poly" and coef0 < 0)
-    if solver == "power" and not semi_definite:
-        raise InputError("solver='power' needs a positive semi-definite kernel (a built-in one; polynomial with "
-                         "coef0 >= 0): use solver='eigen'.")
-    power = solver == "power"
-    dtype = np.dtype(dtype)
-    if dtype not in (np.float64, np.float32):
-        raise InputError(f"dtype must be float64 or float32; got {dtype}.")
-    limit = memory_limit_bytes() if memory_limit is None else int(memory_limit)
-    needed = kernel_memory_bytes(n_features)
-    if needed > limit:
-        raise InputError(f"Kernel Q-alpha on {n_features:,} features needs about {needed / 2**30:.1f} GB "
-                         f"for its {n_features:,} x {n_features:,} matrices, more than the limit of "
-                         f"{limit / 2**30:.1f} GB. Select fewer features first (e.g. with linear Q-alpha).")
+    power, power_steps, dtype = _check_solver(solver, power_steps, kernel, coef0, dtype)
+    _check_memory(n_features, memory_limit)
     Mt, kept, mean, scale = preprocess_features(X)
     if kept.size == 0:
         raise InputError("Every feature is constant over the samples: there is nothing to select.")
@@ -298,17 +307,10 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
         exact = kernel_matrix(Mt, kernel, degree, coef0, gamma)
         best, precision_note = _checked_in_float64(exact, scaling, best, side=side, tol=tol, dtype=dtype)
         if precision_note is not None and best["n_iter"] < max_iter:
-            # the precision, not the problem, stopped the run: it goes on in float64 from where it was
-            done, residual = best["n_iter"], float(np.max(best["residuals"][-1]))
             with blas_threads_for(n * n * (k if power else 1)):
-                E = np.asarray(best["Q"], dtype=np.float64)
-                best = _run_start(exact, scaling, E @ linalg.inv(_cholesky_upper(E.T @ exact @ E)), side=side,
-                                  power=power, power_steps=power_steps, max_iter=max_iter, tol=tol, progress=progress,
-                                  dtype=np.float64, alpha0=best["alpha"], trace=IterationTrace.resumed(best))
-            outcome = "converged" if best["converged"] else "did not converge"
-            precision_note = (f"In {dtype.name} the residuals fell below tol = {tol:g} after {done} iteration(s), but "
-                              f"with the kernel matrix in float64 they were {residual:.1e}: the run went on in float64 "
-                              f"and {outcome} in {best['n_iter'] - done} more iteration(s).")
+                best, precision_note = _continued_in_float64(exact, scaling, best, side=side, power=power,
+                                                             power_steps=power_steps, max_iter=max_iter, tol=tol,
+                                                             progress=progress, dtype=dtype)
     history, n_iter, stopped = best["history"], best["n_iter"], best["stopped"]
     full = np.zeros(n_features)
     full[kept] = best["alpha"]
@@ -382,6 +384,21 @@ def _run_start(V, scaling, E, *, side, power, power_steps, max_iter, tol, progre
         # V E for the next iteration from the product just made: V (T R^-1) = (V T) R^-1
         P = VT @ inverse_R
     return trace.result(alpha, E)
+
+
+def _continued_in_float64(V, scaling, run, *, side, power, power_steps, max_iter, tol, progress, dtype):
+    """A float32 run whose residuals passed there but not with the float64 kernel matrix ``V``
+    goes on in float64 from its last iterate, to ``max_iter`` iterations in all: the precision,
+    not the problem, stopped it. Returns the run and a note that says what happened."""
+    done, residual = run["n_iter"], float(np.max(run["residuals"][-1]))
+    E = np.asarray(run["Q"], dtype=np.float64)
+    continued = _run_start(V, scaling, E @ linalg.inv(_cholesky_upper(E.T @ V @ E)), side=side, power=power,
+                           power_steps=power_steps, max_iter=max_iter, tol=tol, progress=progress, dtype=np.float64,
+                           alpha0=run["alpha"], trace=IterationTrace.resumed(run))
+    outcome = "converged" if continued["converged"] else "did not converge"
+    return continued, (f"In {dtype.name} the residuals fell below tol = {tol:g} after {done} iteration(s), but with "
+                       f"the kernel matrix in float64 they were {residual:.1e}: the run went on in float64 and "
+                       f"{outcome} in {continued['n_iter'] - done} more iteration(s).")
 
 
 def _checked_in_float64(V, scaling, run, *, side, tol, dtype):

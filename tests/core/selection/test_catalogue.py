@@ -369,3 +369,29 @@ def test_a_score_function_works_in_a_pipeline_and_refuses_what_it_cannot_score()
         SelectKBest(ScoreFunction("fisher"), k=3).fit(data.X)
     with pytest.raises(ValueError, match="Unknown baseline"):
         ScoreFunction("relief")
+
+
+@pytest.mark.parametrize("method", ["jmi", "mrmr", "cfs"])
+def test_a_k_past_the_greedy_steps_takes_the_next_by_relevance_not_by_column(method):
+    """The greedy searches take n_features_to_select (here 20) steps; SelectKBest with k = 30 took
+    the other 10 by column index (the unreached features tied). Now they follow by relevance: the
+    10 past the greedy 20 are those of the largest I(X; Y) (SU for CFS) among the rest."""
+    from sklearn.feature_selection import SelectKBest
+
+    from core.selection.filters import discrete_mutual_information, discretise
+    from core.selection.information import _discrete_target, symmetric_uncertainty
+
+    rng = np.random.default_rng(0)
+    y = np.arange(120) % 2
+    X = rng.standard_normal((120, 80))
+    X[:, 40:] += np.linspace(0.2, 1.5, 40) * y[:, None]  # relevance grows with the column
+    scores = ScoreFunction(method, n_features_to_select=20)(X, y)
+    assert np.unique(scores).size == X.shape[1]
+    greedy = np.argsort(-scores, kind="stable")[:20]
+    codes, levels = discretise(X, 1.0, "auto")
+    target, n_target = _discrete_target(y)
+    relevance = (symmetric_uncertainty(codes, levels, target, n_target) if method == "cfs"
+                 else discrete_mutual_information(codes, levels, target, n_target))
+    rest = [f for f in np.argsort(-relevance, kind="stable") if f not in set(greedy)]
+    support = SelectKBest(ScoreFunction(method, n_features_to_select=20), k=30).fit(X, y).get_support(indices=True)
+    assert set(support) == set(greedy) | set(rest[:10])
