@@ -303,21 +303,21 @@ def _initial_Q(problem, k, init, rng):
     return Q, 0, None
 
 
-def _resolve_solver(solver, n, psd, streamed=False):
+def _resolve_solver(solver, n, psd):
     solvers = ("auto", "dense", "lanczos", "power")
     if solver not in solvers:
         raise InputError(f"solver must be one of {solvers}; got {solver!r}.")
     if solver == "auto":
-        # On sparse and chunked data every product is a pass over the data: the simultaneous
-        # power iteration needs one pass per iteration where a Lanczos solve needs tens.
-        if streamed and psd:
-            return "power"
-        if n <= AUTO_DENSE_LIMIT:
-            return "dense"
         # Positive semi-definite (the sum criterion without pairs): power steps reach the same
         # fixed point 7-18x sooner than Lanczos solves, whole runs (the bundled sets at tol 1e-6:
-        # the same top 5%, objectives within 3e-10; benchmarks/bench_qalpha.py, bench_tools.py)
-        return "power" if psd else "lanczos"
+        # the same top 5%, objectives within 3e-10; benchmarks/bench_qalpha.py, bench_tools.py),
+        # and on sparse and chunked data they need one pass per iteration where a Lanczos solve
+        # needs tens. The same choice for every container and size (issue 75): a dense solve for
+        # few features had taken small dense data along another path than the same data as CSR,
+        # to another fixed point in 2 of 40 seeds of a 50 x 40, k = 4 problem.
+        if psd:
+            return "power"
+        return "dense" if n <= AUTO_DENSE_LIMIT else "lanczos"
     if solver == "power" and not psd:
         raise InputError("The power solver needs a positive semi-definite operator; the gap "
                          "criterion and pairwise side information make it indefinite. "

@@ -110,7 +110,14 @@ def _leading_pairs(A, count, previous, positive):
 
 class _Evaluation:
     """``theta``, ``C beta`` and the eigenpairs of ``A_alpha`` at the unit ``beta`` of an iterate,
-    computed once per point and shared by the objective, the gradient and the callback."""
+    computed once per point and shared by the objective, the gradient and the callback.
+
+    With fewer features than samples (``n < q``) and no negative weight, the eigenpairs come from
+    the ``n x n`` matrix ``B = D^1/2 K D^1/2`` (``K = M M^T`` the features' Gram matrix, formed once;
+    ``D = diag(alpha)``), whose nonzero eigenvalues are ``A_alpha``'s: for ``B y = w y``,
+    ``q = M^T D^1/2 y / sqrt(w)`` is an eigenvector of ``A_alpha`` and ``M q = K D^1/2 y / sqrt(w)``,
+    so an evaluation reads no data at all (600 digit images, 64 pixels: a 64 x 64 problem instead of
+    600 x 600)."""
 
     def __init__(self, problem, k):
         self.problem, self.k = problem, k
@@ -119,6 +126,9 @@ class _Evaluation:
         self.low_gap_run = 0
         self.gap = None
         self.vectors = None
+        features = problem.features if problem is not None else None
+        self.dual = features is not None and k + 1 < features.n_kept < features.n_samples
+        self._gram_squared = None
 
     def at(self, x):
         key = x.tobytes()
@@ -126,31 +136,69 @@ class _Evaluation:
             return self
         self.key = key
         self.count += 1
-        problem, features, k = self.problem, self.problem.features, self.k
+        problem, k = self.problem, self.k
         size = float(np.linalg.norm(x))
         beta = x / size
         alpha = beta if problem.side_scale is None else problem.side_scale * beta
-        A = features.weighted_gram(alpha)
+        positive = bool(np.all(alpha >= 0))
         previous = self.vectors[:, 0] if self.vectors is not None else None
-        with one_blas_thread():  # a q x q decomposition: threads cost more than they save
-            values, vectors, magnitudes = _leading_pairs(A, k, previous, bool(np.all(alpha >= 0)))
-        Pt = features.transposed_times(vectors)  # rows p_l = M q_l
-        g_alpha = np.einsum("l,ln,ln->n", values, Pt, Pt)  # G(Q) alpha, Q exact
-        if problem.criterion == "gap":
-            # ((M M^T) o (M M^T)) alpha = diag(M A_alpha M^T)
-            image = 2.0 * g_alpha - np.einsum("qn,qn->n", A @ problem.Mt, problem.Mt)
+        if self.dual and positive:
+            values, Pt, magnitudes, self.Q_residual = self._dual_pairs(alpha, previous)
+            if problem.criterion == "gap" and self._gram_squared is None:
+                self._gram_squared = problem.gram() ** 2
+            diagonal = self._gram_squared @ alpha if problem.criterion == "gap" else None
         else:
-            image = g_alpha
+            A = problem.features.weighted_gram(alpha)
+            with one_blas_thread():  # a q x q decomposition: threads cost more than they save
+                values, vectors, magnitudes = _leading_pairs(A, k, None if self.dual else previous, positive)
+            Pt = problem.features.transposed_times(vectors)  # rows p_l = M q_l
+            self.Q_residual = _eigen_residual_of_block(A, vectors, values)
+            self.sample_vectors, self.vectors = vectors, (None if self.dual else vectors)
+            # ((M M^T) o (M M^T)) alpha = diag(M A_alpha M^T)
+            diagonal = np.einsum("qn,qn->n", A @ problem.Mt, problem.Mt) if problem.criterion == "gap" else None
+        g_alpha = np.einsum("l,ln,ln->n", values, Pt, Pt)  # G(Q) alpha, Q exact
+        image = g_alpha if diagonal is None else 2.0 * g_alpha - diagonal
         if problem.side_scale is not None:
             image = problem.side_scale * image
         elif problem.pair_factor is not None:
             image = image - problem.lam * (problem.pair_factor @ (problem.pair_factor.T @ beta))
         self.size, self.beta, self.alpha, self.image = size, beta, alpha, image
         self.theta, self.alpha_residual = eigen_residual(beta, image)
-        self.values, self.vectors, self.Pt = values, vectors, Pt
-        self.Q_residual = _eigen_residual_of_block(A, vectors, values)
+        self.values, self.Pt = values, Pt
         self._note_gap(magnitudes)
         return self
+
+    def _dual_pairs(self, alpha, previous):
+        """The leading eigenvalues of ``A_alpha``, ``P^T = (M Q)^T``, the magnitudes found and Q's
+        residual, from ``B = D^1/2 K D^1/2``; the eigenvectors ``Y`` of ``B`` are kept for :meth:`Q`."""
+        K, k = self.problem.gram(), self.k
+        root = np.sqrt(alpha)
+        B = root[:, None] * K * root[None, :]
+        with one_blas_thread():
+            values, Y, magnitudes = _leading_pairs(B, k, previous, True)
+        scale = np.sqrt(np.clip(values, 0.0, None))
+        live = scale > 0
+        Pt = np.zeros((k, K.shape[0]))
+        Pt[live] = (K @ (root[:, None] * Y[:, live])).T / scale[live, None]
+        self.vectors, self.sample_vectors, self.root = Y, None, root
+        # ||A q - w q|| = ||M^T D^1/2 (B y - w y)|| / sqrt(w) <= ||B y - w y|| sqrt(||B||_2 / w): the
+        # record's Q residual (the returned iterate's is recomputed from the data)
+        return values, Pt, magnitudes, _eigen_residual_of_block(B, Y, values)
+
+    def Q(self):
+        """The ``k`` leading eigenvectors of ``A_alpha`` at the current point, orthonormal (``q x k``):
+        from the dual form, ``M^T D^1/2 Y / sqrt(w)`` (one thin pass), completed where ``w = 0``."""
+        if self.sample_vectors is not None:
+            return self.sample_vectors
+        scale = np.sqrt(np.clip(self.values, 0.0, None))
+        live = scale > 0
+        features = self.problem.features
+        Q = np.zeros((features.n_samples, self.k))
+        Q[:, live] = features.times(self.root[:, None] * self.vectors[:, live]) / scale[live]
+        if not live.all():  # A_alpha's rank is below k: any orthonormal completion
+            Q[:, ~live] = np.random.default_rng(0).standard_normal((features.n_samples, int((~live).sum())))
+        # orthonormal to rounding already where w is well above it; QR keeps the columns' spans in order
+        return np.linalg.qr(Q)[0]
 
     def _note_gap(self, magnitudes):
         """Whether ``|lambda_k| = |lambda_{k+1}|`` to working precision at this point (``self.gap``,
@@ -185,6 +233,66 @@ def _eigen_residual_of_block(A, vectors, values):
     if top == 0.0:
         return 1.0
     return float(np.linalg.norm(A @ vectors - vectors * values)) / top
+
+
+#: The ascent's evaluations on a typical problem (the bundled sets: 8-12; planted 100 x 20,000: 36),
+#: for the cost model that decides when the alternation hands over to it.
+TYPICAL_EVALUATIONS = 15
+#: What a step of the alternation and an evaluation of the ascent cost beyond their arithmetic, in
+#: multiply-adds at the BLAS rate (measured on 55 x 101: a step 50 us, an evaluation 300 us).
+STEP_OVERHEAD, EVALUATION_OVERHEAD = 1e6, 6e6
+#: The alternation's linear rate is read off this many iterations, from this one on.
+RATE_WINDOW = 5
+
+
+def cost_ratio(problem, k) -> float:
+    """An evaluation of the ascent over a step of the alternation, in multiply-adds: ``A_alpha``
+    (``q^2 n / 2``, or ``n^2`` for the features' Gram matrix where there are fewer features than
+    samples), its leading eigenpairs (about ``r^3``, ``r = min(q, n)``) and ``M Q``, against two thin
+    passes (``2 q n k``)."""
+    q, n = problem.features.n_samples, problem.features.n_kept
+    small = min(q, n)
+    evaluation = (n * n if n < q else q * q * n / 2) + small ** 3 + q * n * k + EVALUATION_OVERHEAD
+    return evaluation / (2.0 * q * n * k + STEP_OVERHEAD)
+
+
+class Handover:
+    """When the alternation of Definition 2 hands over to the ascent: once its iterations, or
+    those its linear rate predicts to ``tol``, exceed what :data:`TYPICAL_EVALUATIONS` of the
+    ascent cost (:func:`cost_ratio`). Decided on the residuals alone, so a run is reproducible."""
+
+    def __init__(self, ratio, tol):
+        self.budget, self.tol = int(np.ceil(TYPICAL_EVALUATIONS * ratio)), tol
+
+    def __call__(self, trace) -> bool:
+        done = trace.n_iter
+        if done >= self.budget:
+            return True
+        if done <= RATE_WINDOW:
+            return False
+        recent = np.max(np.asarray(trace.residuals[-RATE_WINDOW - 1:]), axis=1)
+        if recent[-1] <= 0 or recent[0] <= 0:
+            return False
+        rate = (recent[-1] / recent[0]) ** (1.0 / RATE_WINDOW)
+        if rate >= 1.0:
+            return False  # not contracting yet: the budget decides
+        return done + np.log(self.tol / recent[-1]) / np.log(rate) > self.budget
+
+
+def diagnose(problem, alpha, Q, k, converged):
+    """An :class:`Undetermined` where ``A_alpha``'s k-th and (k+1)-th eigenvalues are equal to working
+    precision at the returned weights, else None: one evaluation, made where the run did not
+    converge or where the Ritz values of ``Q`` say ``lambda_k`` is 0 to working precision (a k
+    beyond the data's rank); a converged run with ``lambda_k`` standing clear needs none."""
+    if converged:
+        features = problem.features
+        Z = features.times((features.transposed_times(Q) * alpha).T)
+        ritz = np.abs(np.linalg.eigvalsh((Q.T @ Z + Z.T @ Q) / 2))
+        if ritz.min() > UNDETERMINED_GAP_EPS * np.finfo(np.float64).eps * ritz.max():
+            return None
+    evaluation = _Evaluation(problem, k)
+    evaluation.at(problem.to_beta(np.asarray(alpha, dtype=np.float64)))
+    return evaluation.gap
 
 
 def applies(problem, fixed_Q) -> bool:
@@ -226,7 +334,7 @@ def ascend(problem, k, x0, *, max_iter, tol, trace, progress):
     if trace.n_iter == 0:  # ended before its first iteration (nothing to improve at x0)
         trace.record(1, e.theta, e.theta, e.alpha_residual, e.Q_residual, tol, None, progress, max_iter)
     alpha = problem.to_alpha(e.beta)
-    return alpha, e.vectors, e.Pt, evaluation.count, undetermined
+    return alpha, e.Q(), e.Pt, evaluation.count, undetermined
 
 
 def run_accelerated(problem, k, beta0, *, method, max_iter, tol, solver, eig_tol, power_steps, progress, trace=None):

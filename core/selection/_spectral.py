@@ -117,10 +117,13 @@ class IterationTrace:
     """What one start records per iteration, and whether it ends: converged (both residuals at
     most ``tol`` and no inner solver failed), stopped by the progress callback, or out of iterations."""
 
-    def __init__(self):
+    def __init__(self, handover=None):
         self.history, self.residuals, self.failures = [], [], []
-        self.converged = self.stopped = False
+        self.converged = self.stopped = self.handed_over = False
         self.n_iter, self.eigenvalue = 0, np.nan
+        #: ``handover(trace)``, asked after each unsettled iterate: True ends the run there so that
+        #: another method goes on from it (Q-alpha's ascent after the alternation)
+        self.handover = handover
 
     def record(self, n_iter, objective, eigenvalue, alpha_residual, Q_residual, tol, failure, progress, max_iter):
         """Note one iteration's iterate; True when the run ends with it."""
@@ -133,7 +136,9 @@ class IterationTrace:
         self.converged = settled and not self.failures
         if report(progress, n_iter, max_iter, objective) and not self.converged:
             self.stopped = True
-        return settled or self.stopped or n_iter == max_iter
+        if not (settled or self.stopped or n_iter == max_iter) and self.handover is not None:
+            self.handed_over = bool(self.handover(self))
+        return settled or self.stopped or n_iter == max_iter or self.handed_over
 
     @classmethod
     def resumed(cls, run):
@@ -158,6 +163,7 @@ class IterationTrace:
     def result(self, alpha, Q):
         return dict(alpha=alpha, Q=Q, history=np.asarray(self.history), n_iter=self.n_iter,
                     converged=self.converged, eigenvalue=self.eigenvalue, stopped=self.stopped,
+                    handed_over=self.handed_over,
                     residuals=np.asarray(self.residuals).reshape(-1, 2), failures=tuple(self.failures))
 
 

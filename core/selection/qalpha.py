@@ -300,7 +300,7 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=DEFAULT_LAM, c
             tol=1e-6, solver="auto", eig_tol=1e-10, power_steps=1,
             progress: ProgressCallback | None = None,
             dtype=np.float64, memory_limit: int | None = None, persist: bool | None = None,
-            accelerate: bool = True) -> QAlphaResult:
+            accelerate=True) -> QAlphaResult:
     """Select features by the Q-alpha algorithm: positive, sparse weights from spectral coherence.
 
     Maximises ``trace(Q^T A_alpha^T A_alpha Q)`` over unit ``alpha`` and orthonormal ``Q``
@@ -376,9 +376,9 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=DEFAULT_LAM, c
         converges to the same fixed point, for the ``"sum"`` criterion without pairs). With one
         power step, alpha and Q are updated simultaneously from the same iterate, which needs
         two passes over the data per iteration instead of four (see ``_run_simultaneous``).
-        ``"auto"``: dense up to 100 features; beyond, power steps where they apply (the sum
-        criterion without pairs) and Lanczos otherwise; power steps for sparse and chunked data
-        (one pass over the data per iteration).
+        ``"auto"``: power steps where they apply (the sum criterion without pairs), else dense
+        up to 100 features and Lanczos beyond; the same for every container, so that dense,
+        sparse and chunked copies of the same data take the same path.
     eig_tol : float
         Relative tolerance of the Lanczos solver.
     power_steps : int
@@ -449,7 +449,7 @@ class _Prepared:
     data: object = None  # the validated data, to check a float32 run in float64
     side: object = None
     pairs: object = None
-    accelerate: bool = True
+    accelerate: object = True  # True, False or "always"
 
 
 def _prepare(X, k, *, labels, side, pairs, criterion, method, max_iter, tol, solver, eig_tol, power_steps,
@@ -466,8 +466,8 @@ def _prepare(X, k, *, labels, side, pairs, criterion, method, max_iter, tol, sol
     if side is not None and pairs is not None:
         raise InputError("Give side information either as a side data set or as pairs, not both.")
     power_steps = _check_positive_int(power_steps, "power_steps")
-    if accelerate not in (True, False):
-        raise InputError(f"accelerate must be True or False; got {accelerate!r}.")
+    if not (accelerate is True or accelerate is False or accelerate == "always"):
+        raise InputError(f"accelerate must be True, False or 'always'; got {accelerate!r}.")
     tol = _check_real(tol, "tol", low=0.0, low_open=True)
     eig_tol = _check_real(eig_tol, "eig_tol", low=0.0)
 
@@ -508,7 +508,7 @@ def _prepare(X, k, *, labels, side, pairs, criterion, method, max_iter, tol, sol
     return _Prepared(features=features, n_features=n_features, constant=constant, criterion=criterion,
                      method=method, fixed_Q=fixed_Q, labels=labels, k=k, side_diagonal=diagonal,
                      side_diagonal_full=side_diagonal_full, pair_factor=pair_factor, dtype=dtype, data=data,
-                     side=side, pairs=pairs, accelerate=bool(accelerate),
+                     side=side, pairs=pairs, accelerate=accelerate,
                      settings=dict(max_iter=max_iter, tol=tol, solver=solver, eig_tol=eig_tol, power_steps=power_steps))
 
 
@@ -521,7 +521,7 @@ def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progre
     if prepared.side_diagonal is not None:
         side_scale = side_scaling(prepared.side_diagonal, lam).astype(dtype)
     problem = _Problem(features, prepared.criterion, side_scale=side_scale, pair_factor=prepared.pair_factor, lam=lam)
-    solver = _resolve_solver(settings["solver"], kept.size, problem.is_psd, features.reads_data_per_product)
+    solver = _resolve_solver(settings["solver"], kept.size, problem.is_psd)
     rng = check_random_state(random_state)
     n_samples = features.n_samples
 
@@ -538,22 +538,26 @@ def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progre
                 Q0 = _class_subspace(prepared.labels, n_samples)
             elif start == 0 and warm is not None:
                 Q0, alpha0 = warm.Q, warm.alpha[kept]
-            elif accelerated and start == 0 and init == "uniform":
+            elif accelerated and prepared.accelerate == "always" and start == 0 and init == "uniform":
                 Q0 = None  # every weight equal: the ascent needs no Q to begin
             else:
                 Q0, passes, Pt0 = _initial_Q(problem, prepared.k, init if start == 0 else "random", rng)
                 start_passes += passes
-            if accelerated:
-                beta0 = _first_weights(problem, Q0, alpha0, Pt0)
-                run = quasi_newton.run_accelerated(
-                    problem, prepared.k, beta0, method=prepared.method, max_iter=settings["max_iter"],
-                    tol=settings["tol"], solver=solver, eig_tol=settings["eig_tol"],
-                    power_steps=settings["power_steps"], progress=progress)
-            else:
-                run = _run(problem, Q0.astype(dtype), method=prepared.method, fixed_Q=prepared.fixed_Q,
-                           max_iter=settings["max_iter"], tol=settings["tol"], solver=solver, eig_tol=settings["eig_tol"],
-                           power_steps=settings["power_steps"], progress=progress, alpha0=alpha0,
-                           Pt0=None if Pt0 is None else Pt0.astype(dtype))
+            common = dict(method=prepared.method, max_iter=settings["max_iter"], tol=settings["tol"], solver=solver,
+                          eig_tol=settings["eig_tol"], power_steps=settings["power_steps"], progress=progress)
+            run = None
+            if not (accelerated and prepared.accelerate == "always"):
+                # the alternation first, unless the ascent is asked for: where it converges in fewer
+                # steps than the ascent's evaluations cost, it is the quicker
+                handover = (quasi_newton.Handover(quasi_newton.cost_ratio(problem, prepared.k), settings["tol"])
+                            if accelerated else None)
+                run = _run(problem, Q0.astype(dtype), fixed_Q=prepared.fixed_Q, alpha0=alpha0,
+                           Pt0=None if Pt0 is None else Pt0.astype(dtype), trace=IterationTrace(handover), **common)
+            if accelerated and (run is None or run.get("handed_over")):
+                beta0 = (_first_weights(problem, Q0, alpha0, Pt0) if run is None
+                         else problem.to_beta(np.asarray(run["alpha"], dtype=np.float64)))
+                run = quasi_newton.run_accelerated(problem, prepared.k, beta0, **common,
+                                                   trace=None if run is None else IterationTrace.resumed(run))
             restart_objectives.append(run["history"][-1])
             if best is None or run["history"][-1] > best["history"][-1]:
                 best = run
@@ -572,6 +576,9 @@ def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progre
     notes, converged = result_warnings(alpha, best["history"], best["converged"], best["failures"])
     notes = notes + ((precision_note,) if precision_note else ())
     undetermined = best.get("undetermined")
+    if undetermined is None and prepared.accelerate and quasi_newton.applies(problem, prepared.fixed_Q):
+        undetermined = quasi_newton.diagnose(problem, best["alpha"], np.asarray(best["Q"], dtype=np.float64),
+                                             prepared.k, best["converged"])
     if undetermined is not None:
         from sklearn.exceptions import ConvergenceWarning
 
@@ -590,7 +597,8 @@ def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progre
         side_diagonal=prepared.side_diagonal_full, restart_objectives=np.asarray(restart_objectives),
         stopped=bool(stopped), warnings=notes, residuals=best["residuals"].astype(np.float64), tol=settings["tol"],
         start_passes=start_passes, data_placement=prepared.data.placement,
-        evaluations=int(best.get("evaluations", 0)), acceleration="quasi-Newton (L-BFGS)" if accelerated else "",
+        evaluations=int(best.get("evaluations", 0)),
+        acceleration="quasi-Newton (L-BFGS)" if best.get("evaluations", 0) else "",
     )
 
 

@@ -211,13 +211,14 @@ def test_the_automatic_solver_is_the_documented_one():
     rng = np.random.default_rng(8)
     small, large = rng.standard_normal((30, 80)), rng.standard_normal((30, 150))
     pairs = np.array([[0, 1], [2, 3]])
-    assert q_alpha(small, 2).solver == "dense"  # up to 100 features
-    assert q_alpha(large, 2).solver == "power"  # beyond, positive semi-definite
-    assert q_alpha(large, 2, criterion="gap").solver == "lanczos"  # indefinite
+    assert q_alpha(small, 2).solver == q_alpha(large, 2).solver == "power"  # positive semi-definite
+    assert q_alpha(small, 2, criterion="gap").solver == "dense"  # indefinite, up to 100 features
+    assert q_alpha(large, 2, criterion="gap").solver == "lanczos"  # indefinite, beyond
     assert q_alpha(large, 2, pairs=pairs, lam=0.1).solver == "lanczos"
     from scipy import sparse
 
-    assert q_alpha(sparse.csr_matrix(small), 2).solver == "power"  # one pass per iteration on sparse data
+    # the same for every container: the same data take the same path
+    assert q_alpha(sparse.csr_matrix(small), 2).solver == "power"
     assert q_alpha(sparse.csr_matrix(small), 2, pairs=pairs, lam=0.1).solver == "dense"
 
 

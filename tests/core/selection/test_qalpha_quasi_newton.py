@@ -91,7 +91,7 @@ def test_the_ascent_reaches_the_alternations_fixed_point(variant):
         options.update(init="random", random_state=3)
     elif variant == "basic":
         options.update(method="basic")
-    ascent = q_alpha(X, tol=1e-10, **options)
+    ascent = q_alpha(X, tol=1e-10, accelerate="always", **options)
     alternation = q_alpha(X, tol=1e-12, max_iter=50_000, accelerate=False, **options)
     assert ascent.acceleration and ascent.converged and alternation.converged
     assert np.abs(ascent.alpha - alternation.alpha).max() <= 1e-8
@@ -109,9 +109,42 @@ def test_many_features_few_planted_converge_in_tens_of_iterations():
     X[50:, planted] += 1.0
     result = q_alpha(X, 2)
     alternation = q_alpha(X, 2, accelerate=False)
-    assert result.converged and alternation.converged
+    assert result.converged and alternation.converged and result.acceleration and result.evaluations
     assert result.n_iter <= 60 and 5 * result.n_iter <= alternation.n_iter, (result.n_iter, alternation.n_iter)
     assert set(result.top(50)) == set(alternation.top(50))
+
+
+def test_the_alternation_keeps_a_problem_it_settles_quickly_and_hands_over_a_slow_one():
+    """The cost model: where the alternation converges within what the ascent's typical evaluations
+    cost, it finishes alone (the same run as accelerate=False); where its linear rate predicts more,
+    it hands over within a few iterations of the rate being read."""
+    X, _, _ = problem(0)  # the alternation settles it in 17 iterations
+    quick, alone = q_alpha(X, 2), q_alpha(X, 2, accelerate=False)
+    assert quick.evaluations == 0 and quick.n_iter == alone.n_iter and np.array_equal(quick.alpha, alone.alpha)
+    rng = np.random.default_rng(1)
+    slow = rng.standard_normal((80, 3_000))
+    slow[40:, rng.choice(3_000, 30, replace=False)] += 1.0
+    handed = q_alpha(slow, 2)
+    assert handed.evaluations > 0 and handed.n_iter - handed.evaluations < 40
+    ratio = quasi_newton.cost_ratio(_Problem(data_matrix(slow).normalised(), "sum"), 2)
+    assert 1 < ratio < 50
+
+
+def test_few_features_many_samples_take_the_features_gram_matrix():
+    """With fewer features than samples the ascent decomposes the n x n matrix D^1/2 K D^1/2, not
+    the q x q A_alpha; it ends where the q x q form does."""
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((300, 25))
+    X[150:, :5] += 1.5
+    dual = q_alpha(X, 2, accelerate="always", tol=1e-10)
+    features = data_matrix(X).normalised()
+    evaluation = quasi_newton._Evaluation(_Problem(features, "sum"), 2)
+    assert evaluation.dual
+    evaluation.dual = False
+    beta = dual.alpha / np.linalg.norm(dual.alpha)
+    primal = evaluation.at(beta.copy())
+    assert primal.alpha_residual <= 1e-9 and -primal.theta == pytest.approx(-dual.objective, rel=1e-12)
+    assert max(dense_truth(X, dual)[:2]) <= 1e-10
 
 
 def test_sparse_dense_and_chunked_data_give_one_answer():
@@ -167,7 +200,7 @@ def test_the_ascent_stops_where_q_stays_undetermined(monkeypatch):
 
     monkeypatch.setattr(quasi_newton._Evaluation, "_note_gap", always_closed)
     with pytest.warns(ConvergenceWarning, match="not determined"):
-        result = q_alpha(X, 2, tol=1e-14, max_iter=500)
+        result = q_alpha(X, 2, tol=1e-14, max_iter=500, accelerate="always")
     assert not result.converged and result.n_iter <= quasi_newton.UNDETERMINED_AFTER
 
 
