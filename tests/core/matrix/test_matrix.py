@@ -118,13 +118,15 @@ def test_q_alpha_side_data_pairs_and_labels_equal_numpy_path(backend):
 
 
 def test_auto_solver_takes_power_steps_where_they_apply():
-    """Beyond 100 features the automatic solver takes power steps (one pass over the data per
-    iteration) on every backend; Lanczos where the operator is indefinite (the gap criterion)."""
+    """The automatic solver takes power steps (one pass over the data per iteration) on every
+    backend and at every size; Lanczos where the operator is indefinite (the gap criterion) beyond
+    100 features, a dense solve up to them."""
     data = weston_linear(100, random_state=0)
     for name in ("numpy", "sparse", "dask"):
         assert q_alpha(as_backend(data.X, name), 2).solver == "power"
+        assert q_alpha(as_backend(data.X[:, :100], name), 2).solver == "power"
     assert q_alpha(data.X, 2, criterion="gap").solver == "lanczos"
-    assert q_alpha(data.X[:, :100], 2).solver == "dense"
+    assert q_alpha(data.X[:, :100], 2, criterion="gap").solver == "dense"
 
 
 def test_sparse_input_is_not_densified_or_copied():
