@@ -1,13 +1,14 @@
-"""Q-alpha's convergence: the quasi-Newton ascent (``accelerate=True``, the default) beside the
-alternation of [WS03] Definition 2 alone (``accelerate=False``, the iteration before issue 75),
-both run in this process on the same data.
+"""Q-alpha's convergence: the alternation of [WS03] Definition 2 alone (``accelerate=False``, the
+iteration before issue 75), the default (``accelerate=True``: the alternation, handing over to the
+quasi-Newton ascent where its linear rate predicts it slower) and the ascent alone
+(``accelerate="always"``), all run in this process on the same data.
 
     python -m benchmarks.bench_convergence [--quick] [--parts 1234]
 
 Part 1. Ten bundled sets at k = 2, 5, 8, tol 1e-6: iterations (and the ascent's evaluations, each
 a pass for ``A_alpha`` and a thin one for ``M Q``), converged, seconds; the largest weight
 difference of each from a reference run of the alternation to tol 1e-12, and whether the top 50
-equal the reference's. Median and largest iterations.
+equal the reference's. Median and largest iterations, median time over before's.
 
 Part 2. Planted data: 100 samples, 1 % of the features shifted by 1.0 in half of them, the rest
 N(0, 1): 20,000 features at k = 2 and 3, 200,000 at k = 2 (two draws). Iterations, converged,
@@ -15,15 +16,15 @@ seconds, and the share of the planted features among the top 1 % of weights. ``-
 the alternation out at 200,000 features (40-110 s a run).
 
 Part 3. The audit's problems (``benchmarks.bench_solvers.planted``: 25-60 samples, 15-150
-features, 2-4 clusters; plain, side data, pairs, gap criterion; k = 2 and 3): each solved by both
-at tol 1e-6 and by the alternation at tol 1e-12 (the reference). Reported: the largest weight
+features, 2-4 clusters; plain, side data, pairs, gap criterion; k = 2 and 3): each solved by the
+three at tol 1e-6 and by the alternation at tol 1e-12 (the reference). Reported: the largest weight
 difference from the reference of each at 1e-6, whether the top 10 equal the reference's, the
 objectives, and the median ratio of the times to converge.
 
 Part 4. What users wait for: the λ path (13 values, warm-started) and automatic k and λ
 (``choose_settings``) on a table of PBMC's size (700 cells x 765 genes, 10 cell types, log1p of
 negative-binomial counts; the last type is the side data) and on 600 of the bundled digit images
-(digit 0 as side data), each by both, seconds and their ratio.
+(digit 0 as side data), each by the three, seconds and before's over each.
 """
 
 from __future__ import annotations
@@ -52,33 +53,42 @@ def same_top(a, b, count):
     return set(a.top(count)) == set(b.top(count))
 
 
+RUNS = (("before", False), ("default", True), ("ascent", "always"))
+
+
 def part_sets():
     from core import load_dataset, q_alpha
 
-    print("\nPart 1. Bundled sets, tol 1e-6: the alternation alone (before) and with the ascent (now); "
+    print("\nPart 1. Bundled sets, tol 1e-6: the alternation alone (before), the default (the alternation, "
+          "handing over to the ascent where its rate predicts it slower) and the ascent alone; "
           "|d alpha| against the alternation at tol 1e-12")
-    print("| set | samples x features | k | before: iterations | s | now: iterations (evaluations) | s | "
-          "both converged | now / before time | now |d alpha| | before |d alpha| | top 50 as the reference |")
-    print("|" + "---|" * 12)
-    before_iters, now_iters, ratios = [], [], []
+    print("| set | samples x features | k | before: iterations, s | default: iterations (evaluations), s | "
+          "ascent: iterations (evaluations), s | all converged | default / before time | ascent / before time | "
+          "|d alpha| before / default / ascent | top 50 as the reference (default, ascent) |")
+    print("|" + "---|" * 11)
+    iterations = {label: [] for label, _ in RUNS}
+    ratios = {label: [] for label, _ in RUNS}
     for name in SETS:
         X = load_dataset(name).X
         for k in KS:
-            before, before_s = timed(q_alpha, X, k, accelerate=False)
-            now, now_s = timed(q_alpha, X, k)
             reference, _ = timed(q_alpha, X, k, accelerate=False, tol=1e-12, max_iter=50_000)
-            before_iters.append(before.n_iter)
-            now_iters.append(now.n_iter)
-            ratios.append(now_s / before_s)
-            print(f"| {name} | {X.shape[0]} x {X.shape[1]:,} | {k} | {before.n_iter} | {before_s:.3f} | "
-                  f"{now.n_iter} ({now.evaluations}) | {now_s:.3f} | {before.converged and now.converged} | "
-                  f"{now_s / before_s:.2f} | {np.abs(now.alpha - reference.alpha).max():.1e} | "
-                  f"{np.abs(before.alpha - reference.alpha).max():.1e} | "
-                  f"{same_top(now, reference, 50)}{'' if reference.converged else ' (reference unconverged)'} |",
-                  flush=True)
-    print(f"\nIterations: before median {np.median(before_iters):.0f}, largest {max(before_iters)}; "
-          f"now median {np.median(now_iters):.0f}, largest {max(now_iters)}. "
-          f"Time now / before: median {np.median(ratios):.2f}, largest {max(ratios):.2f}.")
+            results = {label: timed(q_alpha, X, k, accelerate=accelerate) for label, accelerate in RUNS}
+            before_s = results["before"][1]
+            for label, (result, seconds) in results.items():
+                iterations[label].append(result.n_iter)
+                ratios[label].append(seconds / before_s)
+            cells = [f"{r.n_iter}" + (f" ({r.evaluations})" if label != "before" else "") + f", {t:.3f}"
+                     for label, (r, t) in results.items()]
+            gaps = " / ".join(f"{np.abs(r.alpha - reference.alpha).max():.0e}" for r, _ in results.values())
+            tops = ", ".join(str(same_top(results[label][0], reference, 50)) for label in ("default", "ascent"))
+            print(f"| {name} | {X.shape[0]} x {X.shape[1]:,} | {k} | {' | '.join(cells)} | "
+                  f"{all(r.converged for r, _ in results.values())} | {ratios['default'][-1]:.2f} | "
+                  f"{ratios['ascent'][-1]:.2f} | {gaps} | {tops}"
+                  f"{'' if reference.converged else ' (reference unconverged)'} |", flush=True)
+    for label, _ in RUNS:
+        print(f"\n{label}: iterations median {np.median(iterations[label]):.0f}, largest {max(iterations[label])}"
+              + ("" if label == "before" else f"; time / before's median {np.median(ratios[label]):.2f}, "
+                 f"lowest {min(ratios[label]):.2f}, largest {max(ratios[label]):.2f}"))
 
 
 def planted(n_features, seed):
@@ -97,7 +107,7 @@ def part_planted(quick):
     print("|" + "---|" * 9)
     for n_features, k, seed in ((20_000, 2, 0), (20_000, 3, 0), (200_000, 2, 0), (200_000, 2, 1)):
         X, chosen = planted(n_features, seed)
-        runs = [("now", True)] + ([] if quick and n_features > 20_000 else [("before", False)])
+        runs = [run for run in RUNS if not (quick and n_features > 20_000 and run[0] == "before")]
         for label, accelerate in runs:
             result, seconds = timed(q_alpha, X, k, accelerate=accelerate)
             share = np.isin(result.top(n_features // 100), chosen).mean()
@@ -127,27 +137,32 @@ def audit_cases(count):
 def part_audit(count):
     from core import q_alpha
 
-    print(f"\nPart 3. The audit's problems ({count}): both at tol 1e-6 against the alternation at tol 1e-12")
-    ratios, now_gaps, before_gaps, top_equal, converged, objective_gaps = [], [], [], 0, 0, []
+    print(f"\nPart 3. The audit's problems ({count}): each run at tol 1e-6 against the alternation at tol 1e-12")
+    ratios, gaps, objective_gaps = ({label: [] for label, _ in RUNS} for _ in range(3))
+    top_equal, converged, handed = ({label: 0 for label, _ in RUNS} for _ in range(3))
     for name, X, options in audit_cases(count):
         q_alpha(X, **options)  # warm the caches of this shape once
         reference, _ = timed(q_alpha, X, accelerate=False, tol=1e-12, max_iter=50_000, **options)
-        before, before_s = timed(q_alpha, X, accelerate=False, **options)
-        now, now_s = timed(q_alpha, X, **options)
-        ratios.append(now_s / before_s)
-        now_gaps.append(np.abs(now.alpha - reference.alpha).max())
-        before_gaps.append(np.abs(before.alpha - reference.alpha).max())
-        objective_gaps.append((now.objective - reference.objective) / abs(reference.objective))
-        top_equal += same_top(now, reference, 10)
-        converged += now.converged
-    print("| measure | value |\n|---|---|")
-    print(f"| converged now | {converged} of {count} |")
-    print(f"| top 10 equal to the reference's | {top_equal} of {count} |")
-    print(f"| now: largest / median |d alpha| from the reference | {max(now_gaps):.1e} / {np.median(now_gaps):.1e} |")
-    print(f"| before: largest / median |d alpha| from the reference | {max(before_gaps):.1e} / {np.median(before_gaps):.1e} |")
-    print(f"| now: objective - reference's, relative, lowest / highest | {min(objective_gaps):+.1e} / {max(objective_gaps):+.1e} |")
-    print(f"| time to converge now / before: median (lowest - highest) | {np.median(ratios):.2f} "
-          f"({min(ratios):.2f} - {max(ratios):.2f}) |")
+        results = {label: timed(q_alpha, X, accelerate=accelerate, **options) for label, accelerate in RUNS}
+        for label, (result, seconds) in results.items():
+            ratios[label].append(seconds / results["before"][1])
+            gaps[label].append(np.abs(result.alpha - reference.alpha).max())
+            objective_gaps[label].append((result.objective - reference.objective) / abs(reference.objective))
+            top_equal[label] += same_top(result, reference, 10)
+            converged[label] += result.converged
+            handed[label] += result.evaluations > 0
+    print("| measure | " + " | ".join(label for label, _ in RUNS) + " |\n|---|---|---|---|")
+    rows = (("converged", lambda label: f"{converged[label]} of {count}"),
+            ("the ascent ran", lambda label: f"{handed[label]} of {count}"),
+            ("top 10 equal to the reference's", lambda label: f"{top_equal[label]} of {count}"),
+            ("largest / median |d alpha| from the reference",
+             lambda label: f"{max(gaps[label]):.1e} / {np.median(gaps[label]):.1e}"),
+            ("objective - reference's, relative, lowest / highest",
+             lambda label: f"{min(objective_gaps[label]):+.1e} / {max(objective_gaps[label]):+.1e}"),
+            ("time / before's: median (lowest - highest)",
+             lambda label: f"{np.median(ratios[label]):.2f} ({min(ratios[label]):.2f} - {max(ratios[label]):.2f})"))
+    for name, cell in rows:
+        print(f"| {name} | " + " | ".join(cell(label) for label, _ in RUNS) + " |")
 
 
 def pbmc_sized(seed=0):
@@ -166,9 +181,10 @@ def pbmc_sized(seed=0):
 def part_waits():
     from core import choose_settings, load_dataset, q_alpha_path
 
-    print("\nPart 4. What users wait for, seconds (the alternation alone / with the ascent)")
-    print("| data | λ path before | now | ratio | automatic k and λ before | now | ratio |")
-    print("|" + "---|" * 7)
+    print("\nPart 4. What users wait for, seconds (before / default / ascent alone), and before's time over each")
+    print("| data | λ path: before, default, ascent | before / default, before / ascent | "
+          "automatic k and λ: before, default, ascent | before / default, before / ascent |")
+    print("|" + "---|" * 5)
     X, types = pbmc_sized()
     digits = load_dataset("digits")
     cases = [("PBMC-sized 700 x 765", X[types != 9], X[types == 9]),
@@ -176,9 +192,8 @@ def part_waits():
     for name, main, side in cases:
         row = [name]
         for function, options in ((q_alpha_path, dict(k=2)), (choose_settings, dict(random_state=0))):
-            _, before_s = timed(function, main, side=side, accelerate=False, **options)
-            _, now_s = timed(function, main, side=side, **options)
-            row += [f"{before_s:.2f}", f"{now_s:.2f}", f"{before_s / now_s:.1f}x"]
+            seconds = [timed(function, main, side=side, accelerate=accelerate, **options)[1] for _, accelerate in RUNS]
+            row += [", ".join(f"{t:.2f}" for t in seconds), f"{seconds[0] / seconds[1]:.1f}x, {seconds[0] / seconds[2]:.1f}x"]
         print("| " + " | ".join(row) + " |", flush=True)
 
 

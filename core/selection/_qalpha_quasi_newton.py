@@ -248,11 +248,14 @@ RATE_WINDOW = 5
 def cost_ratio(problem, k) -> float:
     """An evaluation of the ascent over a step of the alternation, in multiply-adds: ``A_alpha``
     (``q^2 n / 2``, or ``n^2`` for the features' Gram matrix where there are fewer features than
-    samples), its leading eigenpairs (about ``r^3``, ``r = min(q, n)``) and ``M Q``, against two thin
+    samples), its leading eigenpairs (``2 r^3 / 3`` for ``r = min(q, n)`` by LAPACK, about
+    ``40 (k + 1) r^2`` by ARPACK beyond :data:`DENSE_EIGEN_LIMIT`) and ``M Q``, against two thin
     passes (``2 q n k``)."""
     q, n = problem.features.n_samples, problem.features.n_kept
     small = min(q, n)
-    evaluation = (n * n if n < q else q * q * n / 2) + small ** 3 + q * n * k + EVALUATION_OVERHEAD
+    # LAPACK's tridiagonal reduction up to DENSE_EIGEN_LIMIT, else ARPACK's products (tens of them)
+    eigen = 2 * small ** 3 / 3 if small <= DENSE_EIGEN_LIMIT else 40 * (k + 1) * small ** 2
+    evaluation = (n * n if n < q else q * q * n / 2) + eigen + q * n * k + EVALUATION_OVERHEAD
     return evaluation / (2.0 * q * n * k + STEP_OVERHEAD)
 
 
