@@ -205,9 +205,14 @@ class ContentStore:
                 np.savez(file, **arrays)
                 file.flush()
                 os.fsync(file.fileno())
+            written = Path(temporary).stat().st_size
+            if written > self.quota:  # the file's headers and names come on top of the arrays' bytes
+                raise InputError(f"{dataset.name} takes {written:,} bytes as stored, more than the store's quota of "
+                                 f"{self.quota:,} bytes ({STORE_QUOTA_VARIABLE}): it is in use in this session but "
+                                 "cannot be kept for links and reloads. Raise the quota or select fewer features.")
             with self._locked():
                 if not _touch(path):  # another process may have kept it meanwhile
-                    self._make_room(Path(temporary).stat().st_size)
+                    self._make_room(written)
                     os.replace(temporary, path)  # atomic: the entry is whole or absent
         finally:
             Path(temporary).unlink(missing_ok=True)

@@ -100,10 +100,16 @@ def size_of(value) -> int:
 
 
 def freeze(value):
-    """Make every NumPy array ``value`` holds read-only (in place: the result is this cache's own)."""
+    """Make every NumPy array ``value`` holds read-only, those behind its pandas tables too (in
+    place: the result is this cache's own)."""
     def visit(item):
         if isinstance(item, np.ndarray):
             item.flags.writeable = False
+            return True
+        if hasattr(item, "_mgr") and hasattr(item, "columns"):  # a pandas DataFrame: its blocks' arrays
+            for array in item._mgr.arrays:
+                if isinstance(array, np.ndarray):
+                    array.flags.writeable = False
             return True
         if hasattr(item, "tocsr") and hasattr(item, "data"):
             for part in ("data", "indices", "indptr"):
@@ -182,8 +188,10 @@ class SharedResults:
 
     def compute_once(self, key, compute, keep=lambda value: True):
         """The value kept for ``key``, else ``compute()``, kept if ``keep(value)``. A thread that
-        asks while another computes ``key`` waits for it (and computes itself if that one ends
-        without keeping a value); a computation that asks for its own key again computes it."""
+        asks while another computes ``key`` waits for it and takes its value, frozen, whether or not
+        it was kept (a result larger than the budget was computed once per waiting session, one
+        after another); it computes itself only if that one ended without a value (stopped, or
+        failed). A computation that asks for its own key again computes it."""
         while True:
             with self.lock:
                 if key in self._values:
@@ -191,14 +199,18 @@ class SharedResults:
                     return self._values[key][0]
                 entry = self._running.get(key)
                 if entry is None or entry[0] == threading.get_ident():
-                    done = threading.Event()
-                    self._running[key] = (threading.get_ident(), done)
+                    done, handed = threading.Event(), []
+                    self._running[key] = (threading.get_ident(), done, handed)
                     break
             entry[1].wait()
+            if entry[2]:
+                return entry[2][0]
         try:
             value = compute()
             if keep(value):
-                self.put(key, value)
+                if not self.put(key, value):
+                    freeze(value)  # not kept, but shared with the sessions that waited for it
+                handed.append(value)
             return value
         finally:
             with self.lock:

@@ -88,6 +88,41 @@ def test_a_computation_that_keeps_nothing_leaves_the_waiter_to_compute():
     assert sorted(results) == ["complete", "stopped"] and cache.get("k") == "complete"
 
 
+def test_a_result_larger_than_the_budget_is_computed_once_for_every_waiter():
+    """It is not kept, but the sessions that waited for it take it (frozen) instead of computing
+    it again one after another."""
+    cache = SharedResults("test", budget=1_000)
+    calls, answers, start = [], [], threading.Barrier(4)
+
+    def compute():
+        calls.append(1)
+        time.sleep(0.3)
+        return result(10_000)  # 80 kB: over the budget
+
+    def session():
+        start.wait()
+        answers.append(cache.compute_once("large", compute))
+
+    sessions = [threading.Thread(target=session) for _ in range(4)]
+    for thread in sessions:
+        thread.start()
+    for thread in sessions:
+        thread.join()
+    assert len(calls) == 1 and len(answers) == 4 and all(answer is answers[0] for answer in answers)
+    assert "large" not in cache and not answers[0].weights.flags.writeable
+
+
+def test_freeze_makes_a_tables_columns_read_only():
+    import pandas as pd
+
+    table = freeze({"markers": pd.DataFrame({"gene": ["A", "B"], "score": [1.0, 2.0], "rank": [1, 2]})})["markers"]
+    with pytest.raises(ValueError, match="read-only"):
+        table.iloc[0, 1] = 5.0
+    with pytest.raises(ValueError, match="read-only"):
+        table["rank"].to_numpy()[0] = 7
+    assert table["score"].tolist() == [1.0, 2.0]
+
+
 def test_the_budget_is_set_by_the_environment(monkeypatch):
     monkeypatch.setenv(BUDGET_VARIABLE, "100")
     assert budget_bytes(0.5) == 50 * 2**20

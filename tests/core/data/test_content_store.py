@@ -117,3 +117,16 @@ def test_the_folder_and_quota_come_from_the_environment(tmp_path, monkeypatch):
         ContentStore()
     monkeypatch.delenv(content_store.STORE_FOLDER_VARIABLE)
     assert content_store.default_folder().parts[-2:] == ("spectral-feature-selection", "store")
+
+
+def test_the_quota_counts_the_bytes_written_not_the_arrays(tmp_path):
+    """A set whose arrays fit the quota but whose file (headers, names) does not is refused, and
+    nothing is kept over the quota (10,408 bytes had been kept under a quota of 10,008)."""
+    from core.data.content_store import _arrays
+
+    data = table(n=30, d=40)
+    arrays_bytes = sum(array.nbytes for array in _arrays(data).values())
+    store = ContentStore(tmp_path / "s", quota=arrays_bytes + 100)  # each array's headers take more
+    with pytest.raises(InputError, match="as stored, more than the store's quota"):
+        store.put(data)
+    assert store.size() == 0 and not list((tmp_path / "s").glob(".writing-*"))
