@@ -260,8 +260,17 @@ def test_l21_least_squares_satisfies_the_group_lasso_optimality_conditions():
     assert active[[1, 4]].all()
 
 
-def test_l21_logistic_satisfies_its_optimality_conditions():
+@pytest.mark.parametrize("sizes", [None, (30, 7, 3)])
+def test_l21_logistic_satisfies_its_optimality_conditions(sizes):
+    """KKT in W at the intercepts that are optimal for it, found here by Newton's method. With
+    classes of 30, 7 and 3 those intercepts lie far from the log odds they start at, so a solver
+    that left them there (its intercept gradient dropped) fails this; balanced classes hid it."""
     X, y = two_blobs(2)
+    if sizes is not None:
+        y = np.repeat([0, 1, 2], sizes)
+        X = np.random.default_rng(3).standard_normal((y.size, 8))
+        X[:, 1] += 2.0 * (y == 1)
+        X[:, 4] += 2.0 * (y == 2)
     model = sparse_learning.l21_logistic(X, y, gamma=0.2, tol=1e-9, max_iter=100000)
     assert model.converged
     Z, Y = standardised(X, y)
@@ -395,3 +404,18 @@ def test_a_k_past_the_greedy_steps_takes_the_next_by_relevance_not_by_column(met
     rest = [f for f in np.argsort(-relevance, kind="stable") if f not in set(greedy)]
     support = SelectKBest(ScoreFunction(method, n_features_to_select=20), k=30).fit(X, y).get_support(indices=True)
     assert set(support) == set(greedy) | set(rest[:10])
+
+
+def test_fcbf_counts_a_tie_as_redundant_as_yu_and_liu_write_it():
+    """Yu & Liu's Fig. 1 removes F_q when SU(F_p, F_q) >= SU(F_q, C). A feature equal to the class
+    ties with every other (SU(C, F_q) = SU(F_q, C)), so it removes them all: the rest follow by SU
+    alone (1, its copy 2, then 3). Were ties kept (>), the copy would fall behind 3, which the
+    noisy feature 1 does not make redundant."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 400)
+    noisy = np.where(rng.random(400) < 0.1, 1 - y, y)
+    weaker = np.where(rng.random(400) < 0.3, 1 - y, y)
+    X = np.column_stack([y, noisy, noisy, weaker]).astype(float)
+    labels = y.tolist()
+    assert symmetric_uncertainty(X[:, 1].tolist(), X[:, 3].tolist()) < symmetric_uncertainty(X[:, 3].tolist(), labels)
+    assert list(score_features("fcbf", X, y, discrete_features=True).ranking) == [0, 1, 2, 3]
