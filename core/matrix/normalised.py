@@ -176,6 +176,13 @@ class _ImplicitFeatures:
     def n_kept(self):
         return self.kept.size
 
+    def offset_ratio(self) -> float:
+        """The largest ``|mean| / std`` of a kept feature: how many digits the rank-one centring
+        of a product loses (its square, for a weighted Gram matrix)."""
+        if self.kept.size == 0:
+            return 0.0
+        return float(np.max(np.abs(self.mean) * np.sqrt(self.n_samples) / self.scale))
+
     def _raw_weights(self, W):
         """``W`` (n_kept x k) mapped to raw features, and the shift ``mean^T W'`` of the centring."""
         full = np.zeros((self.n_total, W.shape[1]))

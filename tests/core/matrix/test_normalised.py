@@ -160,3 +160,26 @@ def test_float32_data_with_few_samples_take_no_normalised_copy_for_their_gram_ma
     tracemalloc.stop()
     assert peak < 1.0 * X.nbytes, peak / X.nbytes
     assert np.allclose(result.alpha, q_alpha(X.astype(np.float64), 2, max_iter=3).alpha, rtol=0, atol=1e-10)
+
+
+def test_sparse_data_with_a_large_common_offset_are_centred_without_cancellation():
+    """Values 1e8 + N(0, 1) as CSR: the rank-one centring lost every digit of the weighted Gram
+    matrix and Q-alpha found none of the 8 planted features. Such columns are full, so they are
+    centred as a dense copy (no larger than the CSR), and the run equals the ndarray's; a truly
+    sparse matrix keeps its products."""
+    from scipy import sparse
+
+    from core.matrix import data_matrix
+    from core.matrix.normalised import DenseFeatures, SparseFeatures
+    from core.selection.qalpha import q_alpha
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 200))
+    X[30:, :8] += 2.0
+    X += 1e8
+    dense, csr = q_alpha(X, 2), q_alpha(sparse.csr_matrix(X), 2)
+    assert set(csr.top(8)) == set(dense.top(8)) == set(range(8))
+    assert np.abs(csr.alpha - dense.alpha).max() <= 1e-10
+    assert isinstance(data_matrix(sparse.csr_matrix(X)).normalised(), DenseFeatures)
+    counts = sparse.random(200, 1_000, density=0.01, format="csr", random_state=0)
+    assert isinstance(data_matrix(counts).normalised(), SparseFeatures)
