@@ -556,21 +556,7 @@ def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progre
             else:
                 Q0, passes, Pt0 = _initial_Q(problem, prepared.k, init if start == 0 else "random", rng)
                 start_passes += passes
-            common = dict(method=prepared.method, max_iter=settings["max_iter"], tol=settings["tol"], solver=solver,
-                          eig_tol=settings["eig_tol"], power_steps=settings["power_steps"], progress=progress)
-            run = None
-            if not (accelerated and prepared.accelerate == "always"):
-                # the alternation first, unless the ascent is asked for: where it converges in fewer
-                # steps than the ascent's evaluations cost, it is the quicker
-                handover = (quasi_newton.Handover(quasi_newton.cost_ratio(problem, prepared.k), settings["tol"])
-                            if accelerated else None)
-                run = _run(problem, Q0.astype(dtype), fixed_Q=prepared.fixed_Q, alpha0=alpha0,
-                           Pt0=None if Pt0 is None else Pt0.astype(dtype), trace=IterationTrace(handover), **common)
-            if accelerated and (run is None or run.get("handed_over")):
-                beta0 = (_first_weights(problem, Q0, alpha0, Pt0) if run is None
-                         else problem.to_beta(np.asarray(run["alpha"], dtype=np.float64)))
-                run = quasi_newton.run_accelerated(problem, prepared.k, beta0, **common,
-                                                   trace=None if run is None else IterationTrace.resumed(run))
+            run = _one_start(problem, prepared, Q0, alpha0, Pt0, accelerated, solver, progress)
             restart_objectives.append(run["history"][-1])
             if best is None or run["history"][-1] > best["history"][-1]:
                 best = run
@@ -613,6 +599,27 @@ def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progre
         evaluations=int(best.get("evaluations", 0)),
         acceleration="quasi-Newton (L-BFGS)" if best.get("evaluations", 0) else "",
     )
+
+
+def _one_start(problem, prepared, Q0, alpha0, Pt0, accelerated, solver, progress):
+    """One start from ``Q0`` (None: the ascent from equal weights) and ``alpha0`` (a warm start):
+    the alternation first, unless the ascent alone is asked for, handing over to the ascent where
+    its rate predicts it slower (:class:`~core.selection._qalpha_quasi_newton.Handover`)."""
+    settings, dtype = prepared.settings, prepared.dtype
+    common = dict(method=prepared.method, max_iter=settings["max_iter"], tol=settings["tol"], solver=solver,
+                  eig_tol=settings["eig_tol"], power_steps=settings["power_steps"], progress=progress)
+    run = None
+    if not (accelerated and prepared.accelerate == "always"):
+        handover = (quasi_newton.Handover(quasi_newton.cost_ratio(problem, prepared.k), settings["tol"])
+                    if accelerated else None)
+        run = _run(problem, Q0.astype(dtype), fixed_Q=prepared.fixed_Q, alpha0=alpha0,
+                   Pt0=None if Pt0 is None else Pt0.astype(dtype), trace=IterationTrace(handover), **common)
+    if accelerated and (run is None or run.get("handed_over")):
+        beta0 = (_first_weights(problem, Q0, alpha0, Pt0) if run is None
+                 else problem.to_beta(np.asarray(run["alpha"], dtype=np.float64)))
+        run = quasi_newton.run_accelerated(problem, prepared.k, beta0, **common,
+                                           trace=None if run is None else IterationTrace.resumed(run))
+    return run
 
 
 def _first_weights(problem, Q0, alpha0, Pt0):
