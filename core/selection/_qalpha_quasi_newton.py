@@ -266,10 +266,10 @@ class Handover:
     """When the alternation of Definition 2 hands over to the ascent: once its iterations, or
     those its linear rate predicts to ``tol``, exceed what :data:`TYPICAL_EVALUATIONS` of the
     ascent cost (:func:`cost_ratio`). The rate is read off the later half of the iterations so
-    far (at least :data:`RATE_WINDOW`): the residuals stall for a few steps and drop again (a
-    PBMC-sized table at k = 4: plateaus of 5-10 steps in runs that settle in 71-105), and a
-    window of the last five took them for a crawl. Decided on the residuals alone, so a run is
-    reproducible."""
+    far (at least :data:`RATE_WINDOW`), and only after a tenth of the budget: the residuals stall
+    for a few steps and drop again (a PBMC-sized table at k = 2 and 4: plateaus of 5-10 steps in
+    runs that settle in 71-109), and a window of the last five took them for a crawl. Decided on
+    the residuals alone, so a run is reproducible."""
 
     def __init__(self, ratio, tol):
         self.budget, self.tol = int(np.ceil(TYPICAL_EVALUATIONS * ratio)), tol
@@ -279,8 +279,8 @@ class Handover:
         if done >= self.budget:
             return True
         window = max(RATE_WINDOW, done // 2)
-        if done <= 2 * RATE_WINDOW:
-            return False
+        if done <= max(2 * RATE_WINDOW, self.budget // 10):
+            return False  # a tenth of the budget (1.5 evaluations' cost) before the rate is judged
         residuals = np.max(np.asarray(trace.residuals), axis=1)
         first, last = residuals[-window - 1], residuals[-1]
         if first <= 0 or last <= 0:
