@@ -265,14 +265,16 @@ def cost_ratio(problem, k) -> float:
 class Handover:
     """When the alternation of Definition 2 hands over to the ascent: once its iterations, or
     those its linear rate predicts to ``tol``, exceed what :data:`TYPICAL_EVALUATIONS` of the
-    ascent cost (:func:`cost_ratio`). The rate is read off the later half of the iterations so
+    ascent cost (:func:`cost_ratio`), or half of ``max_iter``, or once it stops contracting. The rate is read off the later half of the iterations so
     far (at least :data:`RATE_WINDOW`), and only after a tenth of the budget: the residuals stall
     for a few steps and drop again (a PBMC-sized table at k = 2 and 4: plateaus of 5-10 steps in
     runs that settle in 71-109), and a window of the last five took them for a crawl. Decided on
     the residuals alone, so a run is reproducible."""
 
-    def __init__(self, ratio, tol):
-        self.budget, self.tol = int(np.ceil(TYPICAL_EVALUATIONS * ratio)), tol
+    def __init__(self, ratio, tol, max_iter):
+        # the alternation may not take the whole of max_iter: the ascent needs iterations left
+        self.budget = min(int(np.ceil(TYPICAL_EVALUATIONS * ratio)), max(1, max_iter // 2))
+        self.tol = tol
 
     def __call__(self, trace) -> bool:
         done = trace.n_iter
@@ -287,7 +289,7 @@ class Handover:
             return False
         rate = (last / first) ** (1.0 / window)
         if rate >= 1.0:
-            return False  # not contracting yet: the budget decides
+            return True  # not contracting over half its run: it will not arrive in the budget
         return done + np.log(self.tol / last) / np.log(rate) > self.budget
 
 

@@ -610,8 +610,8 @@ def _one_start(problem, prepared, Q0, alpha0, Pt0, accelerated, solver, progress
                   eig_tol=settings["eig_tol"], power_steps=settings["power_steps"], progress=progress)
     run = None
     if not (accelerated and prepared.accelerate == "always"):
-        handover = (quasi_newton.Handover(quasi_newton.cost_ratio(problem, prepared.k), settings["tol"])
-                    if accelerated else None)
+        handover = (quasi_newton.Handover(quasi_newton.cost_ratio(problem, prepared.k), settings["tol"],
+                                          settings["max_iter"]) if accelerated else None)
         run = _run(problem, Q0.astype(dtype), fixed_Q=prepared.fixed_Q, alpha0=alpha0,
                    Pt0=None if Pt0 is None else Pt0.astype(dtype), trace=IterationTrace(handover), **common)
     if accelerated and (run is None or run.get("handed_over")):
