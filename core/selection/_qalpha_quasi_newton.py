@@ -327,15 +327,13 @@ def ascend(problem, k, x0, *, max_iter, tol, trace, progress):
     in a row without the residuals passing), else None.
     """
     evaluation = _Evaluation(problem, k)
-    state = {"ended": False}
 
     def callback(intermediate_result):
         e = evaluation.at(intermediate_result.x)
         ended = trace.record(trace.n_iter + 1, e.theta, e.theta, e.alpha_residual, e.Q_residual, tol, None,
                              progress, max_iter)
         if ended or evaluation.low_gap_run >= UNDETERMINED_AFTER:
-            state["ended"] = True
-            raise StopIteration
+            raise StopIteration  # SciPy's way to end from a callback: result.x is this iterate
 
     x0 = np.asarray(x0, dtype=np.float64)
     remaining = max_iter - trace.n_iter
@@ -345,7 +343,7 @@ def ascend(problem, k, x0, *, max_iter, tol, trace, progress):
                                             ftol=0.0, gtol=0.0, maxls=40))
     e = evaluation.at(result.x)
     undetermined = e.gap
-    if trace.n_iter == 0:  # ended before its first iteration (nothing to improve at x0)
+    if trace.n_iter == 0:  # ended before its first iteration (the line search found nothing better than x0)
         trace.record(1, e.theta, e.theta, e.alpha_residual, e.Q_residual, tol, None, progress, max_iter)
     alpha = problem.to_alpha(e.beta)
     return alpha, e.Q(), e.Pt, evaluation.count, undetermined

@@ -50,25 +50,31 @@ def test_a_kept_result_is_read_only():
     assert cache.get("key") is value and not value.weights.any()
 
 
-def test_sessions_asking_at_once_wait_for_one_computation():
-    cache = SharedResults("test", budget=10**7)
-    calls, answers, start = [], [], threading.Barrier(8)
+def sessions_asking_at_once(cache, key, size, sessions):
+    """``sessions`` threads asking ``cache`` for ``key`` at the same moment, the computation a
+    result of ``size`` values taking 0.3 s: how many times it ran, and the answers."""
+    calls, answers, start = [], [], threading.Barrier(sessions)
 
     def compute():
         calls.append(1)
         time.sleep(0.3)
-        return result(100)
+        return result(size)
 
     def session():
         start.wait()
-        answers.append(cache.compute_once("same key", compute))
+        answers.append(cache.compute_once(key, compute))
 
-    sessions = [threading.Thread(target=session) for _ in range(8)]
-    for thread in sessions:
+    threads = [threading.Thread(target=session) for _ in range(sessions)]
+    for thread in threads:
         thread.start()
-    for thread in sessions:
+    for thread in threads:
         thread.join()
-    assert len(calls) == 1 and len(answers) == 8 and all(answer is answers[0] for answer in answers)
+    return len(calls), answers
+
+
+def test_sessions_asking_at_once_wait_for_one_computation():
+    calls, answers = sessions_asking_at_once(SharedResults("test", budget=10**7), "same key", 100, 8)
+    assert calls == 1 and len(answers) == 8 and all(answer is answers[0] for answer in answers)
 
 
 def test_a_computation_that_keeps_nothing_leaves_the_waiter_to_compute():
@@ -92,23 +98,8 @@ def test_a_result_larger_than_the_budget_is_computed_once_for_every_waiter():
     """It is not kept, but the sessions that waited for it take it (frozen) instead of computing
     it again one after another."""
     cache = SharedResults("test", budget=1_000)
-    calls, answers, start = [], [], threading.Barrier(4)
-
-    def compute():
-        calls.append(1)
-        time.sleep(0.3)
-        return result(10_000)  # 80 kB: over the budget
-
-    def session():
-        start.wait()
-        answers.append(cache.compute_once("large", compute))
-
-    sessions = [threading.Thread(target=session) for _ in range(4)]
-    for thread in sessions:
-        thread.start()
-    for thread in sessions:
-        thread.join()
-    assert len(calls) == 1 and len(answers) == 4 and all(answer is answers[0] for answer in answers)
+    calls, answers = sessions_asking_at_once(cache, "large", 10_000, 4)  # 80 kB: over the budget
+    assert calls == 1 and len(answers) == 4 and all(answer is answers[0] for answer in answers)
     assert "large" not in cache and not answers[0].weights.flags.writeable
 
 
