@@ -44,7 +44,7 @@ from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 from ..matrix import sample_vectors
 from ..matrix.threads import one_blas_thread
 from ._qalpha_iteration import _run, certify
-from ._spectral import IterationTrace, eigen_residual
+from ._spectral import IterationTrace, eigen_residual, subspace_residual
 
 #: Up to this order the leading eigenpairs of ``A_alpha`` (or of its dual) come from a dense
 #: decomposition (LAPACK's ``syevr``, the leading ``k + 1`` where every weight is positive); beyond
@@ -94,14 +94,8 @@ def _leading_pairs(A, count, previous, positive):
     diagnosis. ``positive``: ``A`` is positive semi-definite (every weight non-negative)."""
     q = A.shape[0]
     if q <= DENSE_EIGEN_LIMIT:
-        if positive and count < q:
-            # positive semi-definite: the largest are the leading, and LAPACK finds only those
-            # (55 x 55: 126 us against 561 for all)
-            values, vectors = linalg.eigh(A, subset_by_index=[q - count - 1, q - 1])
-        else:
-            values, vectors = linalg.eigh(A)
-        order = np.argsort(-np.abs(values), kind="stable")
-        return values[order[:count]], vectors[:, order[:count]], np.abs(values[order])
+        values, vectors = sample_vectors.leading_eigenpairs(A, count + 1, positive)
+        return values[:count], vectors[:, :count], np.abs(values)
     wanted = min(count + 1, q - 1)
     try:
         values, vectors = eigsh(A, k=wanted, which="LM", v0=previous, tol=0.0, ncv=min(q, max(2 * wanted + 1, 20)))
@@ -155,7 +149,7 @@ class _Evaluation:
             with one_blas_thread():  # a q x q decomposition: threads cost more than they save
                 values, vectors, magnitudes = _leading_pairs(A, k, None if self.dual else previous, positive)
             Pt = problem.features.transposed_times(vectors)  # rows p_l = M q_l
-            self.Q_residual = _eigen_residual_of_block(A, vectors, values)
+            self.Q_residual = subspace_residual(vectors, A @ vectors)
             self.sample_vectors, self.vectors = vectors, (None if self.dual else vectors)
             # ((M M^T) o (M M^T)) alpha = diag(M A_alpha M^T)
             diagonal = np.einsum("qn,qn->n", A @ problem.Mt, problem.Mt) if problem.criterion == "gap" else None
@@ -186,7 +180,7 @@ class _Evaluation:
         self.vectors, self.sample_vectors, self.root = Y, None, root
         # ||A q - w q|| = ||M^T D^1/2 (B y - w y)|| / sqrt(w) <= ||B y - w y|| sqrt(||B||_2 / w): the
         # record's Q residual (the returned iterate's is recomputed from the data)
-        return values, Pt, magnitudes, _eigen_residual_of_block(B, Y, values)
+        return values, Pt, magnitudes, subspace_residual(Y, B @ Y)
 
     def Q(self):
         """The ``k`` leading eigenvectors of ``A_alpha`` at the current point, orthonormal (``q x k``):
@@ -229,15 +223,6 @@ class _Evaluation:
         return -(2.0 / e.size) * (e.image - e.theta * e.beta)
 
 
-def _eigen_residual_of_block(A, vectors, values):
-    """Q's subspace residual for eigenvectors of the explicit ``A``: ``||A Q - Q Lambda||_F`` over
-    ``||A Q||_2`` (the largest ``|lambda|``), as :func:`core.selection._spectral.subspace_residual` measures it."""
-    top = float(np.max(np.abs(values))) if values.size else 0.0
-    if top == 0.0:
-        return 1.0
-    return float(np.linalg.norm(A @ vectors - vectors * values)) / top
-
-
 #: The ascent's evaluations on a typical problem (the bundled sets: 8-12; planted 100 x 20,000: 36),
 #: for the cost model that decides when the alternation hands over to it.
 TYPICAL_EVALUATIONS = 15
@@ -265,8 +250,9 @@ def cost_ratio(problem, k) -> float:
 class Handover:
     """When the alternation of Definition 2 hands over to the ascent: once its iterations, or
     those its linear rate predicts to ``tol``, exceed what :data:`TYPICAL_EVALUATIONS` of the
-    ascent cost (:func:`cost_ratio`), or half of ``max_iter``, or once it stops contracting. The rate is read off the later half of the iterations so
-    far (at least :data:`RATE_WINDOW`), and only after a tenth of the budget: the residuals stall
+    ascent cost (:func:`cost_ratio`), or half of ``max_iter``, or once it stops contracting. The
+    rate is read off the later half of the iterations so far (at least :data:`RATE_WINDOW`), and
+    only after a tenth of the budget: the residuals stall
     for a few steps and drop again (a PBMC-sized table at k = 2 and 4: plateaus of 5-10 steps in
     runs that settle in 71-109), and a window of the last five took them for a crawl. Decided on
     the residuals alone, so a run is reproducible."""
@@ -320,9 +306,9 @@ def ascend(problem, k, x0, *, max_iter, tol, trace, progress):
     residuals are at most ``tol``, the progress callback stops it, ``max_iter`` iterations pass, the
     line search can go no further, or ``Q`` is found undetermined.
 
-    Returns ``(alpha, Q, Pt, evaluations, undetermined)``: the last accepted iterate (alpha oriented,
-    unit norm), its ``Q`` and ``(M Q)^T``, the number of evaluations (each a pass for ``A_alpha``
-    and a thin one for ``P``), and an :class:`Undetermined` where the last iterate's ``Q`` is not
+    Returns ``(alpha, Q, evaluations, undetermined)``: the last accepted iterate (alpha oriented,
+    unit norm), its ``Q``, the number of evaluations (each a pass for ``A_alpha`` and a thin one
+    for ``P``), and an :class:`Undetermined` where the last iterate's ``Q`` is not
     determined (the ascent stops once that has held for :data:`UNDETERMINED_AFTER` evaluations
     in a row without the residuals passing), else None.
     """
@@ -346,7 +332,7 @@ def ascend(problem, k, x0, *, max_iter, tol, trace, progress):
     if trace.n_iter == 0:  # ended before its first iteration (the line search found nothing better than x0)
         trace.record(1, e.theta, e.theta, e.alpha_residual, e.Q_residual, tol, None, progress, max_iter)
     alpha = problem.to_alpha(e.beta)
-    return alpha, e.Q(), e.Pt, evaluation.count, undetermined
+    return alpha, e.Q(), evaluation.count, undetermined
 
 
 def run_accelerated(problem, k, beta0, *, method, max_iter, tol, solver, eig_tol, power_steps, progress, trace=None):
@@ -364,8 +350,8 @@ def run_accelerated(problem, k, beta0, *, method, max_iter, tol, solver, eig_tol
     # itself, and OpenBLAS's threads, woken by a product between two of its parts, spun on the
     # cores the parts ran on (100 x 200,000: 118 ms a Gram matrix against 43)
     with one_blas_thread():
-        alpha, Q, Pt, evaluations, undetermined = ascend(problem, k, beta0, max_iter=max_iter, tol=tol, trace=trace,
-                                                         progress=progress)
+        alpha, Q, evaluations, undetermined = ascend(problem, k, beta0, max_iter=max_iter, tol=tol, trace=trace,
+                                                     progress=progress)
     objective, eigenvalue, alpha_residual, Q_residual, Pt = certify(problem, alpha, Q, fixed_Q=False)
     settled = trace.revise(objective, eigenvalue, alpha_residual, Q_residual, tol)
     if settled or trace.stopped or undetermined is not None or trace.n_iter >= max_iter:
