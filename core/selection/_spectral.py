@@ -167,6 +167,16 @@ class IterationTrace:
                     residuals=np.asarray(self.residuals).reshape(-1, 2), failures=tuple(self.failures))
 
 
+def continued_note(dtype, tol, before, continued, against) -> str:
+    """What a result says when its run, whose residuals passed in ``dtype`` after ``before``'s
+    iterations but not in float64 ``against`` (the data, the kernel matrix), went on in float64."""
+    more = continued["n_iter"] - before["n_iter"]
+    outcome = "converged" if continued["converged"] else "did not converge"
+    return (f"In {np.dtype(dtype).name} the residuals fell below tol = {tol:g} after {before['n_iter']} iteration(s), "
+            f"but {against} in float64 they were {float(np.max(before['residuals'][-1])):.1e}: the run went on in "
+            f"float64 and {outcome} in {more} more iteration(s).")
+
+
 def checked_in_float64(run, *, residuals, eigenvalue, objective, Q, tol, dtype, against) -> tuple[dict, str | None]:
     """A run made in a lower precision, with its last iterate's ``residuals`` (alpha's, Q's),
     ``eigenvalue`` and ``objective`` recomputed in float64 (``against``: what they were computed

@@ -34,8 +34,8 @@ import numpy as np
 from scipy import linalg
 from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
-from ._spectral import (IterationTrace, check_clusters, check_settings, checked_in_float64, eigen_residual,
-                        leading_lanczos, orient, result_warnings, side_scaling)
+from ._spectral import (IterationTrace, check_clusters, check_settings, checked_in_float64, continued_note,
+                        eigen_residual, leading_lanczos, orient, result_warnings, side_scaling)
 from ..errors import InputError
 from ..matrix import dense_matrix
 from ..matrix.threads import blas_threads_for
@@ -390,15 +390,11 @@ def _continued_in_float64(V, scaling, run, *, side, power, power_steps, max_iter
     """A float32 run whose residuals passed there but not with the float64 kernel matrix ``V``
     goes on in float64 from its last iterate, to ``max_iter`` iterations in all: the precision,
     not the problem, stopped it. Returns the run and a note that says what happened."""
-    done, residual = run["n_iter"], float(np.max(run["residuals"][-1]))
     E = np.asarray(run["Q"], dtype=np.float64)
     continued = _run_start(V, scaling, E @ linalg.inv(_cholesky_upper(E.T @ V @ E)), side=side, power=power,
                            power_steps=power_steps, max_iter=max_iter, tol=tol, progress=progress, dtype=np.float64,
                            alpha0=run["alpha"], trace=IterationTrace.resumed(run))
-    outcome = "converged" if continued["converged"] else "did not converge"
-    return continued, (f"In {dtype.name} the residuals fell below tol = {tol:g} after {done} iteration(s), but with "
-                       f"the kernel matrix in float64 they were {residual:.1e}: the run went on in float64 and "
-                       f"{outcome} in {continued['n_iter'] - done} more iteration(s).")
+    return continued, continued_note(dtype, tol, run, continued, "with the kernel matrix")
 
 
 def _checked_in_float64(V, scaling, run, *, side, tol, dtype):

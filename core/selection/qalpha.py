@@ -45,8 +45,8 @@ from functools import cached_property
 
 import numpy as np
 
-from ._spectral import (IterationTrace, check_clusters, check_settings, checked_in_float64, result_warnings,
-                        side_scaling)
+from ._spectral import (IterationTrace, check_clusters, check_settings, checked_in_float64, continued_note,
+                        result_warnings, side_scaling)
 from ..errors import InputError
 from ..progress import ProgressCallback, warn_not_converged
 from ..matrix import data_matrix
@@ -406,8 +406,8 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=DEFAULT_LAM, c
         rate predicts more steps than the typical cost of the quasi-Newton ascent over alpha
         (:func:`~core.selection._qalpha_quasi_newton.cost_ratio`, decided on the residuals alone,
         so runs are reproducible), it hands over to the ascent, which goes on from its iterate
-        (100 x 20,000 with 200 planted features, k = 2: 54 iterations in 0.6 s against 931 in
-        3.9 s). ``"always"``: the ascent from the start (fewest iterations: 7-11 on the bundled
+        (100 x 20,000 with 200 planted features, k = 2: 58 iterations in 0.63 s against 931 in
+        3.6 s, ``benchmarks/bench_convergence.py``). ``"always"``: the ascent from the start (fewest iterations: 7-11 on the bundled
         sets, where the alternation takes 24-209; each costs a weighted Gram matrix, so on small
         problems it can take longer). ``False``: the alternation alone, as before issue 75. The
         ascent runs where ``A_alpha`` can be formed (up to 4,096 samples) and Q is not fixed (not
@@ -575,7 +575,7 @@ def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progre
     notes, converged = result_warnings(alpha, best["history"], best["converged"], best["failures"])
     notes = notes + ((precision_note,) if precision_note else ())
     undetermined = best.get("undetermined")
-    if undetermined is None and prepared.accelerate and quasi_newton.applies(problem, prepared.fixed_Q):
+    if undetermined is None and accelerated:
         undetermined = quasi_newton.diagnose(problem, best["alpha"], np.asarray(best["Q"], dtype=np.float64),
                                              prepared.k, best["converged"])
     if undetermined is not None:
@@ -681,12 +681,7 @@ def _continued_in_float64(prepared, lam, run, accelerated, solver, progress):
         continued = quasi_newton.run_accelerated(problem, k, problem.to_beta(alpha), **common)
     else:
         continued = _run(problem, Q, fixed_Q=prepared.fixed_Q, alpha0=alpha, **common)
-    residual = float(np.max(run["residuals"][-1]))
-    outcome = (f"converged after {continued['n_iter'] - run['n_iter']} more iteration(s)" if continued["converged"]
-               else f"did not converge in {continued['n_iter'] - run['n_iter']} more iteration(s)")
-    note = (f"In {np.dtype(prepared.dtype).name} the residuals fell below tol = {settings['tol']:g} after "
-            f"{run['n_iter']} iteration(s), but against the data in float64 they were {residual:.1e}: the run went "
-            f"on in float64 and {outcome}.")
+    note = continued_note(prepared.dtype, settings["tol"], run, continued, "against the data")
     return dict(continued, evaluations=run.get("evaluations", 0) + continued.get("evaluations", 0),
                 undetermined=continued.get("undetermined")), note
 
