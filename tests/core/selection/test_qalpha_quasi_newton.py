@@ -145,6 +145,14 @@ def test_few_features_many_samples_take_the_features_gram_matrix():
     primal = evaluation.at(beta.copy())
     assert primal.alpha_residual <= 1e-9 and -primal.theta == pytest.approx(-dual.objective, rel=1e-12)
     assert max(dense_truth(X, dual)[:2]) <= 1e-10
+    # the two forms agree at any point, not only at the fixed point the safety net would reach anyway
+    point = np.random.default_rng(5).random(features.n_kept)
+    both = [quasi_newton._Evaluation(_Problem(features, "sum"), 2) for _ in range(2)]
+    both[1].dual = False
+    dual_at, primal_at = (evaluation.at(point.copy()) for evaluation in both)
+    assert dual_at.theta == pytest.approx(primal_at.theta, rel=1e-12)
+    assert np.allclose(dual_at.gradient(point), primal_at.gradient(point), rtol=1e-10, atol=1e-12)
+    assert np.abs(np.abs(dual_at.Q().T @ primal_at.Q()) - np.eye(2)).max() <= 1e-10
 
 
 def test_sparse_dense_and_chunked_data_give_one_answer():
