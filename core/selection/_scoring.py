@@ -47,17 +47,59 @@ class FeatureScores:
 
 @dataclass(frozen=True, eq=False)
 class IterativeScores:
-    """Scores of an iterative selector with its convergence: the objective after each iteration."""
+    """Scores of an iterative selector with its convergence: the objective after each iteration,
+    the step of the scores in each (:func:`score_step`), and ``criterion``, which says in words
+    what ``converged`` measured and how far from their limit the scores may still be."""
 
     scores: np.ndarray
     objective_history: np.ndarray
     converged: bool
     #: what a reader should know about how the answer was reached (an ill-posed step), or ""
     note: str = ""
+    #: :func:`score_step` of each iteration after the first
+    score_steps: np.ndarray = None
+    #: what ``converged`` means for this run, in words (:func:`step_criterion`)
+    criterion: str = ""
 
     @property
     def n_iter(self) -> int:
         return int(self.objective_history.size)
+
+
+def score_step(previous, current) -> float:
+    """The largest change of a score between two iterations, relative to the largest score now:
+    the step test of the iterative selectors (UDFS, NDFS), taken on what they rank."""
+    largest = float(np.abs(current).max(initial=0.0))
+    change = float(np.abs(np.asarray(current) - previous).max(initial=0.0))
+    return change / largest if largest > 0 else (0.0 if change == 0 else np.inf)
+
+
+#: iterations over which :func:`step_criterion` reads the rate at which the steps shrink
+RATE_WINDOW = 10
+
+
+def step_criterion(steps, tol) -> str:
+    """What a step test measured, said plainly: the last step against ``tol``, the rate at which
+    the steps shrank over the last :data:`RATE_WINDOW` iterations, and what that rate implies.
+
+    A step test is not a certificate of stationarity. Where the iteration contracts linearly at a
+    rate ``rho`` per iteration, the iterate's distance to its limit is about ``step rho / (1 -
+    rho)``: at ``rho = 0.996`` (UDFS on colon's 500 most variable genes) 250 times the last step.
+    """
+    steps = np.asarray(steps, dtype=np.float64)
+    if steps.size == 0:
+        return "one iteration only: no step was measured"
+    last = steps[-1]
+    said = f"the largest change of a score in the last iteration was {last:.2g} of the largest score (tol {tol:.2g})"
+    recent = steps[-(RATE_WINDOW + 1):]
+    if recent.size < 3 or np.any(recent <= 0):
+        return said + "; too few iterations to read the rate at which the steps shrink"
+    rate = float(np.exp(np.mean(np.diff(np.log(recent)))))
+    if rate >= 1:
+        return said + f"; the steps were not shrinking (x{rate:.3g} per iteration over the last {recent.size - 1})"
+    return (said + f"; the steps shrank x{rate:.3g} per iteration over the last {recent.size - 1}, so the scores "
+            f"may still be about {last * rate / (1 - rate):.2g} of the largest from their limit (a step test, "
+            "not a certificate of stationarity)")
 
 
 def _scores_of(result, name):

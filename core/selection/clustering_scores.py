@@ -11,7 +11,7 @@ from scipy import linalg
 from ..errors import InputError
 from ..matrix.threads import blas_threads_for
 from ..validation import check_real
-from ._scoring import IterativeScores, _scores_of, _safe_divide, _check_iterative, _unit_scale, _squared_distances, knn_graph, rbf_similarity
+from ._scoring import IterativeScores, score_step, step_criterion, _scores_of, _safe_divide, _check_iterative, _unit_scale, _squared_distances, knn_graph, rbf_similarity
 
 __all__ = ["SPEC_STYLES", "spec_score", "mcfs_score", "udfs_score", "udfs", "ndfs_score", "ndfs"]
 
@@ -199,15 +199,23 @@ def _average_first_frame(Z, k):
 _UDFS_ZERO_ROW = 1e-4
 
 
-def udfs(X, n_clusters=5, n_neighbors=5, gamma=0.1, ridge=1e-3, max_iter=1000, tol=1e-6) -> IterativeScores:
+def udfs(X, n_clusters=5, n_neighbors=5, gamma=0.1, ridge=1e-3, max_iter=5000, tol=1e-6) -> IterativeScores:
     """UDFS, unsupervised discriminative feature selection (Yang et al., IJCAI 2011, Sec. 3).
 
     ``min_{W^T W = I} Tr(W^T M W) + gamma ||W||_{2,1}``, ``M = X^T L X`` with ``L`` the local
     discriminative scatter of :func:`_udfs_local_scatter` and ``W`` features x ``n_clusters``,
     solved as the paper's Algorithm 1: ``W`` = the eigenvectors of ``M + gamma D`` with the
-    smallest eigenvalues, ``D_ii = 1 / (2 |w_i|)``, until the objective's relative change is
-    under ``tol``. Scores are the row norms ``|w_i|``. The data are centred and divided by their
-    root mean square first, so ``gamma`` does not depend on the data's unit.
+    smallest eigenvalues, ``D_ii = 1 / (2 |w_i|)``, until no score changes by more than ``tol``
+    of the largest in one iteration (:func:`~._scoring.score_step`). Scores are the row norms
+    ``|w_i|``. The data are centred and divided by their root mean square first, so ``gamma``
+    does not depend on the data's unit.
+
+    ``converged`` is a step test on the scores, and the result's ``criterion`` says so with the
+    rate at which the steps shrank and the distance to the limit that rate implies. The
+    alternation contracts slowly: on colon's 500 most variable genes (2 cores) the objective's
+    relative change, the paper's test, fell under 1e-6 at 158 iterations while the top 50 shared
+    only 40 with the limit's; the scores' step falls under 1e-6 at 2,516 iterations (3.2 s),
+    whose top 50 are the limit's. Hence ``max_iter`` 5,000.
 
     With fewer samples than features the first step (``D = I``) is ill-posed: its smallest
     eigenvalue is repeated, far more often than ``n_clusters``, and any frame of that eigenspace
@@ -231,7 +239,8 @@ def _udfs_iterations(X, n_clusters, n_neighbors, gamma, ridge, max_iter, tol):
     k = int(min(n_clusters, X.shape[1] - 1))
     diagonal = np.full(X.shape[1], gamma)
     start = np.ones(X.shape[1])
-    history = []
+    history, steps = [], []
+    row_norms = None
     note = ""
     first_norms, dimension = _average_first_frame(Z, k)
     if first_norms is not None:
@@ -244,15 +253,17 @@ def _udfs_iterations(X, n_clusters, n_neighbors, gamma, ridge, max_iter, tol):
         start = first_norms
     for _ in range(max_iter):
         W = _smallest_eigenvectors(Z, diagonal, k, start)
-        row_norms = np.linalg.norm(W, axis=1)
+        previous, row_norms = row_norms, np.linalg.norm(W, axis=1)
         history.append(np.sum((Z.T @ W) ** 2) + gamma * row_norms.sum())
-        converged = len(history) > 1 and abs(history[-2] - history[-1]) <= tol * abs(history[-1])
+        if previous is not None:
+            steps.append(score_step(previous, row_norms))
+        converged = bool(steps) and steps[-1] <= tol
         if converged:
             break
         diagonal = gamma / (2 * np.maximum(row_norms, 1e-12))
         start = W.sum(axis=1)
     scores = np.where(row_norms >= _UDFS_ZERO_ROW * row_norms.max(), row_norms, 0.0)
-    return IterativeScores(scores, np.asarray(history), converged, note)
+    return IterativeScores(scores, np.asarray(history), converged, note, np.asarray(steps), step_criterion(steps, tol))
 
 
 def _ndfs_regression(X, F, d_inverse, beta):
@@ -270,7 +281,7 @@ def ndfs_score(X, y=None, **options):
     return _scores_of(ndfs(X, **options), "NDFS")
 
 
-def ndfs(X, n_clusters=5, n_neighbors=5, alpha=1.0, beta=1.0, gamma=1e8, max_iter=300, tol=1e-6,
+def ndfs(X, n_clusters=5, n_neighbors=5, alpha=1.0, beta=1.0, gamma=1e8, max_iter=3000, tol=1e-6,
          random_state=0) -> IterativeScores:
     """NDFS, nonnegative discriminative feature selection (Li et al., AAAI 2012, Sec. 3).
 
@@ -279,8 +290,10 @@ def ndfs(X, n_clusters=5, n_neighbors=5, alpha=1.0, beta=1.0, gamma=1e8, max_ite
     and ``W``, ``L`` the normalised Laplacian of the k-NN heat graph. The paper's alternation:
     ``W = (X^T X + beta D)^-1 X^T F``; ``F <- F o (gamma F) / (M F + gamma F F^T F)`` with
     ``M = L + alpha (I - X (X^T X + beta D)^-1 X^T)`` (Eq. 13; damped to the same fixed points,
-    see the code); ``D_ii = 1 / (2 |w_i|)``; until the
-    objective's relative change is under ``tol``. ``F`` starts from spectral clustering
+    see the code); ``D_ii = 1 / (2 |w_i|)``; until no score changes by more than ``tol`` of the
+    largest in one iteration, a step test said in words by the result's ``criterion`` (as
+    :func:`udfs`; on colon's 500 most variable genes, 956 iterations in 0.3 s, hence ``max_iter``
+    3,000). ``F`` starts from spectral clustering
     (k-means with ``random_state`` on the graph's embedding) plus 0.2. Scores are ``|w_i|``.
     The data are centred and divided by their root mean square first (unit-free ``alpha``, ``beta``).
     """
@@ -305,12 +318,15 @@ def _ndfs_iterations(X, n_clusters, n_neighbors, alpha, beta, gamma, max_iter, t
     F = np.eye(k)[clusters] + 0.2
     F /= np.linalg.norm(F, axis=0)
     d_inverse = np.ones(X.shape[1])
-    history = []
+    history, steps = [], []
+    row_norms = None
     for _ in range(max_iter):
         W, factor = _ndfs_regression(Xs, F, d_inverse, beta)
-        row_norms = np.linalg.norm(W, axis=1)
+        previous, row_norms = row_norms, np.linalg.norm(W, axis=1)
         history.append(np.sum(F * (laplacian @ F)) + alpha * (np.sum((Xs @ W - F) ** 2) + beta * row_norms.sum()))
-        converged = len(history) > 1 and abs(history[-2] - history[-1]) <= tol * abs(history[-1])
+        if previous is not None:
+            steps.append(score_step(previous, row_norms))
+        converged = bool(steps) and steps[-1] <= tol
         if converged:
             break
         M_F = laplacian @ F + alpha * beta * linalg.cho_solve(factor, F)
@@ -324,4 +340,4 @@ def _ndfs_iterations(X, n_clusters, n_neighbors, alpha, beta, gamma, max_iter, t
         denominator = np.maximum(M_F, 0) + gamma * F @ (F.T @ F)
         F = F * np.sqrt(np.divide(numerator, denominator, out=np.zeros_like(F), where=denominator > 0))
         d_inverse = 2 * np.maximum(row_norms, 1e-12)
-    return IterativeScores(row_norms, np.asarray(history), converged)
+    return IterativeScores(row_norms, np.asarray(history), converged, "", np.asarray(steps), step_criterion(steps, tol))

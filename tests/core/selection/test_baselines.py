@@ -506,6 +506,40 @@ def test_ndfs_and_udfs_warn_when_they_stop_short():
             score_features(method, X, n_clusters=3, max_iter=2)
 
 
+@pytest.mark.parametrize("name", ["udfs", "ndfs"])
+def test_udfs_and_ndfs_converged_means_the_scores_have_stopped_moving(name):
+    """Converged is a step test on the scores, checked from outside: one iteration fewer gives
+    scores within tol of the largest. The objective's relative change (the earlier test) stopped
+    here while the scores still moved by 2e-4 (UDFS, at 162 iterations) and 3e-4 (NDFS, 65), and
+    NDFS's top 20 was not the limit's."""
+    from core.selection import clustering_scores
+
+    data = load_dataset("colon")
+    X = data.X[:, np.argsort(-data.X.var(axis=0), kind="stable")[:200]]
+    selector = getattr(clustering_scores, name)
+    result = selector(X)
+    assert result.converged
+    one_fewer = selector(X, max_iter=result.n_iter - 1)
+    assert not one_fewer.converged
+    step = np.abs(result.scores - one_fewer.scores).max() / result.scores.max()
+    assert step <= 1e-6
+    assert "a step test, not a certificate of stationarity" in result.criterion
+    limit = selector(X, max_iter=20000, tol=1e-9)
+    assert set(np.argsort(-result.scores)[:20]) == set(np.argsort(-limit.scores)[:20])
+
+
+def test_step_criterion_reads_the_rate_and_the_distance_it_implies():
+    from core.selection._scoring import score_step, step_criterion
+
+    assert score_step(np.array([1.0, 0.5]), np.array([2.0, 0.25])) == 0.5
+    rate, steps = 0.9, 1e-3 * 0.9 ** np.arange(30)
+    # a geometric tail sums to step rate / (1 - rate) beyond the last step
+    said = step_criterion(steps, 1e-6)
+    assert f"x{rate:.3g} per iteration" in said and f"about {steps[-1] * 9:.2g} of the largest" in said
+    assert "not shrinking" in step_criterion(1e-3 * 1.1 ** np.arange(30), 1e-6)
+    assert "too few" in step_criterion([1e-3, 1e-4], 1e-6)
+
+
 @pytest.mark.parametrize("criterion", ["difference", "quotient"])
 def test_mrmr_matches_its_definition_by_brute_force(criterion):
     from sklearn.metrics import mutual_info_score
