@@ -7,6 +7,7 @@ import pandas as pd
 
 from core.selection.methods import rank_features
 from core.evaluation.metrics import clustering_accuracy
+from core.matrix.threads import one_blas_thread
 from core.plots import curves_figure, sorted_weights_figure, topographic_figure
 from core.selection.sparsity import positive_eigenvector_probability, sparsity_gap
 from core.selection.qalpha import q_alpha
@@ -320,7 +321,8 @@ def ben_dor_study(*, quick=False, random_state=0, progress=None) -> ExperimentRe
                 precision = np.isin(result.top(r), relevant).mean() if relevant.size else np.nan
 
                 def cluster(part):
-                    return clustering_accuracy(data.labels, KMeans(2, n_init=10, random_state=seed).fit_predict(part))
+                    with one_blas_thread():  # k-means' own BLAS limit nests in ours (core.matrix.threads)
+                        return clustering_accuracy(data.labels, KMeans(2, n_init=10, random_state=seed).fit_predict(part))
 
                 rows.append(dict(parameter=parameter, value=float(value), repeat=repeat,
                                  n_relevant=int(relevant.size), n_selected=int(chosen.size),

@@ -209,6 +209,49 @@ def test_the_path_edit_finder_finds_them(tmp_path):
     assert path_edits([edited, clean], root=tmp_path) == ["edited.py:2"]
 
 
+#: Library calls that set BLAS threads themselves (core.matrix.threads): each must run inside
+#: ``one_blas_thread``, so that its limit nests in ours whatever thread opens it.
+SELF_LIMITING_CALLS = ("KMeans", "MiniBatchKMeans", "threadpool_limits")
+#: Where such a call may stand alone: the limiter itself, and the server's one-time setting.
+LIMIT_SETTERS = ("core/matrix/threads.py", "pages/ui/session.py")
+
+
+def unnested_blas_limits(files=None, root=ROOT) -> list[str]:
+    """Calls of :data:`SELF_LIMITING_CALLS` in the library, the pages and the reproductions
+    that no ``with one_blas_thread()`` encloses (tests and benchmarks run in their own processes)."""
+    found = []
+    for path in files or [p for p in project_files() if p.relative_to(ROOT).parts[0] in ("core", "pages", "experiments")]:
+        if str(path.relative_to(root)) in LIMIT_SETTERS:
+            continue
+
+        def visit(node, inside):
+            if isinstance(node, ast.With):
+                inside = inside or any(isinstance(item.context_expr, ast.Call)
+                                       and getattr(item.context_expr.func, "id", getattr(item.context_expr.func, "attr", ""))
+                                       == "one_blas_thread" for item in node.items)
+            if isinstance(node, ast.Call) and not inside:
+                name = getattr(node.func, "id", getattr(node.func, "attr", ""))
+                if name in SELF_LIMITING_CALLS:
+                    found.append(f"{path.relative_to(root)}:{node.lineno}")
+            for child in ast.iter_child_nodes(node):
+                visit(child, inside)
+
+        visit(ast.parse(path.read_text()), False)
+    return found
+
+
+def test_every_self_limiting_library_call_runs_inside_the_blas_limiter():
+    assert unnested_blas_limits() == []
+
+
+def test_the_unnested_limit_finder_finds_them(tmp_path):
+    bare = tmp_path / "bare.py"
+    bare.write_text("from sklearn.cluster import KMeans\nlabels = KMeans(2).fit_predict(X)\n")
+    held = tmp_path / "held.py"
+    held.write_text("with one_blas_thread():\n    labels = KMeans(2).fit_predict(X)\n")
+    assert unnested_blas_limits([bare, held], root=tmp_path) == ["bare.py:2"]
+
+
 if __name__ == "__main__":
     project = import_graph()
     for line in oversized() + upward_imports(project) + [" <-> ".join(c) for c in circles(project)]:

@@ -18,6 +18,20 @@ overlap without nesting (enter A, enter B, leave A, leave B) left BLAS on one th
 :func:`one_blas_thread` therefore counts its holders: the first to enter sets one thread, the
 last to leave restores what the first found; while any holds it, every thread of the process
 (a large solve of another session too) runs BLAS on one thread.
+
+A context of another library cannot join that count, and one opened in another thread can still
+overlap ours: scikit-learn's k-means opens ``threadpool_limits(1)`` around its loops, so a k-means
+that began while a solve held the limit saw one thread, and, closing after the solve, put BLAS
+back on one thread for good ([2, 2] -> [1, 1]). So every call of the project into a library that
+sets BLAS threads itself (scikit-learn's ``KMeans``) runs inside :func:`one_blas_thread` (those
+libraries want one thread there anyway): its context then nests inside one of ours, and our last
+holder restores what was there before any of them. ``tests/test_house.py`` finds any such call
+outside one.
+
+The holders' count spans threads: the last holder to leave, in whatever thread, restores. That
+needs a threadpoolctl whose settings act from any thread: 3.8 lets only the thread that first set
+OpenBLAS's threads set them again while it lives and ignores the others, so requirements.txt pins
+3.7.0.
 """
 
 from __future__ import annotations

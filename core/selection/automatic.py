@@ -29,7 +29,7 @@ import numpy as np
 
 from ..errors import InputError, Stopped
 from ..matrix import data_matrix, dense_matrix
-from ..matrix.threads import blas_threads_for
+from ..matrix.threads import one_blas_thread
 from ..progress import Progress, report_or_stop
 from ..validation import check_positive_int, check_real, random_seed, zscores
 from .qalpha import q_alpha
@@ -77,10 +77,11 @@ def _stability(X: np.ndarray, n_clusters: int, pairs, seed: int) -> np.ndarray:
     from sklearn.metrics import adjusted_rand_score
 
     scores = []
-    # k-means' own loops run on OpenMP threads; BLAS threads beside them on these thin products
-    # only contend (choose_settings on 700 x 765 on 2 cores: 6.0-7.2 s with two BLAS threads, 3.5-4.0 s
-    # with one, in benchmarks/bench_tour.py before this limit), so they follow the solvers' rule
-    with blas_threads_for(float(X.shape[0]) * X.shape[1] * n_clusters):
+    # k-means' own loops run on OpenMP threads; BLAS threads beside them only contend
+    # (choose_settings on 700 x 765 on 2 cores: 6.0-7.2 s with two BLAS threads, 3.5-4.0 s with
+    # one, in benchmarks/bench_tour.py before this limit); and k-means opens its own BLAS limit,
+    # which must nest in ours (core.matrix.threads)
+    with one_blas_thread():
         for position, (first, second) in enumerate(pairs):
             found = []
             for offset, rows in enumerate((first, second)):

@@ -9,7 +9,7 @@ import numpy as np
 from scipy import linalg
 
 from ..errors import InputError
-from ..matrix.threads import blas_threads_for
+from ..matrix.threads import blas_threads_for, one_blas_thread
 from ..validation import check_real
 from ._scoring import IterativeScores, score_step, step_criterion, _scores_of, _safe_divide, _check_iterative, _unit_scale, _squared_distances, knn_graph, rbf_similarity
 
@@ -314,7 +314,8 @@ def _ndfs_iterations(X, n_clusters, n_neighbors, alpha, beta, gamma, max_iter, t
     laplacian = np.eye(q) - affinity
     k = int(min(n_clusters, q - 1))
     embedding = _spectral_embedding(affinity, root_degree, k)
-    clusters = KMeans(k, n_init=10, random_state=random_state).fit_predict(embedding)
+    with one_blas_thread():  # k-means opens its own BLAS limit: nested in ours (core.matrix.threads)
+        clusters = KMeans(k, n_init=10, random_state=random_state).fit_predict(embedding)
     F = np.eye(k)[clusters] + 0.2
     F /= np.linalg.norm(F, axis=0)
     d_inverse = np.ones(X.shape[1])

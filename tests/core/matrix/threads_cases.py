@@ -135,3 +135,78 @@ def test_the_automatic_choices_k_means_resamples_run_on_one_blas_thread_on_small
     assert len(seen) == 4 and all(threads == {1} for threads in seen)
     with threadpool_limits(1, user_api="blas"):  # the same scores whatever the threads
         np.testing.assert_allclose(clustering_stability(X, 3, n_resamples=2), scores, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("selector", ["ndfs", "choose_settings"])
+def test_a_k_means_that_closes_after_another_threads_solve_leaves_the_threads_as_they_were(selector, monkeypatch):
+    """The review's order (issue 75): thread A holds the solvers' limit; thread B's k-means opens
+    scikit-learn's own limit inside it (and sees one thread); A leaves; then the k-means closes.
+    Its limit restored the one thread it found, for good ([2, 2] -> [1, 1]), until the library's
+    k-means calls ran inside ``one_blas_thread``."""
+    import threading
+
+    from sklearn.cluster import KMeans
+
+    from core.matrix.threads import one_blas_thread
+    from core.selection import automatic, clustering_scores
+
+    k_means_running, solve_done = threading.Event(), threading.Event()
+    fit_predict, errors = KMeans.fit_predict, []
+
+    def waits_for_the_solve(self, X, *args, **kwargs):
+        with threadpool_limits(1, user_api="blas"):  # as scikit-learn's own decorator does
+            k_means_running.set()
+            solve_done.wait(timeout=30)
+            return fit_predict(self, X, *args, **kwargs)
+
+    monkeypatch.setattr(KMeans, "fit_predict", waits_for_the_solve)
+    # as on data whose products are large enough for two threads (the selectors' own limit then
+    # opens no context around the k-means)
+    monkeypatch.setattr("core.matrix.threads.SMALL_PRODUCT_WORK", 0.0)
+    X = np.random.default_rng(5).standard_normal((60, 12))
+
+    def run():
+        try:
+            if selector == "ndfs":
+                clustering_scores.ndfs(X, n_clusters=3, max_iter=2)
+            else:
+                automatic.clustering_stability(X, 3, n_resamples=1)
+        except Exception as error:  # pragma: no cover - reported below
+            errors.append(error)
+
+    with threadpool_limits(2, user_api="blas"):
+        solve = one_blas_thread()
+        solve.__enter__()
+        other = threading.Thread(target=run)
+        other.start()
+        assert k_means_running.wait(timeout=30)
+        solve.__exit__(None, None, None)
+        solve_done.set()
+        other.join(timeout=60)
+        assert not errors and not other.is_alive()
+        assert blas_threads() == {2} and one_thread_holders() == 0
+
+
+def test_the_last_holder_restores_the_threads_from_any_thread():
+    """The first holder and the last can be two sessions' threads. threadpoolctl 3.8 lets only the
+    thread that first set OpenBLAS's threads set them again while it lives, and ignores the rest
+    silently: the restore of the last holder, in another thread, left BLAS on one thread for good
+    (hence threadpoolctl 3.7.0 in requirements.txt)."""
+    import threading
+
+    from core.matrix.threads import one_blas_thread
+
+    with threadpool_limits(2, user_api="blas"):
+        first = one_blas_thread()
+        first.__enter__()
+        assert blas_threads() == {1}
+        seen = []
+
+        def leave():
+            first.__exit__(None, None, None)
+            seen.append(blas_threads())
+
+        other = threading.Thread(target=leave)
+        other.start()
+        other.join(timeout=30)
+        assert seen == [{2}] and blas_threads() == {2}
