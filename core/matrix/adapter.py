@@ -23,19 +23,16 @@ from ..validation import as_dense_array, power_of_two_scale
 from .cluster import hold_in_memory
 from .kinds import as_chunked_array, as_sparse_matrix, is_chunked, is_sparse
 from .moments import ColumnMoments, moments_of
-from .normalised import ChunkedFeatures, DenseFeatures, ImplicitDenseFeatures, SparseFeatures
+from .normalised import OFFSET_LIMIT, ChunkedFeatures, DenseFeatures, ImplicitDenseFeatures, SparseFeatures
 
 __all__ = ["DataMatrix", "data_matrix", "dense_matrix", "KINDS"]
 
 #: The kinds of data matrix, as :attr:`DataMatrix.kind` names them.
 KINDS = ("dense", "sparse", "chunked")
 
-#: A sparse feature whose mean is this many standard deviations from 0 or more is centred by a
-#: rank-one correction at a loss of about ``eps`` times the ratio in a product and its square in a
-#: weighted Gram matrix (values 1e8 + N(0, 1): every digit; Q-alpha found none of 8 planted
-#: features). Past it the data are centred as a dense copy where that copy takes at most
-#: :data:`DENSE_COPY_SHARE` times the sparse matrix's bytes (such columns are nearly full anyway).
-OFFSET_LIMIT = 1e3
+#: Sparse data with a feature past :data:`~core.matrix.normalised.OFFSET_LIMIT` are centred as a
+#: dense copy where that copy takes at most this many times the sparse matrix's bytes (such
+#: columns are nearly full anyway); chunked data are centred block by block.
 DENSE_COPY_SHARE = 2.0
 
 
