@@ -18,6 +18,7 @@ from core.data.bundled import list_datasets, load_dataset
 from core.data.loaders import read_table
 from core.limits import format_bytes
 from core.data.content_store import ContentStore, Damaged, NotHeld, Unreadable
+from core.features.families import to_feature_family
 from core.selection.side import SideInformation
 
 DEFAULT_DATASET = "warpAR10P"
@@ -83,12 +84,15 @@ def kept_key(data: Dataset) -> str | None:
 def _keep(dataset: Dataset, notes: list) -> str | None:
     """Keep an uploaded or derived data set in the store, so that a link, a reload or a restarted
     server brings it back, and return its key; what could not be kept is said (it stays in use in
-    this session) and gives None."""
+    this session) and gives None. A derived set is kept with its recipe (:func:`_kept_form`)."""
     store = data_store()
-    if store is None or not _plain_meta(dataset):
-        return None  # a feature family's basis and images are made again from the data it came from
+    if store is None:
+        return None
+    kept = _kept_form(dataset, notes)
+    if kept is None:
+        return None
     try:
-        return store.put(dataset)
+        return store.put(kept)
     except InputError as error:
         notes.append(str(error))
     except OSError as error:
@@ -97,13 +101,77 @@ def _keep(dataset: Dataset, notes: list) -> str | None:
     return None
 
 
-def _plain_meta(dataset: Dataset) -> bool:
-    """Whether all a data set knows besides its arrays is text and numbers (what the store keeps)."""
-    try:
-        json.dumps(dataset.meta)
-    except (TypeError, ValueError):
-        return False
-    return True
+#: What a kept data set's meta names in place of the data sets it was derived from (:func:`_kept_form`).
+_FROM, _FAMILY_FROM = "transformed_from_ref", "family_images_ref"
+
+
+def _kept_form(dataset: Dataset, notes: list) -> Dataset | None:
+    """``dataset`` as the store keeps it: its arrays, the layouts of its samples, and, in place of
+    what is not text or numbers, a recipe. The data set a transform was applied to
+    (``meta["transformed_from"]``) and the images behind a feature family (``meta["family"]``)
+    are kept themselves (or named, if bundled) and referred to; the family is made again from its
+    images and ``family_options`` on the way back (:func:`_rebuilt`). None, with the reason in
+    ``notes``, where something else in ``meta`` cannot be kept."""
+    meta = {name: value for name, value in dataset.meta.items() if name != "layouts"}
+    if "transformed_from" in meta:
+        reference = _reference(meta.pop("transformed_from"), notes)
+        if reference is None:
+            return _not_kept(dataset, "the data set it was transformed from could not be kept", notes)
+        meta[_FROM] = reference
+    if "family" in meta:
+        family = meta.pop("family")
+        if "family_options" not in meta:
+            return _not_kept(dataset, f"how its {family.name} features were made is not recorded", notes)
+        reference = _reference(family.images, notes)
+        if reference is None:
+            return _not_kept(dataset, "the images its features were computed from could not be kept", notes)
+        meta[_FAMILY_FROM] = reference
+    for name, value in meta.items():
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError):
+            return _not_kept(dataset, f"its {name!r} is not data the server can store", notes)
+    if "layouts" in dataset.meta:
+        meta["layouts"] = dataset.meta["layouts"]  # kept as arrays by the store
+    return replace(dataset, meta=meta)
+
+
+def _not_kept(dataset: Dataset, why: str, notes: list) -> None:
+    notes.append(f"{dataset.name} is in use in this session but could not be kept on the server ({why}): a reload "
+                 "or a link will not bring it back.")
+    return None
+
+
+def _reference(source: Dataset, notes: list) -> dict | None:
+    """How a kept data set names one it was derived from: a bundled set by its name, any other by
+    its store key (kept first); None where that could not be kept."""
+    if is_bundled(source) and source.fingerprint == load_dataset(source.name).fingerprint:
+        return {"bundled": source.name}
+    key = _keep(source, notes)
+    return None if key is None else {"key": key, "name": source.name}
+
+
+def _referenced(reference: dict) -> Dataset:
+    """The data set a :func:`_reference` names (raises the store's NotHeld, Unreadable or Damaged)."""
+    if "bundled" in reference:
+        return load_dataset(reference["bundled"])
+    return _rebuilt(replace(data_store().get(reference["key"]), name=reference["name"]))
+
+
+def _rebuilt(dataset: Dataset) -> Dataset:
+    """A data set as it was before the store kept it (:func:`_kept_form`): the data set it was
+    transformed from, and its feature family, made again from their references."""
+    meta = dict(dataset.meta)
+    if _FROM in meta:
+        meta["transformed_from"] = _referenced(meta.pop(_FROM))
+    if _FAMILY_FROM in meta:
+        images = _referenced(meta.pop(_FAMILY_FROM))
+        recipe = meta["family_options"]
+        made = to_feature_family(images, recipe["family"], **recipe["options"])
+        if made.X.shape != dataset.X.shape:
+            raise Damaged("The stored feature family does not match the images it names: load the images again.")
+        meta["family"] = made.meta["family"]
+    return replace(dataset, meta=meta)
 
 
 #: Why a link's data set (or side data) was not brought back, by :func:`_restore`'s reason.
@@ -117,16 +185,17 @@ _NOT_RESTORED = {
                   "copy is kept): reload the page to try again"}
 
 
-def _restore(name: str, key: str | None) -> tuple[Dataset | None, str]:
+def _restore(name: str | None, key: str | None) -> tuple[Dataset | None, str]:
     """The data set a link names by its key, from the store: ``(data set, "")``, or ``(None,
-    why not)``."""
+    why not)``. ``name`` None: the name it was kept under."""
     store = data_store()
     if key is None:
         return None, "unknown"
     if store is None or key not in store:
         return None, "not held"
     try:
-        return replace(store.get(key), name=name), ""
+        restored = _rebuilt(store.get(key))
+        return (restored if name is None else replace(restored, name=name)), ""
     except NotHeld:  # evicted by another process between the look and the read
         return None, "not held"
     except Unreadable:
@@ -141,6 +210,7 @@ def current_dataset() -> Dataset:
     until the user picks another. A link naming a set the server does not hold is kept for
     :func:`follow_link`, with the reason."""
     if _KEY not in st.session_state:
+        _restore_session_list()
         wanted = st.query_params.get("data")
         names = bundled_names()
         st.session_state[_KEY] = load_dataset(wanted if wanted in names else DEFAULT_DATASET)
@@ -154,6 +224,23 @@ def current_dataset() -> Dataset:
                                                params=st.query_params.to_dict(), page=None)
         _restore_side_data()
     return st.session_state[_KEY]
+
+
+def _restore_session_list() -> None:
+    """On the first visit: the session's other kept data sets the address names (``&also=``, store
+    keys joined by commas, oldest first), back in the sidebar's list; what is not held is said."""
+    keys = [key for key in (st.query_params.get("also") or "").split(",") if key]
+    lost = []
+    for key in keys:
+        restored, reason = _restore(None, key)
+        if restored is None:
+            lost.append(_NOT_RESTORED[reason].format(it="it", they="it"))
+        else:
+            _join_library(restored, key)
+    if lost:
+        st.session_state.setdefault("_dataset_notes", []).append(
+            f"{len(lost)} of the {len(keys)} other data set(s) this session's address names could not be brought back: "
+            + "; ".join(sorted(set(lost))) + ". Upload them again on the Data page.")
 
 
 def _restore_side_data() -> None:
@@ -219,39 +306,46 @@ def set_dataset(dataset: Dataset, key: str | None = None) -> None:
     no other set of the list or the bundle uses) and the server's store (``key``: it is there
     already, under that key), and the oldest others leave the list while it holds more than
     :data:`SESSION_DATA_BYTES`; the sidebar says so once."""
-    notes = st.session_state.setdefault("_dataset_notes", [])
     is_bundled = dataset.name in bundled_names() and dataset is load_dataset(dataset.name)
     if is_bundled:
         st.session_state.pop(_LINK, None)  # the user chose other data than the link's
     else:
-        library = session_datasets()
-        same = [name for name, kept in library.items() if kept is dataset
-                or (kept.kind == dataset.kind and kept.fingerprint == dataset.fingerprint)]
-        if same:  # the same data again: bring it forward rather than keep two copies
-            dataset = library.pop(same[0])
-        else:
-            taken = set(library) | set(bundled_names())
-            name, copy = dataset.name, 2
-            while name in taken:
-                name, copy = f"{dataset.name} ({copy})", copy + 1
-            if name != dataset.name:
-                dataset = replace(dataset, name=name)
-        library[dataset.name] = dataset
-        if key is not None:
-            st.session_state.setdefault(_STORE_KEYS, {})[dataset.name] = key
-        elif dataset.name not in st.session_state.get(_STORE_KEYS, {}):
-            kept = _keep(dataset, notes)
-            if kept is not None:
-                st.session_state.setdefault(_STORE_KEYS, {})[dataset.name] = kept
-        held = sum(dataset_bytes(d) for d in library.values())
-        while held > SESSION_DATA_BYTES and len(library) > 1:
-            oldest, dropped = library.popitem(last=False)
-            held -= dataset_bytes(dropped)
-            notes.append(f"{oldest} ({format_bytes(dataset_bytes(dropped))}) left this session's list of data "
-                         f"sets, which keeps at most {format_bytes(SESSION_DATA_BYTES)} of uploads; upload it "
-                         "again to use it.")
+        dataset = _join_library(dataset, key)
     st.session_state[_KEY] = dataset
     st.session_state.pop(_SPLIT_KEY, None)
+
+
+def _join_library(dataset: Dataset, key: str | None) -> Dataset:
+    """Put a data set that is not bundled in the session's list and the store (see
+    :func:`set_dataset`) and return it as the list holds it (renamed where its name was taken)."""
+    notes = st.session_state.setdefault("_dataset_notes", [])
+    library = session_datasets()
+    for name in [name for name, kept in library.items() if kept is dataset
+                 or (kept.kind == dataset.kind and kept.fingerprint == dataset.fingerprint)]:
+        # the same data again: one copy, under the newest name and with the newest file's recipe
+        # (a second file of the same numbers kept the first one's name, and the snippets opened it)
+        library.pop(name)
+    taken = set(library) | set(bundled_names())
+    name, copy = dataset.name, 2
+    while name in taken:
+        name, copy = f"{dataset.name} ({copy})", copy + 1
+    if name != dataset.name:
+        dataset = replace(dataset, name=name)
+    library[dataset.name] = dataset
+    if key is not None:
+        st.session_state.setdefault(_STORE_KEYS, {})[dataset.name] = key
+    elif dataset.name not in st.session_state.get(_STORE_KEYS, {}):
+        kept = _keep(dataset, notes)
+        if kept is not None:
+            st.session_state.setdefault(_STORE_KEYS, {})[dataset.name] = kept
+    held = sum(dataset_bytes(d) for d in library.values())
+    while held > SESSION_DATA_BYTES and len(library) > 1:
+        oldest, dropped = library.popitem(last=False)
+        held -= dataset_bytes(dropped)
+        notes.append(f"{oldest} ({format_bytes(dataset_bytes(dropped))}) left this session's list of data "
+                     f"sets, which keeps at most {format_bytes(SESSION_DATA_BYTES)} of uploads; upload it "
+                     "again to use it.")
+    return dataset
 
 
 _SIDE_KEY = "side_dataset"
@@ -357,13 +451,14 @@ def set_side_dataset(side: Dataset | None) -> None:
 
 
 #: the query parameters that name the data a page shows (:func:`data_link`)
-DATA_LINK_PARAMETERS = ("data", "fp", "key", "side", "side_name")
+DATA_LINK_PARAMETERS = ("data", "fp", "key", "side", "side_name", "also")
 
 
 def data_link() -> dict:
     """The link's parameters naming the current data: the bundled set's name, or an upload's
     name, fingerprint (``fp``) and store key (``key``), and the side data (:func:`side_data_link`).
-    A reload or a copied address of any page brings these back (:func:`current_dataset`)."""
+    A reload or a copied address of any page brings these back (:func:`current_dataset`), with the
+    session's other kept data sets (``also``)."""
     data = current_dataset()
     values = {"data": data.name}
     if not is_bundled(data):
@@ -371,6 +466,10 @@ def data_link() -> dict:
         key = kept_key(data)
         if key is not None:
             values["key"] = key
+    # the session's other kept sets, so that a reload brings back the sidebar's whole list
+    others = [kept_key(kept) for kept in session_datasets().values() if kept is not data]
+    if any(others):
+        values["also"] = ",".join(key for key in others if key)
     values.update(side_data_link())
     return values
 
