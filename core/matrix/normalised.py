@@ -47,7 +47,7 @@ OFFSET_LIMIT = 1e3
 GRAM_BLOCK_BYTES = 8 << 20
 
 
-def _constant(top, bottom):
+def no_spread(top, bottom):
     """Features with no spread, or a spread at the resolution of their values (data offset by 1e16
     differ only by rounding), which carries no direction. Decided on max - min, which cannot cancel
     as sum(x^2) - n mean^2 does (a pixel fixed at 15/255 came out "varying")."""
@@ -89,7 +89,7 @@ def preprocess_features(X, dtype=np.float64):
     """
     overall = dense_moments(X)
     mean, centred, top, bottom = overall.mean, overall.centred, overall.maximum, overall.minimum
-    kept = np.flatnonzero(~_constant(top, bottom))
+    kept = np.flatnonzero(~no_spread(top, bottom))
     columns = None if kept.size == X.shape[1] else kept
     magnitude = np.maximum(np.abs(top), np.abs(bottom))[kept]
     if np.all((magnitude >= 1e-100) & (magnitude <= SQUARE_SAFE)):
@@ -171,7 +171,7 @@ class _ImplicitFeatures:
 
     def _set_statistics(self, moments, n_samples, n_total):
         self.n_samples, self.n_total = n_samples, n_total
-        self.kept = np.flatnonzero(~_constant(moments.maximum, moments.minimum))
+        self.kept = np.flatnonzero(~no_spread(moments.maximum, moments.minimum))
         self.mean = moments.mean[self.kept]
         self.scale = np.sqrt(moments.centred[self.kept])
         # a feature whose spread underflows is as constant as one without spread

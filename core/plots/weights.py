@@ -52,7 +52,7 @@ def sorted_weights_figure(alpha, feature_names: Sequence[str] | None = None,
     ranks after it (the title says so): between two drawn ranks the sorted weights lie between
     the two drawn values.
     ``marked``: a feature (its index) drawn as a point at its rank, with its name (a feature looked
-    up by name).
+    up by name). Scores of ``-inf`` (a scorer's constant features) are left out and counted in the title.
     """
     alpha = np.asarray(alpha, dtype=np.float64).ravel()
     order = np.argsort(-alpha, kind="stable")
@@ -60,6 +60,10 @@ def sorted_weights_figure(alpha, feature_names: Sequence[str] | None = None,
     all_names = np.asarray(feature_names if feature_names is not None
                            else [f"feature {j}" for j in range(alpha.size)], dtype=object)
     names = all_names[order]
+    unscored = np.isneginf(values)  # features without spread (core.selection.scorers): last, not drawn
+    if unscored.any():
+        title = f"{title} — {int(unscored.sum())} constant feature(s) without a score, ranked last, not shown"
+        values, names = values[~unscored], names[~unscored]
     if log_y:
         shown = values > 0
         if (~shown).any():

@@ -43,6 +43,8 @@ class FeatureScores:
     #: 1, or the power of two the data were divided by because their squares would overflow
     #: float64 (values near 1e200): rankings are unchanged, unit-dependent scores are of X / scale
     scale: float = 1.0
+    #: features with no spread over the samples: scored ``-inf`` and ranked last, in index order
+    constant_features: np.ndarray = None
 
 
 @dataclass(frozen=True, eq=False)

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..matrix import data_matrix
+from ..matrix.normalised import no_spread
 from ..validation import as_labels, require_finite
 from ._scoring import _REF_LECTURE, BaselineInfo, FeatureScores, IterativeScores
 from .clustering_scores import mcfs_score, ndfs_score, spec_score, udfs_score
@@ -125,12 +126,14 @@ def score_features(method: str, X, y=None, **options) -> FeatureScores:
     start = time.perf_counter()
     if one_pass:
         overall, groups = _moments_by_class(data, y if info.supervised else None)
-        if not (overall.maximum > overall.minimum).any():
+        constant = no_spread(overall.maximum, overall.minimum)
+        if constant.all():
             raise InputError("Every feature is constant over the samples: there is nothing to rank.")
         scores = np.asarray(ONE_PASS_SCORERS[method](overall, groups, **options), dtype=np.float64)
     else:
         X = data.dense()
-        if not (X.max(axis=0) > X.min(axis=0)).any():
+        constant = no_spread(X.max(axis=0), X.min(axis=0))
+        if constant.all():
             raise InputError("Every feature is constant over the samples: there is nothing to rank.")
         try:
             scores = np.asarray(function(X, y if (info.supervised or y is not None) else None, **options),
@@ -141,8 +144,13 @@ def score_features(method: str, X, y=None, **options) -> FeatureScores:
             raise InputError(f"{info.name} could not score these data ({exc}).") from None
     seconds = time.perf_counter() - start
     require_finite(scores, f"{info.name}'s scores")
+    # a feature without spread tells no sample from another, whatever a score's formula makes of
+    # it (the Laplacian score's 0 / 0 came out best, -1e-18, for a column of 9s): last, as Q-alpha
+    # leaves it out with weight 0
+    scores = np.where(constant, -np.inf, scores)
     ranking = np.argsort(-scores, kind="stable")
-    return FeatureScores(method=method, scores=scores, ranking=ranking, seconds=seconds, info=info, scale=scale)
+    return FeatureScores(method=method, scores=scores, ranking=ranking, seconds=seconds, info=info, scale=scale,
+                         constant_features=np.flatnonzero(constant))
 
 
 class ScoreFunction:

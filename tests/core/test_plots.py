@@ -539,3 +539,12 @@ def test_heatmap_picture_has_plotlys_colours_between_zmin_and_zmax(scale):
         heatmap_picture(np.array([[np.nan, 1.0]]))
     with pytest.raises(InputError, match="zmin"):
         heatmap_picture(np.ones((2, 2)), zmin=1.0, zmax=0.0)
+
+
+def test_sorted_weights_leave_out_unscored_constant_features_and_say_so():
+    from core.plots import sorted_weights_figure
+
+    figure = sorted_weights_figure(np.array([0.5, -np.inf, 0.2, -np.inf, 0.9]), title="Scores")
+    drawn = np.concatenate([np.asarray(trace.y, dtype=float) for trace in figure.data if trace.y is not None])
+    assert np.isfinite(drawn).all() and {0.9, 0.5, 0.2} <= set(drawn.tolist())
+    assert "2 constant feature(s) without a score" in figure.layout.title.text

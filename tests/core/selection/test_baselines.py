@@ -40,6 +40,23 @@ def test_every_scorer_runs_on_weston_faces_and_genes(method):
         assert result.info.cost and result.info.citation and 0 < result.seconds <= wall
 
 
+@pytest.mark.parametrize("method", list(SCORERS))
+def test_every_scorer_ranks_constant_features_last(method):
+    """Issue 76: the Laplacian score ranked segmentation's constant region_pixel_count (9 in every
+    row) first, its 0 / 0 coming out -1e-18, the best score. Every scorer ranks a feature without
+    spread last and scores it -inf; the others keep the order they have without it."""
+    data = weston_linear(60, random_state=1)
+    X, y = data.X[:, :12], data.labels
+    if SCORERS[method][0].models_counts:
+        X = X - X.min()
+    with_constants = np.insert(X, [0, 7], 9.0, axis=1)  # columns 0 and 8 hold 9 everywhere
+    options = {**FAST_OPTIONS.get(method, {})}
+    result = score_features(method, with_constants, y, **options)
+    assert list(result.ranking[-2:]) == [0, 8] and list(result.constant_features) == [0, 8]
+    assert np.all(np.isneginf(result.scores[[0, 8]])) and np.isfinite(np.delete(result.scores, [0, 8])).all()
+    assert len(set(result.ranking[:12])) == 12 and not {0, 8} & set(result.ranking[:12])
+
+
 @pytest.mark.parametrize("method", ["pearson", "fisher", "ks", "relieff", "mutual_information"])
 def test_label_aware_filters_rank_weston_relevant_features_first(method):
     data = weston_linear(200, random_state=0)
