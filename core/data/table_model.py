@@ -48,6 +48,27 @@ _GENE_LIKE = re.compile(r"^(ENS[A-Z]*G\d+|[A-Z][A-Z0-9-]{1,14}(\.\d+)?|\d+_(s_|x
                         r"ILMN_\d+|[A-Za-z][A-Za-z0-9]*[-_.][A-Za-z0-9_.-]+)$")
 
 
+#: Names of a first column that holds features (genes, probes) as rows, lower case with spaces
+#: and hyphens as underscores: a person reads "gene" over 765 rows as genes, whatever the shape.
+FEATURE_COLUMN_NAMES = frozenset({
+    "gene", "genes", "gene_id", "gene_ids", "gene_name", "gene_names", "gene_symbol", "symbol", "symbols",
+    "feature", "features", "feature_id", "feature_name", "probe", "probe_id", "probes", "probeset", "probeset_id",
+    "id_ref", "ensembl", "ensembl_id", "ensembl_gene_id", "transcript", "transcript_id", "protein", "accession"})
+#: ... and names of one that holds samples as rows.
+SAMPLE_COLUMN_NAMES = frozenset({
+    "sample", "samples", "sample_id", "sample_name", "cell", "cells", "cell_id", "barcode", "barcodes",
+    "cell_barcode", "obs_names", "patient", "patient_id", "subject", "subject_id"})
+#: Column names that are samples: single-cell barcodes (10x: 12-20 bases, "-1"), GEO samples,
+#: TCGA aliquots.
+_SAMPLE_LIKE = re.compile(r"^([ACGT]{12,20}(-\d+)?|GSM\d+|TCGA-[A-Z0-9-]+)$")
+
+
+def _column_kind(name: str) -> str | None:
+    """"features" or "samples" where a first column's name says what its rows are, else None."""
+    key = re.sub(r"[\s-]+", "_", str(name).strip().lower())
+    return "features" if key in FEATURE_COLUMN_NAMES else "samples" if key in SAMPLE_COLUMN_NAMES else None
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
@@ -150,11 +171,16 @@ class ParsedTable:
         """``(orientation, reason)``: which way the samples run, and why that is the guess.
 
         A table is read as features x samples ("samples_as_columns") when it has an identifier
-        column and either a row holding text across most numeric columns (a class row: labels
-        of samples that run along it), or identifiers that look like gene or probe names, at
-        least three times as many rows as numeric columns and no other text column of few
-        values (which would be class labels of samples in rows). Otherwise rows are samples, as
-        in scikit-learn. Arrays (NPY/NPZ/MAT) and AnnData are read as samples in rows.
+        column and the evidence a person would use says so: a row holding text across most
+        numeric columns (a class row: labels of samples that run along it); the identifier
+        column's name (``gene``, ``symbol``, ``probe``, ... :data:`FEATURE_COLUMN_NAMES`), unless
+        another column of few values holds class labels of samples in rows; numeric columns named
+        like samples (single-cell barcodes, GEO or TCGA sample ids); or identifiers that look like
+        gene or probe names with at least three times as many rows as numeric columns and no
+        other text column of few values. A first column named ``sample``, ``cell``, ``barcode``,
+        ... (:data:`SAMPLE_COLUMN_NAMES`) means samples in rows. Otherwise rows are samples, as
+        in scikit-learn. Arrays (NPY/NPZ/MAT) and AnnData are read as samples in rows. The
+        reason names the evidence.
         """
         return self._guess
 
@@ -182,6 +208,20 @@ class ParsedTable:
                         f"{rows - len(label_rows):,} features (rows).")
         class_like = [j for j in self._text_only if j != id_column
                       and len({c for c in self.strings[j] if c is not None}) <= max(20, rows // 10)]
+        if id_column is not None and self.header:
+            named = _column_kind(self.columns[id_column])
+            column_names = [self.columns[j] for j in self.numeric.tolist()]
+            sample_like = np.mean([bool(_SAMPLE_LIKE.match(str(c))) for c in column_names[:200]])
+            if named == "samples":
+                return "samples_as_rows", (
+                    f"the first column is named {self.columns[id_column]!r}: read as {rows:,} samples (rows) of "
+                    f"{n_numeric:,} features. Choose samples as columns if your table has them the other way.")
+            if (named == "features" and not class_like) or sample_like >= 0.5:
+                why = (f"the first column is named {self.columns[id_column]!r}" if named == "features" and not class_like
+                       else f"the numeric columns are named like samples ({_listed(column_names, 2)})")
+                return "samples_as_columns", (
+                    f"{why}: read as {n_numeric:,} samples (columns) of {rows:,} features (rows). Choose samples as "
+                    "rows if your table has them the other way.")
         if id_column is not None and rows >= 3 * n_numeric and not class_like:
             ids = [c for c in self.strings[id_column][:200]]
             gene_like = np.mean([bool(_GENE_LIKE.match(c)) for c in ids])

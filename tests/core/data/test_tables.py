@@ -77,9 +77,46 @@ def test_genes_as_rows_and_samples_as_rows_give_the_same_data():
     assert as_columns.meta["table"]["orientation"] == "samples_as_columns"
     assert any("row(s) 'class' hold text across the numeric columns" in note and
                "read as 9 samples (columns) of 40 features" in note for note in as_columns.meta["load_report"])
-    # without a label row, the gene-like IDs and the shape decide
+    # without a label row, the first column's name decides; without that, the gene-like IDs and the shape
     guess = read_table("cols.csv", csv_bytes(genes_as_rows=True, labels=None)).guess_orientation()
+    assert guess[0] == "samples_as_columns" and "the first column is named 'gene'" in guess[1]
+    unnamed = csv_bytes(genes_as_rows=True, labels=None).replace(b"gene", b"id", 1)
+    guess = read_table("cols.csv", unnamed).guess_orientation()
     assert guess[0] == "samples_as_columns" and "gene-like row IDs ('ENSG00000000000'" in guess[1]
+
+
+def _expression_csv(first: str, cell_names, n_genes=765, n_cells=700) -> bytes:
+    """A PBMC-shaped genes x cells table: more genes than cells, but only by 765 to 700."""
+    rng = np.random.default_rng(3)
+    genes = ["CST3", "NKG7", "MS4A1", "CD79A"] + [f"RPL{i}" for i in range(n_genes - 4)]
+    counts = rng.poisson(1.0, (n_genes, n_cells))
+    lines = [",".join([first, *cell_names])] + [",".join([g, *map(str, row)]) for g, row in zip(genes, counts)]
+    return "\n".join(lines).encode()
+
+
+def test_genes_as_rows_are_read_by_what_a_person_would_read_them_by():
+    """Issue 76: a first column named "gene" over 765 rows and 700 cell barcodes as the header was
+    read as 765 samples of 700 features (the rule wanted three times as many rows as numeric
+    columns). Its name, or the header's barcodes, decide; the reason says which."""
+    import gzip
+
+    barcodes = [f"AAAC{''.join('ACGT'[(i >> (2 * b)) & 3] for b in range(8))}CA-1" for i in range(700)]
+    plain = [f"c{i}" for i in range(700)]
+    for first, cells, why in (("gene", barcodes, "the first column is named 'gene'"),
+                              ("Gene Symbol", plain, "the first column is named 'Gene Symbol'"),
+                              ("", barcodes, "the numeric columns are named like samples")):
+        table = _expression_csv(first, cells)
+        for name, data in (("pbmc.csv", table), ("pbmc.csv.gz", gzip.compress(table))):
+            orientation, reason = read_table(name, data).guess_orientation()
+            assert orientation == "samples_as_columns" and why in reason, (first, reason)
+            assert "700 samples (columns) of 765 features (rows)" in reason
+    loaded = load_table("pbmc.csv", _expression_csv("gene", barcodes))
+    assert loaded.X.shape == (700, 765) and loaded.feature_names[:2] == ("CST3", "NKG7")
+    # the other way round: a first column named for samples keeps samples in rows
+    rows = read_table("cells.csv", _expression_csv("barcode", plain[:12], n_genes=40, n_cells=12)).guess_orientation()
+    assert rows[0] == "samples_as_rows" and "named 'barcode'" in rows[1]
+    # nothing to go by (an unnamed first column, plain headers, as many rows as columns): samples in rows
+    assert read_table("t.csv", _expression_csv("", plain)).guess_orientation()[0] == "samples_as_rows"
 
 
 def test_orientation_guess_and_explicit_choice():
