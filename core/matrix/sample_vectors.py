@@ -130,7 +130,8 @@ def _ritz_bound(basis, images, sigma, right_t, k, weights):
 def leading_sample_vectors(features, weights, k, rtol=SUBSPACE_RTOL, max_passes=SUBSPACE_MAX_PASSES) -> SampleVectors:
     """The ``k`` leading eigenvectors of ``A_w = Mt diag(w) Mt^T`` (q x q), largest magnitude first.
 
-    Up to :data:`GRAM_LIMIT` samples from the explicit matrix. Beyond it by subspace iteration
+    Up to :data:`GRAM_LIMIT` samples from the explicit matrix (the ``n x n`` one of the features
+    where they are fewer and ``w >= 0``: :func:`_dual_sample_vectors`). Beyond it by subspace iteration
     (Halko, Martinsson & Tropp, SIAM Review 2011, Alg. 4.4) with ``k + 10`` columns from a fixed
     start (:data:`SUBSPACE_SEED`), until the ``k`` leading Ritz vectors' eigen-residuals are at most
     ``rtol`` relative to the largest eigenvalue, or after ``max_passes`` iterations (``converged``
@@ -141,6 +142,8 @@ def leading_sample_vectors(features, weights, k, rtol=SUBSPACE_RTOL, max_passes=
     both signs on the samples' side, two passes per iteration.
     """
     if features.n_samples <= GRAM_LIMIT:
+        if features.n_kept < features.n_samples and np.all(weights >= 0):
+            return _dual_sample_vectors(features, weights, k)
         return SampleVectors(leading_eigenpairs(features.weighted_gram(weights), k, bool(np.all(weights >= 0)))[1])
     rng = np.random.default_rng(SUBSPACE_SEED)
     columns = min(k + SUBSPACE_OVERSAMPLING, features.n_kept, features.n_samples)
@@ -181,6 +184,28 @@ def leading_sample_vectors(features, weights, k, rtol=SUBSPACE_RTOL, max_passes=
         # the residual above is the previous vectors'; the ones returned have only a bound
         residual = _ritz_bound(basis, V, sigma, right_t, k, weights)
     return SampleVectors(vectors[:, :k], False, passes, residual, products)
+
+
+def _dual_sample_vectors(features, weights, k) -> SampleVectors:
+    """:func:`leading_sample_vectors` where there are fewer features than samples, from the ``n x n``
+    matrix ``B = D^1/2 K D^1/2`` (``K = Mt^T Mt``, ``D = diag(w)``, ``w >= 0``), whose nonzero
+    eigenvalues are ``A_w``'s: for ``B y = mu y``, ``Mt D^1/2 y / sqrt(mu)`` is a unit eigenvector
+    of ``A_w``. Segmentation's 2,310 x 19 table: a 19 x 19 problem instead of 1,848 x 1,848 (0.3 s
+    of a Q-alpha start). Where ``A_w`` has fewer than ``k`` nonzero eigenvalues, the rest are an
+    orthonormal completion (any is an eigenvector of the eigenvalue 0)."""
+    root = np.sqrt(weights)
+    B = root[:, None] * features.gram() * root[None, :]
+    values, Y = leading_eigenpairs(B, min(k, B.shape[0]), True)
+    live = values > np.finfo(np.float64).eps * max(values[0], 0.0) * B.shape[0]
+    vectors = np.zeros((features.n_samples, k))
+    vectors[:, :int(live.sum())] = features.times(root[:, None] * Y[:, live]) / np.sqrt(values[live])
+    if not live.all() or k > values.size:
+        missing = k - int(live.sum())
+        vectors[:, int(live.sum()):] = np.random.default_rng(SUBSPACE_SEED).standard_normal((features.n_samples, missing))
+    # orthonormal to rounding already; QR keeps the columns' spans in order (and signs, by R's
+    # diagonal) and makes the completion orthogonal to them
+    Q, R = np.linalg.qr(vectors)
+    return SampleVectors(Q * np.where(np.diag(R) < 0, -1.0, 1.0))
 
 
 #: Directions of the Krylov blocks' span below this fraction of its largest singular value are
