@@ -19,14 +19,16 @@ mean over the sizes, picked after the fact, beside the mean over all sizes, whic
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Mapping
 
 import numpy as np
 
 from ..errors import InputError
+from ..matrix.threads import cores
 from ..progress import Progress, ProgressCallback, report_or_stop
 from ..validation import zscores
-from .metrics import kmeans_scores, normalized_precision_index
+from .metrics import kmeans_scores, normalized_precision_index, precision_from_distances
 
 __all__ = ["MEASURES", "PROTOCOLS", "DEFAULT_FOLDS", "comparison_sizes", "comparison_folds", "fold_scores",
            "held_out_curves", "compare_methods", "summarise_comparison", "summarise_curves",
@@ -93,20 +95,78 @@ def fold_scores(X, labels, rank: Callable, sizes, *, n_splits: int = DEFAULT_FOL
     X, labels, sizes, n_splits = _checked(X, labels, sizes, n_splits)
     folds = list(StratifiedKFold(n_splits, shuffle=True, random_state=random_state).split(X, labels))
     everywhere = None if select_within_folds else np.asarray(rank(X, labels), dtype=np.intp)
+    codes = np.unique(labels, return_inverse=True)[1]
     scores = {name: np.zeros((n_splits, len(sizes))) for name in ("knn", "accuracy", "nmi", "precision")}
-    for fold, (train, test) in enumerate(folds):
+
+    def judged(train, test):
+        """Every measure at every size on one fold: ``{measure: row over the sizes}``."""
         ranking = everywhere if everywhere is not None else np.asarray(rank(X[train], labels[train]), dtype=np.intp)
         Z_train, Z_test = zscores(X[train]), zscores(X[test], X[train])
+        neighbours = range(1, min(10, test.size - 1) + 1)
+        distances = _GrowingDistances(Z_test, Z_train) if test.size * X.shape[0] <= DISTANCE_VALUES else None
+        row = {name: np.zeros(len(sizes)) for name in scores}
         for column, size in enumerate(sizes):
             top = ranking[:size]
-            predicted = KNeighborsClassifier(1).fit(Z_train[:, top], labels[train]).predict(Z_test[:, top])
-            scores["knn"][fold, column] = np.mean(predicted == labels[test])
+            if distances is not None:
+                among_test, to_train = distances.up_to(ranking, size)
+                # the first nearest of equals (sklearn's 1-NN may take another where distances tie)
+                predicted = labels[train][np.argmin(to_train, axis=1)]
+                row["precision"][column] = precision_from_distances(among_test, codes[test], neighbours)
+            else:
+                predicted = KNeighborsClassifier(1).fit(Z_train[:, top], labels[train]).predict(Z_test[:, top])
+                row["precision"][column] = normalized_precision_index(Z_test[:, top], labels[test], neighbours)
+            row["knn"][column] = np.mean(predicted == labels[test])
             accuracy, information = kmeans_scores(Z_test[:, top], labels[test], n_runs, random_state)
-            scores["accuracy"][fold, column], scores["nmi"][fold, column] = accuracy.mean(), information.mean()
-            scores["precision"][fold, column] = normalized_precision_index(
-                Z_test[:, top], labels[test], range(1, min(10, test.size - 1) + 1))
-        report_or_stop(progress, fold + 1, n_splits)
+            row["accuracy"][column], row["nmi"][column] = accuracy.mean(), information.mean()
+        return row
+
+    # the folds run side by side, one per core (segmentation's 2,310 samples: a method's five folds
+    # in 0.7 s against 1.1 s one after another, 2 cores), each reported in order from this thread
+    # (a progress bar is drawn by the thread that runs the page); a stop cancels the folds not begun
+    with ThreadPoolExecutor(max_workers=min(cores(), n_splits), thread_name_prefix="folds") as pool:
+        pending = [pool.submit(judged, train, test) for train, test in folds]
+        try:
+            for fold, future in enumerate(pending):
+                for name, values in future.result().items():
+                    scores[name][fold] = values
+                report_or_stop(progress, fold + 1, n_splits)
+        finally:
+            for future in pending:
+                future.cancel()
     return scores
+
+
+#: Held-out x all samples up to which a fold keeps its squared distances and grows them with the
+#: sizes (80 MB); beyond, each size computes its own (scikit-learn's 1-NN, in chunks).
+DISTANCE_VALUES = 10_000_000
+
+
+class _GrowingDistances:
+    """Squared distances among the held-out samples and from them to the training samples over the
+    top ``size`` features, grown from one size to the next by the features added (a size of
+    segmentation's 19 features computed all of them again: 95 one-NN fits and distance matrices
+    were two thirds of a method's 4.5 s on 2,310 samples)."""
+
+    def __init__(self, Z_test, Z_train):
+        self.Z_test, self.Z_train = Z_test, Z_train
+        self.among_test = np.zeros((Z_test.shape[0], Z_test.shape[0]))
+        self.to_train = np.zeros((Z_test.shape[0], Z_train.shape[0]))
+        self.size = 0
+
+    def up_to(self, ranking, size):
+        """The two matrices over ``ranking[:size]`` (sizes asked in increasing order); the first a copy."""
+        added = ranking[self.size:size]
+        if added.size:
+            test, train = self.Z_test[:, added], self.Z_train[:, added]
+            test_norms, train_norms = np.einsum("ij,ij->i", test, test), np.einsum("ij,ij->i", train, train)
+            # in place: three passes over each matrix and no temporaries of its size
+            for grown, norms, other, other_norms in ((self.among_test, test_norms, test, test_norms),
+                                                     (self.to_train, test_norms, train, train_norms)):
+                grown -= 2.0 * (test @ other.T)
+                grown += norms[:, None]
+                grown += other_norms[None, :]
+            self.size = size
+        return self.among_test.copy(), self.to_train
 
 
 def held_out_curves(X, labels, rank: Callable, sizes, *, n_splits: int = DEFAULT_FOLDS, n_runs: int = 3,

@@ -37,10 +37,11 @@ from scipy.optimize import linear_sum_assignment
 
 from ..errors import InputError
 from ..progress import ProgressCallback, report_or_stop
+from ..matrix.neighbours import stable_nearest
 from ..validation import random_seed, zscores
 from .kmeans import seeded_kmeans
 
-__all__ = ["clustering_accuracy", "pairwise_accuracy", "nmi", "normalized_precision_index",
+__all__ = ["clustering_accuracy", "pairwise_accuracy", "nmi", "normalized_precision_index", "precision_from_distances",
            "test_information", "kuncheva_index", "jaccard_index", "selection_stability", "stability_curve",
            "StabilityResult", "accuracy_curve", "CurveResult", "selection_curves", "projection_curves",
            "kmeans_scores", "seeded_kmeans"]
@@ -142,11 +143,24 @@ def normalized_precision_index(X, labels, k_values=range(1, 11), samples=None) -
         raise InputError(f"samples must be indices of rows of X (0 to {n - 1}); got {samples!r}.")
     squared = np.einsum("ij,ij->i", X, X)
     distances = squared[rows, None] + squared[None, :] - 2 * X[rows] @ X.T
+    return precision_from_distances(distances, labels, k_values, rows)
+
+
+def precision_from_distances(distances, codes, k_values, rows=None) -> float:
+    """:func:`normalized_precision_index` from the distances of the samples ``rows`` (default all)
+    to every sample (``len(rows) x n``; changed: the own distances set to infinity) and the label
+    codes ``0 .. c - 1``: what callers that hold the distances already use.
+
+    The neighbours are :func:`core.matrix.neighbours.stable_nearest`'s: nearest first, equals in
+    index order."""
+    n = codes.size
+    rows = np.arange(n) if rows is None else rows
+    k_values = np.asarray(list(k_values), dtype=int)
     distances[np.arange(rows.size), rows] = np.inf
-    order = np.argsort(distances, axis=1, kind="stable")[:, : k_values.max()]
-    hits = np.cumsum(labels[order] == labels[rows, None], axis=1)
+    neighbours = stable_nearest(distances, int(k_values.max()))
+    hits = np.cumsum(codes[neighbours] == codes[rows, None], axis=1)
     precision = np.mean([hits[:, k - 1] / k for k in k_values])
-    chance = float(np.mean((np.bincount(labels)[labels[rows]] - 1) / (n - 1)))
+    chance = float(np.mean((np.bincount(codes)[codes[rows]] - 1) / (n - 1)))
     if chance >= 1:
         raise InputError("Every sample has the same label: the precision index is undefined.")
     return float((precision - chance) / (1 - chance))

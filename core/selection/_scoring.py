@@ -10,6 +10,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..matrix import dense_matrix
+from ..matrix.neighbours import stable_nearest
 from ..progress import warn_not_converged
 from ..validation import check_positive_int, check_real
 
@@ -201,7 +202,7 @@ def knn_graph(X, n_neighbors=5, weight="heat", width=None):
     n_neighbors = min(n_neighbors, X.shape[0] - 1)
     distances = _squared_distances(X)
     np.fill_diagonal(distances, np.inf)
-    neighbours = np.argsort(distances, axis=1, kind="stable")[:, :n_neighbors].ravel()
+    neighbours = stable_nearest(distances, n_neighbors).ravel()
     rows = np.repeat(np.arange(X.shape[0]), n_neighbors)
     S = np.zeros_like(distances)
     if weight == "binary":
