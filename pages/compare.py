@@ -360,13 +360,33 @@ if metric == "kuncheva" and extracted:
     st.caption("Stability is a property of selected feature sets: the extraction methods are not drawn.")
     extracted = {}
 shown = {**curves, **extracted}
+
+
+def all_features(metric: str) -> tuple[float, float] | None:
+    """The measure on every feature, and its spread over the folds: the same for every method (each
+    method's largest size is all of them), the level the selections are read against."""
+    for values in curves.values():
+        if metric in values and values["size"] and values["size"][-1] == data.n_features:
+            spread = values.get(f"{metric}_sd")
+            return float(values[metric][-1]), float(spread[-1]) if spread is not None else float("nan")
+    return None
+
+
 if shown:  # before anything is run there is no table, and an empty chart's axes would only say nothing
     final_table = table_of({m: (shown[m], seconds[m]) for m in shown}, metric)
+    reference = all_features(metric)
+    if reference is not None:
+        final_table = pd.concat([pd.DataFrame([{
+            "": "", "method": f"all {data.n_features:,} features (reference)", f"best {MEASURES[metric]}": reference[0],
+            "sd over folds": reference[1], "at k (features or dimensions)": data.n_features,
+            "mean over the sizes": reference[0], "kind": "reference", "seconds (when computed)": None}]), final_table],
+            ignore_index=True)
     rows_slot.dataframe(final_table, hide_index=True, column_config={"method": st.column_config.TextColumn(width="medium")})
     if note := standing_note(final_table, metric):
         st.caption(note)
     widgets.chart(comparison_figure({label_of(m): values for m, values in curves.items()}, metric,
-                                    title=MEASURES[metric], extracted=extracted, y_title=MEASURES[metric]),
+                                    title=MEASURES[metric], extracted=extracted, y_title=MEASURES[metric],
+                                    reference=None if reference is None else reference[0]),
                   "comparison")
 if curves:
     selections_view(curves)

@@ -65,13 +65,14 @@ DISTINCT_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B
 
 
 def comparison_figure(curves: dict, metric: str, title: str | None = None, extracted: dict | None = None,
-                      y_title: str | None = None) -> go.Figure:
+                      y_title: str | None = None, reference: float | None = None) -> go.Figure:
     """One line per method: ``metric`` against the number of selected features (log x axis),
     with error bars where the curves carry a spread (``"<metric>_sd"``, e.g. over
     cross-validation folds); ``extracted`` (named as they are to be shown) adds feature-extraction
     methods against their number of dimensions, dashed (those without ``metric`` are left out).
     Each line its own colour of :data:`DISTINCT_COLOURS`; ``y_title`` names the measure in words
-    (default: ``metric``)."""
+    (default: ``metric``). ``reference``: the measure on all the features, drawn as a grey
+    horizontal line named "all features", the level a selection is read against."""
     traces = []
     colours = iter(DISTINCT_COLOURS * 4)
     # Q-alpha's lines last and thicker: where methods agree they would otherwise hide under the others
@@ -88,12 +89,22 @@ def comparison_figure(curves: dict, metric: str, title: str | None = None, extra
                            line=dict(width=1.5, dash="dash", color=next(colours)), marker=dict(symbol="diamond-open"),
                            hovertemplate="%{x} dimensions: %{y:.3f}<extra>" + method + "</extra>"))
     x_title = "number of features" + (" (selected) or dimensions (extracted, dashed)" if extracted else "")
-    # the ticks are the sizes measured, written out: Plotly's own log ticks read "10 2 5 100 2 5"
+    # the ticks written out: Plotly's own log ticks read "10 2 5 100 2 5", and with its padding a
+    # stray "9" (0.9) and "2" (20) on sizes 1-19. Every size measured where they are few, else
+    # 1, 2, 5, 10, ... and the largest
     sizes = sorted({int(size) for values in [*curves.values(), *extracted.values()] for size in values["size"]})
-    ticks = dict(tickmode="array", tickvals=sizes, ticktext=[f"{size:,}" for size in sizes]) if len(sizes) <= 16 else {}
-    return _figure(traces, dict(title=_text(title or metric), xaxis=dict(title=_text(x_title), type="log", **ticks),
-                                yaxis=dict(title=_text(y_title or metric)), legend=dict(orientation="h", y=-0.25),
-                                **_LAYOUT))
+    if len(sizes) > 16:
+        decades = [m * 10 ** e for e in range(int(np.log10(sizes[-1])) + 1) for m in (1, 2, 5)]
+        sizes = sorted({v for v in decades if sizes[0] <= v < sizes[-1]} | {sizes[-1]})
+    ticks = dict(tickmode="array", tickvals=sizes, ticktext=[f"{size:,}" for size in sizes]) if sizes else {}
+    layout = dict(title=_text(title or metric), xaxis=dict(title=_text(x_title), type="log", **ticks),
+                  yaxis=dict(title=_text(y_title or metric)), legend=dict(orientation="h", y=-0.25), **_LAYOUT)
+    if reference is not None and np.isfinite(reference):
+        layout["shapes"] = [dict(type="line", xref="x domain", x0=0, x1=1, yref="y", y0=reference, y1=reference,
+                                 line=dict(color="grey", width=1.5, dash="dot"))]
+        layout["annotations"] = [dict(xref="x domain", x=0.01, yref="y", y=reference, text=f"all features: {reference:.3f}",
+                                      showarrow=False, xanchor="left", yanchor="bottom", font=dict(color="grey"))]
+    return _figure(traces, layout)
 
 
 # ---------------------------------------------------------------------------- paper reproductions

@@ -175,11 +175,17 @@ def run_compare(app):
     assert not app.exception and not app.error, [e.value for e in app.error]
     run = [b for b in app.button if b.label.startswith("Run ")]
     if run:  # (methods run by an earlier test of this process are kept, and are shown at once)
-        shown = int((app.dataframe[0].value["kind"] != "extraction (unsupervised)").sum()) if app.dataframe else 0
+        shown = int((~method_rows(app)["kind"].isin(["extraction (unsupervised)"])).sum()) if app.dataframe else 0
         pending = int(run[0].label.split()[1])
         assert shown + pending == len(app.multiselect(key="cmp_methods").value)  # the others wait for the click
         run[0].click().run()
     return app
+
+
+def method_rows(app):
+    """Compare's table without its reference row (the measure on all the features)."""
+    table = app.dataframe[0].value
+    return table[table["kind"] != "reference"].reset_index(drop=True)
 
 
 def test_compare_offers_scanpys_highly_variable_genes_on_counts_only():
@@ -190,7 +196,7 @@ def test_compare_offers_scanpys_highly_variable_genes_on_counts_only():
     app.session_state["cmp_methods"] = ["dispersion", "variance"]
     run_compare(app)
     assert "dispersion (scanpy's highly variable genes)" in app.multiselect(key="cmp_methods").options
-    table = app.dataframe[0].value
+    table = method_rows(app)
     assert set(table["method"]) == {shown("dispersion"), "variance"} and set(table["kind"]) == {"unsupervised"}
     # the best first, marked, and said (issue 59)
     scores = list(table["best k-means accuracy"])
@@ -228,7 +234,7 @@ def test_compare_runs_q_alpha_as_set_on_the_q_alpha_page():
         app.session_state[key] = value
     run_compare(app)
     name = "Q-alpha (k = 3, spectral gap, side classes 2, λ = 0.3)"
-    table = app.dataframe[0].value
+    table = method_rows(app)
     assert dict(zip(table["method"], table["kind"])) == {name: "supervised", shown("fisher"): "supervised"}
     assert any(name.split("(", 1)[1][:-1] in caption.value for caption in app.caption)
     main, side = wine.split_by_class([2])
@@ -249,7 +255,7 @@ def test_compare_page_runs_nothing_before_its_button_then_every_method_held_out(
     assert any("Press Run" in caption.value for caption in app.caption)
     next(b for b in app.button if b.label == "Run 2 method(s)").click().run()
     assert chart_titles(app) and any(b.label == "Curves, every measure (CSV)" for b in app.get("download_button"))
-    table = app.dataframe[0].value
+    table = method_rows(app)
     assert set(table["method"]) == {"variance", shown("fisher")}
     assert list(table.iloc[:, 2]) == sorted(table.iloc[:, 2], reverse=True)  # the best first, either kind
     assert dict(zip(table["method"], table["kind"])) == {"variance": "unsupervised", shown("fisher"): "supervised"}
@@ -272,7 +278,7 @@ def test_compare_page_ranks_weston_methods():
     app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
     app.session_state["dataset"] = weston_linear(200, random_state=0)
     run_compare(app)
-    table = app.dataframe[0].value
+    table = method_rows(app)
     best = dict(zip(table["method"], table["best k-means accuracy"]))
     assert best[shown("fisher")] > 0.8 and best[shown("fisher")] > best["variance"]
     app.radio(key="cmp_measure").set_value("precision").run()
@@ -290,16 +296,16 @@ def test_compare_page_after_a_stop_computes_nothing_more_until_resume():
     app.session_state["dataset"] = data
     app.session_state["cmp_methods"] = ["variance"]
     run_compare(app)
-    assert list(app.dataframe[0].value["method"]) == ["variance"]
+    assert list(method_rows(app)["method"]) == ["variance"]
     app.session_state["compare_stopped"] = True  # as the Stop button's callback leaves it
     app.multiselect(key="cmp_methods").set_value(["variance", "fisher"]).run()
     assert not app.exception
     assert any("1 of 2 methods are done" in w.value for w in app.warning)
-    assert list(app.dataframe[0].value["method"]) == ["variance"]  # the row done stays, fisher is not run
+    assert list(method_rows(app)["method"]) == ["variance"]  # the row done stays, fisher is not run
     next(b for b in app.button if b.label == "Resume").click().run()
-    assert not app.warning and list(app.dataframe[0].value["method"]) == ["variance"]  # fisher waits for Run
+    assert not app.warning and list(method_rows(app)["method"]) == ["variance"]  # fisher waits for Run
     next(b for b in app.button if b.label == "Run 1 method(s)").click().run()
-    assert set(app.dataframe[0].value["method"]) == {"variance", shown("fisher")}
+    assert set(method_rows(app)["method"]) == {"variance", shown("fisher")}
 
 
 def test_compare_page_places_the_new_selectors_beside_q_alpha():
@@ -309,7 +315,7 @@ def test_compare_page_places_the_new_selectors_beside_q_alpha():
     app.session_state["cmp_methods"] = methods
     run_compare(app)
     assert not app.exception and not app.error
-    table = app.dataframe[0].value
+    table = method_rows(app)
     best = dict(zip(table["method"], table["best k-means accuracy"]))
     # the Q-alpha row is named with the Q-alpha page's settings (its defaults: never visited)
     expected = ["Q-alpha (k = 2, sum of eigenvalues², no side information)", *map(shown, methods[1:])]
@@ -329,7 +335,7 @@ def test_compare_page_stability_against_k():
     app.radio(key="cmp_measure").set_value("kuncheva").run()
     app.slider(key="cmp_bootstrap").set_value(5).run()
     assert not app.exception and not app.error
-    table = app.dataframe[0].value
+    table = method_rows(app)
     best = dict(zip(table["method"], table["best stability (Kuncheva index)"]))
     assert best[shown("fisher")] > 0.8 and best[shown("fisher")] > best["variance"]
     assert all(-1.0 <= value <= 1.0 for value in best.values())
@@ -612,7 +618,7 @@ def test_compare_page_places_feature_extraction_beside_the_selections():
     app.multiselect(key="cmp_extract").set_value(["PCA", "LLE", "Isomap", "OPCA", "SDR-SI"])
     run_compare(app)
     assert not app.exception and not app.error, [e.value for e in app.error]
-    table = app.dataframe[0].value
+    table = method_rows(app)
     best = dict(zip(table["method"], table["best k-means accuracy"]))
     assert set(best) == {"Q-alpha (k = 2, sum of eigenvalues², no side information)", "PCA (extracted)", "LLE (extracted)", "Isomap (extracted)",
                          "OPCA (extracted)", "SDR-SI (extracted)"}
@@ -964,3 +970,23 @@ def test_kernel_and_sparse_lda_pages_map_the_samples_on_their_selected_features(
     assert len(pair) == 2 and len(names) == rows.size
     order = [list(np.asarray(wine.sample_names)[rows]).index(name) for name in names]
     _same_up_to_sign(points, _principal_pair(wine.X[np.ix_(rows, subset)])[order])
+
+
+def test_compare_shows_all_features_as_a_reference_row_and_line():
+    """Issue 76 (14): the reference every reader looks for first, the measure on all the features:
+    a row of the table and a grey line on the curves, equal to every method's value at the largest
+    size (all the features, whatever the ranking)."""
+    app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
+    app.session_state["dataset"] = load_dataset("wine")
+    app.session_state["cmp_methods"] = ["variance", "fisher"]
+    run_compare(app)
+    assert not app.exception
+    table = app.dataframe[0].value
+    reference = table[table["kind"] == "reference"]
+    assert list(reference["method"]) == ["all 13 features (reference)"]
+    value = float(reference["best k-means accuracy"].iloc[0])
+    spec = next(json.loads(c.proto.spec) for c in app.get("plotly_chart") if "comparison" in c.proto.id)
+    at_all = {float(trace["y"][-1]) if isinstance(trace["y"], list) else None for trace in spec["data"]}
+    assert value in at_all or any(abs(value - v) < 1e-12 for v in at_all if v is not None)
+    assert spec["layout"]["shapes"][0]["y0"] == value and "all features" in spec["layout"]["annotations"][0]["text"]
+    assert int(reference["at k (features or dimensions)"].iloc[0]) == 13

@@ -548,3 +548,15 @@ def test_sorted_weights_leave_out_unscored_constant_features_and_say_so():
     drawn = np.concatenate([np.asarray(trace.y, dtype=float) for trace in figure.data if trace.y is not None])
     assert np.isfinite(drawn).all() and {0.9, 0.5, 0.2} <= set(drawn.tolist())
     assert "2 constant feature(s) without a score" in figure.layout.title.text
+
+
+def test_comparison_ticks_on_many_sizes_are_one_two_five_and_the_largest():
+    """Issue 76 (7): on sizes 1-19 Plotly's own log ticks showed a stray "9" (0.9) and "2" (20)."""
+    from core.plots import comparison_figure
+
+    sizes = list(range(1, 20))
+    figure = comparison_figure({"m": {"size": sizes, "accuracy": [0.5] * 19}}, "accuracy")
+    assert list(figure.layout.xaxis.tickvals) == [1, 2, 5, 10, 19]
+    assert list(figure.layout.xaxis.ticktext) == ["1", "2", "5", "10", "19"]
+    few = comparison_figure({"m": {"size": [1, 2, 5, 10, 13], "accuracy": [0.5] * 5}}, "accuracy")
+    assert list(few.layout.xaxis.tickvals) == [1, 2, 5, 10, 13]
