@@ -100,9 +100,14 @@ def sorted_weights_figure(alpha, feature_names: Sequence[str] | None = None,
         if not 0 <= int(marked) < alpha.size:
             raise InputError(f"marked must be a feature index below {alpha.size}; got {marked}.")
         rank = int(np.flatnonzero(order == int(marked))[0]) + 1
+        # above the point, unless it is high on the plot, where the "top K" note is: then below
+        # (a feature at rank 1 had "top 80" printed over its name)
+        finite = values[np.isfinite(values)]
+        high = finite.size and alpha[int(marked)] > (finite.max() + finite.min()) / 2
         traces.append(dict(type="scatter", x=[rank], y=[alpha[int(marked)]], mode="markers+text",
                            marker=dict(size=11, color="crimson", symbol="circle-open", line=dict(width=2)),
-                           text=[str(all_names[int(marked)])], textposition="top right", name="looked up",
+                           text=[str(all_names[int(marked)])], textposition="bottom right" if high else "top right",
+                           name="looked up",
                            hovertemplate=f"rank {rank}<br>{all_names[int(marked)]}<br>alpha = %{{y:.4g}}<extra></extra>"))
     return _figure(traces, dict(title=_text(title), xaxis=dict(title=_text("rank"), **_FIXED),
                                  yaxis=dict(title=_text("alpha"), type="log" if log_y else "linear", **_FIXED),

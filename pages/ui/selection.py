@@ -299,8 +299,13 @@ def feature_lookup(main, alpha, ranking, top_k: int) -> None:
         facts.metric(f"In the top {top_k:,}", "yes" if rank <= top_k else "no", width="content")
         widgets.chart(sorted_weights_figure(alpha, names, top_k=top_k, marked=column,
                                             title=f"{names[column]} on the sorted weights"), "lookup_weights")
-        if main.labels is None or np.unique(main.labels).size < 2:
+        if main.labels is None:
             st.caption("Statistics per class need labels.")
+            return
+        if np.unique(main.labels).size < 2:
+            st.caption(f"Statistics per class need two classes, and the main samples here hold one, "
+                       f"{settings.shown(np.unique(main.labels)[0])}: the others were set aside (side classes or "
+                       "picked samples). Choose other side classes, or turn side information off, to compare classes.")
             return
         test, non_negative, as_log1p = _marker_choices(main)
         everything = runs.run_cached("class_markers", dict(data=main.fingerprint, features="all", test=test,

@@ -889,6 +889,24 @@ def test_a_feature_looked_up_by_name_shows_its_rank_weight_and_statistics_over_e
     np.testing.assert_allclose(rows["mean"], [wine.X[wine.labels == c, column].mean() for c in np.unique(wine.labels)])
 
 
+def test_the_look_up_says_when_one_class_is_left_after_the_side_classes():
+    """Issue 76 (5): with labels, and side classes taking every class but one, the look-up said
+    "Statistics per class need labels"; it says that one class is left, and why."""
+    from core.data.dataset import Dataset
+
+    rng = np.random.default_rng(2)
+    two = Dataset(rng.normal(size=(40, 6)), labels=np.repeat(["a", "b"], 20), name="two classes")
+    app = run_page(two)
+    next(r for r in app.radio if r.label == "Side information").set_value("side classes").run()
+    app.multiselect(key="qa_side_classes").set_value(["b"]).run()
+    app.session_state["qa_lookup"] = True
+    app.run()
+    app.selectbox(key="qa_lookup_feature").set_value(2).run()
+    captions = " ".join(c.value for c in app.caption)
+    assert "need two classes, and the main samples here hold one, a" in captions, captions
+    assert "need labels" not in captions
+
+
 def test_samples_picked_on_the_map_become_the_side_data_of_the_next_run():
     """Issue 60: a box on the map picks samples (the browser reports their positions); the page
     names them and its button makes them the side data: the side mode "picked samples", the other

@@ -560,3 +560,12 @@ def test_comparison_ticks_on_many_sizes_are_one_two_five_and_the_largest():
     assert list(figure.layout.xaxis.ticktext) == ["1", "2", "5", "10", "19"]
     few = comparison_figure({"m": {"size": [1, 2, 5, 10, 13], "accuracy": [0.5] * 5}}, "accuracy")
     assert list(few.layout.xaxis.tickvals) == [1, 2, 5, 10, 13]
+
+
+def test_a_looked_up_feature_high_on_the_plot_is_named_below_its_point():
+    """Issue 76 (6): at rank 1 the name was printed under the "top K" note."""
+    from core.plots import sorted_weights_figure
+
+    alpha = np.array([0.9, 0.5, 0.1, 0.05])
+    assert sorted_weights_figure(alpha, top_k=2, marked=0).data[1].textposition == "bottom right"
+    assert sorted_weights_figure(alpha, top_k=2, marked=3).data[1].textposition == "top right"
