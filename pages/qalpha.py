@@ -229,7 +229,8 @@ def selection_view(result, path, main, side, params, side_mode: str, side_choice
     if st.session_state.pop("_qa_rerun_page", False):  # picked samples made the side data
         st.rerun(scope="app")
     lam = float(st.session_state["qa_lambda"]) if path is not None and not automatic else params.lam
-    if path is not None and lam > 0 and not automatic:
+    on_path = path is not None and lam > 0 and not automatic
+    if on_path:
         result = path.at(lam)
         params = replace(params, lam=lam)
     top_k = scrub_view(result, main, side, path, params, automatic)
@@ -275,7 +276,8 @@ def selection_view(result, path, main, side, params, side_mode: str, side_choice
     widgets.snippet("Python: this result in a notebook", "qa_snippet",
                     lambda: snippets.qalpha_snippet(data, datasets.is_bundled(data), params, side_mode, side_classes,
                                                     n_pairs, runs.q_alpha_solver(params, pairs), top_k,
-                                                    side=uploaded_side, picked=picked))
+                                                    side=uploaded_side, picked=picked,
+                                                    path_lams=PATH_LAMBDAS if on_path else None))
     convergence = widgets.when_open(f"Convergence: the objective at each of the {result.n_iter} iterations",
                                     "qa_convergence")
     if convergence is not None:  # drawn only when asked for: every λ step would redraw it

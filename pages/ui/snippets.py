@@ -52,11 +52,13 @@ def _code(names: set, lines: list[str], numpy: bool = False) -> str:
 
 
 def qalpha_snippet(data: Dataset, bundled: bool, params, side_mode: str, side_classes, n_pairs: int,
-                   solver: str, top_k: int, side: Dataset | None = None, picked=None) -> str:
+                   solver: str, top_k: int, side: Dataset | None = None, picked=None, path_lams=None) -> str:
     """Q-alpha page: the run the page makes (:class:`core.QAlphaParameters` and its ``run``, with
     the side data, pairs and solver the page uses) and the top ``top_k`` features. ``side``: the
     uploaded side data, when the page uses them; ``picked``: the rows picked on the map, when they
-    are the side data."""
+    are the side data; ``path_lams``: the λ grid, when the page shows the λ path's point at
+    ``params.lam`` (warm-started along the path: the same weights as a cold run, in other
+    iterations, which the snippet then reports as the page does)."""
     names, load = _load(data, bundled)
     names.add("QAlphaParameters")
     settings = ", ".join(f"{name}={value!r}" for name, value in asdict(params).items())
@@ -81,8 +83,16 @@ def qalpha_snippet(data: Dataset, bundled: bool, params, side_mode: str, side_cl
     else:
         lines.append("main = data")
         call = "params.run(main.X, labels=main.labels"
-    lines += [f"result = {call}, solver={solver!r})",
-              f"top = result.top({int(top_k)})  # the K features the page selects",
+    if path_lams is not None and call.startswith("params.run(main.X, labels=main.labels, ") and not params.supervised:
+        names.add("q_alpha_path")
+        information = call.split("labels=main.labels, ", 1)[1]
+        lines += [f"path = q_alpha_path(main.X, params.k, {information}, lams={[float(v) for v in path_lams]!r}, "
+                  f"criterion=params.criterion, init=params.init, random_state=params.random_state, "
+                  f"max_iter=params.max_iter, tol=params.tol, solver={solver!r})",
+                  f"result = path.at({float(params.lam)!r})  # the page's result: the λ path's point"]
+    else:
+        lines.append(f"result = {call}, solver={solver!r})")
+    lines += [f"top = result.top({int(top_k)})  # the K features the page selects",
               "print(result.converged, result.n_iter, [main.feature_names[j] for j in top[:10]])"]
     return _code(names, lines)
 
