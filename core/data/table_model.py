@@ -329,7 +329,10 @@ class ParsedTable:
         key = (label_column, orientation)
         if key not in self._last_arrangement:
             self._last_arrangement.clear()
-            self._last_arrangement[key] = self._arrange(label_column, orientation)
+            arrangement = self._arrange(label_column, orientation)
+            if arrangement.labels is not None and label_column is not None:
+                arrangement.label_name = str(label_column)
+            self._last_arrangement[key] = arrangement
         return self._last_arrangement[key]
 
     @cached_property
@@ -496,6 +499,8 @@ class Arrangement:
     notes: list
     orientation: str
     layouts: Mapping[str, np.ndarray] = field(default_factory=dict)
+    #: the column (row, ``obs`` column, array) the labels were read from, as the file names it
+    label_name: str | None = None
 
     def check_shape(self) -> None:
         """Refuse a table too small to select features from as laid out, before any choice about its
@@ -617,7 +622,8 @@ def finish(arrangement: Arrangement, missing: str = "refuse", *, name: str | Non
     _check_shape(filename, *X.shape)
     feature_names = _unique_names(feature_names, "feature", notes)
     sample_names = _unique_names(sample_names, "sample", notes)
-    meta = {"load_report": notes, "table": dict(summary, orientation=arrangement.orientation)}
+    meta = {"load_report": notes, "table": dict(summary, orientation=arrangement.orientation,
+                                                **({"label_column": arrangement.label_name} if arrangement.label_name else {}))}
     if layouts:
         meta["layouts"] = layouts
     return Dataset(X, labels=labels, feature_names_=feature_names, sample_names_=sample_names,

@@ -77,7 +77,9 @@ def results_h5ad(data: Dataset, alpha, top_k: int, settings: dict) -> bytes:
     """The data with a selection's results as an AnnData ``.h5ad`` file (the container single-cell
     users work in): ``X`` the data (samples x features), ``obs`` the sample names and labels,
     ``var`` the feature names with ``alpha``, ``rank`` (1 = largest alpha) and ``selected`` (the
-    top ``top_k``), and ``uns["selection"]`` the settings that produced them."""
+    top ``top_k``), ``obsm`` the layouts of the samples the data came with (an ``.h5ad``'s
+    ``X_umap``...), and ``uns["selection"]`` the settings that produced them. The labels keep the
+    name of the column they were read from (``bulk_labels``), else ``label``."""
     import tempfile
     import warnings
     from pathlib import Path
@@ -93,10 +95,11 @@ def results_h5ad(data: Dataset, alpha, top_k: int, settings: dict) -> bytes:
                        index=pd.Index([str(name) for name in data.feature_names], name="feature"))
     obs = pd.DataFrame(index=pd.Index([str(name) for name in data.sample_names], name="sample"))
     if data.labels is not None:
-        obs["label"] = pd.Categorical([str(label) for label in data.labels])
+        obs[data.meta.get("table", {}).get("label_column") or "label"] = pd.Categorical([str(label) for label in data.labels])
+    layouts = {name: np.asarray(values, dtype=np.float64) for name, values in data.meta.get("layouts", {}).items()}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # repeated names are kept as given, not renamed
-        adata = anndata.AnnData(X=np.asarray(data.X, dtype=np.float64), obs=obs, var=var,
+        adata = anndata.AnnData(X=np.asarray(data.X, dtype=np.float64), obs=obs, var=var, obsm=layouts or None,
                                 uns={"selection": {key: value for key, value in settings.items() if value is not None}})
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "results.h5ad"

@@ -232,3 +232,31 @@ def test_every_download_of_every_page_reads_back(page, monkeypatch):
         else:
             raise AssertionError(f"a download nobody reads back: {file_name} ({mime})")
     assert "csv" in seen, seen
+
+
+def test_an_h5ad_upload_downloads_with_its_layouts_and_its_label_columns_name():
+    """Issue 76 (9): the .h5ad download dropped the file's own layouts and renamed its
+    bulk_labels to label. The fixture (scanpy's pbmc68k_reduced layout) goes in and comes back out
+    with both."""
+    import tempfile
+    from pathlib import Path
+
+    import anndata
+
+    from core.data.tables import load_table
+    from pages.ui.downloads import results_h5ad
+
+    fixture = Path(__file__).parents[1] / "fixtures" / "legacy_pbmc.h5ad"
+    original = anndata.read_h5ad(fixture)
+    data = load_table("pbmc.h5ad", fixture.read_bytes(), label_column="bulk_labels")
+    assert data.meta["table"]["label_column"] == "bulk_labels"
+    written = results_h5ad(data, np.linspace(1, 0, data.n_features), 5, {"k": 3})
+    with tempfile.TemporaryDirectory() as folder:
+        file = Path(folder) / "back.h5ad"
+        file.write_bytes(written)
+        back = anndata.read_h5ad(file)
+        assert "label" not in back.obs and list(back.obs["bulk_labels"].astype(str)) == \
+            list(original.obs["bulk_labels"].astype(str))
+        assert set(data.meta["layouts"]) <= set(back.obsm)
+        for name in data.meta["layouts"]:
+            np.testing.assert_allclose(back.obsm[name], np.asarray(original.obsm[name])[:, :2])
