@@ -199,11 +199,8 @@ def _dual_sample_vectors(features, weights, k) -> SampleVectors:
     live = values > np.finfo(np.float64).eps * max(values[0], 0.0) * B.shape[0]
     vectors = np.zeros((features.n_samples, k))
     vectors[:, :int(live.sum())] = features.times(root[:, None] * Y[:, live]) / np.sqrt(values[live])
-    if not live.all() or k > values.size:
-        missing = k - int(live.sum())
-        vectors[:, int(live.sum()):] = np.random.default_rng(SUBSPACE_SEED).standard_normal((features.n_samples, missing))
     # orthonormal to rounding already; QR keeps the columns' spans in order (and signs, by R's
-    # diagonal) and makes the completion orthogonal to them
+    # diagonal), and its Householder factor completes the zero columns with orthonormal ones
     Q, R = np.linalg.qr(vectors)
     return SampleVectors(Q * np.where(np.diag(R) < 0, -1.0, 1.0))
 

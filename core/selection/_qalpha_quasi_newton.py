@@ -192,9 +192,9 @@ class _Evaluation:
         features = self.problem.features
         Q = np.zeros((features.n_samples, self.k))
         Q[:, live] = features.times(self.root[:, None] * self.vectors[:, live]) / scale[live]
-        if not live.all():  # A_alpha's rank is below k: any orthonormal completion
-            Q[:, ~live] = np.random.default_rng(0).standard_normal((features.n_samples, int((~live).sum())))
-        # orthonormal to rounding already where w is well above it; QR keeps the columns' spans in order
+        # orthonormal to rounding already where w is well above it; QR keeps the columns' spans in
+        # order, and where A_alpha's rank is below k its Householder factor completes the zero
+        # columns with orthonormal ones (any is an eigenvector of the eigenvalue 0)
         return np.linalg.qr(Q)[0]
 
     def _note_gap(self, magnitudes):

@@ -215,3 +215,124 @@ def test_the_ascent_stops_where_q_stays_undetermined(monkeypatch):
 def test_accelerate_is_checked():
     with pytest.raises(InputError, match="accelerate"):
         q_alpha(problem(0)[0], 2, accelerate="yes")
+
+
+def test_the_evaluations_reported_are_the_evaluations_made(monkeypatch):
+    """``result.evaluations`` counts the points at which A_alpha's eigenpairs were computed: checked
+    against a count of the calls themselves."""
+    calls = []
+    real = quasi_newton._leading_pairs
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(quasi_newton, "_leading_pairs", counted)
+    X, _, _ = problem(3)
+    result = q_alpha(X, 2, accelerate="always", tol=1e-10)
+    # a converged run whose Ritz values stand clear makes no end-of-run gap check (diagnose)
+    assert result.converged and result.evaluations == len(calls) > 1
+
+
+def test_leading_pairs_by_arpack_beyond_the_dense_limit_are_lapacks():
+    """Beyond DENSE_EIGEN_LIMIT the pairs come from ARPACK: the count asked for and one more (for
+    the gap), largest magnitude first, as LAPACK gives them on the whole matrix."""
+    rng = np.random.default_rng(6)
+    q = quasi_newton.DENSE_EIGEN_LIMIT + 30
+    basis = np.linalg.qr(rng.standard_normal((q, q)))[0]
+    spectrum = np.concatenate([[9.0, -8.0, 7.0, 6.5, 6.0, 5.5, 5.0, 4.5, 4.0, 3.5], rng.uniform(-1, 1, q - 10)])
+    A = (basis * spectrum) @ basis.T
+    values, vectors, magnitudes = quasi_newton._leading_pairs((A + A.T) / 2, 8, None, False)
+    np.testing.assert_allclose(values, spectrum[:8], rtol=1e-9)
+    np.testing.assert_allclose(magnitudes[:9], np.abs(spectrum[:9]), rtol=1e-9)
+    np.testing.assert_allclose(np.abs(np.sum(vectors * basis[:, :8], axis=0)), 1.0, atol=1e-8)
+
+
+def test_q_is_orthonormal_where_a_alpha_has_fewer_than_k_nonzero_eigenvalues():
+    """Weights on one feature only: A_alpha has rank 1 and Q's second column is any unit vector
+    orthogonal to the first; the dual form completes it."""
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((60, 12))
+    features = data_matrix(X).normalised()
+    evaluation = quasi_newton._Evaluation(_Problem(features, "sum"), 2)
+    assert evaluation.dual
+    point = np.zeros(features.n_kept)
+    point[3] = 1.0
+    Q = evaluation.at(point).Q()
+    np.testing.assert_allclose(Q.T @ Q, np.eye(2), atol=1e-12)
+    leading = features.Mt[:, 3] / np.linalg.norm(features.Mt[:, 3])
+    assert abs(Q[:, 0] @ leading) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_an_ascent_that_cannot_improve_on_its_start_records_that_start(monkeypatch):
+    """Started at the fixed point itself, the line search finds nothing better: the record holds
+    that one point, its objective and residuals, and the progress callback heard of it."""
+    X, _, _ = problem(5)
+    truth = q_alpha(X, 2, tol=1e-12, accelerate=False, max_iter=5000)
+    features = data_matrix(X).normalised()
+    from core.selection._spectral import IterationTrace
+
+    trace, heard = IterationTrace(), []
+    problem_ = _Problem(features, "sum")
+    beta = truth.alpha[features.kept] if hasattr(features, "kept") else truth.alpha
+    alpha, Q, evaluations, undetermined = quasi_newton.ascend(problem_, 2, beta / np.linalg.norm(beta), max_iter=50,
+                                                              tol=1e-6, trace=trace, progress=heard.append)
+    assert trace.n_iter >= 1 and heard and undetermined is None
+    assert trace.history[0] == pytest.approx(truth.objective, rel=1e-10)
+    assert max(trace.residuals[-1]) <= 1e-6
+
+
+def test_the_cost_model_is_its_documented_formula():
+    """cost_ratio: an evaluation's multiply-adds (A_alpha, its eigenpairs, M Q, the overhead) over a
+    step's (two thin passes and the overhead), as the docstring writes them."""
+    rng = np.random.default_rng(0)
+    for shape, k in (((40, 300), 3), ((300, 20), 2), ((200, 400), 5)):
+        features = data_matrix(rng.standard_normal(shape)).normalised()
+        q, n = features.n_samples, features.n_kept
+        small = min(q, n)
+        eigen = 2 * small ** 3 / 3 if small <= quasi_newton.DENSE_EIGEN_LIMIT else 40 * (k + 1) * small ** 2
+        evaluation = (n * n if n < q else q * q * n / 2) + eigen + q * n * k + quasi_newton.EVALUATION_OVERHEAD
+        expected = evaluation / (2.0 * q * n * k + quasi_newton.STEP_OVERHEAD)
+        assert quasi_newton.cost_ratio(_Problem(features, "sum"), k) == pytest.approx(expected, rel=1e-12)
+
+
+class _Trace:
+    def __init__(self, residuals):
+        self.residuals = [(r, r) for r in residuals]
+        self.n_iter = len(residuals)
+
+
+def test_the_handover_reads_the_rate_over_the_later_half_of_the_run():
+    """Residuals that stall for the first half and then fall by 0.5 a step: the rate read over the
+    later half predicts arrival well within the budget (no handover); read from the first
+    iterations it would not. A crawl at 0.97 a step hands over; a rise hands over at once."""
+    handover = quasi_newton.Handover(ratio=10.0, tol=1e-6, max_iter=1000)  # budget 150
+    stall_then_fall = [1e-2] * 20 + [1e-2 * 0.5 ** i for i in range(1, 21)]
+    assert not handover(_Trace(stall_then_fall))
+    assert handover(_Trace([1e-2 * 0.97 ** i for i in range(40)]))
+    assert handover(_Trace([1e-2 * 1.01 ** i for i in range(40)]))
+    assert not handover(_Trace([1e-2 * 0.97 ** i for i in range(15)]))  # a tenth of the budget not yet spent
+    assert handover(_Trace([1e-2] * 150))  # the budget itself
+
+
+def test_the_ascent_starts_uniform_where_the_given_weights_say_nothing():
+    """A warm start of zeros (or non-finite weights) gives no direction: the ascent starts from
+    equal weights; a random Q0 gives one step of Definition 2 from them, C(Q0) 1, normalised."""
+    from core.selection.qalpha import _first_weights
+
+    X, _, _ = problem(4)
+    problem_ = _Problem(data_matrix(X).normalised(), "sum")
+    uniform = np.full(problem_.n, 1 / np.sqrt(problem_.n))
+    for alpha0 in (np.zeros(problem_.n), np.full(problem_.n, np.nan)):
+        np.testing.assert_array_equal(_first_weights(problem_, None, alpha0, None), uniform)
+    Q0 = np.linalg.qr(np.random.default_rng(0).standard_normal((X.shape[0], 2)))[0]
+    stepped = _first_weights(problem_, Q0, None, None)
+    Pt = problem_.features.transposed_times(Q0)
+    image = problem_.operator_matvec(Pt, uniform)
+    np.testing.assert_allclose(stepped, image / np.linalg.norm(image), rtol=1e-12)
+
+
+def test_a_negative_eig_tol_is_refused():
+    X, _, _ = problem(4)
+    with pytest.raises(InputError, match="eig_tol"):
+        q_alpha(X, 2, eig_tol=-1e-3)
