@@ -215,6 +215,21 @@ def values_section(data) -> None:
         widgets.show_error(refusal)
 
 
+def first_of_each_class(labels, count: int, n_samples: int) -> list[int]:
+    """Up to ``count`` sample indices, the classes in turn (each class's first, then each one's
+    second, ...), in their order in the file: a preview of LFW's faces and non-faces showed 16
+    faces and no non-face. Without labels, the first ``count``."""
+    if labels is None:
+        return list(range(min(count, n_samples)))
+    _, codes = np.unique(np.asarray(labels).astype(str), return_inverse=True)
+    by_class = np.argsort(codes, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(np.bincount(codes))[:-1]])
+    occurrence = np.empty(codes.size, dtype=np.intp)  # 0 for a class's first sample, 1 for its second...
+    occurrence[by_class] = np.arange(codes.size) - starts[codes[by_class]]
+    picked = np.lexsort((np.arange(codes.size), occurrence))[:count]
+    return sorted(picked.tolist(), key=lambda i: (codes[i], i))
+
+
 def near_empty_section(data) -> None:
     """Features non-zero in only a few samples (a digit's border pixels, a gene seen in two cells):
     how many there are, and scanpy's guard against them (``filter_genes(min_cells=...)``), off
@@ -315,9 +330,11 @@ if data.family is not None:
             st.rerun()
         except InputError as error:
             widgets.show_error(error)
-    images = pixels.images()[:16]
-    titles = [str(label) for label in (pixels.labels[:16] if pixels.labels is not None else range(16))]
-    widgets.chart(image_grid_figure(images, titles=titles, n_cols=8, title="First images"), "preview")
+    shown = first_of_each_class(pixels.labels, 16, pixels.n_samples)
+    titles = [str(pixels.labels[i]) if pixels.labels is not None else str(i) for i in shown]
+    widgets.chart(image_grid_figure(pixels.images()[shown], titles=titles, n_cols=8,
+                                    title="First images" + (" of each class" if pixels.labels is not None else "")),
+                  "preview")
     if data.family is not None and data.family.name == "pixels":
         near_empty_section(data)
 else:

@@ -465,3 +465,25 @@ def test_the_app_starts_its_own_local_cluster_without_the_nannys_slow_environmen
                           cwd=root, env={**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(root / "tests"),
                                                                                str(root / "tests" / "app")])})
     assert done.returncode == 0 and "local scheduler ok" in done.stdout, done.stderr[-3000:]
+
+
+def test_the_first_images_show_each_class():
+    """Issue 76 (12): LFW's 200 pictures, faces first: the preview showed 16 faces and no non-face.
+    It takes the classes in turn."""
+    import json
+
+    import numpy as np
+
+    from core.data.dataset import Dataset
+
+    rng = np.random.default_rng(0)
+    images = Dataset(rng.random((60, 25)), labels=np.array(["face"] * 50 + ["non-face"] * 10), image_shape=(5, 5),
+                     name="lfw.zip", kind="images", source="uploaded: lfw.zip")
+    app = AppTest.from_file(PAGE, default_timeout=60)
+    app.session_state["dataset"] = images
+    app.run()
+    assert not app.exception
+    spec = next(json.loads(c.proto.spec) for c in app.get("plotly_chart") if "preview" in c.proto.id)
+    titles = [note["text"] for note in spec["layout"].get("annotations", [])]
+    assert titles.count("face") == 8 and titles.count("non-face") == 8, titles
+    assert "of each class" in spec["layout"]["title"]["text"]
