@@ -143,19 +143,59 @@ def static_export_available() -> bool:
 def figure_image(figure, image_format: str) -> bytes:
     """A Plotly figure as PNG (``PNG_SCALE`` times its size) or SVG bytes, drawn by kaleido.
 
-    The first export starts kaleido's browser (about 2 s) and leaves it running for the process;
-    later ones take about 0.2 s. Exports are serialised: the sessions share that browser."""
-    import kaleido
-
+    The first export starts kaleido's browser and leaves it running for the process (3.7 s for
+    the first PNG of a session in issue 76's tour); :func:`start_exporter` does that beforehand,
+    when a Save popover opens. Exports are serialised: the sessions share that browser."""
     if image_format not in ("png", "svg"):
         raise ValueError(f"image_format must be 'png' or 'svg', not {image_format!r}")
+    import warnings
+
     layout = figure.layout
-    with _EXPORT_LOCK:
-        if not _export_server:
-            kaleido.start_sync_server(silence_warnings=True)
-            _export_server.append(True)
+    with _EXPORT_LOCK, warnings.catch_warnings():
+        # plotly passes its scale both ways to kaleido's server, which says it ignores one of them
+        warnings.filterwarnings("ignore", message="The kopts argument is ignored")
+        _started_exporter()
         return figure.to_image(format=image_format, width=layout.width or EXPORT_WIDTH,
                                height=layout.height or EXPORT_HEIGHT, scale=PNG_SCALE if image_format == "png" else 1)
+
+
+def exporter_ready() -> bool:
+    """Whether kaleido's browser is up and warm (:func:`start_exporter`)."""
+    return bool(_export_server)
+
+
+def _started_exporter() -> None:
+    """kaleido's browser running, and warm (a first, tiny export loads Plotly into it); called
+    with :data:`_EXPORT_LOCK` held."""
+    if _export_server:
+        return
+    import kaleido
+    import plotly.graph_objects as go
+
+    import warnings
+
+    kaleido.start_sync_server(silence_warnings=True)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="The kopts argument is ignored")
+        go.Figure(go.Scatter(x=[0, 1], y=[0, 1])).to_image(format="png", width=10, height=10)
+    _export_server.append(True)
+
+
+def start_exporter() -> None:
+    """Start kaleido's browser in the background, once per process, so that the PNG or SVG a Save
+    popover offers is ready when clicked: the popover's opening is the sign that one will be.
+    Returns at once; an export asked for meanwhile waits for the start instead of making its own."""
+    if _export_server or not static_export_available():
+        return
+
+    def start():
+        with _EXPORT_LOCK:
+            try:
+                _started_exporter()
+            except Exception:  # noqa: BLE001 - the export itself will say what is wrong, when asked for
+                pass
+
+    threading.Thread(target=start, name="start-exporter", daemon=True).start()
 
 
 def figure_csv(figure) -> bytes:

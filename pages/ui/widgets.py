@@ -244,8 +244,12 @@ def chart(figure, key: str, where=None, file_name: str | None = None,
         return
     if saved is not None:
         figure = saved()
+    downloads.start_exporter()  # in the background: ready by the time PNG or SVG is clicked
     with save:
         if downloads.static_export_available():
+            if not downloads.exporter_ready():
+                st.caption("The PNG and SVG writer is starting (once per server, about 3 s): a click now waits "
+                           "for it; the table is ready at once.")
             st.download_button("PNG (300 dpi at 10 in)", partial(downloads.figure_image, figure, "png"),
                                file_name=f"{file_name}.png", mime="image/png", key=f"{key}_as_png", on_click="ignore")
             st.download_button("SVG (vector)", partial(downloads.figure_image, figure, "svg"),

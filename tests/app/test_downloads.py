@@ -260,3 +260,30 @@ def test_an_h5ad_upload_downloads_with_its_layouts_and_its_label_columns_name():
         assert set(data.meta["layouts"]) <= set(back.obsm)
         for name in data.meta["layouts"]:
             np.testing.assert_allclose(back.obsm[name], np.asarray(original.obsm[name])[:, :2])
+
+
+def test_opening_a_save_popover_starts_the_exporter_and_says_so_until_it_is_up(monkeypatch):
+    """Issue 76: the first PNG took 3.7 s (kaleido's browser started on the click). The popover's
+    opening starts it in the background, and the popover says it is starting until it is up."""
+    import time
+
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import ROOT, open_save_popovers
+    from pages.ui import downloads
+
+    monkeypatch.setattr(downloads, "_export_server", [])  # this process's exporter, as if never started
+    started = []
+    monkeypatch.setattr(downloads, "_started_exporter", lambda: (time.sleep(0.5), started.append(1),
+                                                                 downloads._export_server.append(True)))
+    app = AppTest.from_file(str(ROOT / "pages" / "kernel.py"), default_timeout=300)
+    app.session_state["dataset"] = load_dataset("wine")
+    app.run()
+    open_save_popovers(app)
+    assert any("writer is starting" in caption.value for caption in app.caption)
+    deadline = time.monotonic() + 10
+    while not downloads.exporter_ready() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert downloads.exporter_ready() and started == [1]  # started once, for every popover opened
+    app.run()
+    assert not any("writer is starting" in caption.value for caption in app.caption)
