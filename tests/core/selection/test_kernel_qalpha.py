@@ -257,3 +257,37 @@ def test_a_float32_run_whose_float64_check_fails_goes_on_in_float64(monkeypatch,
     assert len(calls) == 2 and calls[1] is not None
     assert result.converged and result.n_iter > 2 and result.residual <= 1e-6
     assert any("went on in float64 and converged" in note for note in result.warnings)
+
+
+def test_a_power_run_that_has_not_arrived_by_half_its_budget_goes_on_with_exact_steps():
+    """Issue 75: on a PBMC-shaped table (10 types, k = 10) the Kernel page's fast mode ran its
+    1,000 power steps and ended unconverged (residual 4.6e-4) where exact steps converge in 8.
+    Past half of max_iter the run goes on with exact steps, to the exact solver's fixed point;
+    a run that arrives before is the power run it always was."""
+    from core.selection.kernel_qalpha import kernel_q_alpha
+
+    rng = np.random.default_rng(0)
+    types = rng.integers(0, 10, 300)
+    X = rng.normal(size=(300, 160))
+    X[:, :60] += (np.eye(10)[types] @ rng.normal(size=(10, 60))) * 1.5
+    from core.selection.kernel_qalpha import kernel_matrix
+    from core.selection.qalpha import preprocess_features
+
+    power = kernel_q_alpha(X, 10, "rbf", gamma=5.0, solver="power", dtype="float32", max_iter=200)
+    assert power.converged and power.solver.startswith("kernel power, then exact steps from iteration 101")
+    assert 100 < power.n_iter < 200
+    # a fixed point of Definition 2, checked from the definitions: E V-orthonormal spans the leading
+    # eigenvectors of A_alpha (as V D V E = E Lambda), alpha the leading eigenvector of G = V o (V E E^T V)
+    Mt, kept, _, _ = preprocess_features(X)
+    V = kernel_matrix(Mt, "rbf", gamma=5.0)
+    E, alpha = power.Q, power.alpha[kept]
+    np.testing.assert_allclose(E.T @ V @ E, np.eye(10), atol=1e-6)
+    P = V @ E
+    G = V * (P @ P.T)
+    values, vectors = np.linalg.eigh(G)
+    assert abs(vectors[:, -1] @ alpha) == pytest.approx(1.0, abs=1e-5)
+    from core.data.bundled import load_dataset
+
+    quick = kernel_q_alpha(load_dataset("lung_small").X, 5, "rbf", gamma=5.0, solver="power", dtype="float32",
+                           max_iter=200)
+    assert quick.converged and quick.solver == "kernel power" and quick.n_iter < 100
