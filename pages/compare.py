@@ -9,7 +9,7 @@ import streamlit as st
 
 from core import InputError
 from core.evaluation.compare import (MEASURES as HELD_OUT_MEASURES, compare_methods, comparison_curves,
-                                     comparison_folds, comparison_sizes, summarise_curves)
+                                     comparison_folds, comparison_sizes)
 from core.evaluation.metrics import projection_curves, stability_curve
 from core.selection.methods import (METHODS, SPARSE_PCA_MAX_FEATURES, is_supervised, offered_methods, q_alpha_ranker,
                                     rank_features)
@@ -17,7 +17,7 @@ from core.selection.projections import PROJECTIONS
 from core.selection.qalpha import CRITERION_NAMES, QAlphaParameters
 from core.selection.side import SideInformation
 from core.plots import comparison_figure
-from pages.ui import datasets, downloads, runs, selection, session, settings, snippets, views, widgets
+from pages.ui import comparison, datasets, downloads, runs, selection, session, settings, snippets, views, widgets
 
 session.page_start()
 
@@ -258,33 +258,6 @@ def curves_of(method) -> tuple[dict, float]:
     return runs.memoised(method_key(method), compute)
 
 
-def table_of(results: dict, metric: str):
-    """One row per method, the unsupervised ones first: the best mean of ``metric`` over the
-    sizes, its spread over folds, and the size it was reached at (empty where a method has no
-    such measure, as extraction has no stability)."""
-    summary = summarise_curves({name: results[name][0] for name in results}, metric)  # the best first
-    names = list(summary["method"])
-    # the scores next to the method, so that an 800 px window shows them without a sideways scroll
-    return pd.DataFrame({"": summary["standing"].map({"best": "★ best", "tied for best": "= tied for best", "": ""}),
-                         "method": [label_of(name) for name in names],
-                         f"best {MEASURES[metric]}": summary["best"], "sd over folds": summary["sd_at_best"],
-                         "at k (features or dimensions)": summary["size_at_best"],
-                         "mean over the sizes": summary["mean_over_sizes"], "kind": [kind_of(name) for name in names],
-                         "seconds (when computed)": [round(results[name][1], 3) for name in names]})
-
-
-def standing_note(table, metric: str) -> str:
-    """The table's winner, or its tie, in words (``table`` as :func:`table_of` made it for ``metric``)."""
-    score_column = f"best {MEASURES[metric]}"
-    leaders = table[table[""] != ""]
-    if leaders.empty:
-        return ""
-    if len(leaders) == 1:
-        return f"Best: {leaders['method'].iloc[0]} ({leaders[score_column].iloc[0]:.4f})."
-    return (f"A tie for best at {leaders[score_column].iloc[0]:.4f}: {', '.join(leaders['method'])}. "
-            "None of them wins on this measure: compare the curves, or another measure.")
-
-
 # the methods run one after another when asked (five rankings and their judgement per method: the
 # four defaults on the AR faces took 5.8 s in the browser, a wrapper takes minutes), each row shown
 # when its method is done; Stop (shown only while they run) keeps the rows done and computes
@@ -315,7 +288,7 @@ try:
                 bar.progress(index / len(methods), text=f"{method}: ranking the features and clustering with the top k "
                                                          f"({index + 1} of {len(methods)})")
             results[method] = curves_of(method)
-            rows_slot.dataframe(table_of(results, metric) if metric != "kuncheva" else
+            rows_slot.dataframe(comparison.table_of(results, metric, MEASURES, label_of, kind_of) if metric != "kuncheva" else
                                 {"method": list(results)}, hide_index=True)
         progress_slot.empty()
     else:
@@ -362,27 +335,12 @@ if metric == "kuncheva" and extracted:
 shown = {**curves, **extracted}
 
 
-def all_features(metric: str) -> tuple[float, float] | None:
-    """The measure on every feature, and its spread over the folds: the same for every method (each
-    method's largest size is all of them), the level the selections are read against."""
-    for values in curves.values():
-        if metric in values and values["size"] and values["size"][-1] == data.n_features:
-            spread = values.get(f"{metric}_sd")
-            return float(values[metric][-1]), float(spread[-1]) if spread is not None else float("nan")
-    return None
-
-
 if shown:  # before anything is run there is no table, and an empty chart's axes would only say nothing
-    final_table = table_of({m: (shown[m], seconds[m]) for m in shown}, metric)
-    reference = all_features(metric)
-    if reference is not None:
-        final_table = pd.concat([pd.DataFrame([{
-            "": "", "method": f"all {data.n_features:,} features (reference)", f"best {MEASURES[metric]}": reference[0],
-            "sd over folds": reference[1], "at k (features or dimensions)": data.n_features,
-            "mean over the sizes": reference[0], "kind": "reference", "seconds (when computed)": None}]), final_table],
-            ignore_index=True)
+    reference = comparison.all_features(curves, metric, data.n_features)
+    final_table = comparison.table_of({m: (shown[m], seconds[m]) for m in shown}, metric, MEASURES, label_of, kind_of,
+                                      reference=reference, n_features=data.n_features)
     rows_slot.dataframe(final_table, hide_index=True, column_config={"method": st.column_config.TextColumn(width="medium")})
-    if note := standing_note(final_table, metric):
+    if note := comparison.standing_note(final_table, metric, MEASURES):
         st.caption(note)
     widgets.chart(comparison_figure({label_of(m): values for m, values in curves.items()}, metric,
                                     title=MEASURES[metric], extracted=extracted, y_title=MEASURES[metric],

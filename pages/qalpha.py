@@ -7,10 +7,9 @@ import numpy as np
 import streamlit as st
 
 from core import InputError
-from core.plots import (gap_strength_figure, history_figure, lambda_path_figure,
-                        sorted_weights_figure)
+from core.plots import gap_strength_figure, history_figure, lambda_path_figure, sorted_weights_figure
 from core.selection.qalpha import CRITERION_NAMES, QAlphaParameters
-from pages.ui import (datasets, estimates, runs, sample_map, scrubber, selection, session, settings, snippets, views,
+from pages.ui import (datasets, estimates, markers, runs, sample_map, scrubber, selection, session, settings, snippets, views,
                       widgets)
 
 session.page_start()
@@ -58,8 +57,7 @@ if "qa_top_k" in st.query_params and "qa_top_k" in st.session_state:
     st.session_state.setdefault("qa_top_k_set", True)  # a link that names K keeps it
 settings.set_defaults(settings.qalpha_defaults(data),
                       valid={"qa_side_mode": lambda v: v in side_options, "qa_supervised": lambda v: has_labels or not v,
-                             "qa_k": lambda v: v <= max_k},
-                      labels=LABELS, per_data=("qa_k",))
+                             "qa_k": lambda v: v <= max_k}, labels=LABELS, per_data=("qa_k",))
 # side classes left from another data set: the ones this data set has stay; none left, the default
 kept_classes = [c for c in st.session_state["qa_side_classes"] if c in class_values]
 if kept_classes != st.session_state["qa_side_classes"]:
@@ -266,6 +264,7 @@ def selection_view(result, path, main, side, params, side_mode: str, side_choice
         left_out = selection.left_out_note(data, main, side_mode, side_classes)
         selection.per_class_view(main, top, left_out, compared)
     selection.feature_lookup(main, result.alpha, result.ranking, top_k)
+    markers.all_markers_view(main, result.ranking, top_k)
     # the files and the code follow λ and K; they are drawn only while opened, as the figures'
     # Save buttons are: six fewer elements at every step
     saved = widgets.when_open("Download the result", "qa_downloads", popover=True, icon=":material/download:",

@@ -295,15 +295,8 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
     with blas_threads_for(n * n * (k if power else 1)):
         for start in range(n_init):
             E = _initial_E(V, scaling, k, init if start == 0 else "random", rng)
-            # a power run hands over only once half of max_iter has passed without arriving: an
-            # exact step costs 8 to 25 power steps (the features, the precision), and a rate read
-            # earlier mistook slow runs for failing ones (the AR faces at gamma 5 settle in 134
-            # power steps, 0.55 s; handed over at 52, they took 7.9 s)
-            trace = IterationTrace(lambda done: done.n_iter >= max(1, max_iter // 2)) if power else None
-            run = _run_start(V, scaling, E, side=side, power=power, power_steps=power_steps, max_iter=max_iter,
-                             tol=tol, progress=progress, dtype=dtype, trace=trace)
-            if run["handed_over"]:
-                run = _exact_steps_after(V, scaling, run, side=side, max_iter=max_iter, tol=tol, progress=progress)
+            run = _one_start(V, scaling, E, side=side, power=power, power_steps=power_steps, max_iter=max_iter,
+                             tol=tol, progress=progress, dtype=dtype)
             objectives.append(run["history"][-1])
             if best is None or run["history"][-1] > best["history"][-1]:
                 best = run
@@ -394,6 +387,21 @@ def _run_start(V, scaling, E, *, side, power, power_steps, max_iter, tol, progre
         # V E for the next iteration from the product just made: V (T R^-1) = (V T) R^-1
         P = VT @ inverse_R
     return trace.result(alpha, E)
+
+
+def _one_start(V, scaling, E, *, side, power, power_steps, max_iter, tol, progress, dtype):
+    """One start from ``E``: the power run, and exact steps after it where it has not arrived by
+    half of ``max_iter``, or the exact run."""
+    # a power run hands over only once half of max_iter has passed without arriving: an exact step
+    # costs 8 to 25 power steps (the features, the precision), and a rate read earlier mistook slow
+    # runs for failing ones (the AR faces at gamma 5 settle in 134 power steps, 0.55 s; handed over
+    # at 52, they took 7.9 s)
+    trace = IterationTrace(lambda done: done.n_iter >= max(1, max_iter // 2)) if power else None
+    run = _run_start(V, scaling, E, side=side, power=power, power_steps=power_steps, max_iter=max_iter, tol=tol,
+                     progress=progress, dtype=dtype, trace=trace)
+    if run["handed_over"]:
+        run = _exact_steps_after(V, scaling, run, side=side, max_iter=max_iter, tol=tol, progress=progress)
+    return run
 
 
 def _exact_steps_after(V, scaling, run, *, side, max_iter, tol, progress):

@@ -1024,3 +1024,37 @@ def test_samples_picked_on_the_map_are_compared_with_the_rest_in_the_per_class_v
     labelled.radio(key="qa_marker_groups").set_value("the picked samples against the rest").run()
     frame = next(frame.value for frame in labelled.dataframe if "p_adjusted" in frame.value.columns)
     assert set(frame["class"]) == {"picked", "rest"}
+
+
+def test_markers_over_all_features_per_class_and_where_the_selection_reaches_each_class():
+    """Issue 77 (2, 3): each class's best markers over every feature (not only the K selected),
+    Welch's t equal to SciPy's, in a dot plot and a table with each marker's place in the
+    selection; and, in words, where each class's first marker comes in the selection."""
+    from scipy import stats
+
+    wine = load_dataset("wine")
+    app = run_page(wine)
+    app.session_state["qa_all_markers"] = True
+    app.run()
+    assert not app.exception
+    app.number_input(key="qa_all_markers_n").set_value(3).run()
+    table = next(frame.value for frame in app.dataframe if "rank in the selection" in frame.value.columns)
+    assert len(table) == 3 * 3 and list(table["marker rank"][:3]) == [1, 2, 3]
+    ranking = list(np.argsort(-scrubber(app)["weights"][0], kind="stable"))
+    labels = wine.labels
+    for _, row in table.iterrows():
+        column = wine.feature_names.index(row["feature"])
+        inside = labels.astype(str) == row["class"]
+        welch = stats.ttest_ind(wine.X[inside, column], wine.X[~inside, column], equal_var=False).statistic
+        assert row["score"] == pytest.approx(welch, rel=1e-6)
+        assert row["rank in the selection"] == ranking.index(column) + 1
+    spec = next(json.loads(c.proto.spec) for c in app.get("plotly_chart") if "all_markers_dotplot" in c.proto.id)
+    assert set(spec["data"][0]["x"]) == set(table["feature"])
+    said = " ".join(c.value for c in app.caption)
+    firsts = table.groupby("class")["rank in the selection"].min()
+    for label, first in firsts.items():
+        assert f"{label}: " in said and f" at {first:,}" in said
+    app.radio(key="qa_all_markers_test").set_value("wilcoxon").run()
+    assert not app.exception
+    wilcoxon = next(frame.value for frame in app.dataframe if "rank in the selection" in frame.value.columns)
+    assert not np.allclose(wilcoxon["score"], table["score"])

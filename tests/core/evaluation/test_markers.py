@@ -115,3 +115,31 @@ def test_five_named_genes_of_scanpys_pbmc_as_rank_genes_groups_gives_them():
     looked_up = markers.of_feature(1)  # NKG7
     np.testing.assert_allclose(looked_up["score"].to_numpy()[rows], reference["scores"][:, 1], rtol=1e-6)
     assert list(looked_up["class"]) == list(markers.classes)
+
+
+def test_each_classes_top_markers_and_how_far_down_a_selection_reaches_them():
+    """top_per_class against a sort by hand, and selection_reach against a loop over the ranking:
+    the first of each class's best markers the selection ranks, and where."""
+    from core.evaluation.markers import class_markers, selection_reach
+
+    rng = np.random.default_rng(3)
+    labels = np.repeat(["B", "T", "mono"], 30)
+    X = rng.normal(size=(90, 40))
+    X[labels == "B", 5] += 3.0
+    X[labels == "T", 12] += 3.0
+    X[labels == "mono", 20:23] += 3.0
+    markers = class_markers(X, labels, method="t-test", log1p=True)
+    top = markers.top_per_class(4)
+    for c in range(3):
+        assert list(top[c]) == list(np.argsort(-markers.score[c], kind="stable")[:4])
+    ranking = np.array([20, 21, 22, 30, 31, 12, 5] + [j for j in range(40) if j not in (20, 21, 22, 30, 31, 12, 5)])
+    reach = {row["class"]: row for row in selection_reach(markers, ranking, n_markers=3)}
+    for c, label in enumerate(markers.classes):
+        best = [int(markers.features[j]) for j in top[c][:3]]
+        first = min(best, key=lambda column: list(ranking).index(column))
+        assert reach[label]["index"] == first
+        assert reach[label]["selection_rank"] == list(ranking).index(first) + 1
+        assert reach[label]["marker_rank"] == best.index(first) + 1
+    assert reach["mono"]["selection_rank"] == 1 and reach["T"]["index"] == 12 and reach["B"]["selection_rank"] == 7
+    with pytest.raises(InputError):
+        markers.top_per_class(0)

@@ -1,0 +1,91 @@
+"""Markers over all features (issue 77): each class's best markers against the rest, tested over
+every feature as scanpy's ``rank_genes_groups`` tests them (not only the K selected), in a dot plot
+and a table to download; and how far down the selection each class's markers first come, so that a
+reader sees at a glance which classes the top of the list leaves out."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.evaluation.markers import selection_reach
+from core.plots import dotplot_figure
+from pages.ui import downloads, runs, settings, widgets
+
+#: Markers per class shown at most (a dot plot of 10 classes x 20 stays legible at 1,400 px).
+MOST_PER_CLASS = 20
+
+
+def all_markers_view(main, ranking, top_k: int) -> None:
+    """The expander: the test, how many markers per class, the reach of the selection in words,
+    the dot plot of every class's best markers, and their table (CSV)."""
+    view = widgets.when_open("Markers over all features, and how far down the selection reaches each class",
+                             "qa_all_markers")
+    if view is None:
+        return
+    with view:
+        classes = np.unique(main.labels) if main.labels is not None else np.array([])
+        if classes.size < 2:
+            st.caption("Markers compare each class with the rest: they need labels with two classes or more"
+                       + ("." if main.labels is None else f"; the main samples here hold one, {settings.shown(classes[0])}."))
+            return
+        row = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
+        test = row.radio("Test", ["t-test", "wilcoxon"], horizontal=True, key="qa_all_markers_test",
+                         persist_state="session", width="content",
+                         help="Each class against the other samples, for every feature: Welch's t-test or the "
+                              "Wilcoxon rank-sum test (ties counted), p-values corrected over all the features "
+                              "(Benjamini-Hochberg): scanpy's rank_genes_groups (equal to 1e-6, tested).")
+        count = int(row.number_input("Markers per class", 1, MOST_PER_CLASS, 5, key="qa_all_markers_n",
+                                     persist_state="session", width=180,
+                                     help="How many of each class's best markers (largest score) are drawn and "
+                                          "looked for in the selection."))
+        non_negative = bool(main.X.min() >= 0)
+        as_log1p = bool((non_negative and not main.is_image and st.session_state.get("qa_marker_log1p", False))
+                        or not non_negative)
+        markers = runs.run_cached("class_markers", dict(data=main.fingerprint, features="all", test=test,
+                                                        log1p=as_log1p),
+                                  main.X, main.labels, feature_names=main.feature_names, method=test, log1p=as_log1p)
+        _reach_caption(selection_reach(markers, ranking, count), top_k, count)
+        best = markers.top_per_class(count)
+        shown = list(dict.fromkeys(best.ravel().tolist()))  # class by class, each feature once
+        widgets.chart(dotplot_figure(markers.classes, [markers.feature_names[j] for j in shown], markers.score[:, shown],
+                                     markers.fraction[:, shown] if non_negative else None,
+                                     colour_title="Welch t" if test == "t-test" else "rank-sum z",
+                                     title=f"Each class's {count} best markers over all {markers.features.size:,} features"),
+                      "all_markers_dotplot")
+        table = _markers_table(markers, best, ranking, non_negative)
+        st.dataframe(table, hide_index=True, height=260,
+                     column_config={"score": st.column_config.NumberColumn(format="%.3g"),
+                                    "p adjusted (BH)": st.column_config.NumberColumn(format="%.2e")})
+        st.download_button("Markers per class (CSV)", lambda: downloads.frame_csv(table),
+                           file_name=downloads.file_name(main.name, "markers", "csv"), mime="text/csv",
+                           key="qa_all_markers_csv", on_click="ignore")
+
+
+def _reach_caption(reach: list[dict], top_k: int, count: int) -> None:
+    """Each class's first marker in the selection, in words; the classes the top K leave out said apart."""
+    parts = [f"{settings.shown(row['class'])}: {row['feature']} at {row['selection_rank']:,}"
+             for row in reach if row["selection_rank"] is not None]
+    st.caption(f"Where each class's first marker (of its {count} best) comes in the selection: " + "; ".join(parts) + ".")
+    missed = [settings.shown(row["class"]) for row in reach
+              if row["selection_rank"] is None or row["selection_rank"] > top_k]
+    if missed:
+        st.info(f"The top {top_k:,} features hold none of the {count} best markers of {', '.join(missed)}: the "
+                "selection reaches these classes only further down (or not at all).", icon=":material/travel_explore:")
+
+
+def _markers_table(markers, best, ranking, non_negative: bool) -> pd.DataFrame:
+    """One row per class and marker, best first: its score, fold change, corrected p-value and its
+    place in the selection."""
+    place = np.empty(int(max(np.max(ranking), markers.features.max())) + 1, dtype=np.int64)
+    place[np.asarray(ranking)] = np.arange(1, len(ranking) + 1)
+    rows = []
+    for c, columns in enumerate(best):
+        for order, j in enumerate(columns, start=1):
+            rows.append({"class": str(markers.classes[c]), "marker rank": order, "feature": markers.feature_names[j],
+                         "score": markers.score[c, j], "log2 fold change": markers.log2_fold_change[c, j],
+                         "p adjusted (BH)": markers.p_adjusted[c, j],
+                         "rank in the selection": int(place[markers.features[j]])})
+    table = pd.DataFrame(rows)
+    return table if non_negative else table.drop(columns=["log2 fold change"])
