@@ -264,7 +264,7 @@ def selection_view(result, path, main, side, params, side_mode: str, side_choice
         left_out = selection.left_out_note(data, main, side_mode, side_classes)
         selection.per_class_view(main, top, left_out, compared)
     selection.feature_lookup(main, result.alpha, result.ranking, top_k)
-    markers.all_markers_view(main, result.ranking, top_k)
+    markers.coverage_views(main, result.ranking, top_k)
     # the files and the code follow λ and K; they are drawn only while opened, as the figures'
     # Save buttons are: six fewer elements at every step
     saved = widgets.when_open("Download the result", "qa_downloads", popover=True, icon=":material/download:",

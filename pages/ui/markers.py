@@ -1,20 +1,31 @@
-"""Markers over all features (issue 77): each class's best markers against the rest, tested over
-every feature as scanpy's ``rank_genes_groups`` tests them (not only the K selected), in a dot plot
-and a table to download; and how far down the selection each class's markers first come, so that a
-reader sees at a glance which classes the top of the list leaves out."""
+"""What a selection covers (issue 77): each class's best markers against the rest, tested over every
+feature as scanpy's ``rank_genes_groups`` tests them (not only the K selected), in a dot plot and a
+table to download, and how far down the selection each class's markers first come; and the
+selected features grouped into modules of correlated features, with the selection reordered
+across them. A reader sees at a glance that the top of a list is one group, and which classes it
+leaves out."""
 
 from __future__ import annotations
+
+import hashlib
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from core.evaluation.markers import selection_reach
+from core.evaluation.modules import across_modules, selection_modules
 from core.plots import dotplot_figure
 from pages.ui import downloads, runs, settings, widgets
 
 #: Markers per class shown at most (a dot plot of 10 classes x 20 stays legible at 1,400 px).
 MOST_PER_CLASS = 20
+
+
+def coverage_views(main, ranking, top_k: int) -> None:
+    """Both of the Q-alpha page's views of what its selection covers, each in its own expander."""
+    all_markers_view(main, ranking, top_k)
+    modules_view(main, ranking, top_k)
 
 
 def all_markers_view(main, ranking, top_k: int) -> None:
@@ -89,3 +100,44 @@ def _markers_table(markers, best, ranking, non_negative: bool) -> pd.DataFrame:
                          "rank in the selection": int(place[markers.features[j]])})
     table = pd.DataFrame(rows)
     return table if non_negative else table.drop(columns=["log2 fold change"])
+
+
+#: The selection's first features grouped into modules at most (their correlations: 300 x 300).
+MODULE_FEATURES = 300
+
+
+def modules_view(main, ranking, top_k: int) -> None:
+    """The expander: the top K's modules of correlated features, each named by its strongest
+    features with how many of the top K it holds, and the top K taken across the modules."""
+    view = widgets.when_open(f"What the top {min(top_k, MODULE_FEATURES):,} cover: modules of correlated features",
+                             "qa_modules")
+    if view is None:
+        return
+    with view:
+        selected = np.asarray(ranking[:min(top_k, MODULE_FEATURES)])
+        digest = hashlib.sha256(selected.astype(np.int64).tobytes()).hexdigest()
+        modules = runs.kept(f"modules {main.fingerprint} {digest}", lambda: selection_modules(main.X, selected))
+        names = main.feature_names
+        summary = modules.summary(names, top_k=selected.size)
+        if modules.n_modules == 1:
+            st.caption(f"The top {selected.size:,} features are one group: no split of them into 2 to 10 modules of "
+                       "correlated features separates them (mean silhouette under 0.1).")
+        else:
+            st.caption(f"The top {selected.size:,} features form {modules.n_modules} modules of correlated features "
+                       f"(average linkage on 1 - |correlation|; the number of largest mean silhouette among 2 to 10, "
+                       f"{modules.silhouette:.2f}). The largest holds {max(row['size'] for row in summary):,} of them.")
+        st.dataframe(pd.DataFrame({"module": [row["module"] for row in summary],
+                                   "named by its strongest features": [", ".join(row["named"]) for row in summary],
+                                   f"of the top {selected.size:,}": [row["size"] for row in summary],
+                                   "first in the selection at": [row["first_rank"] for row in summary]}),
+                     hide_index=True, height="content" if len(summary) <= 10 else 300)
+        across = across_modules(modules)
+        st.caption(f"An alternative ordering, the best of each module in turn: {', '.join(str(names[j]) for j in across[:10])}"
+                   + (", ..." if across.size > 10 else "") + ". The same features, the groups interleaved: it trades the "
+                   "strongest module's later features for the other modules' best.")
+        st.download_button("Modules (CSV)", lambda: downloads.frame_csv(pd.DataFrame(
+            {"feature": [names[j] for j in modules.features], "module": modules.module + 1,
+             "rank in the selection": np.arange(1, modules.features.size + 1),
+             "rank across modules": np.argsort(np.argsort([list(across).index(j) for j in modules.features])) + 1})),
+            file_name=downloads.file_name(main.name, "modules", "csv"), mime="text/csv", key="qa_modules_csv",
+            on_click="ignore")

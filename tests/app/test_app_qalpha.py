@@ -1058,3 +1058,28 @@ def test_markers_over_all_features_per_class_and_where_the_selection_reaches_eac
     assert not app.exception
     wilcoxon = next(frame.value for frame in app.dataframe if "rank in the selection" in frame.value.columns)
     assert not np.allclose(wilcoxon["score"], table["score"])
+
+
+def test_the_top_k_grouped_into_modules_of_correlated_features():
+    """Issue 77 (3): beside the selected list, the selected features grouped into correlated
+    modules, each named by its strongest features, with how many of the top K it holds, and the
+    top K taken across the modules (the best of each in turn), downloadable."""
+    from core.evaluation.modules import selection_modules
+
+    faces = load_dataset("warpAR10P")
+    app = run_page(faces)
+    app.session_state["qa_modules"] = True
+    app.run()
+    assert not app.exception
+    from pages.ui.markers import MODULE_FEATURES
+
+    k = min(int(app.session_state["qa_top_k"]), MODULE_FEATURES)
+    ranking = np.argsort(-scrubber(app)["weights"][0], kind="stable")[:k]
+    table = next(frame.value for frame in app.dataframe if "named by its strongest features" in frame.value.columns)
+    expected = selection_modules(faces.X, ranking)
+    assert len(table) == expected.n_modules and int(table[f"of the top {k:,}"].sum()) == k
+    assert table["first in the selection at"].iloc[0] == 1
+    said = " ".join(c.value for c in app.caption)
+    assert (f"form {expected.n_modules} modules" in said) if expected.n_modules > 1 else ("are one group" in said)
+    assert "best of each module in turn" in said
+    assert any(b.label == "Modules (CSV)" for b in app.get("download_button"))
