@@ -128,7 +128,7 @@ widgets.convergence_warning(result, f"The page stops at {MAX_ITER:,} iterations.
                             "moving: try a smaller γ or degree, or switch on Exact step.")
 default = default_k(result.alpha, gap)
 widgets.chart(sorted_weights_figure(result.alpha, data.feature_names, gap.n_selected, clear_gap=gap.clear,
-                                    default=default), "kernel_sorted")
+                                    default=default, log_rank=True), "kernel_sorted")
 widgets.pixel_view(data, result.alpha, result.top(default.k), "kernel_overlay")
 sample_map.server_map(data, result.top(default.k), n_clusters=int(result.k), seed=0, key="kernel_samples",
                       what=f"the top {default.k:,} features of kernel Q-alpha")

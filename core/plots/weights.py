@@ -38,7 +38,7 @@ def sorted_weights_figure(alpha, feature_names: Sequence[str] | None = None,
                           n_selected: int | None = None, log_y: bool = False,
                           title: str = "Sorted weights (alpha)", clear_gap: bool = True,
                           top_k: int | None = None, default: "DefaultK | None" = None,
-                          marked: int | None = None) -> go.Figure:
+                          marked: int | None = None, log_rank: bool = False) -> go.Figure:
     """The sorted alpha plot of [WS03] Fig. 1b / [SW04] Fig. 3b, with the sparsity-gap cut marked.
 
     The cut after ``n_selected`` is drawn only for a ``clear_gap``; otherwise the title says
@@ -53,6 +53,8 @@ def sorted_weights_figure(alpha, feature_names: Sequence[str] | None = None,
     the two drawn values.
     ``marked``: a feature (its index) drawn as a point at its rank, with its name (a feature looked
     up by name). Scores of ``-inf`` (a scorer's constant features) are left out and counted in the title.
+    ``log_rank``: the ranks on a log axis, as the Q-alpha page's browser-drawn weights have them
+    (the few heavy weights spread out, the long tail pressed together).
     """
     alpha = np.asarray(alpha, dtype=np.float64).ravel()
     order = np.argsort(-alpha, kind="stable")
@@ -82,19 +84,21 @@ def sorted_weights_figure(alpha, feature_names: Sequence[str] | None = None,
     # the marks as layout shapes and annotations written out: Plotly's add_vline / add_vrect took
     # 19 ms of every K or λ step (they resolve the axes each call)
     shapes, notes = [], []
+    # on a log axis Plotly places annotations at the logarithm of their position (shapes at the position)
+    at = (lambda rank: float(np.log10(rank))) if log_rank else (lambda rank: rank)
     if top_k is not None and 0 < top_k <= alpha.size:
         shapes.append(dict(type="rect", x0=0.5, x1=top_k + 0.5, xref="x", y0=0, y1=1, yref="y domain",
                            fillcolor="deepskyblue", opacity=0.12, line=dict(width=0), layer="below"))
-        notes.append(_mark_note(0.5, f"top {top_k}", top=True))
+        notes.append(_mark_note(at(0.5), f"top {top_k}", top=True))
     if n_selected is not None and 0 < n_selected < alpha.size:
         if clear_gap:
             shapes.append(_vertical_line(n_selected + 0.5, "dash", "crimson"))
-            notes.append(_mark_note(n_selected + 0.5, f"sparsity gap: {n_selected}", top=True))
+            notes.append(_mark_note(at(n_selected + 0.5), f"sparsity gap: {n_selected}", top=True))
         else:
             title = f"{title} — no clear gap"
     if default is not None and not clear_gap and 0 < default.k < alpha.size:
         shapes.append(_vertical_line(default.k + 0.5, "dot", "darkorange"))
-        notes.append(_mark_note(default.k + 0.5, f"{default.rule}: {default.k}", top=False))
+        notes.append(_mark_note(at(default.k + 0.5), f"{default.rule}: {default.k}", top=False))
     traces = [curve]
     if marked is not None:
         if not 0 <= int(marked) < alpha.size:
@@ -109,7 +113,9 @@ def sorted_weights_figure(alpha, feature_names: Sequence[str] | None = None,
                            text=[str(all_names[int(marked)])], textposition="bottom right" if high else "top right",
                            name="looked up",
                            hovertemplate=f"rank {rank}<br>{all_names[int(marked)]}<br>alpha = %{{y:.4g}}<extra></extra>"))
-    return _figure(traces, dict(title=_text(title), xaxis=dict(title=_text("rank"), **_FIXED),
+    return _figure(traces, dict(title=_text(title), xaxis=dict(title=_text("rank"), **_FIXED,
+                                                               # decades only, as the Q-alpha page's axis: 1, 10, 100, 1000
+                                                               **(dict(type="log", dtick=1) if log_rank else {})),
                                  yaxis=dict(title=_text("alpha"), type="log" if log_y else "linear", **_FIXED),
                                  shapes=shapes, annotations=notes, **_FIXED_LAYOUT))
 

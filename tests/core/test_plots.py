@@ -569,3 +569,20 @@ def test_a_looked_up_feature_high_on_the_plot_is_named_below_its_point():
     alpha = np.array([0.9, 0.5, 0.1, 0.05])
     assert sorted_weights_figure(alpha, top_k=2, marked=0).data[1].textposition == "bottom right"
     assert sorted_weights_figure(alpha, top_k=2, marked=3).data[1].textposition == "top right"
+
+
+def test_sorted_weights_on_a_log_rank_axis_place_their_marks_where_plotly_reads_them():
+    """Issue 76 (11): the Kernel page's weights on the Q-alpha page's log rank axis. On a log axis
+    Plotly reads an annotation's x as the logarithm of the position and a shape's as the position."""
+    from core.plots import sorted_weights_figure
+
+    alpha = np.sort(np.random.default_rng(0).random(500))[::-1]
+    figure = sorted_weights_figure(alpha, n_selected=40, clear_gap=True, log_rank=True)
+    assert figure.layout.xaxis.type == "log" and figure.layout.xaxis.dtick == 1
+    line = next(shape for shape in figure.layout.shapes if shape.type == "line")
+    assert line.x0 == line.x1 == 40.5
+    note = next(a for a in figure.layout.annotations if "sparsity gap" in a.text)
+    assert note.x == pytest.approx(np.log10(40.5))
+    linear = sorted_weights_figure(alpha, n_selected=40, clear_gap=True)
+    assert linear.layout.xaxis.type in (None, "linear") and next(
+        a for a in linear.layout.annotations if "sparsity gap" in a.text).x == 40.5
