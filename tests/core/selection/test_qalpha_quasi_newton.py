@@ -336,3 +336,32 @@ def test_a_negative_eig_tol_is_refused():
     X, _, _ = problem(4)
     with pytest.raises(InputError, match="eig_tol"):
         q_alpha(X, 2, eig_tol=-1e-3)
+
+
+@pytest.mark.parametrize("magnitudes, k, determined", [
+    ([5.0, 3.0, 3.0, 2.0, 1.0], 2, (1, 3)),   # the next k up separates at once
+    ([5.0, 3.0, 3.0, 3.0, 1.0], 3, (1, 4)),   # the nearest below skips a tie
+    ([5.0, 0.0, 0.0], 2, (1,)),               # rank 1 asked for k = 2: nothing above is determined
+])
+def test_the_gap_diagnosis_names_the_nearest_determined_k_on_each_side(magnitudes, k, determined):
+    evaluation = quasi_newton._Evaluation(None, k)
+    evaluation._note_gap(np.array(magnitudes))
+    assert evaluation.gap is not None and evaluation.gap.determined == determined
+
+
+def test_the_dual_form_serves_the_gap_criterion_and_a_rank_deficient_point():
+    """Fewer features than samples: the n x n form's theta and gradient equal the q x q form's for
+    the gap criterion too, and stay finite where A_alpha has fewer than k nonzero eigenvalues."""
+    rng = np.random.default_rng(9)
+    features = data_matrix(rng.standard_normal((120, 15))).normalised()
+    point = rng.random(features.n_kept)
+    both = [quasi_newton._Evaluation(_Problem(features, "gap"), 3) for _ in range(2)]
+    assert both[0].dual
+    both[1].dual = False
+    dual_at, primal_at = (evaluation.at(point.copy()) for evaluation in both)
+    assert dual_at.theta == pytest.approx(primal_at.theta, rel=1e-12)
+    np.testing.assert_allclose(dual_at.gradient(point), primal_at.gradient(point), rtol=1e-10, atol=1e-12)
+    sparse_point = np.zeros(features.n_kept)
+    sparse_point[[2, 7]] = 1.0  # rank 2 < k = 3
+    evaluation = quasi_newton._Evaluation(_Problem(features, "sum"), 3)
+    assert np.isfinite(evaluation.gradient(sparse_point)).all() and np.isfinite(evaluation.objective(sparse_point))
