@@ -114,7 +114,7 @@ def choose_option(page, label: str, option: str) -> Step:
 
 def tour(context, url, rows, data_set, upload_args, classes=None) -> None:
     """The actions the tour of issue 59 timed, on one uploaded data set: the upload, each page's
-    first and second visit, Q-alpha's side classes (one removed, one added), the automatic k and λ
+    first and second visit (Kernel Q-alpha's since issue 76), Q-alpha's side classes (one removed, one added), the automatic k and λ
     on and off, the per-class view opened, Sparse LDA's class A and B, a reload of Q-alpha and of
     the Data page, and a colleague's link opened twice in new sessions."""
     page = context().new_page()
@@ -122,7 +122,7 @@ def tour(context, url, rows, data_set, upload_args, classes=None) -> None:
     upload(page, url, *upload_args)
     record(rows, data_set, "upload to loaded (wall clock)", [Step(time.perf_counter() - started)])
     for visit in ("first", "second"):
-        for title in ("Q-alpha", "Topographical map", "Haar reconstructions", "Sparse LDA / PCA"):
+        for title in ("Q-alpha", "Kernel Q-alpha", "Topographical map", "Haar reconstructions", "Sparse LDA / PCA"):
             if title == "Haar reconstructions" and classes is None:
                 continue  # images only
             record(rows, data_set, f"{title}: {visit} visit", [switch_page(page, title)])
