@@ -101,8 +101,11 @@ def _keep(dataset: Dataset, notes: list) -> str | None:
     return None
 
 
-#: What a kept data set's meta names in place of the data sets it was derived from (:func:`_kept_form`).
-_FROM, _FAMILY_FROM = "transformed_from_ref", "family_images_ref"
+#: What a kept data set's meta names in place of the data sets it was derived from, and which of
+#: its entries were arrays (:func:`_kept_form`).
+_FROM, _FAMILY_FROM, _ARRAYS = "transformed_from_ref", "family_images_ref", "arrays_in_meta"
+#: Numeric arrays in meta up to this many values are kept (as lists in the entry's header).
+_META_ARRAY_VALUES = 1_000_000
 
 
 def _kept_form(dataset: Dataset, notes: list) -> Dataset | None:
@@ -126,6 +129,12 @@ def _kept_form(dataset: Dataset, notes: list) -> Dataset | None:
         if reference is None:
             return _not_kept(dataset, "the images its features were computed from could not be kept", notes)
         meta[_FAMILY_FROM] = reference
+    arrays = [name for name, value in meta.items()
+              if isinstance(value, np.ndarray) and value.dtype.kind in "iufb" and value.size <= _META_ARRAY_VALUES]
+    for name in arrays:  # a subset's rows and columns (a server data set's): kept as lists, made arrays again
+        meta[name] = meta[name].tolist()
+    if arrays:
+        meta[_ARRAYS] = arrays
     for name, value in meta.items():
         try:
             json.dumps(value)
@@ -162,6 +171,8 @@ def _rebuilt(dataset: Dataset) -> Dataset:
     """A data set as it was before the store kept it (:func:`_kept_form`): the data set it was
     transformed from, and its feature family, made again from their references."""
     meta = dict(dataset.meta)
+    for name in meta.pop(_ARRAYS, []):
+        meta[name] = np.asarray(meta[name])
     if _FROM in meta:
         meta["transformed_from"] = _referenced(meta.pop(_FROM))
     if _FAMILY_FROM in meta:

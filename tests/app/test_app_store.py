@@ -262,3 +262,28 @@ def test_the_same_numbers_uploaded_under_another_name_take_the_new_name_and_reci
     assert list(app.session_state["session_datasets"]) == ["segmentation.csv"]
     current = app.session_state["dataset"]
     assert current.name == "segmentation.csv" and current.meta["loaded_with"]["files"] == ["segmentation.csv"]
+
+
+def test_a_subset_of_server_data_is_kept_with_its_rows_and_columns():
+    """A server data set's subset carries its rows and columns as arrays in meta: kept (as lists in
+    the entry) and arrays again on the way back, not refused as "not data the server can store"."""
+    subset = Dataset(np.arange(24.0).reshape(6, 4), name="cells (6 x 4 by variance)", kind="table",
+                     source="server: cells", meta={"subset_rows": np.array([0, 3, 5, 7, 8, 9]),
+                                                    "subset_columns": np.array([1, 2, 6, 9])})
+
+    def load(dataset):
+        from pages.ui import datasets, sidebar
+
+        datasets.set_dataset(dataset)
+        sidebar.sidebar_summary()
+
+    app = AppTest.from_function(load, args=(subset,), default_timeout=120).run()
+    assert not app.exception and not app.sidebar.info, [n.value for n in app.sidebar.info]
+    reloaded = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    for name in app.query_params:
+        reloaded.query_params[name] = app.query_params[name]
+    reloaded.run()
+    back = reloaded.session_state["dataset"]
+    assert back.fingerprint == subset.fingerprint
+    np.testing.assert_array_equal(back.meta["subset_rows"], subset.meta["subset_rows"])
+    assert isinstance(back.meta["subset_columns"], np.ndarray)
