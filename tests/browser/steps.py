@@ -78,3 +78,14 @@ def upload_small_table(page):
     page.get_by_text("Will load:").wait_for(timeout=60_000)
     settle(page)
     page.get_by_role("button", name="Load table").click()
+
+
+def load_table_file(page, name: str, buffer: bytes, mime: str = "text/csv"):
+    """On the Data page: choose the file ``name`` on the table tab, wait for the preview, press
+    "Load table" and wait until it is loaded."""
+    chooser = tab_chooser(page, "Upload a table", page.get_by_text("A table: samples x features"))
+    chooser.set_input_files(files=[{"name": name, "mimeType": mime, "buffer": buffer}])
+    page.get_by_text("Will load:").wait_for(timeout=60_000)
+    settle(page)
+    page.get_by_role("button", name="Load table").click()
+    page.get_by_text(f"Loaded {name}").first.wait_for(timeout=120_000)

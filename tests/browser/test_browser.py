@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import ARTEFACTS, ROOT, browser_context
-from steps import IDLE, _png, pick_dataset, quiet, settle, tab_chooser, upload_small_table, wait_for_app
+from steps import IDLE, _png, load_table_file, pick_dataset, quiet, settle, tab_chooser, upload_small_table, wait_for_app
 
 
 def test_home_page_renders(page, app_url):
@@ -1430,13 +1430,7 @@ def test_an_h5ad_with_a_umap_is_mapped_on_it_and_picked_cells_compared_with_the_
     view on the picked cells against the others."""
     fixture = Path(__file__).parents[1] / "fixtures" / "legacy_pbmc.h5ad"
     wait_for_app(page, f"{app_url}/data")
-    chooser = tab_chooser(page, "Upload a table", page.get_by_text("A table: samples x features"))
-    chooser.set_input_files(files=[{"name": "pbmc.h5ad", "mimeType": "application/octet-stream",
-                                    "buffer": fixture.read_bytes()}])
-    page.get_by_text("Will load:").wait_for(timeout=60_000)
-    settle(page)
-    page.get_by_role("button", name="Load table").click()
-    page.get_by_text("Loaded pbmc.h5ad").first.wait_for(timeout=120_000)
+    load_table_file(page, "pbmc.h5ad", fixture.read_bytes(), "application/octet-stream")
     page.locator("[data-testid='stSidebar']").get_by_role("link", name="Q-alpha", exact=True).click()
     page.get_by_text("The samples on the file's own layout").click()  # drawn once opened
     layout = page.locator("[data-testid='stExpander']").filter(has_text="The samples on the file's own layout")

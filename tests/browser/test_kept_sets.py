@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlparse
 from playwright.sync_api import expect
 
 from conftest import ARTEFACTS
-from steps import _png, pick_dataset, quiet, settle, tab_chooser, wait_for_app
+from steps import _png, load_table_file, quiet, settle, tab_chooser, wait_for_app
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "legacy_pbmc.h5ad"
 #: 12 samples; "rare" is non-zero in one of them (8%): removed at "non-zero in at least 10%"
@@ -42,13 +42,7 @@ def reload_and_expect(page, current: str, listed: list[str]):
 
 def test_an_h5ad_haar_features_and_a_filtered_table_each_survive_a_reload(page, app_url):
     wait_for_app(page, f"{app_url}/data")
-    chooser = tab_chooser(page, "Upload a table", page.get_by_text("A table: samples x features"))
-    chooser.set_input_files(files=[{"name": "pbmc.h5ad", "mimeType": "application/octet-stream",
-                                    "buffer": FIXTURE.read_bytes()}])
-    page.get_by_text("Will load:").wait_for(timeout=60_000)
-    settle(page)
-    page.get_by_role("button", name="Load table").click()
-    page.get_by_text("Loaded pbmc.h5ad").first.wait_for(timeout=120_000)
+    load_table_file(page, "pbmc.h5ad", FIXTURE.read_bytes(), "application/octet-stream")
     quiet(page)
     assert len(parse_qs(urlparse(page.url).query).get("key", [""])[0]) == 64, page.url  # kept: the address names it
     reload_and_expect(page, "pbmc.h5ad", ["pbmc.h5ad"])
@@ -84,12 +78,7 @@ def test_an_h5ad_haar_features_and_a_filtered_table_each_survive_a_reload(page, 
     expect(page.get_by_text("Feature family", exact=True)).to_be_visible()
     expect(page.get_by_role("radio", name="haar", exact=True)).to_be_checked()
 
-    chooser = tab_chooser(page, "Upload a table", page.get_by_text("A table: samples x features"))
-    chooser.set_input_files(files=[{"name": "sparse.csv", "mimeType": "text/csv", "buffer": SPARSE_TABLE}])
-    page.get_by_text("Will load:").wait_for(timeout=60_000)
-    settle(page)
-    page.get_by_role("button", name="Load table").click()
-    page.get_by_text("Loaded sparse.csv").first.wait_for(timeout=120_000)
+    load_table_file(page, "sparse.csv", SPARSE_TABLE)
     quiet(page)
     page.get_by_role("spinbutton", name="Non-zero in at least (%)").fill("10")
     page.get_by_role("spinbutton", name="Non-zero in at least (%)").press("Enter")
