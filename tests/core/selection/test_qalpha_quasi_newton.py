@@ -365,3 +365,32 @@ def test_the_dual_form_serves_the_gap_criterion_and_a_rank_deficient_point():
     sparse_point[[2, 7]] = 1.0  # rank 2 < k = 3
     evaluation = quasi_newton._Evaluation(_Problem(features, "sum"), 3)
     assert np.isfinite(evaluation.gradient(sparse_point)).all() and np.isfinite(evaluation.objective(sparse_point))
+
+
+def test_a_warm_start_is_used_and_the_refusals_say_what_is_wrong():
+    """The given weights are where the ascent begins (in the operator's variable); a run with
+    both kinds of side information, a supervised run given k or run without labels are refused
+    with what to do; an accelerated result says so."""
+    from core.selection.qalpha import QAlphaParameters, _first_weights
+
+    X, side, labels = problem(4)
+    problem_ = _Problem(data_matrix(X).normalised(), "sum")
+    alpha0 = np.random.default_rng(2).random(problem_.n)
+    np.testing.assert_array_equal(_first_weights(problem_, None, alpha0, None), problem_.to_beta(alpha0))
+    with pytest.raises(InputError, match="either as a side data set or as pairs, not both"):
+        q_alpha(X, 2, side=side, pairs=PAIRS)
+    with pytest.raises(InputError, match="supervised mode k is the number of classes minus one: leave k out"):
+        QAlphaParameters(k=2, supervised=True)
+    with pytest.raises(InputError, match="supervised mode needs the labels of the samples"):
+        QAlphaParameters(supervised=True).run(X)
+    assert q_alpha(X, 2, accelerate="always").acceleration == "quasi-Newton (L-BFGS)"
+    assert q_alpha(X, 2, accelerate=False).acceleration == ""
+
+
+@pytest.mark.parametrize("n_pairs", [1, 3, 17, 40])
+def test_pairs_from_labels_gives_as_many_distinct_pairs_of_different_classes_as_asked(n_pairs):
+    labels = np.repeat([0, 1, 2], [5, 6, 4])
+    pairs = pairs_from_labels(labels, n_pairs, random_state=3)
+    assert pairs.shape == (n_pairs, 2)
+    assert len({tuple(sorted(pair)) for pair in pairs.tolist()}) == n_pairs
+    assert np.all(labels[pairs[:, 0]] != labels[pairs[:, 1]])
