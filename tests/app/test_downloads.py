@@ -272,6 +272,11 @@ def test_opening_a_save_popover_starts_the_exporter_and_says_so_until_it_is_up(m
     from conftest import ROOT, open_save_popovers
     from pages.ui import downloads
 
+    import threading
+
+    for thread in threading.enumerate():  # a start an earlier test began would write to the list below
+        if thread.name == "start-exporter":
+            thread.join(timeout=60)
     monkeypatch.setattr(downloads, "_export_server", [])  # this process's exporter, as if never started
     started = []
     monkeypatch.setattr(downloads, "_started_exporter", lambda: (time.sleep(0.5), started.append(1),
