@@ -196,7 +196,6 @@ def scrub_view(result, main, side, path, params, automatic: bool) -> int:
     else:
         k_sent, lam_sent = top_k, lam
     st.session_state["_qa_scrub_shown"] = (k_sent, lam_sent)
-    st.session_state[selection.SCRUBBER_ON_PATH] = on_path
     family = main.family
     scrubber.selection_scrubber(
         "qa_scrubber", lams=path.lams if on_path else [lam],

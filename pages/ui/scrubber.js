@@ -80,7 +80,11 @@ function build(host) {
     clearTimeout(state.timer);
     state.timer = setTimeout(() => {
       state.timer = 0;
-      view.report('view', { k: state.k, lam: state.data.lams[state.lamIndex], k_set: !state.follow });
+      // λ only where the hand could choose it (the computed path): a single λ is the one its run
+      // was solved at (0 without side information), which is no choice of the user's
+      const report = { k: state.k, k_set: !state.follow };
+      if (state.data.lams.length > 1) report.lam = state.data.lams[state.lamIndex];
+      view.report('view', report);
     }, REPORT_AFTER_MS);
   };
   kInput.addEventListener('input', moved);

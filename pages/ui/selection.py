@@ -32,10 +32,6 @@ def chosen_top_k(default_k: int) -> int:
     return int(st.session_state["qa_top_k"])
 
 
-#: Whether the scrubber last drawn offered the λ path's values (a choice of λ), set by the page.
-SCRUBBER_ON_PATH = "_qa_scrub_on_path"
-
-
 def scrubbed() -> None:
     """The scrubber's report once the hand stopped: its K and λ become the page's. The browser
     has drawn them already, so the rerun that follows gives the scrubber the values it was given
@@ -45,10 +41,10 @@ def scrubbed() -> None:
     view = (st.session_state.get("qa_scrubber") or {}).get("view") or {}
     if view.get("k_set") and int(view["k"]) != st.session_state.get("qa_top_k"):
         st.session_state.update(qa_top_k=int(view["k"]), qa_top_k_set=True)
-    # its λ is the user's only where it offered a choice of λ (the computed path): elsewhere it holds
-    # the λ the run was solved at, 0 without side information, and a K step wrote that 0 over the
-    # λ the user had set (issue 76: 0.1 became 0, and then side classes solved at 0)
-    if (st.session_state.get(SCRUBBER_ON_PATH) and "lam" in view and float(view["lam"]) in QALPHA_LAMBDAS):
+    # a λ comes only from the computed path, where the scrubber offers a choice of λ (scrubber.js):
+    # off it, the one λ it held was the one its run was solved at, 0 without side information, and
+    # a K step wrote that 0 over the λ the user had set (issue 76: 0.1 became 0)
+    if "lam" in view and float(view["lam"]) in QALPHA_LAMBDAS:
         st.session_state["qa_lambda"] = float(view["lam"])
     st.session_state["_qa_scrub_echo"] = True
 

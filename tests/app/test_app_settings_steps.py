@@ -1,10 +1,9 @@
 """A setting changes only when the user changes it (issue 76): on every page with settings, each
 control is stepped in turn and the page's address (which carries every setting) compared before
-and after: only the stepped control's own value may change. And the browser-drawn K's report
-does not write a λ the user never chose."""
+and after: only the stepped control's own value may change. (The browser-drawn K's report, which
+wrote a λ the user never chose, is tested in the browser: tests/browser/test_qalpha_coverage.py.)"""
 
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -76,18 +75,3 @@ def test_stepping_each_control_changes_only_its_own_setting(page, data):
             assert changed <= {key}, (page, key, {name: (before[name], after[name]) for name in changed})
             stepped.add(key)
     assert stepped, "no control was stepped"
-
-
-def test_a_k_report_of_the_scrubber_leaves_lambda_as_the_user_set_it(monkeypatch):
-    """The scrubber holds the λ its run was solved at; off the λ path that is no choice of the
-    user's (supervised: 0), and a K step wrote it over the user's λ (0.1 became 0)."""
-    from pages.ui import selection
-
-    state = {"qa_scrubber": {"view": {"k": 25, "lam": 0.0, "k_set": True}}, "qa_top_k": 10, "qa_lambda": 0.1,
-             selection.SCRUBBER_ON_PATH: False}
-    monkeypatch.setattr(selection, "st", SimpleNamespace(session_state=state))
-    selection.scrubbed()
-    assert state["qa_top_k"] == 25 and state["qa_lambda"] == 0.1
-    state.update({"qa_scrubber": {"view": {"k": 25, "lam": 2.0, "k_set": True}}, selection.SCRUBBER_ON_PATH: True})
-    selection.scrubbed()
-    assert state["qa_lambda"] == 2.0  # on the path the scrubber's λ is the user's
