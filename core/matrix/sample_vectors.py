@@ -28,7 +28,8 @@ from scipy import linalg
 
 from ..validation import check_positive_int
 
-__all__ = ["GRAM_LIMIT", "SampleVectors", "leading_eigenpairs", "leading_sample_vectors", "krylov_sample_vectors"]
+__all__ = ["GRAM_LIMIT", "SampleVectors", "leading_eigenpairs", "from_feature_side", "leading_sample_vectors",
+           "krylov_sample_vectors"]
 
 #: Up to this many samples the leading eigenvectors of ``Mt diag(w) Mt^T`` come from the explicit
 #: ``q x q`` matrix (128 MB); beyond it from a subspace iteration with products.
@@ -196,13 +197,23 @@ def _dual_sample_vectors(features, weights, k) -> SampleVectors:
     root = np.sqrt(weights)
     B = root[:, None] * features.gram() * root[None, :]
     values, Y = leading_eigenpairs(B, min(k, B.shape[0]), True)
-    live = values > np.finfo(np.float64).eps * max(values[0], 0.0) * B.shape[0]
+    return SampleVectors(from_feature_side(features, root, values, Y, k))
+
+
+def from_feature_side(features, root, values, Y, k) -> np.ndarray:
+    """The ``k`` leading eigenvectors of ``A_w = Mt D Mt^T`` (``q x k``, orthonormal) from the
+    leading eigenpairs ``(values, Y)`` of ``B = D^1/2 K D^1/2`` on the features' side (``root`` =
+    ``D^1/2``): ``Mt D^1/2 y / sqrt(mu)`` for each ``mu`` above rounding. Where there are fewer
+    than ``k`` of those, the rest is an orthonormal completion (any is an eigenvector of the
+    eigenvalue 0). One thin pass over the data."""
+    values = np.asarray(values, dtype=np.float64)
+    live = values > np.finfo(np.float64).eps * max(float(values.max(initial=0.0)), 0.0) * max(len(root), 1)
     vectors = np.zeros((features.n_samples, k))
     vectors[:, :int(live.sum())] = features.times(root[:, None] * Y[:, live]) / np.sqrt(values[live])
     # orthonormal to rounding already; QR keeps the columns' spans in order (and signs, by R's
     # diagonal), and its Householder factor completes the zero columns with orthonormal ones
     Q, R = np.linalg.qr(vectors)
-    return SampleVectors(Q * np.where(np.diag(R) < 0, -1.0, 1.0))
+    return Q * np.where(np.diag(R) < 0, -1.0, 1.0)
 
 
 #: Directions of the Krylov blocks' span below this fraction of its largest singular value are

@@ -187,15 +187,7 @@ class _Evaluation:
         from the dual form, ``M^T D^1/2 Y / sqrt(w)`` (one thin pass), completed where ``w = 0``."""
         if self.sample_vectors is not None:
             return self.sample_vectors
-        scale = np.sqrt(np.clip(self.values, 0.0, None))
-        live = scale > 0
-        features = self.problem.features
-        Q = np.zeros((features.n_samples, self.k))
-        Q[:, live] = features.times(self.root[:, None] * self.vectors[:, live]) / scale[live]
-        # orthonormal to rounding already where w is well above it; QR keeps the columns' spans in
-        # order, and where A_alpha's rank is below k its Householder factor completes the zero
-        # columns with orthonormal ones (any is an eigenvector of the eigenvalue 0)
-        return np.linalg.qr(Q)[0]
+        return sample_vectors.from_feature_side(self.problem.features, self.root, self.values, self.vectors, self.k)
 
     def _note_gap(self, magnitudes):
         """Whether ``|lambda_k| = |lambda_{k+1}|`` to working precision at this point (``self.gap``,
