@@ -195,9 +195,13 @@ class _ImplicitFeatures:
         full[self.kept] = W / self.scale[:, None]
         return full, (np.zeros(W.shape[1]) if self.centred_in_blocks else self.mean @ full[self.kept])
 
-    #: whether the products subtract the means from the values before multiplying (exact)
-    #: instead of by a rank-one correction after
-    centred_in_blocks = False
+    #: the means the products subtract from the values before multiplying (exact), or None where
+    #: a rank-one correction after them centres the products
+    _centre = None
+
+    @property
+    def centred_in_blocks(self) -> bool:
+        return self._centre is not None
 
     def _finish(self, raw_product, column_sums):
         """``T^T Mt`` from ``(X^T T)^T`` and ``T^T 1``."""
@@ -426,7 +430,8 @@ class ChunkedFeatures(_ImplicitFeatures):
     mean is :data:`OFFSET_LIMIT` standard deviations from 0 or more, each block's values are
     centred before the products instead of by the rank-one correction after them, which would lose
     the digits of the offset (values 1e8 + N(0, 1): Q-alpha's weights 2.8e-6 from the ndarray
-    run's, against 1e-10 centred); sparse chunks are then densified block by block.
+    run's, against 1.4e-9 centred, the values' own resolution); sparse chunks are then densified
+    block by block.
     """
 
     reads_data_per_product = True
@@ -436,11 +441,9 @@ class ChunkedFeatures(_ImplicitFeatures):
         self._set_statistics(moments, *blocks.array.shape)
         self._starts = self.blocks.row_starts
         self._columns = self.blocks.column_starts
-        self._centre = None
         if self.offset_ratio() > OFFSET_LIMIT:
             self._centre = np.zeros(self.n_total)
             self._centre[self.kept] = self.mean
-            self.centred_in_blocks = True
 
     def fused(self, W, transposed=True):
         raw_weights, shift = self._raw_weights(np.asarray(W, dtype=np.float64))
