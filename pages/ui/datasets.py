@@ -153,10 +153,12 @@ def _not_kept(dataset: Dataset, why: str, notes: list) -> None:
 
 def _reference(source: Dataset, notes: list) -> dict | None:
     """How a kept data set names one it was derived from: a bundled set by its name, any other by
-    its store key (kept first); None where that could not be kept."""
-    if is_bundled(source) and source.fingerprint == load_dataset(source.name).fingerprint:
+    its store key (the key the session's list holds for it, else kept now); None where that could
+    not be kept."""
+    if source.name in bundled_names() and source is load_dataset(source.name):  # as set_dataset tells them
         return {"bundled": source.name}
-    key = _keep(source, notes)
+    key = kept_key(source) if session_datasets().get(source.name) is source else None
+    key = key or _keep(source, notes)  # else hashed again (SHA-256: 0.7 s a gigabyte here) and looked up
     return None if key is None else {"key": key, "name": source.name}
 
 
