@@ -13,7 +13,7 @@ def stable_nearest(distances, count: int) -> np.ndarray:
     ``np.argsort(distances, axis=1, kind="stable")[:, :count]`` gives, at O(n) a row instead of
     O(n log n). The ``count`` smallest are found by partition and sorted among themselves; a row
     where another value ties with the last of them is sorted whole (segmentation's 1,848 training
-    samples: a full sort of every row was 0.19 s of the Laplacian score's 0.25)."""
+    samples: the Laplacian score took 0.19 s with a full sort of every row, 0.064 s with this)."""
     distances = np.asarray(distances)
     count = int(count)
     if count >= distances.shape[1]:

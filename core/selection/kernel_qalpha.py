@@ -394,8 +394,8 @@ def _one_start(V, scaling, E, *, side, power, power_steps, max_iter, tol, progre
     half of ``max_iter``, or the exact run."""
     # a power run hands over only once half of max_iter has passed without arriving: an exact step
     # costs 8 to 25 power steps (the features, the precision), and a rate read earlier mistook slow
-    # runs for failing ones (the AR faces at gamma 5 settle in 134 power steps, 0.55 s; handed over
-    # at 52, they took 7.9 s)
+    # runs for failing ones (the AR faces at gamma 5 settle in 134 power steps, 0.67 s; handed over
+    # at 52, they took 5.9 s)
     trace = IterationTrace(lambda done: done.n_iter >= max(1, max_iter // 2)) if power else None
     run = _run_start(V, scaling, E, side=side, power=power, power_steps=power_steps, max_iter=max_iter, tol=tol,
                      progress=progress, dtype=dtype, trace=trace)
