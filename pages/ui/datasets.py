@@ -1,10 +1,10 @@
 """The data sets of a session: the current one, the uploaded ones kept to switch back to, the
-side data, and uploads parsed once."""
+side data, the address that names them, and uploads parsed once. What the server's store keeps of
+them, and how a kept one comes back, is :mod:`pages.ui.kept`."""
 
 from __future__ import annotations
 
 import hashlib
-import json
 import weakref
 from collections import OrderedDict
 from dataclasses import replace
@@ -17,9 +17,8 @@ from core.data.bundled import list_datasets, load_dataset
 # the table readers (and pandas with them) are imported with this module, before any page runs
 from core.data.loaders import read_table
 from core.limits import format_bytes
-from core.data.content_store import ContentStore, Damaged, NotHeld, Unreadable
-from core.features.families import to_feature_family
 from core.selection.side import SideInformation
+from pages.ui import kept
 
 DEFAULT_DATASET = "warpAR10P"
 
@@ -66,89 +65,14 @@ _LINK = "_link_lacks_data"
 _STORE_KEYS = "_store_keys"
 
 
-@st.cache_resource(show_spinner=False)
-def data_store() -> ContentStore | None:
-    """The server's store of data sets kept by content (``$QALPHA_STORE_DIR``, shared by every
-    session and by other servers given the same folder); None where its folder cannot be made."""
-    try:
-        return ContentStore()
-    except (OSError, InputError):
-        return None
-
-
 def kept_key(data: Dataset) -> str | None:
     """The store's key of a data set of this session's list (None: bundled, or not kept)."""
     return st.session_state.get(_STORE_KEYS, {}).get(data.name)
 
 
 def _keep(dataset: Dataset, notes: list) -> str | None:
-    """Keep an uploaded or derived data set in the store, so that a link, a reload or a restarted
-    server brings it back, and return its key; what could not be kept is said (it stays in use in
-    this session) and gives None. A derived set is kept with its recipe (:func:`_kept_form`)."""
-    store = data_store()
-    if store is None:
-        return None
-    kept = _kept_form(dataset, notes)
-    if kept is None:
-        return None
-    try:
-        return store.put(kept)
-    except InputError as error:
-        notes.append(str(error))
-    except OSError as error:
-        notes.append(f"{dataset.name} could not be kept on the server ({error.strerror or error}): a reload or a "
-                     "link will not bring it back.")
-    return None
-
-
-#: What a kept data set's meta names in place of the data sets it was derived from, and which of
-#: its entries were arrays (:func:`_kept_form`).
-_FROM, _FAMILY_FROM, _ARRAYS = "transformed_from_ref", "family_images_ref", "arrays_in_meta"
-#: Numeric arrays in meta up to this many values are kept (as lists in the entry's header).
-_META_ARRAY_VALUES = 1_000_000
-
-
-def _kept_form(dataset: Dataset, notes: list) -> Dataset | None:
-    """``dataset`` as the store keeps it: its arrays, the layouts of its samples, and, in place of
-    what is not text or numbers, a recipe. The data set a transform was applied to
-    (``meta["transformed_from"]``) and the images behind a feature family (``meta["family"]``)
-    are kept themselves (or named, if bundled) and referred to; the family is made again from its
-    images and ``family_options`` on the way back (:func:`_rebuilt`). None, with the reason in
-    ``notes``, where something else in ``meta`` cannot be kept."""
-    meta = {name: value for name, value in dataset.meta.items() if name != "layouts"}
-    if "transformed_from" in meta:
-        reference = _reference(meta.pop("transformed_from"), notes)
-        if reference is None:
-            return _not_kept(dataset, "the data set it was transformed from could not be kept", notes)
-        meta[_FROM] = reference
-    if "family" in meta:
-        family = meta.pop("family")
-        if "family_options" not in meta:
-            return _not_kept(dataset, f"how its {family.name} features were made is not recorded", notes)
-        reference = _reference(family.images, notes)
-        if reference is None:
-            return _not_kept(dataset, "the images its features were computed from could not be kept", notes)
-        meta[_FAMILY_FROM] = reference
-    arrays = [name for name, value in meta.items()
-              if isinstance(value, np.ndarray) and value.dtype.kind in "iufb" and value.size <= _META_ARRAY_VALUES]
-    for name in arrays:  # a subset's rows and columns (a server data set's): kept as lists, made arrays again
-        meta[name] = meta[name].tolist()
-    if arrays:
-        meta[_ARRAYS] = arrays
-    for name, value in meta.items():
-        try:
-            json.dumps(value)
-        except (TypeError, ValueError):
-            return _not_kept(dataset, f"its {name!r} is not data the server can store", notes)
-    if "layouts" in dataset.meta:
-        meta["layouts"] = dataset.meta["layouts"]  # kept as arrays by the store
-    return replace(dataset, meta=meta)
-
-
-def _not_kept(dataset: Dataset, why: str, notes: list) -> None:
-    notes.append(f"{dataset.name} is in use in this session but could not be kept on the server ({why}): a reload "
-                 "or a link will not bring it back.")
-    return None
+    """:func:`pages.ui.kept.keep`, its sources named as this session knows them (:func:`_reference`)."""
+    return kept.keep(dataset, notes, _reference)
 
 
 def _reference(source: Dataset, notes: list) -> dict | None:
@@ -160,61 +84,6 @@ def _reference(source: Dataset, notes: list) -> dict | None:
     key = kept_key(source) if session_datasets().get(source.name) is source else None
     key = key or _keep(source, notes)  # else hashed again (SHA-256: 0.7 s a gigabyte here) and looked up
     return None if key is None else {"key": key, "name": source.name}
-
-
-def _referenced(reference: dict) -> Dataset:
-    """The data set a :func:`_reference` names (raises the store's NotHeld, Unreadable or Damaged)."""
-    if "bundled" in reference:
-        return load_dataset(reference["bundled"])
-    return _rebuilt(replace(data_store().get(reference["key"]), name=reference["name"]))
-
-
-def _rebuilt(dataset: Dataset) -> Dataset:
-    """A data set as it was before the store kept it (:func:`_kept_form`): the data set it was
-    transformed from, and its feature family, made again from their references."""
-    meta = dict(dataset.meta)
-    for name in meta.pop(_ARRAYS, []):
-        meta[name] = np.asarray(meta[name])
-    if _FROM in meta:
-        meta["transformed_from"] = _referenced(meta.pop(_FROM))
-    if _FAMILY_FROM in meta:
-        images = _referenced(meta.pop(_FAMILY_FROM))
-        recipe = meta["family_options"]
-        made = to_feature_family(images, recipe["family"], **recipe["options"])
-        if made.X.shape != dataset.X.shape:
-            raise Damaged("The stored feature family does not match the images it names: load the images again.")
-        meta["family"] = made.meta["family"]
-    return replace(dataset, meta=meta)
-
-
-#: Why a link's data set (or side data) was not brought back, by :func:`_restore`'s reason.
-_NOT_RESTORED = {
-    "unknown": "no bundled data set has that name and the link names no kept upload (it may have been written by "
-               "hand, or cut short)",
-    "not held": "this server does not hold {it}: {they} expired from the server's store, or came from "
-                "another server",
-    "damaged": "the server's copy of {it} was damaged and has been removed",
-    "unreadable": "the server could not read {it} just now (a passing fault of its disk or open files; the stored "
-                  "copy is kept): reload the page to try again"}
-
-
-def _restore(name: str | None, key: str | None) -> tuple[Dataset | None, str]:
-    """The data set a link names by its key, from the store: ``(data set, "")``, or ``(None,
-    why not)``. ``name`` None: the name it was kept under."""
-    store = data_store()
-    if key is None:
-        return None, "unknown"
-    if store is None or key not in store:
-        return None, "not held"
-    try:
-        restored = _rebuilt(store.get(key))
-        return (restored if name is None else replace(restored, name=name)), ""
-    except NotHeld:  # evicted by another process between the look and the read
-        return None, "not held"
-    except Unreadable:
-        return None, "unreadable"
-    except Damaged:
-        return None, "damaged"
 
 
 def current_dataset() -> Dataset:
@@ -229,7 +98,7 @@ def current_dataset() -> Dataset:
         st.session_state[_KEY] = load_dataset(wanted if wanted in names else DEFAULT_DATASET)
         if wanted is not None and wanted not in names:
             key = st.query_params.get("key")
-            restored, reason = _restore(wanted, key)
+            restored, reason = kept.restore(wanted, key)
             if restored is not None:
                 set_dataset(restored, key=key)  # already kept under the link's key: not hashed and written again
             else:
@@ -245,9 +114,9 @@ def _restore_session_list() -> None:
     keys = [key for key in (st.query_params.get("also") or "").split(",") if key]
     lost = []
     for key in keys:
-        restored, reason = _restore(None, key)
+        restored, reason = kept.restore(None, key)
         if restored is None:
-            lost.append(_NOT_RESTORED[reason].format(it="it", they="it"))
+            lost.append(kept.NOT_RESTORED[reason].format(it="it", they="it"))
         else:
             _join_library(restored, key)
     if lost:
@@ -262,13 +131,13 @@ def _restore_side_data() -> None:
     if key is None:
         return
     name = st.query_params.get("side_name") or "side data"
-    side, reason = _restore(name, key)
+    side, reason = kept.restore(name, key)
     if side is not None:
         st.session_state[_SIDE_KEY] = side
         st.session_state[_SIDE_STORE_KEY] = key
         return
     st.session_state.setdefault("_dataset_notes", []).append(
-        f"The link names side data ({name}), but {_NOT_RESTORED[reason].format(it='them', they='they')}. Upload them again on "
+        f"The link names side data ({name}), but {kept.NOT_RESTORED[reason].format(it='them', they='they')}. Upload them again on "
         "the Data page, under \"Side data\".")
 
 
@@ -289,7 +158,7 @@ def show_link_request() -> None:
     link = st.session_state.get(_LINK)
     if link is None:
         return
-    why = _NOT_RESTORED[link.get("reason", "unknown")].format(it="it", they="it")
+    why = kept.NOT_RESTORED[link.get("reason", "unknown")].format(it="it", they="it")
     st.warning(f"**The link you opened shows the data set {link['name']!r}**, but {why}; it was meant for the "
                f"{link.get('title') or 'Home'} page. None of its settings were applied. Upload the same file "
                "below with the same choices: when it matches the link's data (same fingerprint), the link's "
@@ -348,9 +217,9 @@ def _join_library(dataset: Dataset, key: str | None) -> Dataset:
     if key is not None:
         st.session_state.setdefault(_STORE_KEYS, {})[dataset.name] = key
     elif dataset.name not in st.session_state.get(_STORE_KEYS, {}):
-        kept = _keep(dataset, notes)
-        if kept is not None:
-            st.session_state.setdefault(_STORE_KEYS, {})[dataset.name] = kept
+        new_key = _keep(dataset, notes)
+        if new_key is not None:
+            st.session_state.setdefault(_STORE_KEYS, {})[dataset.name] = new_key
     held = sum(dataset_bytes(d) for d in library.values())
     while held > SESSION_DATA_BYTES and len(library) > 1:
         oldest, dropped = library.popitem(last=False)
