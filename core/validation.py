@@ -185,14 +185,21 @@ def require_finite(values, what: str) -> None:
                          "Rescale the data or choose milder parameters.")
 
 
-def zscores(X, reference=None) -> np.ndarray:
-    """z-scores of the columns of ``X``, with the means and standard deviations of ``reference``
-    (``X`` itself by default); a constant column is centred and left unscaled.
+def column_scales(reference) -> tuple[np.ndarray, np.ndarray]:
+    """The means and the scales :func:`zscores` divides by: the columns' standard deviations, 1
+    for a constant column.
 
     A column counts as constant when its spread is within float64's rounding of its mean (at most
     ``n * eps * |mean|``, scikit-learn's ``StandardScaler`` bound): ``log1p(5)`` twelve times has a
     computed spread of 2e-16, and dividing by it would turn rounding into values of ±1."""
-    reference = X if reference is None else reference
     mean, spread = reference.mean(axis=0), reference.std(axis=0)
     constant = spread <= reference.shape[0] * np.finfo(np.float64).eps * np.abs(mean)
-    return (X - mean) / np.where(constant, 1.0, spread)
+    return mean, np.where(constant, 1.0, spread)
+
+
+def zscores(X, reference=None) -> np.ndarray:
+    """z-scores of the columns of ``X``, with the means and standard deviations of ``reference``
+    (``X`` itself by default); a constant column is centred and left unscaled
+    (:func:`column_scales`)."""
+    mean, scale = column_scales(X if reference is None else reference)
+    return (X - mean) / scale

@@ -43,21 +43,21 @@ VIEW = {
     "qa_lambda": views.choice_of(LAMBDAS), "qa_init": views.choice_of(["uniform", "random"]),
     "qa_n_init": views.integer_in(1, 20), "qa_max_iter": views.integer_in(10, 5000),
     "qa_tol": views.choice_of(TOLERANCES), "qa_seed": views.integer_in(0, 10_000),
-    "qa_top_k": views.integer_in(1, data.n_features)}
+    "qa_top_k": views.integer_in(1, data.n_features), "qa_colour_by": sample_map.colour_choice(data)}
 #: The settings as the page labels them (notes about a link or a new data set name them so)
 LABELS = {"qa_supervised": "Supervised", "qa_auto": "Choose k and λ from the data", "qa_k": "k — number of clusters", "qa_criterion": "Criterion",
           "qa_side_rows": "Samples picked on the map", "qa_side_mode": "Side information", "qa_n_pairs": "Number of pairs", "qa_side_classes": "Side classes",
           "qa_lambda": "λ — weight of the side information", "qa_init": "Initial Q", "qa_n_init": "Starts",
           "qa_max_iter": "Maximum iterations", "qa_tol": "Tolerance on the residuals", "qa_seed": "random_state",
-          "qa_top_k": "K — top features to show and to cluster with"}
+          "qa_top_k": "K — top features to show and to cluster with", "qa_colour_by": "Colour the map by"}
 views.restore_view("qalpha", VIEW, LABELS)
 picked = datasets.picked_rows(data)  # samples picked on the map and made the side data
 side_options = side_choices()
 if "qa_top_k" in st.query_params and "qa_top_k" in st.session_state:
     st.session_state.setdefault("qa_top_k_set", True)  # a link that names K keeps it
-settings.set_defaults(settings.qalpha_defaults(data),
+settings.set_defaults(settings.qalpha_defaults(data), labels=LABELS, per_data=("qa_k",),
                       valid={"qa_side_mode": lambda v: v in side_options, "qa_supervised": lambda v: has_labels or not v,
-                             "qa_k": lambda v: v <= max_k}, labels=LABELS, per_data=("qa_k",))
+                             "qa_k": lambda v: v <= max_k, "qa_colour_by": sample_map.colour_choice(data, judge=True)})
 # side classes left from another data set: the ones this data set has stay; none left, the default
 kept_classes = [c for c in st.session_state["qa_side_classes"] if c in class_values]
 if kept_classes != st.session_state["qa_side_classes"]:
@@ -192,10 +192,10 @@ def scrub_view(result, main, side, path, params, automatic: bool) -> int:
     # K and λ of the last mount, which it reads as "unchanged by the server"
     shown = st.session_state.get("_qa_scrub_shown")
     if st.session_state.pop("_qa_scrub_echo", False) and shown is not None:
-        k_sent, lam_sent = shown
+        k_sent, lam_sent, colour_sent = shown
     else:
-        k_sent, lam_sent = top_k, lam
-    st.session_state["_qa_scrub_shown"] = (k_sent, lam_sent)
+        k_sent, lam_sent, colour_sent = top_k, lam, st.session_state.get("qa_colour_by", "")
+    st.session_state["_qa_scrub_shown"] = (k_sent, lam_sent, colour_sent)
     family = main.family
     scrubber.selection_scrubber(
         "qa_scrubber", lams=path.lams if on_path else [lam],
@@ -205,7 +205,7 @@ def scrub_view(result, main, side, path, params, automatic: bool) -> int:
         defaults=[run.default_k.k for run in runs_shown],
         images=main.images if family is not None and family.name == "pixels" else None, on_change=selection.scrubbed,
         k_label="K — top features to show and to cluster with", lam_label="λ — weight of the side information",
-        samples_key=sample_map.samples_key(main, side), on_picked=lambda: None)
+        samples_key=sample_map.samples_key(main, side), on_picked=lambda: None, colour_by=colour_sent, on_colour=sample_map.coloured)
     # after the scrubber (the pages' tests read it first): the samples its map draws, the colours at K
     sample_map.draw(data, main, side, result.ranking, top_k, lam, n_clusters=params.k or main.classes.size,
                     seed=params.random_state, side_mode=side_mode, side_classes=side_classes, picked=picked)

@@ -8,7 +8,7 @@ from typing import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from ._layout import _FIXED, _LAYOUT, _figure, _text
+from ._layout import _FIXED, _LAYOUT, _colorscale, _figure, _text
 
 #: The groups' colours, in the order of the groups: Plotly's ten, then ten lighter ones (more
 #: groups repeat them). The browser's map of the samples draws with the same list
@@ -22,9 +22,11 @@ SIDE_COLOUR = "#333333"
 
 def samples_layout_figure(coordinates, groups, group_names: Sequence[str], *, names: Sequence[str] | None = None,
                           side_coordinates=None, side_names: Sequence[str] | None = None, group_title: str = "class",
-                          axis_names: tuple[str, str] = ("1", "2"), title: str = "") -> go.Figure:
-    """The samples at stored coordinates, one trace per group (its legend entry), the side
-    samples, if any, as outlined diamonds; each point named on hover with its group.
+                          axis_names: tuple[str, str] = ("1", "2"), title: str = "", values=None,
+                          value_name: str = "") -> go.Figure:
+    """The samples at stored coordinates, one trace per group (its legend entry), or with
+    ``values`` coloured by them on viridis with a colour bar (``sc.pl.umap(adata, color=gene)``);
+    the side samples, if any, as outlined diamonds; each point named on hover with its group.
 
     Parameters
     ----------
@@ -36,6 +38,9 @@ def samples_layout_figure(coordinates, groups, group_names: Sequence[str], *, na
     side_coordinates : array_like, shape (m, 2), optional
     axis_names : (str, str)
         The axes' titles (e.g. ``("UMAP1", "UMAP2")``).
+    values : array_like, shape (n,), optional
+        A feature's value per sample (``value_name`` names it): the colours, the highest drawn on
+        top (as scanpy draws them); the groups are then named on hover only.
     """
     coordinates = np.asarray(coordinates, dtype=float)
     groups = np.asarray(groups, dtype=int)
@@ -43,7 +48,19 @@ def samples_layout_figure(coordinates, groups, group_names: Sequence[str], *, na
         raise ValueError(f"coordinates must be n x 2 and groups of length n; got {coordinates.shape} and {groups.shape}.")
     names = [str(name) for name in names] if names is not None else [f"sample {i}" for i in range(len(groups))]
     traces = []
-    for number, group_name in enumerate(group_names):
+    if values is not None:
+        values = np.asarray(values, dtype=float)
+        if values.shape != groups.shape:
+            raise ValueError(f"values must hold one value per sample ({groups.size}); got shape {values.shape}.")
+        order = np.argsort(values, kind="stable")
+        labels = [f"{names[i]} · {group_title}: {group_names[groups[i]]}" for i in order]
+        traces.append(dict(
+            type="scattergl", mode="markers", name=value_name, x=coordinates[order, 0], y=coordinates[order, 1],
+            text=labels, customdata=values[order], showlegend=False,
+            marker=dict(size=6, color=values[order], colorscale=_colorscale("Viridis"), showscale=True,
+                        colorbar=dict(title=_text(value_name), thickness=12)),
+            hovertemplate=f"%{{text}} · {value_name} = %{{customdata:.4g}}<extra></extra>"))
+    for number, group_name in enumerate(group_names if values is None else ()):
         members = np.flatnonzero(groups == number)
         if members.size == 0:
             continue

@@ -15,6 +15,27 @@ const MAP_MAX_ITER = 2000;   // iterations per K and λ before the map says it d
 const MAP_COLOURS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f',
   '#bcbd22', '#17becf', '#aec7e8', '#ffbb78', '#98df8a', '#ff9896', '#c5b0d5', '#c49c94', '#f7b6d2', '#c7c7c7',
   '#dbdb8d', '#9edae5'];
+// matplotlib's viridis at nine points: the scrubber's weights and a feature's values on the map
+const VIRIDIS = [[68, 1, 84], [71, 44, 122], [59, 81, 139], [44, 113, 142], [33, 144, 141], [39, 173, 129],
+  [92, 200, 99], [170, 220, 50], [253, 231, 37]];
+const MAP_COLOURINGS_KEPT = 8;  // features whose values a data set's map keeps decoded (a click back is free)
+let mapPanels = 0;              // maps built in the page: each names its list of features apart
+
+// the colour of t in [0, 1] on viridis, as 'rgb(...)'
+function viridisAt(t) {
+  const x = Math.min(1, Math.max(0, t)) * (VIRIDIS.length - 1), i = Math.min(VIRIDIS.length - 2, Math.floor(x)), f = x - i;
+  const [r, g, b] = [0, 1, 2].map((c) => Math.round(VIRIDIS[i][c] + f * (VIRIDIS[i + 1][c] - VIRIDIS[i][c])));
+  return `rgb(${r},${g},${b})`;
+}
+
+// a feature's values for the map's samples with what drawing them needs: their range, whether
+// they are constant, and the order that draws the highest last (on top, as scanpy's sort_order)
+function summariseColouring(name, values) {
+  let low = Infinity, high = -Infinity;
+  for (const v of values) { if (v < low) low = v; if (v > high) high = v; }
+  const order = Int32Array.from(values.keys()).sort((a, b) => values[a] - values[b] || a - b);
+  return { name, values, low, high, constant: !(high > low), order };
+}
 
 // base64 of little-endian values as a typed array (the scrubber's weights and image too)
 function decodeBase64(text, Type) {
@@ -34,7 +55,9 @@ function mapSamples(key) {
       for (let i = j * d.n; i < (j + 1) * d.n; i++) s += z[i] * z[i];
       norms[j] = s;
     }
-    entry.decoded = { n: d.n, p: d.p, z, norms, names: d.names,
+    entry.decoded = { n: d.n, p: d.p, z, norms, names: d.names, colourings: new Map(),
+                      centre: d.centre ? decodeBase64(d.centre, Float32Array) : null,
+                      scale: d.scale ? decodeBase64(d.scale, Float32Array) : null,
                       side: d.side ? { n: d.side.n, z: decodeBase64(d.side.z, Float32Array), names: d.side.names } : null,
                       images: d.images ? { height: d.images.height, width: d.images.width,
                                            pixels: decodeBase64(d.images.pixels, Uint8Array) } : null };
@@ -207,15 +230,24 @@ function createPrincipalPair(n) {
 // λ and order draws it (and refines it over the next frames until it converges).
 // `report(value)` tells the server which samples the hand picked with a box ({key, rows}).
 function createSampleMap(panel, report) {
-  panel.innerHTML = `<div class="map-title"></div><div class="map-box"><canvas class="map"></canvas>
+  const listId = `map-features-${++mapPanels}`;
+  panel.innerHTML = `<div class="map-title"></div>
+    <div class="map-colour"><label>Colour by <input type="text" class="map-colour-input" list="${listId}"
+      placeholder="the classes, or type a feature" aria-label="Colour the samples by a feature" autocomplete="off"></label>
+      <datalist id="${listId}"></datalist>
+      <button type="button" class="map-colour-reset" hidden>Back to the classes</button>
+      <span class="map-colour-note" role="status"></span></div>
+    <div class="map-box"><canvas class="map"></canvas>
     <div class="map-band" hidden></div>
     <div class="map-tip" role="tooltip" hidden><canvas class="map-tip-image"></canvas><div class="map-tip-text"></div></div></div>
-    <div class="map-legend"></div><div class="map-caption"></div>
+    <div class="map-legend"></div><canvas class="map-colour-bar" hidden></canvas><div class="map-caption"></div>
     <div class="map-picked" hidden><span class="map-picked-text"></span> <button type="button" class="map-clear">Clear</button></div>`;
   const $ = (selector) => panel.querySelector(selector);
   const canvas = $('.map'), tip = $('.map-tip'), band = $('.map-band');
   const state = { view: null, pair: null, solvedFor: null, frame: 0, coordinates: null,
-                  side: null, screen: null, lastU: null, picked: new Set(), pickedKey: null, dragFrom: null };
+                  side: null, screen: null, lastU: null, picked: new Set(), pickedKey: null, dragFrom: null,
+                  colourBy: null, nameIndex: null, indexedNames: null };
+  const colourInput = $('.map-colour-input');
 
   // the coordinates of the main samples (n x 2) and the side samples from the converged or
   // refining pair: U·sqrt(θ), each axis's sign kept from the last drawing (the first: the entry of
@@ -257,6 +289,42 @@ function createSampleMap(panel, report) {
 
   function schedule() { if (!state.frame) state.frame = requestAnimationFrame(work); }
 
+  // the feature names' positions, built once per list of names (the scrubber's, by reference)
+  function indexOf(name) {
+    const names = state.view && state.view.names;
+    if (!names) return -1;
+    if (state.indexedNames !== names) {
+      state.nameIndex = new Map(names.map((feature, j) => [String(feature), j]));
+      state.indexedNames = names;
+    }
+    const j = state.nameIndex.get(name);
+    return j === undefined ? -1 : j;
+  }
+
+  // the colouring by the chosen feature (null: by the groups). In the browser's budget its values
+  // are the standardised samples sent once, back on their own scale (z·scale + centre); a map
+  // drawn by the server carries the chosen feature's values for its rows once the server knows it
+  function colouring(entry) {
+    const name = state.colourBy;
+    if (!name) return null;
+    if (entry.view && entry.view.server) {
+      const sent = entry.view.feature;
+      return sent && sent.name === name ? summariseColouring(name, Float64Array.from(sent.values)) : { name, pending: true };
+    }
+    const samples = entry.decoded, j = indexOf(name);
+    if (!samples || j < 0 || j >= samples.p) return { name, missing: true };
+    let found = samples.colourings.get(name);
+    if (!found) {
+      const { n, z } = samples, centre = samples.centre ? samples.centre[j] : 0, scale = samples.scale ? samples.scale[j] : 1;
+      const values = new Float64Array(n);
+      for (let i = 0; i < n; i++) values[i] = z[j * n + i] * scale + centre;
+      found = summariseColouring(name, values);
+      samples.colourings.set(name, found);
+      if (samples.colourings.size > MAP_COLOURINGS_KEPT) samples.colourings.delete(samples.colourings.keys().next().value);
+    }
+    return found;
+  }
+
   // refine the pair for the current K and λ for up to MAP_FRAME_MS, then draw
   function work() {
     state.frame = 0;
@@ -277,7 +345,7 @@ function createSampleMap(panel, report) {
     if (state.solvedFor === solving && state.pair.converged && state.coordinates) {
       // the same K and λ, solved: only the colours or the size may have changed
       drawPoints(state.coordinates, state.side, samples.names, samples.side ? samples.side.names : [], entry.view,
-                 samples.images);
+                 samples.images, colouring(entry));
       axes(axisShares);
       return;
     }
@@ -296,7 +364,8 @@ function createSampleMap(panel, report) {
     panel.dataset.k = String(view.k);
     panel.dataset.lam = String(view.lam);
     panel.dataset.iterations = String(state.pair.iterations);
-    drawPoints(coordinates, side, samples.names, samples.side ? samples.side.names : [], entry.view, samples.images);
+    drawPoints(coordinates, side, samples.names, samples.side ? samples.side.names : [], entry.view, samples.images,
+               colouring(entry));
     const shares = [0, 1].map((a) => total > 0 ? state.pair.values[a] / total : 0);
     axes(shares);
     $('.map-caption').textContent = `The ${samples.n.toLocaleString('en-US')} samples on the first two principal `
@@ -313,7 +382,7 @@ function createSampleMap(panel, report) {
     panel.dataset.state = 'server';
     panel.dataset.k = String(server.k);
     panel.dataset.lam = String(server.lam);
-    drawPoints(state.coordinates, state.side, server.names, server.side_names || [], entry.view, null);
+    drawPoints(state.coordinates, state.side, server.names, server.side_names || [], entry.view, null, colouring(entry));
     axes(server.explained);
     $('.map-caption').textContent = server.caption;
   }
@@ -330,7 +399,7 @@ function createSampleMap(panel, report) {
     canvas.dataset.explained = shares.map((s) => s.toFixed(4)).join(',');
   }
 
-  function drawPoints(coordinates, side, names, sideNames, colours, images) {
+  function drawPoints(coordinates, side, names, sideNames, colours, images, feature) {
     const width = Math.max(260, Math.min(460, (panel.parentElement.clientWidth || 460) - 8)), height = 320;
     const ratio = window.devicePixelRatio || 1;
     if (canvas.width !== width * ratio) { canvas.width = width * ratio; canvas.style.width = `${width}px`; }
@@ -356,12 +425,16 @@ function createSampleMap(panel, report) {
     g.strokeRect(left, top, width - left - right, height - top - bottom);
     const groups = colours && colours.groups, screen = [];
     const n = coordinates.length / 2;
-    g.globalAlpha = 0.85;
-    for (let i = 0; i < n; i++) {
-      const x = sx(coordinates[2 * i]), y = sy(coordinates[2 * i + 1]);
-      g.fillStyle = groups ? MAP_COLOURS[groups[i] % MAP_COLOURS.length] : MAP_COLOURS[0];
+    for (let i = 0; i < n; i++) screen.push([sx(coordinates[2 * i]), sy(coordinates[2 * i + 1]), 'main', i]);
+    // by a feature: viridis from its lowest to its highest value, the highest drawn last
+    const valued = feature && feature.values && feature.values.length === n ? feature : null;
+    const span = valued ? (valued.high - valued.low) || 1 : 1;
+    g.globalAlpha = valued ? 1 : 0.85;
+    for (let r = 0; r < n; r++) {
+      const i = valued ? valued.order[r] : r, [x, y] = screen[i];
+      g.fillStyle = valued ? (valued.constant ? viridisAt(0.5) : viridisAt((valued.values[i] - valued.low) / span))
+        : groups ? MAP_COLOURS[groups[i] % MAP_COLOURS.length] : MAP_COLOURS[0];
       g.beginPath(); g.arc(x, y, 3.5, 0, 2 * Math.PI); g.fill();
-      screen.push([x, y, 'main', i]);
     }
     g.globalAlpha = 1;
     // the picked samples ringed (server maps draw a sample of rows: their picks are by position)
@@ -380,18 +453,54 @@ function createSampleMap(panel, report) {
       }
     }
     state.screen = screen;
-    state.hover = { names, sideNames, colours, images };
-    legend(colours, Boolean(side));
+    state.hover = { names, sideNames, colours, images, feature: valued };
+    legend(colours, Boolean(side), feature);
   }
 
-  function legend(colours, withSide) {
-    const box = $('.map-legend');
+  // the groups' colours, or the feature's colour bar with its range (and what kept it from the map)
+  function legend(colours, withSide, feature) {
+    const box = $('.map-legend'), bar = $('.map-colour-bar');
+    const valued = feature && feature.values ? feature : null;
+    bar.hidden = !valued;
+    panel.dataset.colourBy = valued ? feature.name : '';
+    let note = '';
+    if (feature && feature.missing) note = `No feature named “${feature.name}” in this data set: type a name from the list.`;
+    else if (feature && feature.pending) note = `Colouring by ${feature.name}: its values come with the server's map.`;
+    else if (valued && valued.constant) note = `${feature.name} is constant here (${valued.low.toPrecision(4)}): one colour for every sample.`;
+    $('.map-colour-note').textContent = note;
+    if (valued) {
+      drawColourScale(bar, valued);
+      const html = `<span class="map-key-title">colour: ${escapeHtml(feature.name)}</span>`
+        + (withSide ? '<span class="map-key"><b>◇</b>side data</span>' : '');
+      if (box.innerHTML !== html) box.innerHTML = html;
+      return;
+    }
     const items = (colours && colours.group_names ? colours.group_names : []).map((name, g) =>
       `<span class="map-key"><i style="background:${MAP_COLOURS[g % MAP_COLOURS.length]}"></i>${escapeHtml(name)}</span>`);
     if (withSide) items.push('<span class="map-key"><b>◇</b>side data</span>');
     const title = colours && colours.group_title ? `<span class="map-key-title">${escapeHtml(colours.group_title)}:</span>` : '';
     const html = title + items.join('');
     if (box.innerHTML !== html) box.innerHTML = html;
+  }
+
+  // the colour bar of a feature's values: viridis from the lowest to the highest, both labelled
+  function drawColourScale(bar, feature) {
+    const width = 220, height = 30, ratio = window.devicePixelRatio || 1;
+    if (bar.width !== width * ratio) { bar.width = width * ratio; bar.style.width = `${width}px`; }
+    if (bar.height !== height * ratio) { bar.height = height * ratio; bar.style.height = `${height}px`; }
+    const g = bar.getContext('2d');
+    g.setTransform(ratio, 0, 0, ratio, 0, 0);
+    g.clearRect(0, 0, width, height);
+    for (let x = 0; x < width; x++) {
+      g.fillStyle = feature.constant ? viridisAt(0.5) : viridisAt(x / (width - 1));
+      g.fillRect(x, 0, 1, 12);
+    }
+    const label = (v) => (v !== 0 && (Math.abs(v) < 1e-3 || Math.abs(v) >= 1e5) ? v.toExponential(2) : Number(v.toPrecision(3)).toString());
+    g.fillStyle = '#444'; g.font = '10px sans-serif';
+    g.textAlign = 'start'; g.fillText(label(feature.low), 0, 25);
+    g.textAlign = 'end'; g.fillText(label(feature.high), width, 25);
+    g.textAlign = 'start';
+    bar.dataset.range = `${feature.low},${feature.high}`;
   }
 
   function escapeHtml(text) {
@@ -408,10 +517,11 @@ function createSampleMap(panel, report) {
       if (distance < bestDistance) { bestDistance = distance; best = point; }
     }
     if (!best) { tip.hidden = true; return; }
-    const { names, sideNames, colours, images } = state.hover, i = best[3];
+    const { names, sideNames, colours, images, feature } = state.hover, i = best[3];
     const group = best[2] === 'side' ? 'side data'
       : colours && colours.groups ? `${colours.group_title || 'group'}: ${colours.group_names[colours.groups[i]]}` : '';
-    $('.map-tip-text').textContent = `${best[2] === 'side' ? sideNames[i] : names[i]}${group ? ' · ' + group : ''}`;
+    const value = feature && best[2] === 'main' ? ` · ${feature.name} = ${feature.values[i].toPrecision(4)}` : '';
+    $('.map-tip-text').textContent = `${best[2] === 'side' ? sideNames[i] : names[i]}${value}${group ? ' · ' + group : ''}`;
     const picture = $('.map-tip-image');
     if (images && best[2] === 'main') {
       const { height: h, width: w, pixels } = images, scale = Math.max(1, Math.floor(96 / Math.max(h, w)));
@@ -470,7 +580,7 @@ function createSampleMap(panel, report) {
     state.pickedKey = state.view ? state.view.key : null;
     showPicked();
     schedule();
-    if (report) report({ key: state.pickedKey, rows: [...state.picked].sort((a, b) => a - b) });
+    if (report) report('picked', { key: state.pickedKey, rows: [...state.picked].sort((a, b) => a - b) });
   }
 
   function showPicked() {
@@ -482,6 +592,41 @@ function createSampleMap(panel, report) {
       + (rows.length > 12 ? ` and ${(rows.length - 12).toLocaleString('en-US')} more` : '');
     panel.dataset.picked = String(rows.length);
   }
+
+  // the colour control: a name typed (or picked from the list) colours the map at once; a name
+  // that matches none is said, and the map keeps its colours; an empty box goes back to the groups
+  function matchName(typed) {
+    const text = typed.trim();
+    if (!text) return '';
+    if (indexOf(text) >= 0) return text;
+    const lower = text.toLowerCase(), names = (state.view && state.view.names) || [];
+    const found = names.filter((name) => String(name).toLowerCase() === lower);
+    return found.length === 1 ? String(found[0]) : null;  // a case-insensitive match, when it is unique
+  }
+  colourInput.addEventListener('focus', () => {
+    const list = $('datalist'), names = (state.view && state.view.names) || [];
+    if (list.dataset.filled === String(names.length) && list.__names === names) return;
+    list.replaceChildren(...names.map((name) => new Option(String(name))));  // built once, when first wanted
+    list.__names = names;
+    list.dataset.filled = String(names.length);
+  });
+  colourInput.addEventListener('input', () => {
+    const name = colourInput.value.trim();
+    if (name && indexOf(name) >= 0 && name !== state.colourBy) map.colourBy(name);
+  });
+  colourInput.addEventListener('change', () => {
+    const name = matchName(colourInput.value);
+    if (name === null) {
+      $('.map-colour-note').textContent = `No feature named “${colourInput.value.trim()}” in this data set: type a name `
+        + 'from the list (or clear the box for the classes).';
+      panel.dataset.colourError = colourInput.value.trim();
+      return;
+    }
+    panel.dataset.colourError = '';
+    if ((name || null) !== state.colourBy) map.colourBy(name || null);
+    else colourInput.value = name;
+  });
+  $('.map-colour-reset').addEventListener('click', () => map.colourBy(null));
 
   // new data for this data set (the samples, or the colours and the server's map)
   const listener = (event) => { if (state.view && event.detail === state.view.key) schedule(); };
@@ -496,6 +641,16 @@ function createSampleMap(panel, report) {
       $('.map-title').textContent = 'The samples through the selection';
       if (state.frame) { cancelAnimationFrame(state.frame); state.frame = 0; }
       work();
+    },
+    // colour the samples by the feature `name` (null: by the groups); the server is told unless it
+    // asked for it (a link, Undo)
+    colourBy(name, fromServer = false) {
+      state.colourBy = name || null;
+      colourInput.value = state.colourBy || '';
+      $('.map-colour-reset').hidden = !state.colourBy;
+      panel.dataset.colourError = '';
+      if (state.view) schedule();
+      if (report && !fromServer) report('colour', { feature: state.colourBy || '' });
     },
     // the drawn coordinates, for the tests: [[x, y], ...] of the main samples, and of the side ones
     coordinates() {

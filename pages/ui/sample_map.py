@@ -19,7 +19,7 @@ import streamlit as st
 from core.evaluation.kmeans import seeded_kmeans
 from core.evaluation.sample_map import BROWSER_VALUES, SERVER_ROWS, sample_map
 from core.plots import contrast_stretch, samples_layout_figure
-from core.validation import zscores
+from core.validation import column_scales, zscores
 from pages.ui import datasets, runs, widgets
 from pages.ui.scrubber import encoded
 
@@ -58,9 +58,12 @@ def _samples_data(main, side) -> dict:
     page's k-means sees them) as float32, one feature after another; the side samples
     standardised with the main samples' statistics; the names; the images (grey, stretched as the
     pages draw them) when the features come from images and they fit the budget too."""
-    Z = zscores(main.X)
+    centre, scale = column_scales(main.X)
+    Z = (main.X - centre) / scale
+    # the centre and scale bring a feature back to its own values where the map is coloured by it
     data = {"part": "data", "key": samples_key(main, side), "n": main.n_samples, "p": main.n_features,
-            "z": encoded(Z.T, "<f4"), "names": [str(name) for name in main.sample_names], "side": None, "images": None}
+            "z": encoded(Z.T, "<f4"), "centre": encoded(centre), "scale": encoded(scale),
+            "names": [str(name) for name in main.sample_names], "side": None, "images": None}
     if side is not None:
         data["side"] = {"n": side.n_samples, "z": encoded(zscores(side.X, reference=main.X).T, "<f4"),
                         "names": [str(name) for name in side.sample_names]}
@@ -86,6 +89,36 @@ def _colours(main, top, n_clusters: int, seed: int, ranking_key: str) -> dict:
                       lambda: seeded_kmeans(zscores(main.X[:, top]), n_clusters, 1, seed)[0])
     return {"groups": np.asarray(found).tolist(), "group_names": [f"cluster {c + 1}" for c in range(n_clusters)],
             "group_title": f"k-means cluster at K = {top.size:,}"}
+
+
+def colour_choice(data, judge: bool = False):
+    """What the map may be coloured by on ``data``: "" (the groups) or one of its features' names.
+    A parser for :func:`pages.ui.views.restore_view` (a name the data set lacks raises
+    ``ValueError``: the link's note names it), or with ``judge`` a test for
+    :func:`pages.ui.settings.set_defaults` (a name left from another data set goes back to "")."""
+    def allowed(value) -> bool:
+        return value == "" or (isinstance(value, str) and value in _feature_positions(data))
+
+    def parse(value):
+        if not allowed(value):
+            raise ValueError(value)
+        return value
+    return allowed if judge else parse
+
+
+def _feature_positions(data) -> dict:
+    """The position of each feature name of ``data`` (kept per data set: 20,000 names take 2 ms)."""
+    return runs.kept(f"feature positions {data.fingerprint}",
+                     lambda: {str(name): j for j, name in enumerate(data.feature_names)})
+
+
+def coloured() -> None:
+    """The scrubber's report of the feature the hand coloured the map by (clicked in the list or on
+    the image, typed, or "" for the groups): the page's, for the link and Undo. The browser has
+    painted it already: the rerun gives the scrubber the value it held (``_qa_scrub_echo``)."""
+    chosen = ((st.session_state.get("qa_scrubber") or {}).get("colour") or {}).get("feature", "")
+    st.session_state["qa_colour_by"] = str(chosen)
+    st.session_state["_qa_scrub_echo"] = True
 
 
 def send_samples(main, side) -> None:
@@ -134,6 +167,9 @@ def mount(main, side, ranking, top_k: int, lam: float, *, n_clusters: int, seed:
         rows = mapped.rows
         view["groups"] = np.asarray(view["groups"])[rows].tolist()
         n_values = (main.n_samples + (side.n_samples if side is not None else 0)) * main.n_features
+        colour_by = st.session_state.get("qa_colour_by", "")
+        if colour_by in _feature_positions(main):  # the chosen feature's values for the rows drawn
+            view["feature"] = {"name": colour_by, "values": main.X[rows, _feature_positions(main)[colour_by]].tolist()}
         view["server"] = {
             "coordinates": mapped.coordinates.ravel().tolist(), "k": int(top_k), "lam": float(lam),
             "side": None if mapped.side_coordinates is None else mapped.side_coordinates.ravel().tolist(),
@@ -152,7 +188,8 @@ def mount(main, side, ranking, top_k: int, lam: float, *, n_clusters: int, seed:
 def stored_layout(main, side, colours: dict) -> None:
     """The layout the file gave the samples (AnnData's ``obsm["X_umap"]``, ``"X_pca"``, ...: the
     picture a biologist knows), its points coloured as the map of the samples colours them
-    (``colours``: by class, or by the k-means clusters at K), the side samples as diamonds."""
+    (``colours``: by class, or by the k-means clusters at K; or by the feature the map is coloured
+    by), the side samples as diamonds."""
     layouts = main.meta["layouts"]
     # drawn only while open, as the other figures a K report would otherwise resend: at 68,000
     # cells it took 80 ms to build and write and 2.7 MB to send, at every report
@@ -166,11 +203,14 @@ def stored_layout(main, side, colours: dict) -> None:
         name = name if name in layouts else next(iter(layouts))
         side_places = (side.meta.get("layouts") or {}).get(name) if side is not None else None
         axis = name.removeprefix("X_").upper()
+        colour_by = st.session_state.get("qa_colour_by", "")
+        feature = _feature_positions(main).get(colour_by) if colour_by else None
         figure = samples_layout_figure(
             layouts[name], colours["groups"], colours["group_names"], names=main.sample_names,
             side_coordinates=side_places, side_names=None if side_places is None else side.sample_names,
             group_title=colours["group_title"], axis_names=(f"{axis}1", f"{axis}2"),
-            title=f"obsm[{name!r}], coloured by {colours['group_title']}")
+            values=None if feature is None else main.X[:, feature], value_name=colour_by,
+            title=f"obsm[{name!r}], coloured by {colour_by if feature is not None else colours['group_title']}")
         widgets.chart(figure, "qa_stored_layout")
 
 

@@ -9,9 +9,7 @@ export default function ({ data, parentElement, setStateValue }) {
 }
 
 const REPORT_AFTER_MS = 300;  // the hand has stopped: tell the server once
-// matplotlib's viridis at nine points, and a blue-white-red for weights of both signs
-const VIRIDIS = [[68, 1, 84], [71, 44, 122], [59, 81, 139], [44, 113, 142], [33, 144, 141], [39, 173, 129],
-  [92, 200, 99], [170, 220, 50], [253, 231, 37]];
+// a blue-white-red for weights of both signs (viridis for the others: pages/ui/sample_map.js)
 const DIVERGING = [[59, 76, 192], [141, 176, 254], [255, 255, 255], [244, 154, 123], [180, 4, 38]];
 const HOLD_LOCAL_MS = 1500;   // data arriving this soon after a move is older than the hand's value
 
@@ -47,8 +45,9 @@ function build(host) {
   host.appendChild(root);
   const $ = (selector) => root.querySelector(selector);
   const kInput = $('.k-input'), lamInput = $('.lam-input');
-  // pages/ui/sample_map.js; the samples picked on it go to the server at once (a box is one gesture)
-  const sampleMap = createSampleMap($('.map-panel'), (picked) => view.report('picked', picked));
+  // pages/ui/sample_map.js; the samples picked on it and the feature it is coloured by go to the
+  // server at once (a box, a name: one gesture each)
+  const sampleMap = createSampleMap($('.map-panel'), (kind, value) => view.report(kind, value));
   // moved: when the hand last moved a slider (never, at first: the server's K and λ are drawn at once)
   const state = { data: null, token: null, weights: null, orders: [], k: 1, lamIndex: 0, moved: -Infinity,
                   timer: 0, frame: 0, base: null };
@@ -93,6 +92,18 @@ function build(host) {
   window.addEventListener('selection-samples', (event) => {
     if (state.data && event.detail === state.data.samples_key) schedule();
   });
+  // a feature of the list, or a pixel of the image, clicked: the map of the samples coloured by it
+  $('.top').addEventListener('click', (event) => {
+    const item = event.target.closest('li');
+    if (item && state.data.samples_key) sampleMap.colourBy(item.dataset.feature);
+  });
+  $('.image').addEventListener('click', (event) => {
+    const d = state.data, canvas = $('.image');
+    if (!d.image || !d.samples_key) return;
+    const box = canvas.getBoundingClientRect(), { height: h, width: w } = d.image;
+    const x = Math.floor((event.clientX - box.left) / box.width * w), y = Math.floor((event.clientY - box.top) / box.height * h);
+    if (x >= 0 && x < w && y >= 0 && y < h) sampleMap.colourBy(String(d.names[y * w + x]));
+  });
   // the image's own controls redraw it here, and tell the server nothing
   for (const control of ['.image-mode', '.opacity', '.outline', '.image-choice']) {
     $(control).addEventListener('input', () => schedule());
@@ -116,7 +127,9 @@ function build(host) {
     root.dataset.markedPixels = String(marked);
     // the samples on the selection's principal axes, when the page sent them (pages/ui/sample_map.py)
     $('.map-panel').hidden = !d.samples_key;
-    if (d.samples_key) sampleMap.update({ key: d.samples_key, token: `${state.token}@${i}`, order, k, lam: d.lams[i] });
+    if (d.samples_key) {
+      sampleMap.update({ key: d.samples_key, token: `${state.token}@${i}`, order, k, lam: d.lams[i], names: d.names });
+    }
     const list = $('.top');
     const shown = Math.min(k, d.top_listed);
     $('.top-title').textContent = `Top ${shown} of the ${k.toLocaleString('en-US')} selected`;
@@ -124,6 +137,7 @@ function build(host) {
       const item = document.createElement('li');
       item.textContent = `${d.names[order[r]]}  ${row[order[r]].toPrecision(3)}`;
       item.dataset.feature = d.names[order[r]];
+      if (d.samples_key) item.title = 'Colour the map of the samples by this feature';
       return item;
     }));
   }
@@ -253,9 +267,10 @@ function build(host) {
     }
     drawColourBar(colours, h * scale, mode === 'weights');
     const under = chosen >= 0 ? samples.decoded.names[chosen] : 'the mean image';
-    $('.image-caption').textContent = mode === 'weights'
+    $('.image-caption').textContent = (mode === 'weights'
       ? `The weights on ${under} (opacity ${Math.round(opacity * 100)}%)` + (outline ? `, the top ${marked.toLocaleString('en-US')} outlined` : '')
-      : `The top ${marked.toLocaleString('en-US')} pixels (red) on ${under}`;
+      : `The top ${marked.toLocaleString('en-US')} pixels (red) on ${under}`)
+      + (d.samples_key ? '; click a pixel to colour the map of the samples by its value' : '');
     root.dataset.imageMode = mode;
     return marked;
   }
@@ -319,6 +334,11 @@ function build(host) {
       // server gives back the values it gave before, which leave the hand's in place
       const changed = data.k !== state.sentK || data.lam_index !== state.sentLam || data.token !== state.sentToken;
       state.sentK = data.k; state.sentLam = data.lam_index; state.sentToken = data.token;
+      // the feature the map is coloured by, where the server changed it (a link, Undo, a new data set)
+      if (data.colour_by !== state.sentColour) {
+        state.sentColour = data.colour_by;
+        sampleMap.colourBy(data.colour_by || null, true);
+      }
       if (changed && performance.now() - state.moved > HOLD_LOCAL_MS && !state.timer) {
         kInput.value = String(data.k);
         lamInput.value = String(data.lam_index);

@@ -57,6 +57,15 @@ _COMPONENT = st.components.v2.component(
 .scrubber .map-picked { font-size: 0.8rem; max-width: 460px; }
 .scrubber .map-clear { font-size: 0.75rem; }
 .scrubber .map-caption { font-size: 0.8rem; opacity: 0.8; max-width: 460px; }
+.scrubber .map-colour { display: flex; flex-wrap: wrap; gap: 0.25rem 0.5rem; align-items: center; font-size: 0.8rem;
+  margin: 0.25rem 0; max-width: 460px; }
+.scrubber .map-colour input { font-size: 0.8rem; width: 200px; }
+.scrubber .map-colour-reset { font-size: 0.75rem; }
+.scrubber .map-colour-note { font-size: 0.75rem; opacity: 0.85; }
+.scrubber .map-colour-bar { display: block; margin-top: 2px; }
+.scrubber .top li[title] { cursor: pointer; }
+.scrubber .top li[title]:hover { text-decoration: underline; }
+.scrubber canvas.image { cursor: crosshair; }
 """)
 
 #: Features named in the component's list of the top ones.
@@ -79,7 +88,7 @@ def _mean_image(images: np.ndarray) -> str:
 
 def selection_scrubber(key: str, *, lams, weights, feature_names, data_key: str, k: int, k_set: bool, lam: float,
                        gaps, defaults, images=None, on_change=None, k_label: str, lam_label: str,
-                       samples_key: str | None = None, on_picked=None) -> None:
+                       samples_key: str | None = None, on_picked=None, colour_by: str = "", on_colour=None) -> None:
     """Mount the component.
 
     ``weights``: ``(len(lams), n_features)``, the weights at each λ (one row without a path),
@@ -93,7 +102,9 @@ def selection_scrubber(key: str, *, lams, weights, feature_names, data_key: str,
     :func:`pages.ui.sample_map.mount` sent the samples by, for the map of the samples (none: no
     map); ``on_picked`` runs when the hand picks samples on it with a box
     (``st.session_state[key]["picked"]`` = ``{"key": samples_key, "rows": [...]}``, the drawn
-    samples' positions). ``on_change`` runs when the hand stops, with
+    samples' positions). ``colour_by``: the feature the map is coloured by ("": the groups);
+    ``on_colour`` runs when the hand chose another (``st.session_state[key]["colour"]`` =
+    ``{"feature": name}``, "" for the groups). ``on_change`` runs when the hand stops, with
     ``st.session_state[key]["view"]`` = ``{"k": ..., "lam": ..., "k_set": ...}``.
     """
     weights = np.ascontiguousarray(weights, dtype=np.float64)
@@ -110,6 +121,7 @@ def selection_scrubber(key: str, *, lams, weights, feature_names, data_key: str,
             "names": runs.kept(f"scrubber names {data_key}", lambda: [str(name) for name in feature_names]),
             "image": runs.kept(f"scrubber image {data_key}", mean_image) if images is not None else None,
             "gaps": [int(g) for g in gaps], "defaults": [int(d) for d in defaults],
-            "top_listed": TOP_LISTED, "k_label": k_label, "lam_label": lam_label, "samples_key": samples_key}
+            "top_listed": TOP_LISTED, "k_label": k_label, "lam_label": lam_label, "samples_key": samples_key,
+            "colour_by": str(colour_by)}
     _COMPONENT(key=key, data=data, on_view_change=on_change or (lambda: None), on_picked_change=on_picked or (lambda: None),
-               height="content")
+               on_colour_change=on_colour or (lambda: None), height="content")

@@ -117,7 +117,7 @@ def qalpha_defaults(data) -> dict:
     return {"qa_supervised": run.supervised, "qa_auto": False, "qa_k": default_k, "qa_criterion": run.criterion,
             "qa_side_mode": "none", "qa_n_pairs": 50, "qa_side_classes": class_values(data)[-1:], "qa_lambda": run.lam,
             "qa_init": run.init, "qa_n_init": run.n_init, "qa_max_iter": run.max_iter, "qa_tol": run.tol,
-            "qa_seed": run.random_state}
+            "qa_seed": run.random_state, "qa_colour_by": ""}
 
 
 def chosen_qalpha(data, side_available: bool) -> dict:
