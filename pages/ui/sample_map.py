@@ -115,10 +115,11 @@ def _feature_positions(data) -> dict:
 def coloured() -> None:
     """The scrubber's report of the feature the hand coloured the map by (clicked in the list or on
     the image, typed, or "" for the groups): the page's, for the link and Undo. The browser has
-    painted it already: the rerun gives the scrubber the value it held (``_qa_scrub_echo``)."""
+    painted it already. The whole page runs, not the selection's fragment alone, so that its Undo
+    offers the change (the browser keeps the scrubber it drew: pages/ui/scrubber.js)."""
     chosen = ((st.session_state.get("qa_scrubber") or {}).get("colour") or {}).get("feature", "")
     st.session_state["qa_colour_by"] = str(chosen)
-    st.session_state["_qa_scrub_echo"] = True
+    st.session_state["_qa_rerun_page"] = True
 
 
 def send_samples(main, side) -> None:
@@ -137,17 +138,18 @@ def draw(data, main, side, ranking, top_k: int, lam: float, *, n_clusters: int, 
     with them (:func:`picked_offer`) and, where the file gave the samples a layout, that layout in
     the same colours (:func:`stored_layout`). ``data``: the page's data set, of which ``main`` and
     ``side`` are the split by ``side_mode`` (``side_classes``, or the rows ``picked`` before)."""
-    drawn, view = mount(main, side, ranking, top_k, lam, n_clusters=n_clusters, seed=seed)
+    drawn, colours = mount(main, side, ranking, top_k, lam, n_clusters=n_clusters, seed=seed)
     picked_offer(data, main, side, drawn, side_mode, side_classes, picked)
     if main.meta.get("layouts"):
         # side classes and picked samples are rows of the same file: they have a place in its layout
-        stored_layout(main, side if side_mode in ("side classes", "picked samples") else None, view)
+        stored_layout(main, side if side_mode in ("side classes", "picked samples") else None, colours)
 
 
 def mount(main, side, ranking, top_k: int, lam: float, *, n_clusters: int, seed: int) -> tuple[np.ndarray, dict]:
     """Send the colours at K (and, beyond the browser's budget, the server's map) for the samples
     :func:`send_samples` sent, keyed by :func:`samples_key`; return the main samples the map draws,
-    in the order it draws them (its picks are positions in it).
+    in the order it draws them (its picks are positions in it), and every main sample's colours
+    (the server's map is sent those of its rows; the file's layout draws them all).
 
     ``ranking``: the features best first at λ ``lam``; ``top_k`` the K the server knows (the
     browser's last report). In the browser's budget the samples go once and the browser maps
@@ -158,7 +160,8 @@ def mount(main, side, ranking, top_k: int, lam: float, *, n_clusters: int, seed:
     ranking = np.asarray(ranking)
     ranking_key = hashlib.blake2b(ranking.tobytes(), digest_size=8).hexdigest()
     top = ranking[:top_k]
-    view = {"part": "view", "key": key, "server": None, **_colours(main, top, n_clusters, seed, ranking_key)}
+    colours = _colours(main, top, n_clusters, seed, ranking_key)
+    view = {"part": "view", "key": key, "server": None, **colours}
     rows = np.arange(main.n_samples)
     if not drawn_in_browser(main, side):
         mapped = runs.kept(f"map server {key} {ranking_key} {top_k} {SERVER_ROWS} {seed}",
@@ -182,7 +185,7 @@ def mount(main, side, ranking, top_k: int, lam: float, *, n_clusters: int, seed:
                        "the map itself, so it is redrawn when the hand stops."}
     view["token"] = hashlib.blake2b(repr(sorted(view.items())).encode(), digest_size=8).hexdigest()
     _COMPONENT(key="qa_samples_view", data=view, height="content")
-    return rows, view
+    return rows, colours
 
 
 def stored_layout(main, side, colours: dict) -> None:

@@ -2,8 +2,17 @@
 // follow them redrawn here from data sent once (the weights at every λ of the path), and the
 // server told once the hand stops. See pages/ui/scrubber.py for the data it receives.
 export default function ({ data, parentElement, setStateValue }) {
-  // one view per mounted component: a later call with new data updates it in place
-  const view = parentElement.__scrubber || (parentElement.__scrubber = build(parentElement));
+  // one view per mounted component: a later call with new data updates it in place. Mounted
+  // anew (a page run the selection's fragment asked for), the component is given the view it
+  // had by its key, its drawing and the hand's choices with it (the map's colouring, the picks)
+  const kept = window.__scrubbers || (window.__scrubbers = new Map());
+  if (!parentElement.__scrubber) {
+    const before = kept.get(data.mount_key);
+    if (before) parentElement.appendChild(before.root);
+    parentElement.__scrubber = before || build(parentElement);
+    kept.set(data.mount_key, parentElement.__scrubber);
+  }
+  const view = parentElement.__scrubber;
   view.report = setStateValue;
   view.update(data);
 }
@@ -12,6 +21,7 @@ const REPORT_AFTER_MS = 300;  // the hand has stopped: tell the server once
 // a blue-white-red for weights of both signs (viridis for the others: pages/ui/sample_map.js)
 const DIVERGING = [[59, 76, 192], [141, 176, 254], [255, 255, 255], [244, 154, 123], [180, 4, 38]];
 const HOLD_LOCAL_MS = 1500;   // data arriving this soon after a move is older than the hand's value
+const REPORT_LANDS_MS = 10000;  // a report not answered by then is taken as lost
 
 function build(host) {
   const root = document.createElement('div');
@@ -47,7 +57,10 @@ function build(host) {
   const kInput = $('.k-input'), lamInput = $('.lam-input');
   // pages/ui/sample_map.js; the samples picked on it and the feature it is coloured by go to the
   // server at once (a box, a name: one gesture each)
-  const sampleMap = createSampleMap($('.map-panel'), (kind, value) => view.report(kind, value));
+  const sampleMap = createSampleMap($('.map-panel'), (kind, value) => {
+    if (kind === 'colour') state.colourPending = { feature: value.feature, at: performance.now() };
+    view.report(kind, value);
+  });
   // moved: when the hand last moved a slider (never, at first: the server's K and λ are drawn at once)
   const state = { data: null, token: null, weights: null, orders: [], k: 1, lamIndex: 0, moved: -Infinity,
                   timer: 0, frame: 0, base: null };
@@ -313,6 +326,7 @@ function build(host) {
   }
 
   const view = {
+    root,
     report: null,
     update(data) {
       if (data.token !== state.token) {  // new weights (another result or path): decoded once
@@ -334,10 +348,15 @@ function build(host) {
       // server gives back the values it gave before, which leave the hand's in place
       const changed = data.k !== state.sentK || data.lam_index !== state.sentLam || data.token !== state.sentToken;
       state.sentK = data.k; state.sentLam = data.lam_index; state.sentToken = data.token;
-      // the feature the map is coloured by, where the server changed it (a link, Undo, a new data set)
+      // the feature the map is coloured by, where the server changed it (a link, Undo, a new data
+      // set); not a run's from before the hand's last report landed (the hand chose again since)
+      const pending = state.colourPending;
+      if (pending && (data.colour_by === pending.feature || performance.now() - pending.at > REPORT_LANDS_MS)) {
+        state.colourPending = null;
+      }
       if (data.colour_by !== state.sentColour) {
         state.sentColour = data.colour_by;
-        sampleMap.colourBy(data.colour_by || null, true);
+        if (!state.colourPending) sampleMap.colourBy(data.colour_by || null, true);
       }
       if (changed && performance.now() - state.moved > HOLD_LOCAL_MS && !state.timer) {
         kInput.value = String(data.k);

@@ -122,6 +122,6 @@ def selection_scrubber(key: str, *, lams, weights, feature_names, data_key: str,
             "image": runs.kept(f"scrubber image {data_key}", mean_image) if images is not None else None,
             "gaps": [int(g) for g in gaps], "defaults": [int(d) for d in defaults],
             "top_listed": TOP_LISTED, "k_label": k_label, "lam_label": lam_label, "samples_key": samples_key,
-            "colour_by": str(colour_by)}
+            "colour_by": str(colour_by), "mount_key": key}
     _COMPONENT(key=key, data=data, on_view_change=on_change or (lambda: None), on_picked_change=on_picked or (lambda: None),
                on_colour_change=on_colour or (lambda: None), height="content")

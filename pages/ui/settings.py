@@ -70,7 +70,7 @@ def shown(value) -> str:
     """A setting's value as a note shows it."""
     if isinstance(value, (list, tuple)):
         return ", ".join(map(str, value)) if value else "none"
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    return f"{value:g}" if isinstance(value, float) else str(value) if value != "" else "none"
 
 
 def adjust(key: str, value, note: str) -> None:

@@ -1083,3 +1083,78 @@ def test_the_top_k_grouped_into_modules_of_correlated_features():
     assert (f"form {expected.n_modules} modules" in said) if expected.n_modules > 1 else ("are one group" in said)
     assert "best of each module in turn" in said
     assert any(b.label == "Modules (CSV)" for b in app.get("download_button"))
+
+
+def test_the_map_coloured_by_a_feature_is_kept_in_the_link_and_undone():
+    """Issue 77 (1): the browser paints a feature's values from the standardised samples and each
+    feature's centre and scale (z · scale + centre gives the data back); the feature the hand chose
+    (the scrubber's report sets ``qa_colour_by``) goes into the address, the scrubber is told it
+    on the next page run (a link), and Undo puts the classes back."""
+    faces = load_dataset("warpAR10P")
+    app = run_page(faces)
+    data = map_parts(app)["data"]
+    Z = np.frombuffer(base64.b64decode(data["z"]), dtype="<f4").reshape(data["p"], data["n"]).T
+    centre, scale = (np.frombuffer(base64.b64decode(data[part]), dtype="<f4") for part in ("centre", "scale"))
+    np.testing.assert_allclose(Z * scale + centre, faces.X, atol=1e-5 * np.abs(faces.X).max())
+    assert scrubber(app)["colour_by"] == ""
+    name = faces.feature_names[1234]
+    app.session_state["qa_colour_by"] = name  # what the report's callback (sample_map.coloured) sets
+    app.run()
+    assert json.loads(app.query_params["qa_colour_by"]) == name and scrubber(app)["colour_by"] == name
+    undo = app.button(key="undo_qalpha")
+    assert undo.label == "Undo: Colour the map by back to none", undo.label
+    undo.click().run()
+    assert app.session_state["qa_colour_by"] == "" and scrubber(app)["colour_by"] == ""
+    # the link opened in a fresh session colours the map by the same feature
+    copy = AppTest.from_file(PAGE, default_timeout=120)
+    copy.query_params.update({"data": "warpAR10P", "qa_colour_by": json.dumps(name)})
+    copy.run()
+    assert not copy.exception and scrubber(copy)["colour_by"] == name
+
+
+def test_a_link_that_colours_by_a_feature_the_data_lack_is_said_and_ignored():
+    """Issue 77: a feature name that does not exist, from a link, is named in a note and the map
+    keeps its classes; a name left from another data set goes back to the classes with a note."""
+    copy = AppTest.from_file(PAGE, default_timeout=120)
+    copy.query_params.update({"data": "warpAR10P", "qa_colour_by": json.dumps("NKG7")})
+    copy.run()
+    assert not copy.exception and scrubber(copy)["colour_by"] == ""
+    assert any('Colour the map by ("NKG7")' in info.value for info in copy.info), [i.value for i in copy.info]
+    app = run_page(load_dataset("wine"))
+    app.session_state["qa_colour_by"] = "proline"
+    app.run()
+    assert scrubber(app)["colour_by"] == "proline"
+    app.session_state["dataset"] = load_dataset("iris")
+    app.run()
+    assert not app.exception and app.session_state["qa_colour_by"] == "" and scrubber(app)["colour_by"] == ""
+    notes = " ".join(element.value for element in [*app.info, *app.caption, *app.warning])
+    assert "Colour the map by: proline does not apply to" in notes, notes
+
+
+def test_the_servers_map_and_the_files_layout_are_coloured_by_the_chosen_feature(monkeypatch):
+    """Issue 77 (1): beyond the browser's budget the server's map carries the chosen feature's
+    values for the rows it drew; the file's own UMAP is drawn with the feature's values on a colour
+    scale (highest on top, as scanpy draws them), each cell's value on hover."""
+    import pages.ui.sample_map as page_map
+    from core.data.tables import load_table
+
+    monkeypatch.setattr(page_map, "BROWSER_VALUES", 1_000)  # the fixture's 60 x 40 cells are over it
+    monkeypatch.setattr(page_map, "SERVER_ROWS", 30)
+    path = Path(__file__).parents[1] / "fixtures" / "legacy_pbmc.h5ad"
+    cells = load_table(path.name, path.read_bytes(), label_column="bulk_labels")
+    gene = cells.feature_names[5]
+    app = run_page(cells)
+    app.session_state["qa_colour_by"] = gene
+    app.session_state["qa_layout_open"] = True
+    app.run()
+    assert not app.exception
+    view = map_parts(app)["view"]
+    rows = [cells.sample_names.index(name) for name in view["server"]["names"]]
+    assert len(rows) == 30 and view["feature"]["name"] == gene
+    np.testing.assert_allclose(view["feature"]["values"], cells.X[rows, 5])
+    spec = json.loads(next(c for c in app.get("plotly_chart") if c.proto.id.endswith("qa_stored_layout")).proto.spec)
+    (trace,) = spec["data"]
+    order = np.argsort(cells.X[:, 5], kind="stable")
+    np.testing.assert_allclose(plotly_array(trace["marker"]["color"]), cells.X[order, 5])
+    assert trace["marker"]["showscale"] and gene in spec["layout"]["title"]["text"]
+    assert trace["text"][0].startswith(cells.sample_names[order[0]])

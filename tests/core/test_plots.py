@@ -438,6 +438,8 @@ def _every_builder():
                                                 names=list("uvwxyz"), side_coordinates=rng.normal(size=(2, 2)),
                                                 side_names=["s1", "s2"], axis_names=("UMAP1", "UMAP2")),
         "samples layout, no side": samples_layout_figure(rng.normal(size=(3, 2)), [0, 0, 1], ["a", "b"]),
+        "samples layout by a feature": samples_layout_figure(rng.normal(size=(3, 2)), [0, 0, 1], ["a", "b"],
+                                                             values=[2.0, 0.5, 1.0], value_name="NKG7"),
     }
 
 
@@ -586,3 +588,30 @@ def test_sorted_weights_on_a_log_rank_axis_place_their_marks_where_plotly_reads_
     linear = sorted_weights_figure(alpha, n_selected=40, clear_gap=True)
     assert linear.layout.xaxis.type in (None, "linear") and next(
         a for a in linear.layout.annotations if "sparsity gap" in a.text).x == 40.5
+
+
+def test_a_layout_coloured_by_a_feature_draws_the_highest_last_with_its_value_on_hover():
+    """Issue 77 (1): one trace on viridis with a colour bar, the samples in increasing order of
+    the feature (the highest on top, as scanpy's sort_order), each named with its group and value;
+    values of the wrong length are refused."""
+    coordinates = np.array([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0], [6.0, 7.0]])
+    figure = samples_layout_figure(coordinates, [0, 1, 0, 1], ["a", "b"], names=list("wxyz"), values=[3.0, -1.0, 2.0, 3.0],
+                                   value_name="CD3E")
+    (trace,) = figure.data
+    assert list(trace.marker.color) == [-1.0, 2.0, 3.0, 3.0] and list(trace.x) == [2.0, 4.0, 0.0, 6.0]
+    assert trace.marker.showscale and trace.marker.colorbar.title.text == "CD3E"
+    assert list(trace.text) == ["x · class: b", "y · class: a", "w · class: a", "z · class: b"]
+    with pytest.raises(ValueError, match="one value per sample"):
+        samples_layout_figure(coordinates, [0, 1, 0, 1], ["a", "b"], values=[1.0, 2.0])
+
+
+def test_column_scales_are_the_spread_and_one_for_a_constant_column():
+    """The scales the map's colours are brought back with: NumPy's population standard deviation,
+    1 where a column is constant to float64's rounding (log1p(5) twelve times)."""
+    from core.validation import column_scales, zscores
+
+    X = np.c_[np.arange(12.0), np.full(12, np.log1p(5.0)), np.linspace(-3, 9, 12) ** 2]
+    mean, scale = column_scales(X)
+    np.testing.assert_allclose(mean, [5.5, np.log1p(5.0), np.mean(np.linspace(-3, 9, 12) ** 2)])
+    np.testing.assert_allclose(scale, [np.sqrt(143 / 12), 1.0, np.std(np.linspace(-3, 9, 12) ** 2)])
+    np.testing.assert_allclose(zscores(X) * scale + mean, X, atol=1e-12)
