@@ -130,8 +130,9 @@ default = default_k(result.alpha, gap)
 widgets.chart(sorted_weights_figure(result.alpha, data.feature_names, gap.n_selected, clear_gap=gap.clear,
                                     default=default, log_rank=True), "kernel_sorted")
 widgets.pixel_view(data, result.alpha, result.top(default.k), "kernel_overlay")
-sample_map.server_map(data, result.top(default.k), n_clusters=int(result.k), seed=0, key="kernel_samples",
-                      what=f"the top {default.k:,} features of kernel Q-alpha")
+sample_map.selection_map(data, result.top(default.k), n_clusters=int(result.k), seed=0, key="kernel_samples",
+                         what="the top {k} features of kernel Q-alpha", order=result.ranking,
+                         k_label="K — top features on the map")
 # drawn only when asked for (as on the Q-alpha page): with the snippet drawn when opened, a new
 # tab's first open of this page was painted 1.05 s after the bare page's, now 0.55-0.77 s
 # (bench_app, medians of 3 opens)

@@ -11,14 +11,15 @@ definitions are those of scanpy's ``rank_genes_groups`` with ``reference="rest"`
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
 from ..errors import InputError
-from ..matrix import dense_matrix
-from ..matrix.moments import column_moments
+from ..matrix import data_matrix
+from ..matrix.moments import ColumnMoments, class_moments
 from ..validation import as_labels
 
 __all__ = ["ClassMarkers", "class_markers", "benjamini_hochberg", "selection_reach", "MARKER_TESTS"]
@@ -34,7 +35,8 @@ FOLD_EPSILON = 1e-9
 class ClassMarkers:
     """Per-class statistics of features (from :func:`class_markers`).
 
-    Every array is (n_classes, n_features): row ``c`` compares class ``classes[c]`` with the rest.
+    Every array is (n_classes, n_features): row ``c`` compares class ``classes[c]`` with the rest,
+    or with the class ``reference`` (which is then not among ``classes``).
 
     Attributes
     ----------
@@ -43,7 +45,7 @@ class ClassMarkers:
         The columns of ``X`` tested.
     feature_names : tuple of str
     mean, mean_rest : ndarray
-        Means in the class and in the other samples.
+        Means in the class and in the other samples (the reference class's samples).
     fraction, fraction_rest : ndarray
         Share of samples in which the feature is not zero.
     log2_fold_change : ndarray
@@ -54,6 +56,7 @@ class ClassMarkers:
         The test statistic (Welch's t, or the rank-sum z), its two-sided p-value, and the p-value
         corrected over the features tested (Benjamini-Hochberg, per class).
     method : str
+    reference : "rest" or a class label
     """
 
     classes: np.ndarray
@@ -68,6 +71,7 @@ class ClassMarkers:
     p_value: np.ndarray
     p_adjusted: np.ndarray
     method: str
+    reference: object = "rest"
 
     def table(self):
         """One row per class and feature (a tidy pandas DataFrame), the features of each class by
@@ -168,20 +172,104 @@ def benjamini_hochberg(p_values) -> np.ndarray:
     return stats.false_discovery_control(np.where(np.isnan(p_values), 1.0, p_values), method="bh")
 
 
-def _mean_var(X):
-    """Means and unbiased variances of the columns, from the library's one-pass moments."""
-    moments = column_moments(X)
-    return moments.mean, moments.centred / max(X.shape[0] - 1, 1)
+#: Values of the data densified at once: the features are tested in blocks of columns of at most
+#: this many values (32 MB in float64), so sparse and Dask data are never densified whole.
+BLOCK_VALUES = 4_000_000
+
+
+def _column_blocks(matrix, features):
+    """``(start, values)`` for consecutive blocks of the ``features`` (positions ``start ...`` of
+    them), each a dense float64 array of all samples: a slice of dense data, the columns of sparse
+    data made dense, or the columns of a Dask array computed."""
+    n_samples = matrix.shape[0]
+    width = max(1, BLOCK_VALUES // max(n_samples, 1))
+    source = matrix.values.tocsc() if matrix.kind == "sparse" else matrix.values  # columns read cheaply
+    for start in range(0, features.size, width):
+        columns = features[start:start + width]
+        block = source[:, columns]
+        if matrix.kind == "chunked":
+            block = block.compute()
+        yield start, np.asarray(block.toarray() if hasattr(block, "toarray") else block, dtype=np.float64)
+
+
+def _tie_correction(values) -> np.ndarray:
+    """Per column, ``1 - sum(t^3 - t) / (n^3 - n)`` over the runs of ``t`` equal values (SciPy's
+    ``tiecorrect``, for every column of a block at once)."""
+    n, width = values.shape
+    if n < 2:
+        return np.ones(width)
+    ordered = np.sort(values, axis=0)
+    starts = np.ones_like(ordered, dtype=bool)
+    starts[1:] = ordered[1:] != ordered[:-1]
+    first = np.flatnonzero(starts.T.ravel())  # run starts, column after column (each column starts one)
+    runs = np.diff(np.append(first, n * width)).astype(np.float64)
+    ties = np.bincount(first // n, weights=runs**3 - runs, minlength=width)
+    return 1.0 - ties / (float(n) ** 3 - n)
+
+
+def _rank_sum_z(values, groups, tie_correct: bool) -> np.ndarray:
+    """The rank-sum statistic of each group against the other samples of ``values`` (all the rows
+    given), per column: ``(R - n1 (n + 1) / 2) / sqrt(n1 n2 (n + 1) / 12)``, ranks averaged over
+    ties; ``groups`` (n_samples x n_groups, 0/1) says which samples each group holds."""
+    n = values.shape[0]
+    n_in = groups.sum(axis=0)[:, None]
+    correction = _tie_correction(values) if tie_correct else 1.0
+    spread = np.sqrt(correction * n_in * (n - n_in) * (n + 1) / 12.0)
+    ranks = stats.rankdata(values, axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = (groups.T @ ranks - n_in * (n + 1) / 2.0) / spread
+    return np.where(np.isnan(z), 0.0, z)
+
+
+def _welch(group: ColumnMoments, other: ColumnMoments) -> tuple[np.ndarray, np.ndarray]:
+    """Welch's t and its two-sided p-value from the two groups' moments (SciPy's
+    ``ttest_ind_from_stats``, unbiased variances); no spread and equal means: t = 0, p = 1."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t, p = stats.ttest_ind_from_stats(group.mean, np.sqrt(group.centred / max(group.count - 1, 1)), group.count,
+                                          other.mean, np.sqrt(other.centred / max(other.count - 1, 1)), other.count,
+                                          equal_var=False)
+    return np.where(np.isnan(t), 0.0, t), np.where(np.isnan(p), 1.0, p)
+
+
+def _checked_features(features, n_total: int) -> np.ndarray:
+    if features is None:
+        return np.arange(n_total)
+    features = np.asarray(features)
+    if features.ndim != 1 or features.size == 0 or not np.issubdtype(features.dtype, np.integer) \
+            or features.min() < 0 or features.max() >= n_total:
+        raise InputError(f"features must be column indices between 0 and {n_total - 1}.")
+    return features
+
+
+def _groups(labels, n_samples: int, reference):
+    """The classes, each sample's class code, the codes of the classes tested and the reference's
+    code (None: each class against the rest)."""
+    labels = as_labels(labels, n_samples)
+    classes, codes, counts = np.unique(labels, return_inverse=True, return_counts=True)
+    if classes.size < 2:
+        raise InputError("Per-class statistics need at least two classes in the labels.")
+    if counts.min() < 2:
+        raise InputError(f"Class {classes[counts.argmin()]!r} has one sample: a class needs two to have a variance.")
+    if isinstance(reference, str) and reference == "rest":
+        return classes, codes, np.arange(classes.size), None
+    found = np.flatnonzero(classes.astype(str) == str(reference))
+    if found.size != 1:
+        raise InputError(f"The reference class {reference!r} is not one of the classes "
+                         f"({', '.join(map(str, classes[:10]))}{', ...' if classes.size > 10 else ''}).")
+    return classes, codes, np.delete(np.arange(classes.size), found[0]), int(found[0])
 
 
 def class_markers(X, labels, *, features=None, feature_names=None, method: str = "t-test", log1p: bool = True,
-                  tie_correct: bool = False) -> ClassMarkers:
-    """Per-class statistics and tests of features, each class against the rest.
+                  tie_correct: bool = False, reference="rest") -> ClassMarkers:
+    """Per-class statistics and tests of features, each class against the rest (or against one
+    reference class).
 
     Parameters
     ----------
-    X : array_like, shape (n_samples, n_features)
-        Dense data (for expression data, log1p of normalised counts, as scanpy expects).
+    X : array_like, scipy.sparse matrix or dask.array.Array, shape (n_samples, n_features)
+        The data (for expression data, log1p of normalised counts, as scanpy expects). Sparse and
+        Dask data are read in blocks of columns (:data:`BLOCK_VALUES` values at a time), never
+        densified whole.
     labels : array_like, shape (n_samples,)
         At least two classes, each of at least two samples.
     features : array_like of int, optional
@@ -190,7 +278,7 @@ def class_markers(X, labels, *, features=None, feature_names=None, method: str =
         Names of all columns of ``X``.
     method : {"t-test", "wilcoxon"}
         Welch's t-test on the class and rest means and variances, or the Wilcoxon rank-sum test
-        (normal approximation, ranks over all samples, average ranks for ties).
+        (normal approximation, ranks over the samples of the two groups, average ranks for ties).
     log1p : bool
         Whether ``X`` holds ``log1p`` values: the fold change then compares ``expm1`` of the
         mean logs (scanpy's definition); otherwise the means themselves (for non-negative data).
@@ -198,68 +286,59 @@ def class_markers(X, labels, *, features=None, feature_names=None, method: str =
         and given as NaN.
     tie_correct : bool
         Wilcoxon only: correct the variance for ties.
+    reference : "rest" or a class label
+        What each class is compared with: the other samples, or the samples of one class (scanpy's
+        ``reference=``); that class is then not tested itself, and the ``*_rest`` attributes hold
+        its statistics.
 
     Returns
     -------
     ClassMarkers
     """
-    X = dense_matrix(X)
-    n_samples, n_total = X.shape
-    labels = as_labels(labels, n_samples)
+    matrix = data_matrix(X)
+    n_samples, n_total = matrix.shape
     if method not in MARKER_TESTS:
         raise InputError(f"method must be one of {', '.join(MARKER_TESTS)}; got {method!r}.")
-    classes, codes, counts = np.unique(labels, return_inverse=True, return_counts=True)
-    if classes.size < 2:
-        raise InputError("Per-class statistics need at least two classes in the labels.")
-    if counts.min() < 2:
-        raise InputError(f"Class {classes[counts.argmin()]!r} has one sample: a class needs two to have a variance.")
-    if features is None:
-        features = np.arange(n_total)
-    features = np.asarray(features)
-    if features.ndim != 1 or features.size == 0 or not np.issubdtype(features.dtype, np.integer) \
-            or features.min() < 0 or features.max() >= n_total:
-        raise InputError(f"features must be column indices between 0 and {n_total - 1}.")
+    classes, codes, tested, reference_code = _groups(labels, n_samples, reference)
+    features = _checked_features(features, n_total)
     names = tuple(str(name) for name in feature_names) if feature_names is not None else \
         tuple(f"feature {j}" for j in range(n_total))
     if len(names) != n_total:
         raise InputError(f"feature_names has {len(names)} names for {n_total} features.")
-    if not log1p and X[:, features].min() < 0:
-        raise InputError("Fold changes of data as given need non-negative values; pass log1p=True for "
-                         "log-transformed data.")
-    values = X[:, features]
-    shape = (classes.size, features.size)
-    mean, var, mean_rest, var_rest, fraction, fraction_rest, score, p_value = (np.zeros(shape) for _ in range(8))
-    ranks = stats.rankdata(values, axis=0) if method == "wilcoxon" else None
-    for c in range(classes.size):
-        inside = codes == c
-        group, rest = values[inside], values[~inside]
-        mean[c], var[c] = _mean_var(group)
-        mean_rest[c], var_rest[c] = _mean_var(rest)
-        fraction[c] = np.count_nonzero(group, axis=0) / group.shape[0]
-        fraction_rest[c] = np.count_nonzero(rest, axis=0) / rest.shape[0]
-        n_in, n_out = group.shape[0], rest.shape[0]
-        if method == "t-test":
-            with np.errstate(invalid="ignore", divide="ignore"):
-                t, p = stats.ttest_ind_from_stats(mean[c], np.sqrt(var[c]), n_in, mean_rest[c], np.sqrt(var_rest[c]),
-                                                  n_out, equal_var=False)
-            score[c] = np.where(np.isnan(t), 0.0, t)  # no spread and equal means: no evidence
-            p_value[c] = np.where(np.isnan(p), 1.0, p)
-        else:
-            correction = 1.0
-            if tie_correct:
-                correction = np.array([stats.tiecorrect(ranks[:, j]) for j in range(features.size)])
-            spread = np.sqrt(correction * n_in * n_out * (n_samples + 1) / 12.0)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                z = (ranks[inside].sum(axis=0) - n_in * (n_samples + 1) / 2.0) / spread
-            score[c] = np.where(np.isnan(z), 0.0, z)
-            p_value[c] = 2 * stats.norm.sf(np.abs(score[c]))
+    shape = (tested.size, features.size)
+    mean, mean_rest, fraction, fraction_rest, score, p_value = (np.zeros(shape) for _ in range(6))
+    members = np.eye(classes.size)[codes]  # samples x classes, one-hot: sums per class as one product
+    for start, values in _column_blocks(matrix, features):
+        if not log1p and values.min() < 0:
+            raise InputError("Fold changes of data as given need non-negative values; pass log1p=True for "
+                             "log-transformed data.")
+        block = slice(start, start + values.shape[1])
+        moments = class_moments(values, codes, classes.size)
+        nonzero = members.T @ (values != 0)
+        for row, c in enumerate(tested):
+            # the rest's moments combined class by class (Chan et al.'s update: no cancellation)
+            other = moments[reference_code] if reference_code is not None else \
+                functools.reduce(ColumnMoments.combine, [m for d, m in enumerate(moments) if d != c])
+            mean[row, block], mean_rest[row, block] = moments[c].mean, other.mean
+            fraction[row, block] = nonzero[c] / moments[c].count
+            fraction_rest[row, block] = ((nonzero.sum(axis=0) - nonzero[c]) if reference_code is None
+                                         else nonzero[reference_code]) / other.count
+            if method == "t-test":
+                score[row, block], p_value[row, block] = _welch(moments[c], other)
+            elif reference_code is not None:
+                pair = (codes == c) | (codes == reference_code)
+                score[row, block] = _rank_sum_z(values[pair], members[pair][:, [c]], tie_correct)[0]
+        if method == "wilcoxon" and reference_code is None:  # one ranking of the block for every class
+            score[:, block] = _rank_sum_z(values, members[:, tested], tie_correct)
+    if method == "wilcoxon":
+        p_value = 2 * stats.norm.sf(np.abs(score))
     expand = np.expm1 if log1p else (lambda m: m)
     amount, amount_rest = expand(mean) + FOLD_EPSILON, expand(mean_rest) + FOLD_EPSILON
     # a fold change is a ratio of amounts: undefined (NaN, as documented) where a mean is negative
     log2_fold_change = np.log2(amount / amount_rest, out=np.full(amount.shape, np.nan),
                                where=(amount > 0) & (amount_rest > 0))
     p_adjusted = np.vstack([benjamini_hochberg(row) for row in p_value])
-    return ClassMarkers(classes=classes, features=features, feature_names=tuple(names[j] for j in features),
+    return ClassMarkers(classes=classes[tested], features=features, feature_names=tuple(names[j] for j in features),
                         mean=mean, mean_rest=mean_rest, fraction=fraction, fraction_rest=fraction_rest,
                         log2_fold_change=log2_fold_change, score=score, p_value=p_value, p_adjusted=p_adjusted,
-                        method=method)
+                        method=method, reference="rest" if reference_code is None else classes[reference_code])

@@ -47,6 +47,13 @@ def all_markers_view(main, ranking, top_k: int) -> None:
                          help="Each class against the other samples, for every feature: Welch's t-test or the "
                               "Wilcoxon rank-sum test (ties counted), p-values corrected over all the features "
                               "(Benjamini-Hochberg): scanpy's rank_genes_groups (equal to 1e-6, tested).")
+        choices = ["the rest", *(str(c) for c in classes)]
+        if st.session_state.get("qa_all_markers_against") not in choices:  # a class of another data set
+            st.session_state["qa_all_markers_against"] = "the rest"
+        against = row.selectbox("Against", choices, key="qa_all_markers_against", width=200,
+                                help="Each class against the other samples (scanpy's reference='rest'), or every "
+                                     "class against one class (reference='<class>'): that class's samples are the "
+                                     "rest of each test, and it is not tested itself.")
         count = int(row.number_input("Markers per class", 1, MOST_PER_CLASS, 5, key="qa_all_markers_n",
                                      persist_state="session", width=180,
                                      help="How many of each class's best markers (largest score) are drawn and "
@@ -54,16 +61,20 @@ def all_markers_view(main, ranking, top_k: int) -> None:
         non_negative = bool(main.X.min() >= 0)
         as_log1p = bool((non_negative and not main.is_image and st.session_state.get("qa_marker_log1p", False))
                         or not non_negative)
+        reference = "rest" if against == "the rest" else against
         markers = runs.run_cached("class_markers", dict(data=main.fingerprint, features="all", test=test,
-                                                        log1p=as_log1p),
-                                  main.X, main.labels, feature_names=main.feature_names, method=test, log1p=as_log1p)
-        _reach_caption(selection_reach(markers, ranking, count), top_k, count)
+                                                        log1p=as_log1p, reference=reference),
+                                  main.X, main.labels, feature_names=main.feature_names, method=test, log1p=as_log1p,
+                                  reference=reference)
+        versus = "" if reference == "rest" else f" against {against}"
+        _reach_caption(selection_reach(markers, ranking, count), top_k, count, versus)
         best = markers.top_per_class(count)
         shown = list(dict.fromkeys(best.ravel().tolist()))  # class by class, each feature once
         widgets.chart(dotplot_figure(markers.classes, [markers.feature_names[j] for j in shown], markers.score[:, shown],
                                      markers.fraction[:, shown] if non_negative else None,
                                      colour_title="Welch t" if test == "t-test" else "rank-sum z",
-                                     title=f"Each class's {count} best markers over all {markers.features.size:,} features"),
+                                     title=f"Each class's {count} best markers{versus} over all "
+                                           f"{markers.features.size:,} features"),
                       "all_markers_dotplot")
         table = _markers_table(markers, best, ranking, non_negative)
         st.dataframe(table, hide_index=True, height=260,
@@ -74,11 +85,13 @@ def all_markers_view(main, ranking, top_k: int) -> None:
                            key="qa_all_markers_csv", on_click="ignore")
 
 
-def _reach_caption(reach: list[dict], top_k: int, count: int) -> None:
-    """Each class's first marker in the selection, in words; the classes the top K leave out said apart."""
+def _reach_caption(reach: list[dict], top_k: int, count: int, versus: str = "") -> None:
+    """Each class's first marker in the selection, in words; the classes the top K leave out said
+    apart. ``versus``: what the classes were tested against, in words (" against B"; "": the rest)."""
     parts = [f"{settings.shown(row['class'])}: {row['feature']} at {row['selection_rank']:,}"
              for row in reach if row["selection_rank"] is not None]
-    st.caption(f"Where each class's first marker (of its {count} best) comes in the selection: " + "; ".join(parts) + ".")
+    st.caption(f"Where each class's first marker (of its {count} best{versus}) comes in the selection: "
+               + "; ".join(parts) + ".")
     missed = [settings.shown(row["class"]) for row in reach
               if row["selection_rank"] is None or row["selection_rank"] > top_k]
     if missed:

@@ -369,7 +369,8 @@ function createSampleMap(panel, report) {
     const shares = [0, 1].map((a) => total > 0 ? state.pair.values[a] / total : 0);
     axes(shares);
     $('.map-caption').textContent = `The ${samples.n.toLocaleString('en-US')} samples on the first two principal `
-      + `components of the top ${cols.length.toLocaleString('en-US')} features (standardised), redrawn here as K and λ move`
+      + `components of ${view.what ? view.what.replace('{k}', cols.length.toLocaleString('en-US'))
+        : `the top ${cols.length.toLocaleString('en-US')} features`} (standardised), redrawn here as ${view.what ? 'k moves' : 'K and λ move'}`
       + (state.pair.converged ? '.' : done ? `; not converged in ${MAP_MAX_ITER} iterations (residual `
          + `${state.pair.residual.toExponential(1)}): the axes are approximate.` : '; refining…');
     if (!done) schedule();

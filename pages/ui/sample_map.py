@@ -12,6 +12,7 @@ the K the browser reported."""
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 import numpy as np
 import streamlit as st
@@ -258,34 +259,61 @@ def picked_offer(data, main, side, drawn, side_mode: str, side_classes, picked) 
                      "samples (their statistics, fold changes and adjusted p-values), as it tests a class.")
 
 
-def server_map(data, features, *, n_clusters: int, seed: int, key: str, what: str, rows=None) -> None:
-    """The map of the samples drawn by the server, for the pages without the scrubber (Kernel
-    Q-alpha's top K, Sparse LDA's k selected features): the samples (``rows`` of ``data``, default
-    all) on the first two principal components of the ``features`` (standardised, as on the Q-alpha
-    page; at most :data:`~core.evaluation.sample_map.SERVER_ROWS` seeded rows), coloured as the
-    Q-alpha page's map colours them, in an expander drawn only while open. ``what`` names the
-    features in the title ("the top 40 features of kernel Q-alpha")."""
-    opened = widgets.when_open(f"The samples on {what}: a map", f"{key}_open")
+_SELECTION_MAP = st.components.v2.component(
+    "selection_map",
+    # the map on its own (pages/ui/selection_map.js), for the pages without the scrubber
+    js="\n".join((Path(__file__).with_name(name)).read_text(encoding="utf-8")
+                 for name in ("sample_map.js", "selection_map.js")),
+    isolate_styles=False, css=(Path(__file__).with_name("selection.css")).read_text(encoding="utf-8"))
+
+
+def selection_map(data, features, *, n_clusters: int, seed: int, key: str, what: str, rows=None, order=None,
+                  k_label: str | None = None) -> None:
+    """The map of the samples for the pages without the scrubber (Kernel Q-alpha's top K, Sparse
+    LDA's k selected features), in an expander drawn only while open: the samples (``rows`` of
+    ``data``, default all) on the first two principal components of the ``features``
+    (standardised), coloured as the Q-alpha page's map colours them. Within the browser's budget
+    the browser draws it from the samples sent once (issue 77, item 4): ``order`` (a ranking of
+    every feature) gives it a K slider of its own (``k_label``) that starts at ``len(features)``;
+    without it the map follows the page's own k. Beyond the budget the server maps at most
+    :data:`~core.evaluation.sample_map.SERVER_ROWS` seeded rows. ``what`` names the features in
+    the title, ``{k}`` standing for their number ("the top {k} features of kernel Q-alpha")."""
+    features = np.asarray(features, dtype=np.intp)
+    # the label does not change with k: a new label is a new expander, closed
+    opened = widgets.when_open(f"The samples on {what.format(k='K' if order is not None else 'k')}: a map", f"{key}_open")
     if opened is None:
         return
-    features = np.asarray(features, dtype=np.intp)
     rows = np.arange(data.n_samples) if rows is None else np.flatnonzero(rows) if np.asarray(rows).dtype == bool \
         else np.asarray(rows, dtype=np.intp)
     shown = data if rows.size == data.n_samples else runs.kept(
         f"map rows {data.fingerprint} {hashlib.blake2b(rows.tobytes(), digest_size=8).hexdigest()}",
         lambda: data.subset_samples(rows))
     features_key = hashlib.blake2b(features.tobytes(), digest_size=8).hexdigest()
-    mapped = runs.kept(f"map server {shown.fingerprint} {features_key} {SERVER_ROWS} {seed}",
-                       lambda: sample_map(shown.X, features, max_rows=SERVER_ROWS, random_state=seed))
     colours = _colours(shown, features, n_clusters, seed, features_key)
-    figure = samples_layout_figure(
-        mapped.coordinates, np.asarray(colours["groups"])[mapped.rows], colours["group_names"],
-        names=[shown.sample_names[i] for i in mapped.rows], group_title=colours["group_title"],
-        axis_names=tuple(f"PC{axis + 1} ({share:.0%} of the variance)" for axis, share in enumerate(mapped.explained)),
-        title=f"The samples on {what}")
     with opened:
+        if drawn_in_browser(shown, None):
+            _COMPONENT(key=f"{key}_data", data=runs.kept(f"map samples {samples_key(shown, None)}",
+                                                         lambda: _samples_data(shown, None)), height="content")
+            view = {"part": "view", "key": samples_key(shown, None), "server": None, **colours}
+            view["token"] = hashlib.blake2b(repr(sorted(view.items())).encode(), digest_size=8).hexdigest()
+            _COMPONENT(key=f"{key}_view", data=view, height="content")
+            ranked = np.asarray(order if order is not None else features, dtype=np.int32)
+            _SELECTION_MAP(key=key, height="content", data={
+                "samples_key": samples_key(shown, None), "order": encoded(ranked, "<i4"), "k": int(features.size),
+                "token": hashlib.blake2b(ranked.tobytes(), digest_size=8).hexdigest(), "what": what,
+                "k_label": k_label if order is not None else None,
+                "names": runs.kept(f"scrubber names {shown.fingerprint}", lambda: [str(n) for n in shown.feature_names])})
+            return
+        mapped = runs.kept(f"map server {shown.fingerprint} {features_key} {SERVER_ROWS} {seed}",
+                           lambda: sample_map(shown.X, features, max_rows=SERVER_ROWS, random_state=seed))
+        figure = samples_layout_figure(
+            mapped.coordinates, np.asarray(colours["groups"])[mapped.rows], colours["group_names"],
+            names=[shown.sample_names[i] for i in mapped.rows], group_title=colours["group_title"],
+            axis_names=tuple(f"PC{axis + 1} ({share:.0%} of the variance)" for axis, share in enumerate(mapped.explained)),
+            title=f"The samples on {what.format(k=f'{features.size:,}')}")
         widgets.chart(figure, key)
         st.caption((f"{mapped.rows.size:,} of the {shown.n_samples:,} samples (a seeded sample)" if mapped.sampled else
                     f"The {shown.n_samples:,} samples") + f" on the first two principal components of the "
-                   f"{features.size:,} features, standardised (as the Q-alpha page's map of the samples draws them).")
-
+                   f"{features.size:,} features, standardised (as the Q-alpha page's map of the samples draws them): "
+                   f"{shown.n_samples * shown.n_features:,} values are more than the {BROWSER_VALUES:,} the browser "
+                   "is sent to redraw the map itself.")

@@ -22,51 +22,7 @@ _COMPONENT = st.components.v2.component(
     # the map of the samples first: the scrubber builds one (pages/ui/sample_map.py sends its data)
     js="\n".join((Path(__file__).with_name(name)).read_text(encoding="utf-8") for name in ("sample_map.js", "scrubber.js")),
     isolate_styles=False,  # in the page's DOM: its tests and the timing read it as they read the rest
-    css="""
-.scrubber { font-family: var(--st-font); color: var(--st-text-color); }
-.scrubber .row { display: flex; flex-wrap: wrap; gap: 1.5rem; align-items: flex-end; margin-bottom: 0.5rem; }
-.scrubber .control { display: flex; flex-direction: column; font-size: 0.875rem; min-width: 220px; }
-.scrubber .control input { width: 100%; accent-color: var(--st-primary-color); }
-.scrubber output { font-size: 0.8rem; }
-.scrubber .count { display: flex; flex-direction: column; }
-.scrubber .count-label { font-size: 0.875rem; }
-.scrubber .count-value { font-size: 2rem; line-height: 1.2; }
-.scrubber .count-of { font-size: 0.8rem; opacity: 0.7; }
-.scrubber .panels { display: flex; flex-wrap: wrap; gap: 1rem; align-items: flex-start; }
-.scrubber figure { margin: 0; }
-.scrubber figcaption, .scrubber .top-title { font-size: 0.8rem; opacity: 0.8; }
-.scrubber .weights-panel { flex: 0 0 auto; }
-.scrubber canvas { display: block; }
-.scrubber .top { font-size: 0.8rem; margin: 0.25rem 0 0 1.2rem; padding: 0; font-family: var(--st-code-font); }
-.scrubber .image-controls { display: flex; flex-wrap: wrap; gap: 0.25rem 0.75rem; font-size: 0.75rem;
-  max-width: 380px; margin-bottom: 0.25rem; align-items: center; }
-.scrubber .image-controls select, .scrubber .image-controls input { font-size: 0.75rem; }
-.scrubber .image-controls .opacity { width: 80px; vertical-align: middle; }
-.scrubber .image-row { display: flex; align-items: flex-start; gap: 4px; }
-.scrubber .map-panel { margin-top: 0.75rem; }
-.scrubber .map-title { font-size: 0.875rem; font-weight: 600; }
-.scrubber .map-box { position: relative; display: inline-block; }
-.scrubber .map-tip { position: absolute; background: var(--st-background-color); border: 1px solid #bbb;
-  border-radius: 4px; padding: 4px; font-size: 0.75rem; pointer-events: none; max-width: 220px; z-index: 2; }
-.scrubber .map-tip canvas { display: block; margin-bottom: 2px; }
-.scrubber .map-legend { display: flex; flex-wrap: wrap; gap: 0.25rem 0.75rem; font-size: 0.75rem; max-width: 460px; }
-.scrubber .map-key i { display: inline-block; width: 0.7rem; height: 0.7rem; border-radius: 50%; margin-right: 0.25rem; }
-.scrubber .map-key b { margin-right: 0.25rem; }
-.scrubber .map-key-title { opacity: 0.8; }
-.scrubber .map-band { position: absolute; border: 1px dashed #333; background: rgba(0,0,0,0.06); pointer-events: none; }
-.scrubber .map-picked { font-size: 0.8rem; max-width: 460px; }
-.scrubber .map-clear { font-size: 0.75rem; }
-.scrubber .map-caption { font-size: 0.8rem; opacity: 0.8; max-width: 460px; }
-.scrubber .map-colour { display: flex; flex-wrap: wrap; gap: 0.25rem 0.5rem; align-items: center; font-size: 0.8rem;
-  margin: 0.25rem 0; max-width: 460px; }
-.scrubber .map-colour input { font-size: 0.8rem; width: 200px; }
-.scrubber .map-colour-reset { font-size: 0.75rem; }
-.scrubber .map-colour-note { font-size: 0.75rem; opacity: 0.85; }
-.scrubber .map-colour-bar { display: block; margin-top: 2px; }
-.scrubber .top li[title] { cursor: pointer; }
-.scrubber .top li[title]:hover { text-decoration: underline; }
-.scrubber canvas.image { cursor: crosshair; }
-""")
+    css=(Path(__file__).with_name("selection.css")).read_text(encoding="utf-8"))
 
 #: Features named in the component's list of the top ones.
 TOP_LISTED = 10

@@ -940,10 +940,14 @@ def _same_up_to_sign(drawn, expected):
     np.testing.assert_allclose(drawn * signs, expected, atol=1e-8 * max(1.0, np.abs(expected).max()))
 
 
-def test_kernel_and_sparse_lda_pages_map_the_samples_on_their_selected_features():
-    """Issue 60, "where it fits": Kernel Q-alpha maps the samples on its top K features, Sparse LDA
-    the pair's samples on its k selected features, each on the first two principal components of
-    those features standardised (NumPy's SVD here), coloured by class; drawn only once opened."""
+def test_kernel_and_sparse_lda_pages_map_the_samples_on_their_selected_features_beyond_the_budget(monkeypatch):
+    """Issue 60, "where it fits": beyond the browser's budget the server maps: Kernel Q-alpha the
+    samples on its top K features, Sparse LDA the pair's samples on its k selected features, each
+    on the first two principal components of those features standardised (NumPy's SVD here),
+    coloured by class; drawn only once opened."""
+    import pages.ui.sample_map as page_map
+
+    monkeypatch.setattr(page_map, "BROWSER_VALUES", 100)  # wine's 178 x 13 are over it
     wine = load_dataset("wine")
     kernel = AppTest.from_file(str(ROOT / "pages" / "kernel.py"), default_timeout=300)
     kernel.session_state["dataset"] = wine
@@ -970,6 +974,50 @@ def test_kernel_and_sparse_lda_pages_map_the_samples_on_their_selected_features(
     assert len(pair) == 2 and len(names) == rows.size
     order = [list(np.asarray(wine.sample_names)[rows]).index(name) for name in names]
     _same_up_to_sign(points, _principal_pair(wine.X[np.ix_(rows, subset)])[order])
+
+
+def _components(app) -> dict:
+    """The data of each custom component of the page, by what it holds ("data", "view": the
+    samples and their colours; "map": the map's ranking)."""
+    found = {}
+    for element in app.get("bidi_component"):
+        data = json.loads(element.proto.json) if element.proto.json else {}
+        if isinstance(data, dict):
+            found[data.get("part") or ("map" if "order" in data else "other")] = data
+    return found
+
+
+def test_kernel_and_sparse_lda_maps_are_sent_to_the_browser_to_redraw_as_k_moves():
+    """Issue 77 (4): within the browser's budget, the Kernel Q-alpha page sends its whole ranking
+    with a K slider for the map (starting at the default K) and Sparse LDA the discriminant's k
+    features for the pair's samples, with the samples standardised (as the Q-alpha page's map gets
+    them) and their classes: the browser redraws the map as k moves."""
+    import base64
+
+    wine = load_dataset("wine")
+    kernel = AppTest.from_file(str(ROOT / "pages" / "kernel.py"), default_timeout=300)
+    kernel.session_state["dataset"] = wine
+    kernel.session_state["kernel_samples_open"] = True
+    kernel.run()
+    assert not kernel.exception and not any(c.proto.id.endswith("kernel_samples") for c in kernel.get("plotly_chart"))
+    parts = _components(kernel)
+    ranking = [wine.feature_names.index(name) for name in kernel.dataframe[0].value["feature"]]
+    order = np.frombuffer(base64.b64decode(parts["map"]["order"]), dtype="<i4")
+    assert order.tolist() == ranking and parts["map"]["k_label"] == "K — top features on the map"
+    assert 1 <= parts["map"]["k"] <= 13 and parts["map"]["samples_key"] == parts["data"]["key"] == parts["view"]["key"]
+    Z = np.frombuffer(base64.b64decode(parts["data"]["z"]), dtype="<f4").reshape(13, 178).T
+    np.testing.assert_allclose(Z, (wine.X - wine.X.mean(axis=0)) / wine.X.std(axis=0), atol=1e-5)
+    assert [parts["view"]["group_names"][g] for g in parts["view"]["groups"]] == [str(c) for c in wine.labels]
+    slda = AppTest.from_file(str(ROOT / "pages" / "slda.py"), default_timeout=300)
+    slda.session_state["dataset"] = wine
+    slda.session_state["slda_samples_open"] = True
+    slda.run()
+    assert not slda.exception
+    parts = _components(slda)
+    subset = [wine.feature_names.index(name) for name in slda.dataframe[0].value["feature"]]
+    assert sorted(np.frombuffer(base64.b64decode(parts["map"]["order"]), dtype="<i4").tolist()) == sorted(subset)
+    assert parts["map"]["k"] == len(subset) and parts["map"]["k_label"] is None
+    assert parts["data"]["n"] == len(parts["view"]["groups"]) and len(set(parts["view"]["groups"])) == 2
 
 
 def test_compare_shows_all_features_as_a_reference_row_and_line():

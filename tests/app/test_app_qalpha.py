@@ -1058,6 +1058,20 @@ def test_markers_over_all_features_per_class_and_where_the_selection_reaches_eac
     assert not app.exception
     wilcoxon = next(frame.value for frame in app.dataframe if "rank in the selection" in frame.value.columns)
     assert not np.allclose(wilcoxon["score"], table["score"])
+    # one class against another: classes 1 and 2 each against class 0's samples alone (SciPy's Welch)
+    app.radio(key="qa_all_markers_test").set_value("t-test").run()
+    app.selectbox(key="qa_all_markers_against").set_value("0").run()
+    assert not app.exception
+    against = next(frame.value for frame in app.dataframe if "rank in the selection" in frame.value.columns)
+    assert set(against["class"]) == {"1", "2"} and len(against) == 2 * 3
+    for _, row in against.iterrows():
+        column = wine.feature_names.index(row["feature"])
+        welch = stats.ttest_ind(wine.X[labels.astype(str) == row["class"], column],
+                                wine.X[labels.astype(str) == "0", column], equal_var=False).statistic
+        assert row["score"] == pytest.approx(welch, rel=1e-6)
+    assert any("of its 3 best against 0)" in c.value for c in app.caption)
+    spec = next(json.loads(c.proto.spec) for c in app.get("plotly_chart") if "all_markers_dotplot" in c.proto.id)
+    assert "3 best markers against 0 over all 13 features" in spec["layout"]["title"]["text"]
 
 
 def test_the_top_k_grouped_into_modules_of_correlated_features():

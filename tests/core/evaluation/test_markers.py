@@ -143,3 +143,90 @@ def test_each_classes_top_markers_and_how_far_down_a_selection_reaches_them():
     assert reach["mono"]["selection_rank"] == 1 and reach["T"]["index"] == 12 and reach["B"]["selection_rank"] == 7
     with pytest.raises(InputError):
         markers.top_per_class(0)
+
+
+def _counts_with_ties(seed=3, n=90, p=14):
+    """Log counts (many zeros and equal values: ties) in three classes of unequal size."""
+    rng = np.random.default_rng(seed)
+    labels = np.repeat(["a", "b", "c"], [25, 40, 25])
+    X = np.log1p(rng.poisson(1.2, size=(n, p)).astype(float))
+    X[labels == "b", :4] += 1.0
+    return X, labels
+
+
+@pytest.mark.parametrize("tie_correct", [False, True])
+def test_one_class_against_another_equals_scipy(tie_correct):
+    """Issue 77 (2): with ``reference="a"`` each other class is tested against class a alone:
+    Welch's t as SciPy's ``ttest_ind(equal_var=False)`` on the two classes' samples, the rank sum as
+    ``mannwhitneyu`` (normal approximation without continuity; ranks over the two classes only;
+    SciPy always corrects for ties, so the uncorrected z is checked against the formula on
+    ``rankdata``), and BH over all features by its formula."""
+    from scipy import stats
+
+    X, labels = _counts_with_ties()
+    welch = class_markers(X, labels, method="t-test", reference="a")
+    ranked = class_markers(X, labels, method="wilcoxon", reference="a", tie_correct=tie_correct)
+    assert welch.classes.tolist() == ["b", "c"] and welch.reference == "a"
+    for row, group in enumerate(["b", "c"]):
+        inside, ref = X[labels == group], X[labels == "a"]
+        t, p = stats.ttest_ind(inside, ref, equal_var=False)
+        np.testing.assert_allclose(welch.score[row], t, rtol=1e-10)
+        np.testing.assert_allclose(welch.p_value[row], p, rtol=1e-10)
+        np.testing.assert_allclose(welch.mean_rest[row], ref.mean(axis=0), rtol=1e-12)
+        np.testing.assert_allclose(welch.fraction_rest[row], (ref != 0).mean(axis=0))
+        both = np.vstack([inside, ref])
+        n1, n2 = len(inside), len(ref)
+        ranks = stats.rankdata(both, axis=0)[:n1].sum(axis=0)
+        correction = np.array([stats.tiecorrect(both[:, j]) for j in range(X.shape[1])]) if tie_correct else 1.0
+        z = (ranks - n1 * (n1 + n2 + 1) / 2) / np.sqrt(correction * n1 * n2 * (n1 + n2 + 1) / 12)
+        np.testing.assert_allclose(ranked.score[row], z, rtol=1e-10)
+        if tie_correct:
+            _, p_scipy = stats.mannwhitneyu(inside, ref, method="asymptotic", use_continuity=False, axis=0)
+            np.testing.assert_allclose(ranked.p_value[row], p_scipy, rtol=1e-8)
+        order = np.argsort(ranked.p_value[row])
+        m = X.shape[1]
+        bh = np.minimum.accumulate((ranked.p_value[row][order] * m / np.arange(1, m + 1))[::-1])[::-1]
+        np.testing.assert_allclose(ranked.p_adjusted[row][order], np.minimum(bh, 1.0), rtol=1e-12)
+
+
+def test_sparse_and_dask_data_give_the_dense_answer_block_by_block(monkeypatch):
+    """Issue 77 (2): the same statistics from a SciPy sparse matrix and a Dask array as from the
+    dense array, the features read a few columns at a time (the block budget made small: five
+    blocks of three columns), never the whole matrix densified."""
+    import dask.array as da
+    from scipy import sparse
+
+    import core.evaluation.markers as markers_module
+
+    X, labels = _counts_with_ties()
+    monkeypatch.setattr(markers_module, "BLOCK_VALUES", 3 * X.shape[0])
+    densified = []
+    real_toarray = sparse.csc_matrix.toarray
+    monkeypatch.setattr(sparse.csc_matrix, "toarray", lambda self, *a, **k: densified.append(self.shape) or
+                        real_toarray(self, *a, **k))
+    for method, reference in (("t-test", "rest"), ("wilcoxon", "rest"), ("wilcoxon", "c")):
+        dense = class_markers(X, labels, method=method, reference=reference, tie_correct=True)
+        for other in (sparse.csr_matrix(X), da.from_array(X, chunks=(30, 14))):
+            found = class_markers(other, labels, method=method, reference=reference, tie_correct=True)
+            for field in ("score", "p_value", "p_adjusted", "mean", "mean_rest", "fraction", "fraction_rest",
+                          "log2_fold_change"):
+                np.testing.assert_allclose(getattr(found, field), getattr(dense, field), rtol=1e-10, atol=1e-12,
+                                           err_msg=f"{method} {reference} {type(other).__name__} {field}")
+    assert densified and max(shape[1] for shape in densified) <= 3
+
+
+def test_tie_correction_of_a_block_is_scipys_per_column():
+    from scipy import stats
+
+    from core.evaluation.markers import _tie_correction
+
+    X, _ = _counts_with_ties()
+    np.testing.assert_allclose(_tie_correction(X), [stats.tiecorrect(X[:, j]) for j in range(X.shape[1])], rtol=1e-12)
+
+
+def test_a_reference_that_is_no_class_and_a_class_of_one_sample_are_refused_with_what_to_do():
+    X, labels = _counts_with_ties()
+    with pytest.raises(InputError, match="The reference class 'z' is not one of the classes \\(a, b, c\\)"):
+        class_markers(X, labels, reference="z")
+    with pytest.raises(InputError, match="has one sample"):
+        class_markers(X[:26], labels[:26])
