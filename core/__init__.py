@@ -68,6 +68,7 @@ _PUBLIC = {
     "kuncheva_index": "core.evaluation.metrics", "jaccard_index": "core.evaluation.metrics",
     "accuracy_curve": "core.evaluation.metrics", "class_markers": "core.evaluation.markers",
     "held_out_curves": "core.evaluation.compare", "compare_methods": "core.evaluation.compare",
+    "selection_modules": "core.selection.modules", "ranking_across_modules": "core.selection.modules",
 }
 
 __all__ = sorted(["Dataset", "InputError", "Progress", "Stopped", *_PUBLIC])

@@ -11,6 +11,7 @@ from core import InputError
 from core.evaluation.compare import (MEASURES as HELD_OUT_MEASURES, compare_methods, comparison_curves,
                                      comparison_folds, comparison_sizes)
 from core.evaluation.metrics import projection_curves, stability_curve
+from core.selection.modules import ranking_across_modules
 from core.selection.methods import (METHODS, SPARSE_PCA_MAX_FEATURES, is_supervised, offered_methods, q_alpha_ranker,
                                     rank_features)
 from core.selection.projections import PROJECTIONS
@@ -94,7 +95,7 @@ except InputError as error:
 
 # the Q-alpha rows run the Q-alpha page's settings (its defaults if it was not visited)
 qalpha = settings.chosen_qalpha(data, side is not None)
-QALPHA_METHODS = ("Q-alpha", "Q-alpha (supervised)")
+QALPHA_METHODS = ("Q-alpha", "Q-alpha (supervised)", "Q-alpha (across modules)")
 side_mode = qalpha["qa_side_mode"]
 qalpha_named = ", ".join(
     [f"k = {qalpha['qa_k']}", CRITERION_NAMES[qalpha["qa_criterion"]]]
@@ -115,8 +116,8 @@ def label_of(method) -> str:
     """A method as the table names it: the Q-alpha rows with the settings they ran."""
     if method == "Q-alpha (supervised)":
         return f"Q-alpha (supervised; {qalpha_named.split(', ', 1)[1]})"
-    if method == "Q-alpha":
-        return f"Q-alpha ({qalpha_named})"
+    if method in ("Q-alpha", "Q-alpha (across modules)"):
+        return f"Q-alpha{', across modules' if method != 'Q-alpha' else ''} ({qalpha_named})"
     return METHODS[method].name if method in METHODS else method  # extraction rows are named already
 
 
@@ -144,7 +145,9 @@ def rank_with(method, X, y):
     samples alone (:func:`core.q_alpha_ranker`)."""
     if method not in QALPHA_METHODS:
         return rank_features(method, X, y, n_clusters=k)
-    return q_alpha_ranker(qalpha_parameters(method), side=side_information)(X, y)
+    ranking = q_alpha_ranker(qalpha_parameters(method), side=side_information)(X, y)
+    # the alternative ordering of the Q-alpha page's modules view, judged beside the plain one (issue 77)
+    return ranking_across_modules(X, ranking) if method == "Q-alpha (across modules)" else ranking
 
 
 def stability_of(method, sizes, n_bootstrap, bar):

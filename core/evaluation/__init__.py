@@ -2,8 +2,6 @@
 
 - :mod:`.metrics`: clustering and classification measures, stability across resamples, accuracy
   and grouping curves over the number of features.
-- :mod:`.modules`: a selection's features grouped into modules of correlated features, and the
-  selection reordered across them (what the selection covers).
 - :mod:`.kmeans`: k-means with seeded starts run side by side, the clusterings scikit-learn's
   ``KMeans`` gives without its per-call cost (the Q-alpha page runs it at every K the hand stops on).
 - :mod:`.compare`: the comparison protocol (every method judged on held-out folds, a tidy table,

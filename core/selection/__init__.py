@@ -7,4 +7,6 @@
 - :mod:`.sdr`: SDR-SI, sufficient dimensionality reduction with side information.
 - :mod:`.baselines`: the scoring and projection baselines the papers compare against.
 - :mod:`.selectors`: scikit-learn selectors (``fit`` / ``transform`` / ``get_support``).
+- :mod:`.modules`: a selection's features grouped into modules of correlated features, and the
+  ranking reordered across them (what the selection covers; a ranker of its own for Compare).
 """

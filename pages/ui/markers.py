@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from core.evaluation.markers import selection_reach
-from core.evaluation.modules import across_modules, selection_modules
+from core.selection.modules import GROUPED_FEATURES, across_modules, selection_modules
 from core.plots import dotplot_figure
 from pages.ui import downloads, runs, settings, widgets
 
@@ -116,7 +116,7 @@ def _markers_table(markers, best, ranking, non_negative: bool) -> pd.DataFrame:
 
 
 #: The selection's first features grouped into modules at most (their correlations: 300 x 300).
-MODULE_FEATURES = 300
+MODULE_FEATURES = GROUPED_FEATURES
 
 
 def modules_view(main, ranking, top_k: int) -> None:

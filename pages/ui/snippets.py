@@ -176,13 +176,17 @@ def compare_snippet(data: Dataset, bundled: bool, methods, supervised: dict, n_c
     if qalpha is not None and qalpha.get("setup"):
         names.add("load_side_data")
         lines[1:1] = qalpha["setup"]
-    rankers = []
+    rankers, qalpha_methods = [], ("Q-alpha", "Q-alpha (supervised)", "Q-alpha (across modules)")
     for method in methods:
-        if method in ("Q-alpha", "Q-alpha (supervised)") and qalpha is not None:
+        if method in qalpha_methods and qalpha is not None:
             names |= {"QAlphaParameters", "q_alpha_ranker"}
             params = ", ".join(f"{name}={value!r}" for name, value in qalpha["params"][method].items())
             side = qalpha["side"]
-            rankers.append(f"    {method!r}: q_alpha_ranker(QAlphaParameters({params}){side}),")
+            ranker = f"q_alpha_ranker(QAlphaParameters({params}){side})"
+            if method == "Q-alpha (across modules)":  # the plain ranking's first features across their modules
+                names.add("ranking_across_modules")
+                ranker = f"lambda X, y, rank={ranker}: ranking_across_modules(X, rank(X, y))"
+            rankers.append(f"    {method!r}: {ranker},")
         else:
             rankers.append(f"    {method!r}: ranker({method!r}, {bool(supervised[method])}),")
     lines += ["rankers = {", *rankers, "}",

@@ -244,6 +244,40 @@ def test_compare_runs_q_alpha_as_set_on_the_q_alpha_page():
     assert top[name] == ", ".join(wine.feature_names[j] for j in expected[:5])
 
 
+def test_compare_judges_the_ordering_across_modules_beside_plain_q_alpha():
+    """Issue 77 (3): the Q-alpha page's alternative ordering (its first features, the best of each
+    module of correlated features in turn) is a row of Compare beside plain Q-alpha, with the
+    Q-alpha page's settings, its held-out score that of the protocol run here with the same ranker."""
+    from core.evaluation.compare import compare_methods, comparison_folds, comparison_sizes, summarise_comparison
+    from core.selection.modules import ranking_across_modules
+    from core.selection.qalpha import QAlphaParameters
+
+    wine = load_dataset("wine")
+    app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
+    app.session_state["dataset"] = wine
+    app.session_state["cmp_methods"] = ["Q-alpha", "Q-alpha (across modules)"]
+    run_compare(app)
+    assert not app.exception
+    table = method_rows(app)
+    rows = dict(zip(table["method"], table["best k-means accuracy"]))
+    across = next(name for name in rows if name.startswith("Q-alpha, across modules ("))
+    params = QAlphaParameters(k=2)
+
+    def plain(X, y):
+        return params.run(X).ranking
+
+    expected = summarise_comparison(compare_methods(
+        wine.X, wine.labels, {"plain": plain, "across": lambda X, y: ranking_across_modules(X, plain(X, y))},
+        sizes=comparison_sizes(wine.n_features), n_splits=comparison_folds(wine.labels), random_state=0))
+    best = dict(zip(expected["method"], expected["best"]))
+    assert rows[across] == pytest.approx(best["across"], abs=1e-12)
+    assert rows[next(name for name in rows if name.startswith("Q-alpha (k = "))] == pytest.approx(best["plain"], abs=1e-12)
+    from conftest import run_page_snippet
+
+    curves = run_page_snippet(app, "held_out_curves(")["curves"]  # the page's notebook code, run
+    assert max(curves["Q-alpha (across modules)"]["accuracy"]) == pytest.approx(rows[across], abs=1e-12)
+
+
 def test_compare_page_runs_nothing_before_its_button_then_every_method_held_out():
     app = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=300)
     app.session_state["dataset"] = weston_linear(100, random_state=5)

@@ -1078,7 +1078,7 @@ def test_the_top_k_grouped_into_modules_of_correlated_features():
     """Issue 77 (3): beside the selected list, the selected features grouped into correlated
     modules, each named by its strongest features, with how many of the top K it holds, and the
     top K taken across the modules (the best of each in turn), downloadable."""
-    from core.evaluation.modules import selection_modules
+    from core.selection.modules import selection_modules
 
     faces = load_dataset("warpAR10P")
     app = run_page(faces)

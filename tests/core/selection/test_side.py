@@ -68,6 +68,8 @@ def test_the_registry_knows_who_reads_labels():
     assert set(METHODS) == set(SPECTRAL_RANKERS) | set(SCORERS)
     assert not is_supervised("Q-alpha") and is_supervised("Q-alpha (supervised)") and is_supervised("sparse LDA")
     assert is_supervised("Q-alpha", SideInformation("pairs", n_pairs=5))
+    assert is_supervised("Q-alpha (across modules)", SideInformation("pairs", n_pairs=5))
+    assert not is_supervised("Q-alpha (across modules)")
     assert not is_supervised("Q-alpha", SideInformation("side data", side=np.ones((2, 3))))
     for name, (info, _) in SCORERS.items():
         assert is_supervised(name) == info.supervised

@@ -1,4 +1,4 @@
-"""Modules of correlated features in a selection (core.evaluation.modules): three planted groups
+"""Modules of correlated features in a selection (core.selection.modules): three planted groups
 found as three, named in the selection's order, against a direct computation of the silhouette;
 one group said as one; the interleaved ordering."""
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from core.errors import InputError
-from core.evaluation.modules import across_modules, selection_modules
+from core.selection.modules import across_modules, selection_modules
 
 
 def planted(seed=0, n=200):
@@ -47,3 +47,21 @@ def test_one_correlated_group_is_one_module_and_bad_input_is_refused():
         selection_modules(X, [0, 9])
     with pytest.raises(InputError, match="repeat"):
         selection_modules(X, [0, 0, 1])
+
+
+def test_a_ranking_across_modules_interleaves_its_head_and_keeps_the_rest():
+    """Issue 77 (3): the whole ranking with its first features taken across their modules (the
+    order across_modules gives them), the others after them in the ranking's order; a permutation."""
+    from core.selection.modules import ranking_across_modules
+    from core.selection.methods import rank_features
+    from core.selection.qalpha import q_alpha
+
+    X = planted()
+    ranking = np.array([3, 4, 0, 6, 5, 1, 7, 2, 8, 9, 10])
+    reordered = ranking_across_modules(X, ranking, n_grouped=9)
+    assert list(reordered) == [3, 0, 6, 4, 1, 7, 5, 2, 8, 9, 10]
+    assert list(ranking_across_modules(X, ranking, n_grouped=2)) == list(ranking)  # too few to group
+    whole = rank_features("Q-alpha (across modules)", X, n_clusters=3)
+    assert sorted(whole) == list(range(11))
+    plain = q_alpha(X, 3).ranking
+    assert list(whole) == list(ranking_across_modules(X, plain))
