@@ -11,18 +11,21 @@ Agreement: on scanpy's bundled ``pbmc68k_reduced`` (700 cells x 765 genes of its
 rank-sum test (with and without the tie correction), and every type against "CD4+/CD25 T Reg"
 (scanpy's ``reference=``): the largest relative difference of the scores and of the
 Benjamini-Hochberg adjusted p-values over every gene of every type (:func:`core.evaluation.markers.class_markers`
-against ``rank_genes_groups(..., n_genes=all, use_raw=True)``).
+against ``rank_genes_groups(..., n_genes=all)``), both given the values in float64; then the t-test
+on the file's float32 values, which scanpy sums in float32, with SciPy's float64 ``ttest_ind`` as
+the arbiter.
 
 Speed: seconds of each (the fastest of ``--repeats``), both given the same matrix: the 700 PBMC
 cells drawn 68,000 times with replacement (68,000 x 765, as dense float32 and as CSR, scanpy's
 usual input) and a table of 2,000 cells x 20,000 genes (log1p of Poisson counts, eight types with
-40 raised genes each, CSR).
+40 raised genes each; dense, as the app loads a table, and CSR).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import subprocess
 import sys
 import time
@@ -55,9 +58,9 @@ def scanpy_or_none():
 
 def scanpy_table(sc, adata, method: str, reference: str = "rest", tie_correct: bool = False):
     """scanpy's scores and adjusted p-values as (groups x genes) arrays in the genes' own order."""
-    names = np.asarray(adata.raw.var_names if adata.raw is not None else adata.var_names)
+    names = np.asarray(adata.var_names)
     sc.tl.rank_genes_groups(adata, "bulk_labels", method=method, reference=reference, n_genes=names.size,
-                            use_raw=adata.raw is not None, tie_correct=tie_correct, pts=False)
+                            use_raw=False, tie_correct=tie_correct, pts=False)
     found = adata.uns["rank_genes_groups"]
     groups = list(found["names"].dtype.names)
     place = {name: j for j, name in enumerate(names)}
@@ -74,22 +77,39 @@ def relative_difference(ours, theirs) -> float:
 
 
 def agreement(sc) -> list[tuple[str, float, float]]:
-    """(test, largest relative difference of the scores, of the adjusted p-values) on pbmc68k_reduced."""
+    """(test, largest relative difference of the scores, of the adjusted p-values) on pbmc68k_reduced:
+    the raw values in float64 (as this library computes), and as the file stores them (float32,
+    which scanpy's t-test sums in float32), with SciPy's float64 Welch t as the arbiter."""
+    import anndata
+    from scipy import stats
+
     from core.evaluation.markers import class_markers
 
-    adata = sc.datasets.pbmc68k_reduced()
-    X = adata.raw.X.toarray() if hasattr(adata.raw.X, "toarray") else np.asarray(adata.raw.X)
-    labels = adata.obs["bulk_labels"].astype(str).to_numpy()
+    cells = sc.datasets.pbmc68k_reduced()
+    stored = cells.raw.X.toarray() if hasattr(cells.raw.X, "toarray") else np.asarray(cells.raw.X)
+    labels = cells.obs["bulk_labels"].astype(str).to_numpy()
     rows = []
-    for method, reference, ties in (("t-test", "rest", False), ("wilcoxon", "rest", False), ("wilcoxon", "rest", True),
-                                    ("t-test", REFERENCE_TYPE, False), ("wilcoxon", REFERENCE_TYPE, False)):
-        groups, scores, adjusted = scanpy_table(sc, adata, method, reference, ties)
-        ours = class_markers(X, labels, method=method, reference=reference, tie_correct=ties)
-        order = [list(map(str, ours.classes)).index(group) for group in groups]
-        what = f"{method}{' (ties corrected)' if ties else ''}, " + ("each type against the rest" if reference == "rest"
-                                                                     else f"against {reference}")
-        rows.append((what, relative_difference(ours.score[order], scores),
-                     relative_difference(ours.p_adjusted[order], adjusted)))
+    for dtype in (np.float64, np.float32):
+        adata = anndata.AnnData(stored.astype(dtype))
+        adata.var_names = list(cells.raw.var_names)
+        adata.obs["bulk_labels"] = labels
+        tests = (("t-test", "rest", False), ("wilcoxon", "rest", False), ("wilcoxon", "rest", True),
+                 ("t-test", REFERENCE_TYPE, False), ("wilcoxon", REFERENCE_TYPE, False))
+        for method, reference, ties in tests if dtype is np.float64 else tests[:1]:
+            groups, scores, adjusted = scanpy_table(sc, adata, method, reference, ties)
+            ours = class_markers(stored.astype(dtype), labels, method=method, reference=reference, tie_correct=ties)
+            order = [list(map(str, ours.classes)).index(group) for group in groups]
+            what = (f"{method}{' (ties corrected)' if ties else ''}, "
+                    + ("each against the rest" if reference == "rest" else f"against {reference}")
+                    + f", {np.dtype(dtype).name}")
+            rows.append((what, relative_difference(ours.score[order], scores),
+                         relative_difference(ours.p_adjusted[order], adjusted)))
+    welch = np.vstack([stats.ttest_ind(stored[labels == group].astype(np.float64),
+                                       stored[labels != group].astype(np.float64), equal_var=False).statistic
+                       for group in np.unique(labels)])
+    ours = class_markers(stored, labels, method="t-test")
+    rows.append(("t-test against SciPy's ttest_ind (float64), float32 input", relative_difference(ours.score, welch),
+                 float("nan")))
     return rows
 
 
@@ -111,9 +131,11 @@ def large_tables(sc):
     genes_types = np.repeat([f"type {c}" for c in range(8)], 250)
     for c in range(8):
         counts[c * 250:(c + 1) * 250, c * 40:(c + 1) * 40] += rng.poisson(2.0, size=(250, 40))
+    genes = np.log1p(counts)
     return {"68,000 x 765 (PBMC drawn), dense": (pbmc, types[drawn]),
             "68,000 x 765 (PBMC drawn), CSR": (sparse.csr_matrix(pbmc), types[drawn]),
-            "2,000 x 20,000 genes, CSR": (sparse.csr_matrix(np.log1p(counts)), genes_types)}
+            "2,000 x 20,000 genes, dense": (genes, genes_types),
+            "2,000 x 20,000 genes, CSR": (sparse.csr_matrix(genes), genes_types)}
 
 
 def fastest(function, repeats: int) -> float:
@@ -132,12 +154,12 @@ def main():
     from core.evaluation.markers import class_markers
 
     sc = scanpy_or_none()
-    versions = f"scanpy {sc.__version__}" if sc is not None else "scanpy not installed"
+    versions = f"scanpy {importlib.metadata.version('scanpy')}" if sc is not None else "scanpy not installed"
     print(f"Markers over all features, this library against {versions}; fastest of {options.repeats}\n")
     if sc is not None:
-        print(f"{'pbmc68k_reduced, 700 x 765 (raw), 10 types':<62} {'scores':>10} {'adjusted p':>11}")
+        print(f"{'pbmc68k_reduced, 700 x 765 (raw), 10 types':<68} {'scores':>10} {'adjusted p':>11}")
         for what, score, adjusted in agreement(sc):
-            print(f"{what:<62} {score:>10.1e} {adjusted:>11.1e}")
+            print(f"{what:<68} {score:>10.1e} {adjusted:>11.1e}")
         print("the largest relative difference over every gene of every type\n")
     print(f"{'data':<40} {'test':<9} {'ours s':>8} {'scanpy s':>9} {'scanpy / ours':>13}")
     for name, (X, labels) in large_tables(sc).items():

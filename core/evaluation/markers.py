@@ -20,6 +20,7 @@ from scipy import stats
 from ..errors import InputError
 from ..matrix import data_matrix
 from ..matrix.moments import ColumnMoments, class_moments
+from ..matrix.threads import map_on_cores
 from ..validation import as_labels
 
 __all__ = ["ClassMarkers", "class_markers", "benjamini_hochberg", "selection_reach", "MARKER_TESTS"]
@@ -177,48 +178,87 @@ def benjamini_hochberg(p_values) -> np.ndarray:
 BLOCK_VALUES = 4_000_000
 
 
-def _column_blocks(matrix, features):
-    """``(start, values)`` for consecutive blocks of the ``features`` (positions ``start ...`` of
-    them), each a dense float64 array of all samples: a slice of dense data, the columns of sparse
-    data made dense, or the columns of a Dask array computed."""
-    n_samples = matrix.shape[0]
-    width = max(1, BLOCK_VALUES // max(n_samples, 1))
-    source = matrix.values.tocsc() if matrix.kind == "sparse" else matrix.values  # columns read cheaply
-    for start in range(0, features.size, width):
-        columns = features[start:start + width]
-        block = source[:, columns]
-        if matrix.kind == "chunked":
-            block = block.compute()
-        yield start, np.asarray(block.toarray() if hasattr(block, "toarray") else block, dtype=np.float64)
+def _column_block(source, kind: str, columns) -> np.ndarray:
+    """The ``columns`` of ``source`` (the data as :func:`_class_summaries` reads them) as a dense
+    float64 array of all samples laid out feature by feature (Fortran order: each feature's values
+    side by side, as the ranks sort them): a slice of dense data, the columns of sparse (CSC) data
+    made dense, or the columns of a Dask array computed."""
+    block = source[:, columns]
+    if kind == "chunked":
+        block = block.compute()
+    if kind == "sparse":  # the transpose of a CSC slice is CSR: dense, it is feature by feature
+        return np.asarray(block.T.toarray(), dtype=np.float64).T
+    return np.asfortranarray(block, dtype=np.float64)
 
 
-def _tie_correction(values) -> np.ndarray:
-    """Per column, ``1 - sum(t^3 - t) / (n^3 - n)`` over the runs of ``t`` equal values (SciPy's
-    ``tiecorrect``, for every column of a block at once)."""
-    n, width = values.shape
-    if n < 2:
-        return np.ones(width)
-    ordered = np.sort(values, axis=0)
-    starts = np.ones_like(ordered, dtype=bool)
-    starts[1:] = ordered[1:] != ordered[:-1]
-    first = np.flatnonzero(starts.T.ravel())  # run starts, column after column (each column starts one)
-    runs = np.diff(np.append(first, n * width)).astype(np.float64)
-    ties = np.bincount(first // n, weights=runs**3 - runs, minlength=width)
-    return 1.0 - ties / (float(n) ** 3 - n)
+def _rank_sums(values, groups, n_groups: int, tie_correct: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Per column of ``values`` (samples x features), each group's sum of the samples' ranks
+    (average ranks over ties, as SciPy's ``rankdata``) and the tie correction ``1 - sum(t^3 - t) /
+    (n^3 - n)`` over the runs of ``t`` equal values (SciPy's ``tiecorrect``; ones without
+    ``tie_correct``). ``groups``: each sample's group, ``0 .. n_groups - 1``.
+
+    Each feature's values are sorted once, as one contiguous row (a Fortran-ordered block's
+    transpose; float32 values held as float64 sorted as float32, the same order): the runs of
+    equal values give both the average ranks, summed by group where they fall, and the tie
+    correction, which ``rankdata`` and ``tiecorrect`` would each sort for."""
+    rows = np.ascontiguousarray(values.T)  # one feature per row
+    narrow = rows.astype(np.float32)
+    if np.array_equal(narrow, rows):  # float32 values held as float64: the same order, sorted in half the bytes
+        rows = narrow
+    width, n = rows.shape
+    order = np.argsort(rows, axis=1)  # the order within a run of equal values does not change its ranks
+    ordered = np.take_along_axis(rows, order, axis=1)
+    starts = np.ones((width, n), dtype=bool)
+    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    first = np.flatnonzero(starts.ravel())  # where each run of equal values begins, row after row
+    runs = np.diff(np.append(first, width * n))
+    # the average rank of each run (1-based), given to every place it covers
+    average = np.repeat((first % n) + (runs + 1) / 2.0, runs)
+    in_group = groups[order].ravel() + n_groups * np.repeat(np.arange(width), n)
+    sums = np.bincount(in_group, weights=average, minlength=width * n_groups).reshape(width, n_groups).T
+    correction = np.ones(width)
+    if tie_correct and n > 1:
+        lengths = runs.astype(np.float64)
+        correction = 1.0 - np.bincount(first // n, weights=lengths**3 - lengths, minlength=width) / (float(n) ** 3 - n)
+    return sums, correction
 
 
-def _rank_sum_z(values, groups, tie_correct: bool) -> np.ndarray:
+def _rank_sum_z(values, groups, n_groups: int, tie_correct: bool) -> np.ndarray:
     """The rank-sum statistic of each group against the other samples of ``values`` (all the rows
     given), per column: ``(R - n1 (n + 1) / 2) / sqrt(n1 n2 (n + 1) / 12)``, ranks averaged over
-    ties; ``groups`` (n_samples x n_groups, 0/1) says which samples each group holds."""
+    ties; ``groups``: each sample's group, ``0 .. n_groups - 1``."""
     n = values.shape[0]
-    n_in = groups.sum(axis=0)[:, None]
-    correction = _tie_correction(values) if tie_correct else 1.0
+    n_in = np.bincount(groups, minlength=n_groups)[:, None].astype(np.float64)
+    sums, correction = _rank_sums(values, groups, n_groups, tie_correct)
     spread = np.sqrt(correction * n_in * (n - n_in) * (n + 1) / 12.0)
-    ranks = stats.rankdata(values, axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        z = (groups.T @ ranks - n_in * (n + 1) / 2.0) / spread
+        z = (sums - n_in * (n + 1) / 2.0) / spread
     return np.where(np.isnan(z), 0.0, z)
+
+
+def _class_summaries(matrix, features, codes, n_classes: int, ranked=None) -> list:
+    """``(start, moments, nonzero, scores)`` for consecutive blocks of the ``features`` (from
+    position ``start``): each class's :class:`ColumnMoments` of the block, its count of non-zero
+    values per feature (n_classes x block), and ``ranked(values)`` of the block's values (None
+    without ``ranked``). Blocks of :data:`BLOCK_VALUES` values at most, one per core at a time
+    (sorting for ranks releases the GIL); without ranks, sparse data give their moments and counts
+    from the stored entries, nothing densified."""
+    if matrix.kind == "sparse" and ranked is None:
+        part = matrix.values if np.array_equal(features, np.arange(matrix.shape[1])) else matrix.values[:, features]
+        part = part.tocsr()
+        width = part.shape[1]
+        cell = np.repeat(codes, np.diff(part.indptr)) * width + part.indices  # each stored entry's (class, feature)
+        nonzero = np.bincount(cell, weights=part.data != 0, minlength=n_classes * width).reshape(n_classes, width)
+        return [(0, class_moments(part, codes, n_classes), nonzero, None)]
+    members = np.eye(n_classes)[codes]  # samples x classes, one-hot: counts per class as one product
+    source = matrix.values.tocsc() if matrix.kind == "sparse" else matrix.values  # columns read cheaply
+    width = max(1, BLOCK_VALUES // max(matrix.shape[0], 1))
+
+    def summarise(start):
+        values = _column_block(source, matrix.kind, features[start:start + width])
+        return (start, class_moments(values, codes, n_classes), members.T @ (values != 0),
+                None if ranked is None else ranked(values))
+    return map_on_cores(summarise, range(0, features.size, width))
 
 
 def _welch(group: ColumnMoments, other: ColumnMoments) -> tuple[np.ndarray, np.ndarray]:
@@ -249,7 +289,8 @@ def _groups(labels, n_samples: int, reference):
     if classes.size < 2:
         raise InputError("Per-class statistics need at least two classes in the labels.")
     if counts.min() < 2:
-        raise InputError(f"Class {classes[counts.argmin()]!r} has one sample: a class needs two to have a variance.")
+        raise InputError(f"Class {classes[counts.argmin()]!r} has one sample: a class needs two to have a variance. "
+                         "Merge it with another class or drop its sample, or pick other labels.")
     if isinstance(reference, str) and reference == "rest":
         return classes, codes, np.arange(classes.size), None
     found = np.flatnonzero(classes.astype(str) == str(reference))
@@ -307,14 +348,19 @@ def class_markers(X, labels, *, features=None, feature_names=None, method: str =
         raise InputError(f"feature_names has {len(names)} names for {n_total} features.")
     shape = (tested.size, features.size)
     mean, mean_rest, fraction, fraction_rest, score, p_value = (np.zeros(shape) for _ in range(6))
-    members = np.eye(classes.size)[codes]  # samples x classes, one-hot: sums per class as one product
-    for start, values in _column_blocks(matrix, features):
-        if not log1p and values.min() < 0:
+    def ranked(values):  # each tested class's rank-sum z against the rest (one ranking), or against the reference
+        if reference_code is None:
+            return _rank_sum_z(values, codes, classes.size, tie_correct)[tested]
+        pairs = [(codes == c) | (codes == reference_code) for c in tested]
+        return np.vstack([_rank_sum_z(values[pair], (codes[pair] == c).astype(np.intp), 2, tie_correct)[1]
+                          for c, pair in zip(tested, pairs)])
+
+    for start, moments, nonzero, z in _class_summaries(matrix, features, codes, classes.size,
+                                                       ranked if method == "wilcoxon" else None):
+        if not log1p and min(m.minimum.min() for m in moments) < 0:
             raise InputError("Fold changes of data as given need non-negative values; pass log1p=True for "
                              "log-transformed data.")
-        block = slice(start, start + values.shape[1])
-        moments = class_moments(values, codes, classes.size)
-        nonzero = members.T @ (values != 0)
+        block = slice(start, start + moments[0].mean.size)
         for row, c in enumerate(tested):
             # the rest's moments combined class by class (Chan et al.'s update: no cancellation)
             other = moments[reference_code] if reference_code is not None else \
@@ -325,11 +371,8 @@ def class_markers(X, labels, *, features=None, feature_names=None, method: str =
                                          else nonzero[reference_code]) / other.count
             if method == "t-test":
                 score[row, block], p_value[row, block] = _welch(moments[c], other)
-            elif reference_code is not None:
-                pair = (codes == c) | (codes == reference_code)
-                score[row, block] = _rank_sum_z(values[pair], members[pair][:, [c]], tie_correct)[0]
-        if method == "wilcoxon" and reference_code is None:  # one ranking of the block for every class
-            score[:, block] = _rank_sum_z(values, members[:, tested], tie_correct)
+        if z is not None:
+            score[:, block] = z
     if method == "wilcoxon":
         p_value = 2 * stats.norm.sf(np.abs(score))
     expand = np.expm1 if log1p else (lambda m: m)

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core import InputError
 from core.evaluation.markers import selection_reach
 from core.selection.modules import GROUPED_FEATURES, across_modules, selection_modules
 from core.plots import dotplot_figure
@@ -62,10 +63,14 @@ def all_markers_view(main, ranking, top_k: int) -> None:
         as_log1p = bool((non_negative and not main.is_image and st.session_state.get("qa_marker_log1p", False))
                         or not non_negative)
         reference = "rest" if against == "the rest" else against
-        markers = runs.run_cached("class_markers", dict(data=main.fingerprint, features="all", test=test,
-                                                        log1p=as_log1p, reference=reference),
-                                  main.X, main.labels, feature_names=main.feature_names, method=test, log1p=as_log1p,
-                                  reference=reference)
+        try:
+            markers = runs.run_cached("class_markers", dict(data=main.fingerprint, features="all", test=test,
+                                                            log1p=as_log1p, reference=reference),
+                                      main.X, main.labels, feature_names=main.feature_names, method=test,
+                                      log1p=as_log1p, reference=reference)
+        except InputError as error:  # a class of one sample: said, with what to do
+            widgets.show_error(error)
+            return
         versus = "" if reference == "rest" else f" against {against}"
         _reach_caption(selection_reach(markers, ranking, count), top_k, count, versus)
         best = markers.top_per_class(count)

@@ -1172,3 +1172,16 @@ def test_the_servers_map_and_the_files_layout_are_coloured_by_the_chosen_feature
     np.testing.assert_allclose(plotly_array(trace["marker"]["color"]), cells.X[order, 5])
     assert trace["marker"]["showscale"] and gene in spec["layout"]["title"]["text"]
     assert trace["text"][0].startswith(cells.sample_names[order[0]])
+
+
+def test_markers_over_all_features_say_a_class_of_one_sample_and_what_to_do():
+    """Issue 77: a class with one sample gets a message (never a traceback), the page stays whole."""
+    from core.data.dataset import Dataset
+
+    rng = np.random.default_rng(4)
+    labels = np.array(["a"] * 20 + ["b"] * 19 + ["c"])
+    app = run_page(Dataset(rng.normal(size=(40, 8)), labels=labels, name="one lone sample"))
+    app.session_state["qa_all_markers"] = True
+    app.run()
+    assert not app.exception
+    assert any("Class 'c' has one sample" in error.value and "Merge it" in error.value for error in app.error)

@@ -201,9 +201,9 @@ def test_sparse_and_dask_data_give_the_dense_answer_block_by_block(monkeypatch):
     X, labels = _counts_with_ties()
     monkeypatch.setattr(markers_module, "BLOCK_VALUES", 3 * X.shape[0])
     densified = []
-    real_toarray = sparse.csc_matrix.toarray
-    monkeypatch.setattr(sparse.csc_matrix, "toarray", lambda self, *a, **k: densified.append(self.shape) or
-                        real_toarray(self, *a, **k))
+    for kind in (sparse.csr_matrix, sparse.csc_matrix):  # whatever the block is made dense from
+        monkeypatch.setattr(kind, "toarray", lambda self, *a, real=kind.toarray, **k: densified.append(self.shape) or
+                            real(self, *a, **k))
     for method, reference in (("t-test", "rest"), ("wilcoxon", "rest"), ("wilcoxon", "c")):
         dense = class_markers(X, labels, method=method, reference=reference, tie_correct=True)
         for other in (sparse.csr_matrix(X), da.from_array(X, chunks=(30, 14))):
@@ -212,16 +212,23 @@ def test_sparse_and_dask_data_give_the_dense_answer_block_by_block(monkeypatch):
                           "log2_fold_change"):
                 np.testing.assert_allclose(getattr(found, field), getattr(dense, field), rtol=1e-10, atol=1e-12,
                                            err_msg=f"{method} {reference} {type(other).__name__} {field}")
-    assert densified and max(shape[1] for shape in densified) <= 3
+    assert densified and max(min(shape) for shape in densified) <= 3  # never more than three features at once
 
 
-def test_tie_correction_of_a_block_is_scipys_per_column():
+def test_rank_sums_and_tie_correction_of_a_block_are_scipys_per_column():
+    """The rank sums per group of every column at once equal SciPy's ``rankdata`` (average ranks
+    over ties) summed by group, and the tie correction SciPy's ``tiecorrect``."""
     from scipy import stats
 
-    from core.evaluation.markers import _tie_correction
+    from core.evaluation.markers import _rank_sums
 
-    X, _ = _counts_with_ties()
-    np.testing.assert_allclose(_tie_correction(X), [stats.tiecorrect(X[:, j]) for j in range(X.shape[1])], rtol=1e-12)
+    X, labels = _counts_with_ties()
+    groups = np.unique(labels, return_inverse=True)[1]
+    sums, correction = _rank_sums(np.asfortranarray(X), groups, 3, tie_correct=True)
+    ranks = stats.rankdata(X, axis=0)
+    np.testing.assert_allclose(sums, [ranks[groups == g].sum(axis=0) for g in range(3)], rtol=1e-12)
+    np.testing.assert_allclose(correction, [stats.tiecorrect(X[:, j]) for j in range(X.shape[1])], rtol=1e-12)
+    assert np.all(_rank_sums(X, groups, 3, tie_correct=False)[1] == 1.0)
 
 
 def test_a_reference_that_is_no_class_and_a_class_of_one_sample_are_refused_with_what_to_do():
