@@ -289,7 +289,7 @@ def _groups(labels, n_samples: int, reference):
     if classes.size < 2:
         raise InputError("Per-class statistics need at least two classes in the labels.")
     if counts.min() < 2:
-        raise InputError(f"Class {classes[counts.argmin()]!r} has one sample: a class needs two to have a variance. "
+        raise InputError(f"Class {str(classes[counts.argmin()])!r} has one sample: a class needs two to have a variance. "
                          "Merge it with another class or drop its sample, or pick other labels.")
     if isinstance(reference, str) and reference == "rest":
         return classes, codes, np.arange(classes.size), None

@@ -89,3 +89,38 @@ def load_table_file(page, name: str, buffer: bytes, mime: str = "text/csv"):
     settle(page)
     page.get_by_role("button", name="Load table").click()
     page.get_by_text(f"Loaded {name}").first.wait_for(timeout=120_000)
+
+
+PAGE_PATHS = {"qalpha": "Q-alpha", "data": "Data", "kernel": "Kernel Q-alpha", "topographic": "Topographical map",
+              "haar": "Haar reconstructions", "slda": "Sparse LDA / PCA", "compare": "Compare",
+              "figures": "Paper figures"}
+
+
+# null-safe: while a rerun redraws, a plot may be there before Plotly has given it its data
+#: Which weights the browser draws (pages/ui/scrubber.js: a new result or λ, a new token)
+SORTED_ALPHA = "() => document.querySelector('.scrubber')?.dataset.token ?? null"
+
+
+#: The K of the server's views (k-means on the selection): it changes once the hand's K is reported
+FIRST_METRIC = ("() => [...document.querySelectorAll('[data-testid=\"stMetricLabel\"]')].map(e => e.innerText)"
+                ".find(t => t.startsWith('Accuracy, top')) ?? null")
+
+
+def press_until_changed(page, thumb, key: str, probe: str):
+    """Press ``key`` on a slider, wait until ``probe`` (a JS function) reads something new and
+    then until the rerun has finished: what follows reads the page after the rerun, and finds
+    each widget once (while a rerun draws, the previous run's copy of a slider is still there)."""
+    before = page.evaluate(probe)
+    thumb.focus()
+    thumb.press(key)
+    page.wait_for_function(f"(old) => ({probe})() !== old", arg=before, timeout=120_000)
+    quiet(page)
+
+
+def download(page, name: str, timeout: float = 120_000):
+    """Click the download button ``name`` and return the download. The pages' download buttons do
+    not rerun the page (``on_click="ignore"``): a rerun started by the click once dropped the
+    deferred file's answer on CI and left the button spinning, which this test would now catch."""
+    with page.expect_download(timeout=timeout) as started:
+        page.get_by_role("button", name=name).click()
+    return started.value
