@@ -582,7 +582,8 @@ def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progre
         from sklearn.exceptions import ConvergenceWarning
 
         notes = notes + (undetermined.message,)
-        warnings.warn(undetermined.message, ConvergenceWarning, stacklevel=4)
+        # 3: the line that called q_alpha (or a path's at); warn_not_converged below adds a frame of its own
+        warnings.warn(undetermined.message, ConvergenceWarning, stacklevel=3)
     elif not converged and not stopped:
         warn_not_converged("Q-alpha", best["n_iter"], stacklevel=4,  # the caller of q_alpha, q_alpha_path or at
                            failures=best["failures"], residual=best["residuals"][-1].max(), tol=settings["tol"])

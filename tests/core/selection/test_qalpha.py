@@ -367,6 +367,31 @@ def test_bad_arguments(kwargs, message):
         q_alpha(X, k, **kwargs)
 
 
+def test_the_messages_of_refused_arguments_are_whole():
+    """The messages a user reads, whole (a match on part of one passes a message garbled around it)."""
+    from core.selection.qalpha import QAlphaParameters
+
+    X = np.random.default_rng(0).standard_normal((20, 6))
+    with pytest.raises(InputError, match=r"^Give side information either as a side data set or as pairs, not both\.$"):
+        q_alpha(X, 2, side=np.ones((5, 6)) + np.arange(6), pairs=np.array([[0, 1]]))
+    with pytest.raises(InputError, match=r"^In the supervised mode k is the number of classes minus one: leave k out\.$"):
+        QAlphaParameters(supervised=True, k=3)
+    with pytest.raises(InputError, match=r"^The supervised mode needs the labels of the samples\.$"):
+        QAlphaParameters(supervised=True).run(X)
+
+
+def test_a_float32_run_of_the_gap_criterion_is_checked_and_ends_where_float64_does():
+    """The float64 check of a float32 run builds the gap criterion's products from the stored
+    normalised features (the implicit ones of the sum criterion do not carry them)."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 30))
+    X[:30, :4] += 2
+    single = q_alpha(X, 2, criterion="gap", dtype=np.float32, tol=1e-6)
+    double = q_alpha(X, 2, criterion="gap", tol=1e-6)
+    assert single.converged and double.converged
+    assert np.abs(single.alpha - double.alpha).max() <= 1e-5
+
+
 def test_bad_data():
     with pytest.raises(InputError, match="NaN or infinite"):
         q_alpha(np.array([[1.0, np.nan], [2.0, 3.0], [1.0, 1.0]]), 1)

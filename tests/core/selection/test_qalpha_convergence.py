@@ -182,6 +182,8 @@ def test_the_few_pass_uniform_start_reaches_the_weights_of_the_exact_start(monke
     assert exact.converged and few.converged and np.allclose(few.alpha, exact.alpha, rtol=0, atol=1e-9)
     assert set(np.argsort(-few.alpha)[:30]) == set(planted.ravel())
     assert q_alpha(X, k, init="random", random_state=0, max_iter=1).start_passes == 0
+    # three starts: the uniform one's passes, the random ones' none, summed over the starts
+    assert q_alpha(X, k, n_init=3, random_state=0, max_iter=1).start_passes == 2
 
 
 @pytest.mark.parametrize("solver", ["power", "lanczos"])

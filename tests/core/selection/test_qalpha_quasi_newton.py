@@ -150,6 +150,9 @@ def test_few_features_many_samples_take_the_features_gram_matrix():
     both = [quasi_newton._Evaluation(_Problem(features, "sum"), 2) for _ in range(2)]
     both[1].dual = False
     dual_at, primal_at = (evaluation.at(point.copy()) for evaluation in both)
+    # positive weights: the n x n form was the one decomposed (its vectors kept, no q x q ones)
+    assert dual_at.sample_vectors is None and dual_at.vectors.shape[0] == features.n_kept
+    assert primal_at.sample_vectors is not None
     assert dual_at.theta == pytest.approx(primal_at.theta, rel=1e-12)
     assert np.allclose(dual_at.gradient(point), primal_at.gradient(point), rtol=1e-10, atol=1e-12)
     assert np.abs(np.abs(dual_at.Q().T @ primal_at.Q()) - np.eye(2)).max() <= 1e-10
@@ -174,8 +177,10 @@ def test_a_k_beyond_the_datas_rank_is_said_with_the_two_eigenvalues_and_the_k_th
     is any direction of the null space. The result and a warning say so and name k = 2."""
     rng = np.random.default_rng(0)
     X = rng.standard_normal((10, 2)) @ rng.standard_normal((2, 40))
-    with pytest.warns(ConvergenceWarning, match="eigenvalues 3 and 4 are equal to working precision"):
+    with pytest.warns(ConvergenceWarning, match="eigenvalues 3 and 4 are equal to working precision") as said:
         result = q_alpha(X, 3)
+    # the warning points at the line that called q_alpha, here
+    assert [w.filename for w in said if "equal to working precision" in str(w.message)] == [__file__]
     note = next(note for note in result.warnings if "not determined" in note)
     assert "k = 2" in note
     with warnings.catch_warnings():
@@ -282,6 +287,29 @@ def test_an_ascent_that_cannot_improve_on_its_start_records_that_start(monkeypat
     assert max(trace.residuals[-1]) <= 1e-6
 
 
+def test_an_ascent_that_takes_no_step_records_its_start_with_what_it_measured_there(monkeypatch):
+    """Where L-BFGS ends before its first iteration (its callback never called; made certain here
+    by a minimiser that returns its start), the record holds the start: one iteration, the
+    objective and both residuals the evaluation measures there, and the progress callback heard it
+    as iteration 1 of max_iter."""
+    from types import SimpleNamespace
+
+    from core.selection._spectral import IterationTrace
+
+    X, _, _ = problem(5)
+    features = data_matrix(X).normalised()
+    problem_ = _Problem(features, "sum")
+    start = np.random.default_rng(2).random(features.n_kept)
+    start /= np.linalg.norm(start)
+    monkeypatch.setattr(quasi_newton.optimize, "minimize", lambda fun, x0, **options: SimpleNamespace(x=x0))
+    trace, heard = IterationTrace(), []
+    quasi_newton.ascend(problem_, 2, start, max_iter=50, tol=1e-6, trace=trace, progress=heard.append)
+    there = quasi_newton._Evaluation(problem_, 2).at(start.copy())
+    assert trace.n_iter == 1 and trace.history == [there.theta]
+    assert trace.residuals == [(there.alpha_residual, there.Q_residual)]
+    assert [(report.done, report.total, report.objective) for report in heard] == [(1, 50, there.theta)]
+
+
 def test_the_cost_model_is_its_documented_formula():
     """cost_ratio: an evaluation's multiply-adds (A_alpha, its eigenpairs, M Q, the overhead) over a
     step's (two thin passes and the overhead), as the docstring writes them."""
@@ -359,6 +387,9 @@ def test_the_dual_form_serves_the_gap_criterion_and_a_rank_deficient_point():
     assert both[0].dual
     both[1].dual = False
     dual_at, primal_at = (evaluation.at(point.copy()) for evaluation in both)
+    # positive weights: the n x n form was the one decomposed (its vectors kept, no q x q ones)
+    assert dual_at.sample_vectors is None and dual_at.vectors.shape[0] == features.n_kept
+    assert primal_at.sample_vectors is not None
     assert dual_at.theta == pytest.approx(primal_at.theta, rel=1e-12)
     np.testing.assert_allclose(dual_at.gradient(point), primal_at.gradient(point), rtol=1e-10, atol=1e-12)
     sparse_point = np.zeros(features.n_kept)
