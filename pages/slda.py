@@ -164,7 +164,7 @@ def discriminant_view(path, first, second, reg, means) -> None:
         st.dataframe({"feature": [data.feature_names[j] for j in subset],
                       "weight": weights[subset]}, hide_index=True)
     sample_map.selection_map(data, subset, n_clusters=2, seed=0, key="slda_samples", rows=np.isin(data.labels, [first, second]),
-                             what=f"the {{k}} features of the sparse discriminant (classes {first} and {second})")
+                             what="the {k} features of the sparse discriminant" + f" (classes {first} and {second})")
     parameters = dict(data_set=data.name, classes=[str(first), str(second)], reg=path.reg, k=k,
                       method=method, selected=[data.feature_names[j] for j in np.sort(subset)])
     download = widgets.row(4 if data.is_image else 3)

@@ -620,10 +620,8 @@ function createSampleMap(panel, report) {
     if (name === null) {
       $('.map-colour-note').textContent = `No feature named “${colourInput.value.trim()}” in this data set: type a name `
         + 'from the list (or clear the box for the classes).';
-      panel.dataset.colourError = colourInput.value.trim();
       return;
     }
-    panel.dataset.colourError = '';
     if ((name || null) !== state.colourBy) map.colourBy(name || null);
     else colourInput.value = name;
   });
@@ -649,7 +647,6 @@ function createSampleMap(panel, report) {
       state.colourBy = name || null;
       colourInput.value = state.colourBy || '';
       $('.map-colour-reset').hidden = !state.colourBy;
-      panel.dataset.colourError = '';
       if (state.view) schedule();
       // told after the frame that paints it: the report starts Streamlit's run in the same task
       // (a click painted 45-57 ms after it when the report went first)

@@ -277,10 +277,12 @@ def selection_map(data, features, *, n_clusters: int, seed: int, key: str, what:
     every feature) gives it a K slider of its own (``k_label``) that starts at ``len(features)``;
     without it the map follows the page's own k. Beyond the budget the server maps at most
     :data:`~core.evaluation.sample_map.SERVER_ROWS` seeded rows. ``what`` names the features in
-    the title, ``{k}`` standing for their number ("the top {k} features of kernel Q-alpha")."""
+    the title, ``{k}`` standing for their number ("the top {k} features of kernel Q-alpha"; replaced,
+    not formatted: a class named with braces stays text, as the browser's caption replaces it)."""
     features = np.asarray(features, dtype=np.intp)
     # the label does not change with k: a new label is a new expander, closed
-    opened = widgets.when_open(f"The samples on {what.format(k='K' if order is not None else 'k')}: a map", f"{key}_open")
+    opened = widgets.when_open(f"The samples on {what.replace('{k}', 'K' if order is not None else 'k')}: a map",
+                               f"{key}_open")
     if opened is None:
         return
     rows = np.arange(data.n_samples) if rows is None else np.flatnonzero(rows) if np.asarray(rows).dtype == bool \
@@ -310,7 +312,7 @@ def selection_map(data, features, *, n_clusters: int, seed: int, key: str, what:
             mapped.coordinates, np.asarray(colours["groups"])[mapped.rows], colours["group_names"],
             names=[shown.sample_names[i] for i in mapped.rows], group_title=colours["group_title"],
             axis_names=tuple(f"PC{axis + 1} ({share:.0%} of the variance)" for axis, share in enumerate(mapped.explained)),
-            title=f"The samples on {what.format(k=f'{features.size:,}')}")
+            title=f"The samples on {what.replace('{k}', f'{features.size:,}')}")
         widgets.chart(figure, key)
         st.caption((f"{mapped.rows.size:,} of the {shown.n_samples:,} samples (a seeded sample)" if mapped.sampled else
                     f"The {shown.n_samples:,} samples") + f" on the first two principal components of the "

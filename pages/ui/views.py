@@ -51,10 +51,6 @@ def undo_control(page: str, keys, labels: dict | None = None) -> None:
     records the values the user's last action left; values a page adjusts itself during a run are
     recorded with the next.
     """
-    # one place in the page whether or not there is a change to undo: the button appearing moved
-    # every element after it, and the browser rebuilt the components among them (the map lost the
-    # feature the hand had just coloured it by)
-    slot = st.empty()
     history = st.session_state.setdefault(f"_undo_{page}_{current_dataset().fingerprint[:16]}", [])
     now = {key: copy.deepcopy(st.session_state[key]) for key in keys if key in st.session_state}
     last = history[-1] if history else None
@@ -72,7 +68,7 @@ def undo_control(page: str, keys, labels: dict | None = None) -> None:
     names = [(labels or {}).get(key, key) for key in changed]
     back = "; ".join(f"{name} back to {shown(history[-2][key])}" for name, key in zip(names, changed))
     label = f"Undo: {back}"
-    slot.button(label if len(label) <= 90 else label[:89] + "…", key=f"undo_{page}",
+    st.button(label if len(label) <= 90 else label[:89] + "…", key=f"undo_{page}",
               icon=":material/undo:", on_click=_undo, args=(history,),
               help=f"Undo the last change of this page's settings ({back}). {len(history) - 1} change(s) can be undone.")
 
