@@ -205,7 +205,7 @@ def scrub_view(result, main, side, path, params, automatic: bool) -> int:
         defaults=[run.default_k.k for run in runs_shown],
         images=main.images if family is not None and family.name == "pixels" else None, on_change=selection.scrubbed,
         k_label="K — top features to show and to cluster with", lam_label="λ — weight of the side information",
-        samples_key=sample_map.samples_key(main, side), on_picked=lambda: None, colour_by=st.session_state['qa_colour_by'], on_colour=sample_map.coloured)
+        samples_key=sample_map.samples_key(main, side), on_picked=lambda: None, colour_by=st.session_state["qa_colour_by"], on_colour=sample_map.coloured)
     # after the scrubber (the pages' tests read it first): the samples its map draws, the colours at K
     sample_map.draw(data, main, side, result.ranking, top_k, lam, n_clusters=params.k or main.classes.size,
                     seed=params.random_state, side_mode=side_mode, side_classes=side_classes, picked=picked)

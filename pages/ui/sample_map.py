@@ -172,8 +172,9 @@ def mount(main, side, ranking, top_k: int, lam: float, *, n_clusters: int, seed:
         view["groups"] = np.asarray(view["groups"])[rows].tolist()
         n_values = (main.n_samples + (side.n_samples if side is not None else 0)) * main.n_features
         colour_by = st.session_state.get("qa_colour_by", "")
-        if colour_by in _feature_positions(main):  # the chosen feature's values for the rows drawn
-            view["feature"] = {"name": colour_by, "values": main.X[rows, _feature_positions(main)[colour_by]].tolist()}
+        column = _feature_positions(main).get(colour_by)
+        if column is not None:  # the chosen feature's values for the rows drawn
+            view["feature"] = {"name": colour_by, "values": main.X[rows, column].tolist()}
         view["server"] = {
             "coordinates": mapped.coordinates.ravel().tolist(), "k": int(top_k), "lam": float(lam),
             "side": None if mapped.side_coordinates is None else mapped.side_coordinates.ravel().tolist(),
