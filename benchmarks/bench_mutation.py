@@ -2,8 +2,8 @@
 
     python -m benchmarks.bench_mutation [--max-children 2] [--keep FOLDER] [--modules content_store ...] [--sample 200]
 
-mutmut (``pip install mutmut``; 3.8) changes one thing at a time in ``core/selection/_qalpha_iteration.py``,
-``core/selection/qalpha.py``, ``core/selection/_qalpha_quasi_newton.py``, ``core/selection/slda.py`` and ``core/data/content_store.py`` (an operator,
+mutmut (``pip install mutmut``; 3.8) changes one thing at a time in Q-alpha's solver (``core/selection/qalpha.py``
+and the stages of ``core/selection/_qalpha/``), ``core/selection/slda.py`` and ``core/data/content_store.py`` (an operator,
 a constant, a comparison, an argument, a returned value...) and runs the unit tests of those modules
 against each change; a change some test fails on is killed, one every test passes is a survivor.
 It runs in a temporary copy of the committed tree (``git archive HEAD``) with its configuration
@@ -32,10 +32,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 from benchmarks.results import run_recorded
 
-MODULES = ("core/selection/_qalpha_iteration.py", "core/selection/qalpha.py", "core/selection/_qalpha_quasi_newton.py",
+MODULES = ("core/selection/qalpha.py", *(f"core/selection/_qalpha/{stage}.py" for stage in
+                                          ("problem", "prepare", "start", "iterate", "ascent", "certify")),
            "core/selection/slda.py", "core/data/content_store.py")
 TESTS = ("tests/core/selection/test_qalpha.py", "tests/core/selection/test_qalpha_convergence.py",
-         "tests/core/selection/test_qalpha_quasi_newton.py",
+         "tests/core/selection/test_qalpha_quasi_newton.py", "tests/core/selection/test_qalpha_route.py",
          "tests/core/selection/test_side.py", "tests/core/selection/test_lambda_path.py",
          "tests/core/test_interfaces.py", "tests/core/selection/test_slda.py",
          "tests/core/data/test_content_store.py", "tests/core/data/test_store_neighbours.py")

@@ -41,7 +41,7 @@ from ..matrix import dense_matrix
 from ..matrix.threads import blas_threads_for
 from ..limits import memory_limit_bytes
 from ..progress import ProgressCallback, warn_not_converged
-from ._qalpha_iteration import AUTO_DENSE_LIMIT
+from ._qalpha.prepare import AUTO_DENSE_LIMIT
 from .qalpha import DEFAULT_MAX_ITER, QAlphaResult, preprocess_features, side_variance
 from ..validation import check_positive_int, check_random_state
 from ..validation import check_real as _check_real

@@ -39,27 +39,23 @@ References
 from __future__ import annotations
 
 import json
-import warnings
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 
 import numpy as np
 
-from ._spectral import (IterationTrace, check_clusters, check_settings, checked_in_float64, continued_note,
-                        result_warnings, side_scaling)
+from ._qalpha import certify, iterate
+from ._qalpha.prepare import CRITERION_NAMES, check_criterion as _check_criterion, prepare as _prepare, problem_at
+from ._qalpha.problem import SideVariances, float64_problem, side_variance
+from ._qalpha.start import first_iterate
+from ._spectral import check_settings, continued_note
 from ..errors import InputError
-from ..progress import ProgressCallback, warn_not_converged
-from ..matrix import data_matrix
+from ..progress import ProgressCallback
 from ..matrix.normalised import preprocess_features
 from ..matrix.threads import blas_threads_for
-from ..validation import as_labels as _as_labels
 from ..validation import check_positive_int as _check_positive_int
 from ..validation import check_real as _check_real
 from ..validation import check_random_state
-from ..validation import require_finite as _require_finite
-from . import _qalpha_quasi_newton as quasi_newton
-from ._qalpha_iteration import (AUTO_DENSE_LIMIT, _class_subspace, _initial_Q, _pair_factor, _Problem,
-                                _resolve_solver, _run, certify)
 from .sparsity import DefaultK, SparsityGap, default_k, find_sparsity_gap
 
 __all__ = ["DEFAULT_K", "DEFAULT_LAM", "DEFAULT_MAX_ITER", "QAlphaParameters", "QAlphaResult", "SideVariances", "q_alpha", "side_variance",
@@ -79,18 +75,6 @@ DEFAULT_MAX_ITER = 1000
 #: The weight of side information when nobody gives one: the value [SW04]'s experiments and the
 #: app's Q-alpha page start from. Without side data or pairs λ has no role (the result records 0).
 DEFAULT_LAM = 0.1
-
-#: Q-alpha's criteria, by the value ``criterion`` takes, with the name a reader is shown:
-#: Eq. (1) of [WS03] (the sum of the k largest squared eigenvalues of A_alpha) and the gap form
-#: (that sum minus the rest).
-CRITERION_NAMES = {"sum": "sum of eigenvalues²", "gap": "spectral gap"}
-
-
-# ---------------------------------------------------------------------------- results
-def _check_criterion(criterion) -> None:
-    if criterion not in CRITERION_NAMES:
-        raise InputError(f"criterion must be 'sum' or 'gap'; got {criterion!r}.")
-
 
 @dataclass(frozen=True)
 class QAlphaParameters:
@@ -209,14 +193,14 @@ class QAlphaResult:
     start_passes : int
         Passes over the data that ``init="uniform"`` took to find ``Q^(0)`` beyond
         :data:`core.matrix.sample_vectors.GRAM_LIMIT` samples (at most
-        :data:`core.selection._qalpha_iteration.START_PASSES`); 0 from the explicit Gram
+        :data:`core.selection._qalpha.start.START_PASSES`); 0 from the explicit Gram
         matrix, a random or a warm start.
     evaluations : int
         Evaluations of the criterion by the quasi-Newton ascent (``accelerate=True``), each one
         pass over the data for ``A_alpha`` (``q^2 n`` multiply-adds) and a thin one for ``M Q``:
         line searches make them more than :attr:`n_iter`. 0 where the alternation ran alone.
     acceleration : str
-        "quasi-Newton (L-BFGS)" where the ascent ran (:mod:`core.selection._qalpha_quasi_newton`),
+        "quasi-Newton (L-BFGS)" where the ascent ran (:mod:`core.selection._qalpha.ascent`),
         "" for the alternation of [WS03] Definition 2 alone (``accelerate=False``, the supervised
         mode, or beyond :data:`core.matrix.sample_vectors.GRAM_LIMIT` samples).
     data_placement : str
@@ -279,20 +263,6 @@ class QAlphaResult:
         """How many features to select when nobody says: the sparsity gap's count where the gap
         is clear, else the smallest count holding half of the squared weight (:func:`core.selection.sparsity.default_k`)."""
         return default_k(self.alpha, self.gap)
-
-
-def side_variance(side, kept, scale, n_samples, n_features) -> np.ndarray:
-    """``D`` of [SW04] Def. 3 for the kept features: each side feature's variance divided by the
-    same feature's variance in the main data (``scale`` are the main features' centred norms).
-    ``side`` is of any kind :func:`core.matrix.data_matrix` takes."""
-    side = data_matrix(side, "side")
-    if side.shape[1] != n_features:
-        raise InputError(f"The side data have {side.shape[1]} features but the main data "
-                         f"have {n_features}; both must describe the same features.")
-    if side.shape[0] < 2:
-        raise InputError("The side data need at least 2 samples to have a variance.")
-    # var(side) / (scale^2 / n)
-    return n_samples * side.scaled_variance(kept, scale)
 
 
 def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=DEFAULT_LAM, criterion="sum",
@@ -375,7 +345,7 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=DEFAULT_LAM, c
         previous alpha; ``"power"`` takes ``power_steps`` products per iteration (matrix-free;
         converges to the same fixed point, for the ``"sum"`` criterion without pairs). With one
         power step, alpha and Q are updated simultaneously from the same iterate, which needs
-        two passes over the data per iteration instead of four (see ``_run_simultaneous``).
+        two passes over the data per iteration instead of four (see ``core.selection._qalpha.iterate``).
         ``"auto"``: power steps where they apply (the sum criterion without pairs), else dense
         up to 100 features and Lanczos beyond; the same for every container, so that dense,
         sparse and chunked copies of the same data take the same path.
@@ -401,10 +371,10 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=DEFAULT_LAM, c
         Bytes the row blocks of a Dask array may take at once (half the machine's memory by
         default); chunks that do not fit are refused with the chunk size that would.
     accelerate : True, False or "always"
-        How the fixed point is reached (:mod:`core.selection._qalpha_quasi_newton`, issue 75).
+        How the fixed point is reached (:mod:`core.selection._qalpha.ascent`, issue 75).
         ``True`` (the default): the alternation of Definition 2 runs first, and where its linear
         rate predicts more steps than the typical cost of the quasi-Newton ascent over alpha
-        (:func:`~core.selection._qalpha_quasi_newton.cost_ratio`, decided on the residuals alone,
+        (:func:`~core.selection._qalpha.ascent.cost_ratio`, decided on the residuals alone,
         so runs are reproducible), it hands over to the ascent, which goes on from its iterate
         (100 x 20,000 with 200 planted features, k = 2: 58 iterations in 0.63 s against 931 in
         3.6 s, ``benchmarks/bench_convergence.py``). ``"always"``: the ascent from the start (fewest iterations: 7-11 on the bundled
@@ -441,122 +411,20 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=DEFAULT_LAM, c
     return _solve(prepared, lam, init=init, n_init=n_init, random_state=random_state, progress=progress)
 
 
-@dataclass(eq=False)
-class _Prepared:
-    """What a Q-alpha run needs that does not depend on ``lam``: the normalised features, the side
-    variances ``D`` or the pairs' factor, the checked settings. Built once for a λ path."""
-
-    features: object
-    n_features: int
-    constant: np.ndarray
-    criterion: str
-    method: str
-    fixed_Q: bool
-    labels: object
-    k: int
-    side_diagonal: np.ndarray | None  # D of the kept features
-    side_diagonal_full: np.ndarray | None
-    pair_factor: np.ndarray | None
-    settings: dict  # max_iter, tol, solver, eig_tol, power_steps
-    dtype: object
-    data: object = None  # the validated data, to check a float32 run in float64
-    side: object = None
-    pairs: object = None
-    accelerate: object = True  # True, False or "always"
-
-
-def _prepare(X, k, *, labels, side, pairs, criterion, method, max_iter, tol, solver, eig_tol, power_steps,
-             dtype, memory_limit, persist=None, accelerate=True) -> _Prepared:
-    """The checks of :func:`q_alpha` and everything of a run that ``lam`` does not change."""
-    data = data_matrix(X, memory_limit=memory_limit, persist=persist)
-    n_samples, n_features = data.shape
-    _check_criterion(criterion)
-    if criterion == "gap":
-        data.dense("The gap criterion needs q x q products per feature and runs on dense in-memory data "
-                   "only; use criterion='sum' on sparse or chunked data, or pass a dense subset.")
-    if method not in ("power", "basic"):
-        raise InputError(f"method must be 'power' or 'basic'; got {method!r}.")
-    if side is not None and pairs is not None:
-        raise InputError("Give side information either as a side data set or as pairs, not both.")
-    power_steps = _check_positive_int(power_steps, "power_steps")
-    if not (accelerate is True or accelerate is False or accelerate == "always"):
-        raise InputError(f"accelerate must be True, False or 'always'; got {accelerate!r}.")
-    tol = _check_real(tol, "tol", low=0.0, low_open=True)
-    eig_tol = _check_real(eig_tol, "eig_tol", low=0.0)
-
-    fixed_Q = labels is not None
-    if fixed_Q:
-        labels = _as_labels(labels, n_samples)
-        n_classes = np.unique(labels).size
-        if n_classes < 2:
-            raise InputError("The supervised mode needs at least two classes in the labels.")
-        if k is not None and k != n_classes - 1:
-            raise InputError(f"With labels, k is the number of classes minus one ({n_classes - 1}); "
-                             f"got k={k}. Leave k out or set it to {n_classes - 1}.")
-        k = n_classes - 1
-    if k is None:
-        raise InputError("Give k, the number of clusters, or labels for the supervised mode.")
-    k = check_clusters(n_samples, k)
-
-    features = data.normalised(dtype, stored=criterion == "gap")
-    kept, scale = features.kept, features.scale
-    if kept.size == 0:
-        raise InputError("Every feature is constant over the samples (or varies only by rounding at its "
-                         "magnitude, e.g. values near 1e16 that differ by less than 1): there is nothing to "
-                         "select. Check that the right columns were loaded; subtract a common offset first.")
-    constant = np.setdiff1d(np.arange(n_features), kept)
-
-    diagonal = side_diagonal_full = None
-    if side is not None:
-        if isinstance(side, SideVariances):
-            diagonal = side.diagonal[kept]
-        else:
-            diagonal = side_variance(side, kept, scale, n_samples, n_features)
-        side_diagonal_full = np.zeros(n_features)
-        side_diagonal_full[kept] = diagonal
-
-    pair_factor = None
-    if pairs is not None:
-        pair_factor = _pair_factor(pairs, data.shape, features)
-    return _Prepared(features=features, n_features=n_features, constant=constant, criterion=criterion,
-                     method=method, fixed_Q=fixed_Q, labels=labels, k=k, side_diagonal=diagonal,
-                     side_diagonal_full=side_diagonal_full, pair_factor=pair_factor, dtype=dtype, data=data,
-                     side=side, pairs=pairs, accelerate=accelerate,
-                     settings=dict(max_iter=max_iter, tol=tol, solver=solver, eig_tol=eig_tol, power_steps=power_steps))
-
-
 def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progress=None, warm=None) -> QAlphaResult:
-    """Q-alpha at ``lam`` on prepared data. ``warm``, a result at a neighbouring ``lam``, is the
-    first start (its ``Q`` and ``alpha``) instead of ``init``."""
-    features, dtype, settings = prepared.features, prepared.dtype, prepared.settings
-    kept = features.kept
-    side_scale = None
-    if prepared.side_diagonal is not None:
-        side_scale = side_scaling(prepared.side_diagonal, lam).astype(dtype)
-    problem = _Problem(features, prepared.criterion, side_scale=side_scale, pair_factor=prepared.pair_factor, lam=lam)
-    solver = _resolve_solver(settings["solver"], kept.size, problem.is_psd)
+    """Q-alpha at ``lam`` on prepared data, by the stages of :mod:`core.selection._qalpha` in order:
+    the eigenproblem at ``lam``, each start's first iterate, the iteration, the certification, the
+    result. ``warm``, a result at a neighbouring ``lam``, is the first start (its ``Q`` and
+    ``alpha``) instead of ``init``."""
+    problem = problem_at(prepared, lam)
     rng = check_random_state(random_state)
-    n_samples = features.n_samples
-
-    accelerated = prepared.accelerate and quasi_newton.applies(problem, prepared.fixed_Q)
-    if prepared.accelerate and prepared.fixed_Q and solver == "power":
-        # Q fixed: alpha is one leading eigenvector, which power steps reach at G's slow rate
-        solver = "dense" if kept.size <= AUTO_DENSE_LIMIT else "lanczos"
     best, restart_objectives, stopped, start_passes = None, [], False, 0
     # thin products: one BLAS thread where threads cost more than they save (core.matrix.threads)
-    with blas_threads_for(n_samples * kept.size * prepared.k):
-        for start in range(n_init):
-            alpha0 = Pt0 = None
-            if prepared.fixed_Q:
-                Q0 = _class_subspace(prepared.labels, n_samples)
-            elif start == 0 and warm is not None:
-                Q0, alpha0 = warm.Q, warm.alpha[kept]
-            elif accelerated and prepared.accelerate == "always" and start == 0 and init == "uniform":
-                Q0 = None  # every weight equal: the ascent needs no Q to begin
-            else:
-                Q0, passes, Pt0 = _initial_Q(problem, prepared.k, init if start == 0 else "random", rng)
-                start_passes += passes
-            run = _one_start(problem, prepared, Q0, alpha0, Pt0, accelerated, solver, progress)
+    with blas_threads_for(problem.q * problem.n * prepared.k):
+        for index in range(n_init):
+            start = first_iterate(problem, prepared, index, init, rng, warm)
+            start_passes += start.passes
+            run = iterate.one_start(problem, prepared, start, progress)
             restart_objectives.append(run["history"][-1])
             if best is None or run["history"][-1] > best["history"][-1]:
                 best = run
@@ -565,134 +433,36 @@ def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progre
                 break
 
     precision_note = None
-    if best["converged"] and np.dtype(dtype) != np.float64:
-        best, precision_note = _checked_in_float64(prepared, lam, best)
-        if precision_note is not None and best["n_iter"] < settings["max_iter"]:
-            best, precision_note = _continued_in_float64(prepared, lam, best, accelerated, solver, progress)
-    alpha = np.zeros(prepared.n_features)
-    alpha[kept] = best["alpha"]
-    _require_finite(alpha, "Q-alpha's weights")
-    notes, converged = result_warnings(alpha, best["history"], best["converged"], best["failures"])
-    notes = notes + ((precision_note,) if precision_note else ())
-    undetermined = best.get("undetermined")
-    if undetermined is None and accelerated:
-        undetermined = quasi_newton.diagnose(problem, best["alpha"], np.asarray(best["Q"], dtype=np.float64),
-                                             prepared.k, best["converged"])
-    if undetermined is not None:
-        from sklearn.exceptions import ConvergenceWarning
+    if best["converged"] and np.dtype(prepared.dtype) != np.float64:
+        problem64 = float64_problem(prepared, lam)
+        checked, precision_note = certify.checked_in_float64(problem64, prepared, best)
+        best = checked
+        if precision_note is not None and best["n_iter"] < prepared.settings["max_iter"]:
+            # the precision, not the problem, stopped it: the one way back from certify to iterate
+            best = iterate.continue_in_float64(problem64, prepared, checked, progress)
+            precision_note = continued_note(prepared.dtype, prepared.settings["tol"], checked, best, "against the data")
+    notes, converged = certify.verdict(problem, prepared, best, precision_note, stopped)
+    return _result(prepared, lam, best, converged, notes, stopped, restart_objectives, start_passes)
 
-        notes = notes + (undetermined.message,)
-        # 3: the line that called q_alpha (or a path's at); warn_not_converged below adds a frame of its own
-        warnings.warn(undetermined.message, ConvergenceWarning, stacklevel=3)
-    elif not converged and not stopped:
-        warn_not_converged("Q-alpha", best["n_iter"], stacklevel=4,  # the caller of q_alpha, q_alpha_path or at
-                           failures=best["failures"], residual=best["residuals"][-1].max(), tol=settings["tol"])
+
+def _result(prepared, lam, run, converged, notes, stopped, restart_objectives, start_passes) -> QAlphaResult:
+    """The :class:`QAlphaResult` of a certified run: the weights over all features (0 for those
+    left out) and what the run recorded."""
+    alpha = np.zeros(prepared.n_features)
+    alpha[prepared.features.kept] = run["alpha"]
     method = prepared.method
     return QAlphaResult(
-        alpha=alpha, Q=np.asarray(best["Q"], dtype=np.float64), objective=float(best["history"][-1]),
-        history=best["history"].astype(np.float64), n_iter=best["n_iter"],
-        converged=converged, eigenvalue=float(best["eigenvalue"]),
+        alpha=alpha, Q=np.asarray(run["Q"], dtype=np.float64), objective=float(run["history"][-1]),
+        history=run["history"].astype(np.float64), n_iter=run["n_iter"],
+        converged=converged, eigenvalue=float(run["eigenvalue"]),
         method="supervised" if prepared.fixed_Q else ("power-embedded" if method == "power" else "basic"),
-        criterion=prepared.criterion, solver=solver, k=prepared.k, lam=float(lam), constant_features=prepared.constant,
-        side_diagonal=prepared.side_diagonal_full, restart_objectives=np.asarray(restart_objectives),
-        stopped=bool(stopped), warnings=notes, residuals=best["residuals"].astype(np.float64), tol=settings["tol"],
-        start_passes=start_passes, data_placement=prepared.data.placement,
-        evaluations=int(best.get("evaluations", 0)),
-        acceleration="quasi-Newton (L-BFGS)" if best.get("evaluations", 0) else "",
+        criterion=prepared.criterion, solver=prepared.solver, k=prepared.k, lam=float(lam),
+        constant_features=prepared.constant, side_diagonal=prepared.side_diagonal_full,
+        restart_objectives=np.asarray(restart_objectives), stopped=bool(stopped), warnings=notes,
+        residuals=run["residuals"].astype(np.float64), tol=prepared.settings["tol"], start_passes=start_passes,
+        data_placement=prepared.data.placement, evaluations=int(run.get("evaluations", 0)),
+        acceleration="quasi-Newton (L-BFGS)" if run.get("evaluations", 0) else "",
     )
-
-
-def _one_start(problem, prepared, Q0, alpha0, Pt0, accelerated, solver, progress):
-    """One start from ``Q0`` (None: the ascent from equal weights) and ``alpha0`` (a warm start):
-    the alternation first, unless the ascent alone is asked for, handing over to the ascent where
-    its rate predicts it slower (:class:`~core.selection._qalpha_quasi_newton.Handover`)."""
-    settings, dtype = prepared.settings, prepared.dtype
-    common = dict(method=prepared.method, max_iter=settings["max_iter"], tol=settings["tol"], solver=solver,
-                  eig_tol=settings["eig_tol"], power_steps=settings["power_steps"], progress=progress)
-    run = None
-    if not (accelerated and prepared.accelerate == "always"):
-        handover = (quasi_newton.Handover(quasi_newton.cost_ratio(problem, prepared.k), settings["tol"],
-                                          settings["max_iter"]) if accelerated else None)
-        run = _run(problem, Q0.astype(dtype), fixed_Q=prepared.fixed_Q, alpha0=alpha0,
-                   Pt0=None if Pt0 is None else Pt0.astype(dtype), trace=IterationTrace(handover), **common)
-    if accelerated and (run is None or run.get("handed_over")):
-        beta0 = (_first_weights(problem, Q0, alpha0, Pt0) if run is None
-                 else problem.to_beta(np.asarray(run["alpha"], dtype=np.float64)))
-        run = quasi_newton.run_accelerated(problem, prepared.k, beta0, **common,
-                                           trace=None if run is None else IterationTrace.resumed(run))
-    return run
-
-
-def _first_weights(problem, Q0, alpha0, Pt0):
-    """Where the ascent begins, in the operator's variable ``beta``: the given weights (a warm
-    start), every ``beta`` equal (``Q0`` None: the uniform start), or, from a ``Q0`` (a random
-    start), one step of Definition 2 from equal weights, ``C(Q0) 1``."""
-    if alpha0 is not None and np.all(np.isfinite(alpha0)) and np.any(alpha0):
-        return problem.to_beta(np.asarray(alpha0, dtype=np.float64))
-    uniform = np.full(problem.n, 1.0 / np.sqrt(problem.n))
-    if Q0 is None:
-        return uniform
-    Pt = problem.features.transposed_times(Q0) if Pt0 is None else Pt0
-    image = problem.operator_matvec(Pt, uniform)
-    size = np.linalg.norm(image)
-    return image / size if size > 0 and np.all(np.isfinite(image)) else uniform
-
-
-def _float64_problem(prepared, lam):
-    """The run's eigenproblem over the data in float64: products on the data as given (no
-    normalised copy, but for the gap criterion), for a run made in a lower precision."""
-    data = prepared.data
-    features = data.normalised(stored=True) if prepared.criterion == "gap" else data.exact_normalised()
-    if not np.array_equal(features.kept, prepared.features.kept):
-        features = data.normalised(stored=True)
-    side_scale = None
-    if prepared.side is not None:
-        diagonal = (prepared.side.diagonal[features.kept] if isinstance(prepared.side, SideVariances) else
-                    side_variance(prepared.side, features.kept, features.scale, *data.shape))
-        side_scale = side_scaling(diagonal, lam)
-    pair_factor = None if prepared.pairs is None else _pair_factor(prepared.pairs, data.shape, features)
-    return _Problem(features, prepared.criterion, side_scale=side_scale, pair_factor=pair_factor, lam=lam)
-
-
-def _checked_in_float64(prepared, lam, run):
-    """A run made in a lower precision whose residuals passed, checked against the data in float64:
-    its residuals, eigenvalue and objective recomputed by :func:`_float64_problem`'s products.
-    Where they exceed ``tol`` the run is not converged there. Returns the run and a note (or None)."""
-    problem, tol = _float64_problem(prepared, lam), prepared.settings["tol"]
-    alpha = np.asarray(run["alpha"], dtype=np.float64)
-    Q, _ = np.linalg.qr(np.asarray(run["Q"], dtype=np.float64))  # orthonormal in float64, the same span
-    _, eigenvalue, alpha_residual, Q_residual, _ = certify(problem, alpha, Q, prepared.fixed_Q)
-    # alpha^T C alpha at the unit beta is the objective of every variant
-    return checked_in_float64(run, residuals=(alpha_residual, Q_residual), eigenvalue=eigenvalue, objective=eigenvalue,
-                              Q=Q, tol=tol, dtype=prepared.dtype, against="against the data")
-
-
-def _continued_in_float64(prepared, lam, run, accelerated, solver, progress):
-    """A lower-precision run whose residuals passed there but not in float64 goes on in float64
-    from its last iterate, to ``max_iter`` iterations in all: the precision, not the problem,
-    stopped it. Returns the run and a note that says what happened."""
-    settings, k = prepared.settings, prepared.k
-    problem = _float64_problem(prepared, lam)
-    alpha = np.asarray(run["alpha"], dtype=np.float64)
-    Q = np.asarray(run["Q"], dtype=np.float64)
-    trace = IterationTrace.resumed(run)
-    common = dict(method=prepared.method, max_iter=settings["max_iter"], tol=settings["tol"], solver=solver,
-                  eig_tol=settings["eig_tol"], power_steps=settings["power_steps"], progress=progress, trace=trace)
-    if accelerated:
-        continued = quasi_newton.run_accelerated(problem, k, problem.to_beta(alpha), **common)
-    else:
-        continued = _run(problem, Q, fixed_Q=prepared.fixed_Q, alpha0=alpha, **common)
-    note = continued_note(prepared.dtype, settings["tol"], run, continued, "against the data")
-    return dict(continued, evaluations=run.get("evaluations", 0) + continued.get("evaluations", 0),
-                undetermined=continued.get("undetermined")), note
-
-
-@dataclass(frozen=True)
-class SideVariances:
-    """Side information given as the side variances ``D`` themselves (one per feature) rather than
-    as side data: what :func:`core.selection.topographic.topographic_map` builds from its earlier rounds."""
-
-    diagonal: np.ndarray
 
 
 def pairs_from_labels(labels, n_pairs, random_state=None) -> np.ndarray:

@@ -17,7 +17,7 @@ from scipy import linalg
 from scipy.sparse.linalg import LinearOperator, eigsh
 
 from ._spectral import LAM_MAX
-from ._qalpha_iteration import DENSE_LIMIT, _Problem
+from ._qalpha.problem import DENSE_LIMIT, Problem
 from .qalpha import SideVariances, q_alpha
 from ..errors import InputError
 from ..matrix import dense_matrix
@@ -111,7 +111,7 @@ def topographic_map(X, k, rounds=2, lam=0.01, *, n_eigenvalues=10, **options) ->
             G = (Mt.T @ Mt) * (Pt.T @ Pt)
             values, vectors = linalg.eigh(G, subset_by_index=[n_kept - n_eig, n_kept - 1])
         else:
-            problem = _Problem(features, "sum")
+            problem = Problem(features, "sum")
             op = LinearOperator((n_kept, n_kept), dtype=Mt.dtype,
                                 matvec=lambda v: problem.g_matvec(Pt, np.ravel(v)))
             values, vectors = eigsh(op, k=min(n_eig, n_kept - 1), which="LA",

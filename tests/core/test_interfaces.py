@@ -153,9 +153,10 @@ def test_a_float32_run_whose_float64_check_fails_goes_on_in_float64(monkeypatch,
     iterations and marked converged with residuals of 0), the check in float64 against the data
     finds the true residual, and the run goes on in float64 from there until it converges, with a
     note that says so. (Before, it stopped there unconverged and told the user to raise max_iter.)"""
-    import core.selection.qalpha as qalpha_module
 
-    owner, name = (qalpha_module.quasi_newton, "run_accelerated") if accelerate else (qalpha_module, "_run")
+    from core.selection._qalpha import ascent, iterate
+
+    owner, name = (ascent, "run_ascent") if accelerate else (iterate, "alternate")
     real_run, calls = getattr(owner, name), []
 
     def says_converged_early(*args, **kwargs):
@@ -165,7 +166,7 @@ def test_a_float32_run_whose_float64_check_fails_goes_on_in_float64(monkeypatch,
         run = real_run(*args, **dict(kwargs, max_iter=2))
         residuals = np.array(run["residuals"])
         residuals[-1] = 0.0
-        return dict(run, converged=True, residuals=residuals)
+        return dict(run, converged=True, residuals=residuals, settled=True)  # settled: the ascent's own verdict
 
     monkeypatch.setattr(owner, name, says_converged_early)
     X = np.random.default_rng(5).standard_normal((30, 200))

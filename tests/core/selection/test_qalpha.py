@@ -128,7 +128,7 @@ def test_matrix_free_G_equals_definition():
     Q, _ = np.linalg.qr(rng.standard_normal((12, 3)))
     M, G = explicit_G(X, Q)
     from core.matrix.normalised import DenseFeatures
-    from core.selection._qalpha_iteration import _Problem
+    from core.selection._qalpha.problem import Problem as _Problem
     features = DenseFeatures(X)
     Mt = features.Mt
     problem = _Problem(features, "sum")
@@ -499,10 +499,11 @@ def test_a_run_whose_objective_stopped_being_finite_is_not_reported_converged(mo
     """The solver's own flag is not the last word: a history that stopped being finite makes the
     result say not converged, with a note and a ConvergenceWarning (q_alpha used to report the
     solver's converged=True here)."""
-    import core.selection.qalpha as qalpha_module
     from sklearn.exceptions import ConvergenceWarning
 
-    owner, name = (qalpha_module.quasi_newton, "run_accelerated") if accelerate else (qalpha_module, "_run")
+    from core.selection._qalpha import ascent, iterate
+
+    owner, name = (ascent, "run_ascent") if accelerate else (iterate, "alternate")
     real_run = getattr(owner, name)
 
     def diverging(*args, **kwargs):

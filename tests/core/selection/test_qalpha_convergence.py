@@ -166,7 +166,7 @@ def test_the_few_pass_uniform_start_reaches_the_weights_of_the_exact_start(monke
     data of 3 group directions its last vector lies in the noise's bulk and would not reach
     START_RTOL in 100 passes. The run from it ends at the weights the run from the exact
     eigenvectors of the explicit Gram matrix ends at, the 30 planted features on top."""
-    from core.selection import _qalpha_iteration
+    from core.selection._qalpha import start as qa_start
 
     rng = np.random.default_rng(3)
     groups = rng.integers(0, 4, 600)
@@ -178,7 +178,7 @@ def test_the_few_pass_uniform_start_reaches_the_weights_of_the_exact_start(monke
     exact = q_alpha(X, k, tol=1e-10, max_iter=2000, accelerate=False)
     monkeypatch.setattr(sample_vectors, "GRAM_LIMIT", 20)
     few = q_alpha(X, k, tol=1e-10, max_iter=2000)
-    assert exact.start_passes == 0 and few.start_passes == _qalpha_iteration.START_PASSES == 2
+    assert exact.start_passes == 0 and few.start_passes == qa_start.START_PASSES == 2
     assert exact.converged and few.converged and np.allclose(few.alpha, exact.alpha, rtol=0, atol=1e-9)
     assert set(np.argsort(-few.alpha)[:30]) == set(planted.ravel())
     assert q_alpha(X, k, init="random", random_state=0, max_iter=1).start_passes == 0

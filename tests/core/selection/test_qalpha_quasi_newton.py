@@ -13,8 +13,10 @@ from sklearn.exceptions import ConvergenceWarning
 from core.data.generators import random_matrix
 from core.errors import InputError
 from core.matrix import data_matrix
-from core.selection import _qalpha_quasi_newton as quasi_newton
-from core.selection._qalpha_iteration import _pair_factor, _Problem
+from core.selection._qalpha import ascent
+from core.selection._qalpha import problem as qa_problem
+from core.selection._qalpha.problem import Problem
+from core.selection._qalpha.problem import pair_factor as _pair_factor
 from core.selection.qalpha import pairs_from_labels, q_alpha
 from core.selection._spectral import side_scaling
 
@@ -55,8 +57,8 @@ def test_the_gradient_is_that_of_the_criterion_computed_from_its_definition(vari
     elif variant == "pairs":
         pair_factor, options = _pair_factor(PAIRS, X.shape, features), dict(pairs=PAIRS, lam=lam)
     criterion = "gap" if variant == "gap" else "sum"
-    problem_ = _Problem(features, criterion, side_scale=side_scale, pair_factor=pair_factor, lam=lam)
-    evaluation = quasi_newton._Evaluation(problem_, k)
+    problem_ = Problem(features, criterion, side_scale=side_scale, pair_factor=pair_factor, lam=lam)
+    evaluation = qa_problem.Evaluation(problem_, k)
     rng = np.random.default_rng(1)
     x = np.abs(rng.standard_normal(features.n_kept)) + 0.1
     direction = rng.standard_normal(features.n_kept)
@@ -127,7 +129,7 @@ def test_the_alternation_keeps_a_problem_it_settles_quickly_and_hands_over_a_slo
     slow[40:, rng.choice(3_000, 30, replace=False)] += 1.0
     handed = q_alpha(slow, 2)
     assert handed.evaluations > 0 and handed.n_iter - handed.evaluations < 40
-    ratio = quasi_newton.cost_ratio(_Problem(data_matrix(slow).normalised(), "sum"), 2)
+    ratio = ascent.cost_ratio(Problem(data_matrix(slow).normalised(), "sum"), 2)
     assert 1 < ratio < 50
 
 
@@ -139,7 +141,7 @@ def test_few_features_many_samples_take_the_features_gram_matrix():
     X[150:, :5] += 1.5
     dual = q_alpha(X, 2, accelerate="always", tol=1e-10)
     features = data_matrix(X).normalised()
-    evaluation = quasi_newton._Evaluation(_Problem(features, "sum"), 2)
+    evaluation = qa_problem.Evaluation(Problem(features, "sum"), 2)
     assert evaluation.dual
     evaluation.dual = False
     beta = dual.alpha / np.linalg.norm(dual.alpha)
@@ -148,7 +150,7 @@ def test_few_features_many_samples_take_the_features_gram_matrix():
     assert max(dense_truth(X, dual)[:2]) <= 1e-10
     # the two forms agree at any point, not only at the fixed point the safety net would reach anyway
     point = np.random.default_rng(5).random(features.n_kept)
-    both = [quasi_newton._Evaluation(_Problem(features, "sum"), 2) for _ in range(2)]
+    both = [qa_problem.Evaluation(Problem(features, "sum"), 2) for _ in range(2)]
     both[1].dual = False
     dual_at, primal_at = (evaluation.at(point.copy()) for evaluation in both)
     # positive weights: the n x n form was the one decomposed (its vectors kept, no q x q ones)
@@ -195,10 +197,10 @@ def test_a_k_beyond_the_datas_rank_is_said_with_the_two_eigenvalues_and_the_k_th
 def test_the_gap_diagnosis_names_the_nearest_determined_ks():
     """|lambda| = 5, 3, 3, 3, 1: at k = 2 and 3 the last vector is not determined; k = 1 and
     k = 4 are."""
-    evaluation = quasi_newton._Evaluation(None, 2)
+    evaluation = qa_problem.Evaluation(None, 2)
     evaluation._note_gap(np.array([5.0, 3.0, 3.0, 3.0, 1.0]))
     assert evaluation.gap.determined == (1, 4) and evaluation.gap.lambda_k == 3.0
-    evaluation = quasi_newton._Evaluation(None, 1)
+    evaluation = qa_problem.Evaluation(None, 1)
     evaluation._note_gap(np.array([5.0, 3.0, 3.0, 3.0, 1.0]))
     assert evaluation.gap is None and evaluation.low_gap_run == 0
 
@@ -207,17 +209,17 @@ def test_the_ascent_stops_where_q_stays_undetermined(monkeypatch):
     """Where the gap stays closed and the residuals do not pass, the run ends after
     UNDETERMINED_AFTER evaluations, unconverged, instead of running to max_iter."""
     X, _, _ = problem(2)
-    real = quasi_newton._Evaluation._note_gap
+    real = qa_problem.Evaluation._note_gap
 
     def always_closed(self, magnitudes):
         closed = magnitudes.copy()
         closed[self.k] = closed[self.k - 1]
         real(self, closed)
 
-    monkeypatch.setattr(quasi_newton._Evaluation, "_note_gap", always_closed)
+    monkeypatch.setattr(qa_problem.Evaluation, "_note_gap", always_closed)
     with pytest.warns(ConvergenceWarning, match="not determined"):
         result = q_alpha(X, 2, tol=1e-14, max_iter=500, accelerate="always")
-    assert not result.converged and result.n_iter <= quasi_newton.UNDETERMINED_AFTER
+    assert not result.converged and result.n_iter <= qa_problem.UNDETERMINED_AFTER
 
 
 def test_accelerate_is_checked():
@@ -229,13 +231,13 @@ def test_the_evaluations_reported_are_the_evaluations_made(monkeypatch):
     """``result.evaluations`` counts the points at which A_alpha's eigenpairs were computed: checked
     against a count of the calls themselves."""
     calls = []
-    real = quasi_newton._leading_pairs
+    real = qa_problem.leading_pairs
 
     def counted(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(quasi_newton, "_leading_pairs", counted)
+    monkeypatch.setattr(qa_problem, "leading_pairs", counted)
     X, _, _ = problem(3)
     result = q_alpha(X, 2, accelerate="always", tol=1e-10)
     # a converged run whose Ritz values stand clear makes no end-of-run gap check (diagnose)
@@ -246,11 +248,11 @@ def test_leading_pairs_by_arpack_beyond_the_dense_limit_are_lapacks():
     """Beyond DENSE_EIGEN_LIMIT the pairs come from ARPACK: the count asked for and one more (for
     the gap), largest magnitude first, as LAPACK gives them on the whole matrix."""
     rng = np.random.default_rng(6)
-    q = quasi_newton.DENSE_EIGEN_LIMIT + 30
+    q = qa_problem.DENSE_EIGEN_LIMIT + 30
     basis = np.linalg.qr(rng.standard_normal((q, q)))[0]
     spectrum = np.concatenate([[9.0, -8.0, 7.0, 6.5, 6.0, 5.5, 5.0, 4.5, 4.0, 3.5], rng.uniform(-1, 1, q - 10)])
     A = (basis * spectrum) @ basis.T
-    values, vectors, magnitudes = quasi_newton._leading_pairs((A + A.T) / 2, 8, None, False)
+    values, vectors, magnitudes = qa_problem.leading_pairs((A + A.T) / 2, 8, None, False)
     np.testing.assert_allclose(values, spectrum[:8], rtol=1e-9)
     np.testing.assert_allclose(magnitudes[:9], np.abs(spectrum[:9]), rtol=1e-9)
     np.testing.assert_allclose(np.abs(np.sum(vectors * basis[:, :8], axis=0)), 1.0, atol=1e-8)
@@ -262,7 +264,7 @@ def test_q_is_orthonormal_where_a_alpha_has_fewer_than_k_nonzero_eigenvalues():
     rng = np.random.default_rng(7)
     X = rng.standard_normal((60, 12))
     features = data_matrix(X).normalised()
-    evaluation = quasi_newton._Evaluation(_Problem(features, "sum"), 2)
+    evaluation = qa_problem.Evaluation(Problem(features, "sum"), 2)
     assert evaluation.dual
     point = np.zeros(features.n_kept)
     point[3] = 1.0
@@ -281,9 +283,9 @@ def test_an_ascent_that_cannot_improve_on_its_start_records_that_start(monkeypat
     from core.selection._spectral import IterationTrace
 
     trace, heard = IterationTrace(), []
-    problem_ = _Problem(features, "sum")
+    problem_ = Problem(features, "sum")
     beta = truth.alpha[features.kept] if hasattr(features, "kept") else truth.alpha
-    alpha, Q, evaluations, undetermined = quasi_newton.ascend(problem_, 2, beta / np.linalg.norm(beta), max_iter=50,
+    alpha, Q, evaluations, undetermined = ascent.ascend(problem_, 2, beta / np.linalg.norm(beta), max_iter=50,
                                                               tol=1e-6, trace=trace, progress=heard.append)
     assert trace.n_iter >= 1 and heard and undetermined is None
     assert trace.history[0] == pytest.approx(truth.objective, rel=1e-10)
@@ -301,13 +303,13 @@ def test_an_ascent_that_takes_no_step_records_its_start_with_what_it_measured_th
 
     X, _, _ = problem(5)
     features = data_matrix(X).normalised()
-    problem_ = _Problem(features, "sum")
+    problem_ = Problem(features, "sum")
     start = np.random.default_rng(2).random(features.n_kept)
     start /= np.linalg.norm(start)
-    monkeypatch.setattr(quasi_newton.optimize, "minimize", lambda fun, x0, **options: SimpleNamespace(x=x0))
+    monkeypatch.setattr(ascent.optimize, "minimize", lambda fun, x0, **options: SimpleNamespace(x=x0))
     trace, heard = IterationTrace(), []
-    quasi_newton.ascend(problem_, 2, start, max_iter=50, tol=1e-6, trace=trace, progress=heard.append)
-    there = quasi_newton._Evaluation(problem_, 2).at(start.copy())
+    ascent.ascend(problem_, 2, start, max_iter=50, tol=1e-6, trace=trace, progress=heard.append)
+    there = qa_problem.Evaluation(problem_, 2).at(start.copy())
     assert trace.n_iter == 1 and trace.history == [there.theta]
     assert trace.residuals == [(there.alpha_residual, there.Q_residual)]
     assert [(report.done, report.total, report.objective) for report in heard] == [(1, 50, there.theta)]
@@ -321,10 +323,10 @@ def test_the_cost_model_is_its_documented_formula():
         features = data_matrix(rng.standard_normal(shape)).normalised()
         q, n = features.n_samples, features.n_kept
         small = min(q, n)
-        eigen = 2 * small ** 3 / 3 if small <= quasi_newton.DENSE_EIGEN_LIMIT else 40 * (k + 1) * small ** 2
-        evaluation = (n * n if n < q else q * q * n / 2) + eigen + q * n * k + quasi_newton.EVALUATION_OVERHEAD
-        expected = evaluation / (2.0 * q * n * k + quasi_newton.STEP_OVERHEAD)
-        assert quasi_newton.cost_ratio(_Problem(features, "sum"), k) == pytest.approx(expected, rel=1e-12)
+        eigen = 2 * small ** 3 / 3 if small <= qa_problem.DENSE_EIGEN_LIMIT else 40 * (k + 1) * small ** 2
+        evaluation = (n * n if n < q else q * q * n / 2) + eigen + q * n * k + ascent.EVALUATION_OVERHEAD
+        expected = evaluation / (2.0 * q * n * k + ascent.STEP_OVERHEAD)
+        assert ascent.cost_ratio(Problem(features, "sum"), k) == pytest.approx(expected, rel=1e-12)
 
 
 class _Trace:
@@ -337,7 +339,7 @@ def test_the_handover_reads_the_rate_over_the_later_half_of_the_run():
     """Residuals that stall for the first half and then fall by 0.5 a step: the rate read over the
     later half predicts arrival well within the budget (no handover); read from the first
     iterations it would not. A crawl at 0.97 a step hands over; a rise hands over at once."""
-    handover = quasi_newton.Handover(ratio=10.0, tol=1e-6, max_iter=1000)  # budget 150
+    handover = ascent.Handover(ratio=10.0, tol=1e-6, max_iter=1000)  # budget 150
     stall_then_fall = [1e-2] * 20 + [1e-2 * 0.5 ** i for i in range(1, 21)]
     assert not handover(_Trace(stall_then_fall))
     assert handover(_Trace([1e-2 * 0.97 ** i for i in range(40)]))
@@ -349,10 +351,10 @@ def test_the_handover_reads_the_rate_over_the_later_half_of_the_run():
 def test_the_ascent_starts_uniform_where_the_given_weights_say_nothing():
     """A warm start of zeros (or non-finite weights) gives no direction: the ascent starts from
     equal weights; a random Q0 gives one step of Definition 2 from them, C(Q0) 1, normalised."""
-    from core.selection.qalpha import _first_weights
+    from core.selection._qalpha.start import first_weights as _first_weights
 
     X, _, _ = problem(4)
-    problem_ = _Problem(data_matrix(X).normalised(), "sum")
+    problem_ = Problem(data_matrix(X).normalised(), "sum")
     uniform = np.full(problem_.n, 1 / np.sqrt(problem_.n))
     for alpha0 in (np.zeros(problem_.n), np.full(problem_.n, np.nan)):
         np.testing.assert_array_equal(_first_weights(problem_, None, alpha0, None), uniform)
@@ -375,7 +377,7 @@ def test_a_negative_eig_tol_is_refused():
     ([5.0, 0.0, 0.0], 2, (1,)),               # rank 1 asked for k = 2: nothing above is determined
 ])
 def test_the_gap_diagnosis_names_the_nearest_determined_k_on_each_side(magnitudes, k, determined):
-    evaluation = quasi_newton._Evaluation(None, k)
+    evaluation = qa_problem.Evaluation(None, k)
     evaluation._note_gap(np.array(magnitudes))
     assert evaluation.gap is not None and evaluation.gap.determined == determined
 
@@ -386,7 +388,7 @@ def test_the_dual_form_serves_the_gap_criterion_and_a_rank_deficient_point():
     rng = np.random.default_rng(9)
     features = data_matrix(rng.standard_normal((120, 15))).normalised()
     point = rng.random(features.n_kept)
-    both = [quasi_newton._Evaluation(_Problem(features, "gap"), 3) for _ in range(2)]
+    both = [qa_problem.Evaluation(Problem(features, "gap"), 3) for _ in range(2)]
     assert both[0].dual
     both[1].dual = False
     dual_at, primal_at = (evaluation.at(point.copy()) for evaluation in both)
@@ -397,7 +399,7 @@ def test_the_dual_form_serves_the_gap_criterion_and_a_rank_deficient_point():
     np.testing.assert_allclose(dual_at.gradient(point), primal_at.gradient(point), rtol=1e-10, atol=1e-12)
     sparse_point = np.zeros(features.n_kept)
     sparse_point[[2, 7]] = 1.0  # rank 2 < k = 3
-    evaluation = quasi_newton._Evaluation(_Problem(features, "sum"), 3)
+    evaluation = qa_problem.Evaluation(Problem(features, "sum"), 3)
     assert np.isfinite(evaluation.gradient(sparse_point)).all() and np.isfinite(evaluation.objective(sparse_point))
 
 
@@ -405,10 +407,11 @@ def test_a_warm_start_is_used_and_the_refusals_say_what_is_wrong():
     """The given weights are where the ascent begins (in the operator's variable); a run with
     both kinds of side information, a supervised run given k or run without labels are refused
     with what to do; an accelerated result says so."""
-    from core.selection.qalpha import QAlphaParameters, _first_weights
+    from core.selection._qalpha.start import first_weights as _first_weights
+    from core.selection.qalpha import QAlphaParameters
 
     X, side, labels = problem(4)
-    problem_ = _Problem(data_matrix(X).normalised(), "sum")
+    problem_ = Problem(data_matrix(X).normalised(), "sum")
     alpha0 = np.random.default_rng(2).random(problem_.n)
     np.testing.assert_array_equal(_first_weights(problem_, None, alpha0, None), problem_.to_beta(alpha0))
     with pytest.raises(InputError, match="either as a side data set or as pairs, not both"):

@@ -1,0 +1,160 @@
+"""Q-alpha's fixed point by a quasi-Newton ascent over alpha alone: the iterate stage of the solver
+(:mod:`core.selection._qalpha`) beside the alternation (:mod:`.iterate`), where the samples are few
+enough for ``A_alpha`` (q x q).
+
+For a given alpha the best ``Q`` is the ``k`` leading eigenvectors of ``A_alpha = M^T diag(alpha) M``
+([WS03] Sec. 3, the basic scheme), so the criterion is a function of alpha alone,
+``phi(alpha) = sum_{l<=k} lambda_l(A_alpha)^2`` ([WS03] Eq. 1), and, by the derivative of a simple
+eigenvalue, ``d lambda_l / d alpha_i = (m_i^T q_l)^2``: its gradient is ``2 G(Q) alpha`` with
+``G(Q) alpha = sum_l lambda_l p_l o p_l`` (``p_l = M q_l``), no derivative of ``Q`` needed. The fixed
+points of Definition 2 (alpha the leading eigenvector of ``G(Q)``, ``Q`` the leading eigenvectors of
+``A_alpha``) are the stationary points of ``theta(beta) = beta^T C(Q(beta)) beta`` on the unit sphere,
+and every variant's operator ``C`` keeps this form: ``S^1/2 G S^1/2`` with side data ([SW04]
+Def. 3), ``G - lam B`` with pairs ([SW04] Eq. 3), ``2 G - (M M^T) o (M M^T)`` for the gap criterion
+([WS03] Sec. 2); in each, the gradient of ``theta`` at a unit ``beta`` is ``2 (C beta - theta beta)``.
+
+The alternation of Definition 2 is one ascent method for ``theta``: a first-order one, whose rate
+is linear and slow where alpha and Q are strongly coupled (many features, a few planted: hundreds
+of iterations). L-BFGS (SciPy's ``L-BFGS-B``, no bounds) on ``-theta(x / ||x||)`` reaches the same
+stationary points in tens of iterations, each one evaluation: ``A_alpha`` (one pass over the data,
+``q^2 n`` multiply-adds), its eigenvectors, and ``P^T = Q^T M^T`` (a second, thin pass). Its
+residuals are those of the alternation: alpha's eigen-residual ``||C beta - theta beta|| / ||C beta||``
+(the relative gradient) and Q's from the eigensolver.
+
+Where ``|lambda_k|`` and ``|lambda_{k+1}|`` are equal to working precision ``Q`` is not determined
+and neither is the problem at this k: the ascent stops early and says so (:class:`.problem.Undetermined`).
+
+References
+----------
+.. [WS03] L. Wolf and A. Shashua, "Feature selection for unsupervised and supervised inference:
+   the emergence of sparsity in a weighted-based approach", ICCV 2003.
+.. [SW04] A. Shashua and L. Wolf, "Kernel feature selection with side data using a spectral
+   approach", ECCV 2004.
+.. [NW06] J. Nocedal and S. J. Wright, "Numerical Optimization", 2nd ed., Springer 2006, Ch. 7
+   (L-BFGS).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import optimize
+
+from .problem import DENSE_EIGEN_LIMIT, UNDETERMINED_AFTER, Evaluation
+from .._spectral import IterationTrace
+from ...matrix.threads import one_blas_thread
+
+#: Corrections L-BFGS keeps. On planted 100 x 200,000 data (k = 2) memories of 5, 10, 20 and 40
+#: took 76, 75, 80 and 87 iterations; on 100 x 20,000, 33-34 for all; on five bundled sets at
+#: k = 2, 5, 8, 5 and 10 the same but for one iteration (2-core AMD EPYC). SciPy keeps about
+#: 28 float64 values per feature at 5 and 38 at 10.
+MEMORY = 5
+
+
+#: The ascent's evaluations on a typical problem (the bundled sets: 8-12; planted 100 x 20,000: 36),
+#: for the cost model that decides when the alternation hands over to it.
+TYPICAL_EVALUATIONS = 15
+#: What a step of the alternation and an evaluation of the ascent cost beyond their arithmetic, in
+#: multiply-adds at the BLAS rate (measured on 55 x 101: a step 50 us, an evaluation 300 us).
+STEP_OVERHEAD, EVALUATION_OVERHEAD = 1e6, 6e6
+#: The alternation's linear rate is read off at least this many iterations, and only after twice as many.
+RATE_WINDOW = 5
+
+
+def cost_ratio(problem, k) -> float:
+    """An evaluation of the ascent over a step of the alternation, in multiply-adds: ``A_alpha``
+    (``q^2 n / 2``, or ``n^2`` for the features' Gram matrix where there are fewer features than
+    samples), its leading eigenpairs (``2 r^3 / 3`` for ``r = min(q, n)`` by LAPACK, about
+    ``40 (k + 1) r^2`` by ARPACK beyond :data:`DENSE_EIGEN_LIMIT`) and ``M Q``, against two thin
+    passes (``2 q n k``)."""
+    q, n = problem.features.n_samples, problem.features.n_kept
+    small = min(q, n)
+    # LAPACK's tridiagonal reduction up to DENSE_EIGEN_LIMIT, else ARPACK's products (tens of them)
+    eigen = 2 * small ** 3 / 3 if small <= DENSE_EIGEN_LIMIT else 40 * (k + 1) * small ** 2
+    evaluation = (n * n if n < q else q * q * n / 2) + eigen + q * n * k + EVALUATION_OVERHEAD
+    return evaluation / (2.0 * q * n * k + STEP_OVERHEAD)
+
+
+class Handover:
+    """When the alternation of Definition 2 hands over to the ascent: once its iterations, or
+    those its linear rate predicts to ``tol``, exceed what :data:`TYPICAL_EVALUATIONS` of the
+    ascent cost (:func:`cost_ratio`), or half of ``max_iter``, or once it stops contracting. The
+    rate is read off the later half of the iterations so far (at least :data:`RATE_WINDOW`), and
+    only after a tenth of the budget: the residuals stall
+    for a few steps and drop again (a PBMC-sized table at k = 2 and 4: plateaus of 5-10 steps in
+    runs that settle in 71-109), and a window of the last five took them for a crawl. Decided on
+    the residuals alone, so a run is reproducible."""
+
+    def __init__(self, ratio, tol, max_iter):
+        # the alternation may not take the whole of max_iter: the ascent needs iterations left
+        self.budget = min(int(np.ceil(TYPICAL_EVALUATIONS * ratio)), max(1, max_iter // 2))
+        self.tol = tol
+
+    def __call__(self, trace) -> bool:
+        done = trace.n_iter
+        if done >= self.budget:
+            return True
+        window = max(RATE_WINDOW, done // 2)
+        if done <= max(2 * RATE_WINDOW, self.budget // 10):
+            return False  # a tenth of the budget (1.5 evaluations' cost) before the rate is judged
+        residuals = np.max(np.asarray(trace.residuals), axis=1)
+        first, last = residuals[-window - 1], residuals[-1]
+        if first <= 0 or last <= 0:
+            return False
+        rate = (last / first) ** (1.0 / window)
+        if rate >= 1.0:
+            return True  # not contracting over half its run: it will not arrive in the budget
+        return done + np.log(self.tol / last) / np.log(rate) > self.budget
+
+
+def ascend(problem, k, x0, *, max_iter, tol, trace, progress):
+    """L-BFGS on ``-theta(x / ||x||)`` from ``x0`` (in the operator's variable ``beta``), recording
+    each iterate in ``trace`` (:class:`core.selection._spectral.IterationTrace`) until both its
+    residuals are at most ``tol``, the progress callback stops it, ``max_iter`` iterations pass, the
+    line search can go no further, or ``Q`` is found undetermined.
+
+    Returns ``(alpha, Q, evaluations, undetermined)``: the last accepted iterate (alpha oriented,
+    unit norm), its ``Q``, the number of evaluations (each a pass for ``A_alpha`` and a thin one
+    for ``P``), and an :class:`.problem.Undetermined` where the last iterate's ``Q`` is not
+    determined (the ascent stops once that has held for :data:`UNDETERMINED_AFTER` evaluations
+    in a row without the residuals passing), else None.
+    """
+    evaluation = Evaluation(problem, k)
+
+    def callback(intermediate_result):
+        e = evaluation.at(intermediate_result.x)
+        ended = trace.record(trace.n_iter + 1, e.theta, e.theta, e.alpha_residual, e.Q_residual, tol, None,
+                             progress, max_iter)
+        if ended or evaluation.low_gap_run >= UNDETERMINED_AFTER:
+            raise StopIteration  # SciPy's way to end from a callback: result.x is this iterate
+
+    x0 = np.asarray(x0, dtype=np.float64)
+    remaining = max_iter - trace.n_iter
+    result = optimize.minimize(evaluation.objective, x0, jac=evaluation.gradient, method="L-BFGS-B",
+                               callback=callback,
+                               options=dict(maxiter=remaining, maxfun=4 * remaining + 20, maxcor=MEMORY,
+                                            ftol=0.0, gtol=0.0, maxls=40))
+    e = evaluation.at(result.x)
+    undetermined = e.gap
+    if trace.n_iter == 0:  # ended before its first iteration (the line search found nothing better than x0)
+        trace.record(1, e.theta, e.theta, e.alpha_residual, e.Q_residual, tol, None, progress, max_iter)
+    alpha = problem.to_alpha(e.beta)
+    return alpha, e.Q(), evaluation.count, undetermined
+
+
+def run_ascent(problem, k, beta0, *, max_iter, tol, progress, trace=None):
+    """One start of Q-alpha by the ascent (:func:`ascend`) from ``beta0``, its last iterate measured
+    by products with the data (:meth:`.problem.Problem.measure`), which decide whether it settled.
+    Returns the run's record (as :func:`.iterate.alternate`) with ``evaluations``, ``undetermined``
+    and ``settled``, and ``Pt`` (``(M Q)^T`` of the last iterate), from which the alternation goes on
+    where the measured residuals do not pass (the line search stopped short of ``tol``, rounding in
+    ``A_alpha``). ``trace``, if given, holds iterations before this one, which count towards ``max_iter``."""
+    trace = IterationTrace() if trace is None else trace
+    # BLAS on one thread throughout: the weighted Gram matrix splits its columns over the cores
+    # itself, and OpenBLAS's threads, woken by a product between two of its parts, spun on the
+    # cores the parts ran on (100 x 200,000: 118 ms a Gram matrix against 43)
+    with one_blas_thread():
+        alpha, Q, evaluations, undetermined = ascend(problem, k, beta0, max_iter=max_iter, tol=tol, trace=trace,
+                                                     progress=progress)
+    objective, eigenvalue, alpha_residual, Q_residual, Pt = problem.measure(alpha, Q, fixed_Q=False)
+    settled = trace.revise(objective, eigenvalue, alpha_residual, Q_residual, tol)
+    return dict(trace.result(alpha, Q), evaluations=evaluations, undetermined=undetermined, settled=settled, Pt=Pt)
