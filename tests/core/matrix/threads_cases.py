@@ -210,3 +210,52 @@ def test_the_last_holder_restores_the_threads_from_any_thread():
         other.start()
         other.join(timeout=30)
         assert seen == [{2}] and blas_threads() == {2}
+
+
+def test_the_libraries_are_found_once_and_again_after_an_import(monkeypatch):
+    """The pools are looked for once (9 ms a time here) and kept; an import since can load another
+    BLAS, so the next holder looks again."""
+    import sys
+    import types
+
+    from core.matrix import threads
+
+    with threads.one_blas_thread():
+        kept = threads._controller
+    with threads.one_blas_thread():
+        assert threads._controller is kept  # nothing imported since: the same controller
+    monkeypatch.setitem(sys.modules, "an_import_since", types.ModuleType("an_import_since"))
+    with threads.one_blas_thread():
+        assert threads._controller is not kept
+        assert blas_threads() == {1}
+
+
+def test_a_blas_loaded_after_the_first_holder_is_limited_too():
+    """In a fresh interpreter whose first limit saw NumPy's BLAS alone, SciPy's, loaded by an import
+    afterwards, runs on one thread inside the next holder as well."""
+    import subprocess
+    import sys
+
+    script = """
+import numpy as np
+from threadpoolctl import threadpool_info, threadpool_limits
+import core.matrix.threads as threads
+with threadpool_limits(2, user_api="blas"):
+    with threads.one_blas_thread():
+        pass
+    before = len([p for p in threadpool_info() if p["user_api"] == "blas"])
+    import scipy.linalg
+    with threads.one_blas_thread():
+        inside = {p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}
+        count = len([p for p in threadpool_info() if p["user_api"] == "blas"])
+print(before, count, sorted(inside))
+"""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=120,
+                          env={**__import__("os").environ, "PYTHONPATH": str(root)})
+    assert done.returncode == 0, done.stderr
+    before, count, inside = done.stdout.split(" ", 2)
+    assert int(count) > int(before), done.stdout  # SciPy brought a BLAS of its own after the first holder
+    assert inside.strip() == "[1]", done.stdout
