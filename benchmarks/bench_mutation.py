@@ -37,7 +37,7 @@ MODULES = ("core/selection/qalpha.py", *(f"core/selection/_qalpha/{stage}.py" fo
            "core/selection/slda.py", "core/data/content_store.py")
 TESTS = ("tests/core/selection/test_qalpha.py", "tests/core/selection/test_qalpha_convergence.py",
          "tests/core/selection/test_qalpha_quasi_newton.py", "tests/core/selection/test_qalpha_route.py",
-         "tests/core/selection/test_qalpha_start.py",
+         "tests/core/selection/test_qalpha_start.py", "tests/core/selection/test_qalpha_iterate.py",
          "tests/core/selection/test_side.py", "tests/core/selection/test_lambda_path.py",
          "tests/core/test_interfaces.py", "tests/core/selection/test_slda.py",
          "tests/core/data/test_content_store.py", "tests/core/data/test_store_neighbours.py")
