@@ -193,8 +193,8 @@ def _alternate_simultaneously(problem, Q0, *, max_iter, tol, progress, alpha0=No
 def _first_weights(problem, alpha0=None):
     """The alternation's first weights, in the operator's variable (``beta``) and as ``alpha``:
     every ``beta`` equal, or ``alpha0`` (a warm start, or the iterate another method left)."""
-    if alpha0 is None or not np.all(np.isfinite(alpha0)) or not np.any(alpha0):
-        beta = np.full(problem.n, 1.0 / np.sqrt(problem.n), dtype=problem.features.dtype)
-    else:
-        beta = problem.to_beta(np.asarray(alpha0, dtype=problem.features.dtype))
+    dtype = problem.features.dtype
+    beta = problem.given_beta(alpha0, dtype)
+    if beta is None:
+        beta = problem.equal_beta(dtype)
     return beta, problem.to_alpha(beta)

@@ -32,7 +32,7 @@ def check_criterion(criterion) -> None:
         raise InputError(f"criterion must be 'sum' or 'gap'; got {criterion!r}.")
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)  # built once, shared by a λ path's solves (and cached with it)
 class Prepared:
     """What a Q-alpha run needs that does not depend on ``lam``: the normalised features, the side
     variances ``D`` or the pairs' factor, the checked settings, the solver of step 2 and whether the

@@ -109,9 +109,17 @@ class Problem:
             C -= self.lam * (self.pair_factor @ self.pair_factor.T)
         return C
 
-    @property
-    def is_psd(self):
-        return self.criterion == "sum" and self.pair_factor is None
+    # the weights a run begins at ----------------------------------------------
+    def equal_beta(self, dtype=np.float64):
+        """Every ``beta`` equal, of unit norm: where a run begins when nothing gives a direction."""
+        return np.full(self.n, 1.0 / np.sqrt(self.n), dtype=dtype)
+
+    def given_beta(self, alpha0, dtype=np.float64):
+        """The weights ``alpha0`` (a warm start, or the iterate another method left) in the
+        operator's variable, or None where they give no direction (None, all zero, not finite)."""
+        if alpha0 is None or not np.all(np.isfinite(alpha0)) or not np.any(alpha0):
+            return None
+        return self.to_beta(np.asarray(alpha0, dtype=dtype))
 
     # alpha from the operator's eigenvector ----------------------------------
     def to_alpha(self, beta):

@@ -100,9 +100,10 @@ def first_weights(problem, Q0, alpha0, Pt0):
     """Where the ascent begins, in the operator's variable ``beta``: the given weights (a warm
     start), every ``beta`` equal (``Q0`` None: the uniform start), or, from a ``Q0`` (a random
     start), one step of Definition 2 from equal weights, ``C(Q0) 1``."""
-    if alpha0 is not None and np.all(np.isfinite(alpha0)) and np.any(alpha0):
-        return problem.to_beta(np.asarray(alpha0, dtype=np.float64))
-    uniform = np.full(problem.n, 1.0 / np.sqrt(problem.n))
+    given = problem.given_beta(alpha0)
+    if given is not None:
+        return given
+    uniform = problem.equal_beta()
     if Q0 is None:
         return uniform
     Pt = problem.features.transposed_times(Q0) if Pt0 is None else Pt0
