@@ -11,7 +11,7 @@ References
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -67,7 +67,7 @@ def first_iterate(problem, prepared, index, init, rng, warm=None) -> Start:
         start = Start(Q, Pt=Pt, passes=passes)
     if not ascent_first:
         return start
-    return Start(start.Q, start.alpha, start.Pt, first_weights(problem, start.Q, start.alpha, start.Pt), start.passes)
+    return replace(start, beta=first_weights(problem, start.Q, start.alpha, start.Pt))
 
 
 def class_subspace(labels, q):

@@ -233,8 +233,10 @@ def test_the_libraries_are_found_once_and_again_after_an_import(monkeypatch):
 def test_a_blas_loaded_after_the_first_holder_is_limited_too():
     """In a fresh interpreter whose first limit saw NumPy's BLAS alone, SciPy's, loaded by an import
     afterwards, runs on one thread inside the next holder as well."""
+    import os
     import subprocess
     import sys
+    from pathlib import Path
 
     script = """
 import numpy as np
@@ -250,11 +252,9 @@ with threadpool_limits(2, user_api="blas"):
         count = len([p for p in threadpool_info() if p["user_api"] == "blas"])
 print(before, count, sorted(inside))
 """
-    from pathlib import Path
-
     root = Path(__file__).resolve().parents[3]
     done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=120,
-                          env={**__import__("os").environ, "PYTHONPATH": str(root)})
+                          env={**os.environ, "PYTHONPATH": str(root)})
     assert done.returncode == 0, done.stderr
     before, count, inside = done.stdout.split(" ", 2)
     assert int(count) > int(before), done.stdout  # SciPy brought a BLAS of its own after the first holder
