@@ -377,7 +377,9 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=DEFAULT_LAM, c
         (:func:`~core.selection._qalpha.ascent.cost_ratio`, decided on the residuals alone,
         so runs are reproducible), it hands over to the ascent, which goes on from its iterate
         (100 x 20,000 with 200 planted features, k = 2: 58 iterations in 0.63 s against 931 in
-        3.6 s, ``benchmarks/bench_convergence.py``). ``"always"``: the ascent from the start (fewest iterations: 7-11 on the bundled
+        3.6 s, ``benchmarks/bench_convergence.py``); where each step of the alternation solves the
+        operator's eigenproblem (dense or Lanczos steps: the gap criterion, pairs) the ascent runs
+        from the start. ``"always"``: the ascent from the start (fewest iterations: 7-11 on the bundled
         sets, where the alternation takes 24-209; each costs a weighted Gram matrix, so on small
         problems it can take longer). ``False``: the alternation alone, as before issue 75. The
         ascent runs where ``A_alpha`` can be formed (up to 4,096 samples) and Q is not fixed (not

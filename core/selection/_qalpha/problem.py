@@ -175,12 +175,18 @@ class Undetermined:
                 "among directions of equal eigenvalue, and the fixed point with it." + advice)
 
 
-def leading_pairs(A, count, previous, positive):
+def leading_pairs(A, count, previous, positive, negative_bound=None):
     """The ``count`` eigenpairs of the symmetric ``A`` of largest magnitude, largest first, and
     the magnitudes of those found (at least ``count + 1`` where ``A`` has them), for the gap
-    diagnosis. ``positive``: ``A`` is positive semi-definite (every weight non-negative)."""
+    diagnosis. ``positive``: ``A`` is positive semi-definite (every weight non-negative); else
+    ``negative_bound``, if given, is at least ``-lambda_min(A)``: where the ``count + 1`` largest
+    eigenvalues all exceed it they are those of largest magnitude, and LAPACK finds them alone."""
     q = A.shape[0]
     if q <= DENSE_EIGEN_LIMIT:
+        if not positive and negative_bound is not None and count + 1 < q:
+            values, vectors = sample_vectors.leading_eigenpairs(A, count + 1, True)
+            if values[-1] > negative_bound:
+                return values[:count], vectors[:, :count], np.abs(values)
         values, vectors = sample_vectors.leading_eigenpairs(A, count + 1, positive)
         return values[:count], vectors[:, :count], np.abs(values)
     wanted = min(count + 1, q - 1)
@@ -233,8 +239,12 @@ class Evaluation:
             diagonal = self._gram_squared @ alpha if problem.criterion == "gap" else None
         else:
             A = problem.features.weighted_gram(alpha)
+            # Weyl: the unit-norm features' negative weights lower A's spectrum by at most their sum
+            # (doubled against rounding); L-BFGS's iterates put small negative weights on about half
+            negative_bound = None if positive else -2.0 * float(alpha[alpha < 0].sum())
             with one_blas_thread():  # a q x q decomposition: threads cost more than they save
-                values, vectors, magnitudes = leading_pairs(A, k, None if self.dual else previous, positive)
+                values, vectors, magnitudes = leading_pairs(A, k, None if self.dual else previous, positive,
+                                                            negative_bound)
             Pt = problem.features.transposed_times(vectors)  # rows p_l = M q_l
             self.Q_residual = subspace_residual(vectors, A @ vectors)
             self.sample_vectors, self.vectors = vectors, (None if self.dual else vectors)

@@ -180,3 +180,20 @@ def test_fewer_features_than_samples_take_the_features_side_and_equal_the_sample
         np.testing.assert_allclose(found[:, :live] @ found[:, :live].T, leading @ leading.T, atol=1e-9)
         np.testing.assert_allclose(np.linalg.norm(A @ found[:, :live] - found[:, :live] * values[::-1][:live], axis=0),
                                    0, atol=1e-10 * values[-1])
+
+
+@pytest.mark.parametrize("positive", [True, False])
+def test_leading_eigenpairs_are_lapacks_whole_decompositions_leading_ones(positive):
+    """The ``count`` pairs of largest magnitude, largest first, against NumPy's whole decomposition;
+    a matrix with a NaN is refused, as SciPy's checks refuse it."""
+    rng = np.random.default_rng(3)
+    B = rng.standard_normal((30, 50))
+    A = B @ B.T if positive else (B[:, :30] + B[:, :30].T) / 2
+    values, vectors = sample_vectors.leading_eigenpairs(A, 4, positive)
+    all_values, all_vectors = np.linalg.eigh(A)
+    order = np.argsort(-np.abs(all_values))[:4]
+    np.testing.assert_allclose(values, all_values[order], rtol=1e-12)
+    np.testing.assert_allclose(np.abs(np.sum(vectors * all_vectors[:, order], axis=0)), 1.0, atol=1e-10)
+    A[2, 3] = np.nan
+    with pytest.raises(ValueError):
+        sample_vectors.leading_eigenpairs(A, 4, positive)
