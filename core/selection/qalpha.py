@@ -376,8 +376,8 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=DEFAULT_LAM, c
         rate predicts more steps than the typical cost of the quasi-Newton ascent over alpha
         (:func:`~core.selection._qalpha.ascent.cost_ratio`, decided on the residuals alone,
         so runs are reproducible), it hands over to the ascent, which goes on from its iterate
-        (100 x 20,000 with 200 planted features, k = 2: 58 iterations in 0.63 s against 931 in
-        3.6 s, ``benchmarks/bench_convergence.py``); where each step of the alternation solves the
+        (100 x 20,000 with 200 planted features, k = 2: 66 iterations in 1.0 s against 931 in
+        5.5 s on a 2-core AMD EPYC, ``benchmarks/bench_convergence.py``); where each step of the alternation solves the
         operator's eigenproblem (dense or Lanczos steps: the gap criterion, pairs) the ascent runs
         from the start. ``"always"``: the ascent from the start (fewest iterations: 7-11 on the bundled
         sets, where the alternation takes 24-209; each costs a weighted Gram matrix, so on small
