@@ -37,9 +37,12 @@ function summariseColouring(name, values) {
   return { name, values, low, high, constant: !(high > low), order };
 }
 
-// base64 of little-endian values as a typed array (the scrubber's weights and image too)
+// base64 of little-endian values as a typed array (the scrubber's weights and image too). A plain
+// loop: Uint8Array.from with a mapping function took 280 ms for the AR faces' samples (1.7 million
+// characters) against 19 ms, in the message handler of every new session's first run
 function decodeBase64(text, Type) {
-  const bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+  const binary = atob(text), bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return new Type(bytes.buffer);
 }
 
