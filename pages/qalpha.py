@@ -392,7 +392,7 @@ def path_view(main, side, pairs, params, side_mode: str) -> None:
 
 
 with view:
-    lambda_view(main, side, pairs, params, side_mode, side_choice, automatic, side_classes, int(n_pairs))
-    path_view(main, side, pairs, params, side_mode)
     if not runs.is_stopped("qalpha"):  # once per data set, not in the fragment K and λ rerun
         sample_map.send_samples(main, side)
+    lambda_view(main, side, pairs, params, side_mode, side_choice, automatic, side_classes, int(n_pairs))
+    path_view(main, side, pairs, params, side_mode)

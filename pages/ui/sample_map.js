@@ -46,22 +46,35 @@ function decodeBase64(text, Type) {
   return new Type(bytes.buffer);
 }
 
+// The standardised samples of one part (main or side), feature after feature: sent as float32,
+// or for 8-bit data (images) as the values' bytes, standardised here as the server does
+function standardised(part, n, p, divisor, centre, scale) {
+  if (!part.codes) return { z: decodeBase64(part.z, Float32Array), codes: null };
+  const codes = decodeBase64(part.codes, Uint8Array), z = new Float32Array(n * p);
+  for (let j = 0; j < p; j++) {
+    const c = centre[j], s = scale[j];
+    for (let i = j * n; i < (j + 1) * n; i++) z[i] = (codes[i] / divisor - c) / s;
+  }
+  return { z, codes };
+}
+
 // What pages/ui/sample_map.py mounted for a data set: {data: the standardised samples, view: the
 // colours and, for data too large to send, the server's coordinates}, by the data set's key
 function mapSamples(key) {
   const entry = window.__selectionSamples && window.__selectionSamples.get(key);
   if (!entry) return null;
   if (entry.data && !entry.decoded) {
-    const d = entry.data, z = decodeBase64(d.z, Float32Array), norms = new Float64Array(d.p);
+    const d = entry.data, centre = decodeBase64(d.centre, Float64Array), scale = decodeBase64(d.scale, Float64Array);
+    const { z, codes } = standardised(d, d.n, d.p, d.divisor, centre, scale), norms = new Float64Array(d.p);
     for (let j = 0; j < d.p; j++) {
       let s = 0;
       for (let i = j * d.n; i < (j + 1) * d.n; i++) s += z[i] * z[i];
       norms[j] = s;
     }
-    entry.decoded = { n: d.n, p: d.p, z, norms, names: d.names, colourings: new Map(),
-                      centre: d.centre ? decodeBase64(d.centre, Float32Array) : null,
-                      scale: d.scale ? decodeBase64(d.scale, Float32Array) : null,
-                      side: d.side ? { n: d.side.n, z: decodeBase64(d.side.z, Float32Array), names: d.side.names } : null,
+    entry.decoded = { n: d.n, p: d.p, z, codes, divisor: d.divisor, norms, names: d.names, colourings: new Map(),
+                      centre, scale,
+                      side: d.side ? { n: d.side.n, z: standardised(d.side, d.side.n, d.p, d.divisor, centre, scale).z,
+                                       names: d.side.names } : null,
                       images: d.images ? { height: d.images.height, width: d.images.width,
                                            pixels: decodeBase64(d.images.pixels, Uint8Array) } : null };
   }
@@ -318,9 +331,11 @@ function createSampleMap(panel, report) {
     if (!samples || j < 0 || j >= samples.p) return { name, missing: true };
     let found = samples.colourings.get(name);
     if (!found) {
-      const { n, z } = samples, centre = samples.centre ? samples.centre[j] : 0, scale = samples.scale ? samples.scale[j] : 1;
+      const { n, z, codes, divisor } = samples, centre = samples.centre[j], scale = samples.scale[j];
       const values = new Float64Array(n);
-      for (let i = 0; i < n; i++) values[i] = z[j * n + i] * scale + centre;
+      // 8-bit data: the values themselves, exactly
+      if (codes) for (let i = 0; i < n; i++) values[i] = codes[j * n + i] / divisor;
+      else for (let i = 0; i < n; i++) values[i] = z[j * n + i] * scale + centre;
       found = summariseColouring(name, values);
       samples.colourings.set(name, found);
       if (samples.colourings.size > MAP_COLOURINGS_KEPT) samples.colourings.delete(samples.colourings.keys().next().value);

@@ -1041,6 +1041,9 @@ def test_kernel_and_sparse_lda_maps_are_sent_to_the_browser_to_redraw_as_k_moves
     assert 1 <= parts["map"]["k"] <= 13 and parts["map"]["samples_key"] == parts["data"]["key"] == parts["view"]["key"]
     Z = np.frombuffer(base64.b64decode(parts["data"]["z"]), dtype="<f4").reshape(13, 178).T
     np.testing.assert_allclose(Z, (wine.X - wine.X.mean(axis=0)) / wine.X.std(axis=0), atol=1e-5)
+    assert parts["data"]["divisor"] is None and "codes" not in parts["data"]  # wine's values are not bytes
+    centre, scale = (np.frombuffer(base64.b64decode(parts["data"][part]), dtype="<f8") for part in ("centre", "scale"))
+    np.testing.assert_allclose(Z * scale + centre, wine.X, rtol=1e-6)
     assert [parts["view"]["group_names"][g] for g in parts["view"]["groups"]] == [str(c) for c in wine.labels]
     slda = AppTest.from_file(str(ROOT / "pages" / "slda.py"), default_timeout=300)
     slda.session_state["dataset"] = wine

@@ -27,7 +27,8 @@ def run_page(dataset=None):
 def scrubber(app) -> dict:
     """What the page hands the browser-drawn K and λ (pages/ui/scrubber.py): its K, its λ values
     and index, and the weights at each λ, decoded as the browser decodes them."""
-    data = json.loads(app.get("bidi_component")[0].proto.json)
+    [data] = [found for element in app.get("bidi_component") if element.proto.json
+              and "weights" in (found := json.loads(element.proto.json))]
     data["weights"] = np.frombuffer(base64.b64decode(data["weights"]), dtype="<f4").reshape(len(data["lams"]), data["n"])
     return data
 
@@ -795,10 +796,16 @@ def test_the_map_of_the_samples_gets_the_standardised_samples_once_and_the_class
     data, view = parts["data"], parts["view"]
     assert scrubber(app)["samples_key"] == data["key"] == view["key"] and view["server"] is None
     main, side = load_dataset("warpAR10P").split_by_class([10])
-    Z = np.frombuffer(base64.b64decode(data["z"]), dtype="<f4").reshape(data["p"], data["n"]).T
-    np.testing.assert_allclose(Z, zscores(main.X), atol=1e-5)
-    S = np.frombuffer(base64.b64decode(data["side"]["z"]), dtype="<f4").reshape(data["p"], data["side"]["n"]).T
-    np.testing.assert_allclose(S, zscores(side.X, reference=main.X), atol=1e-4)
+    # the faces are 8-bit: their bytes go, a quarter of float32's, and give the values exactly
+    assert "z" not in data and data["divisor"] == 255.0
+    centre, scale = (np.frombuffer(base64.b64decode(data[part]), dtype="<f8") for part in ("centre", "scale"))
+    codes = np.frombuffer(base64.b64decode(data["codes"]), dtype=np.uint8).reshape(data["p"], data["n"]).T
+    np.testing.assert_array_equal(codes / 255.0, main.X)
+    np.testing.assert_allclose((codes / 255.0 - centre) / scale, zscores(main.X), atol=1e-12)
+    side_codes = np.frombuffer(base64.b64decode(data["side"]["codes"]), dtype=np.uint8)
+    side_values = side_codes.reshape(data["p"], data["side"]["n"]).T / 255.0
+    np.testing.assert_array_equal(side_values, side.X)
+    np.testing.assert_allclose((side_values - centre) / scale, zscores(side.X, reference=main.X), atol=1e-12)
     assert data["names"] == list(main.sample_names) and data["side"]["names"] == list(side.sample_names)
     pixels = np.frombuffer(base64.b64decode(data["images"]["pixels"]), dtype=np.uint8)
     assert pixels.size == main.n_samples * data["images"]["height"] * data["images"]["width"]
@@ -808,6 +815,23 @@ def test_the_map_of_the_samples_gets_the_standardised_samples_once_and_the_class
     before = data["token"]
     move_k(app, 40)
     assert map_parts(app)["data"]["token"] == before
+
+
+def test_samples_go_as_bytes_only_where_the_bytes_give_the_values_back_exactly():
+    """The map's samples go as one byte per value only where that is lossless: 255ths in [0, 1]
+    (8-bit pixels), whole numbers 0..255; a value off the grid by one float64 step, a value past
+    255 or below 0, and the side data's values count too."""
+    from pages.ui.sample_map import _byte_divisor
+
+    rng = np.random.default_rng(0)
+    pixels = rng.integers(0, 256, size=(6, 5)).astype(float)
+    assert _byte_divisor(pixels / 255.0) == 255.0 and _byte_divisor(pixels) == 1.0
+    assert _byte_divisor(pixels / 255.0, pixels[:2] / 255.0) == 255.0
+    off_grid = pixels / 255.0
+    off_grid[2, 3] = np.nextafter(off_grid[2, 3], 2.0)
+    assert _byte_divisor(off_grid) is None and _byte_divisor(pixels / 255.0, off_grid) is None
+    assert _byte_divisor(np.full((2, 2), 256.0)) is None and _byte_divisor(np.full((2, 2), -1.0)) is None
+    assert _byte_divisor(rng.normal(size=(4, 3))) is None
 
 
 def test_without_labels_the_map_is_coloured_by_k_means_at_k():
@@ -1107,9 +1131,8 @@ def test_the_map_coloured_by_a_feature_is_kept_in_the_link_and_undone():
     faces = load_dataset("warpAR10P")
     app = run_page(faces)
     data = map_parts(app)["data"]
-    Z = np.frombuffer(base64.b64decode(data["z"]), dtype="<f4").reshape(data["p"], data["n"]).T
-    centre, scale = (np.frombuffer(base64.b64decode(data[part]), dtype="<f4") for part in ("centre", "scale"))
-    np.testing.assert_allclose(Z * scale + centre, faces.X, atol=1e-5 * np.abs(faces.X).max())
+    codes = np.frombuffer(base64.b64decode(data["codes"]), dtype=np.uint8).reshape(data["p"], data["n"]).T
+    np.testing.assert_array_equal(codes / data["divisor"], faces.X)  # the values themselves
     assert scrubber(app)["colour_by"] == ""
     name = faces.feature_names[1234]
     app.session_state["qa_colour_by"] = name  # what the report's callback (sample_map.coloured) sets
