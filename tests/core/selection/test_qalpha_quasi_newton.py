@@ -488,3 +488,31 @@ def test_pairs_from_labels_gives_as_many_distinct_pairs_of_different_classes_as_
     assert pairs.shape == (n_pairs, 2)
     assert len({tuple(sorted(pair)) for pair in pairs.tolist()}) == n_pairs
     assert np.all(labels[pairs[:, 0]] != labels[pairs[:, 1]])
+
+
+def test_an_iterate_with_negative_weights_bounds_the_spectrum_by_their_sum_barely_widened(monkeypatch):
+    """Weyl: the unit-norm features' negative weights lower A_alpha's spectrum by at most the sum
+    of their magnitudes, so that sum (widened by 1e-4 against the norms' rounding) is what the
+    evaluation hands the eigensolver: a bound that holds, and not the doubled sum under which
+    half of the audit's such evaluations paid for a subset and then the whole decomposition."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((30, 60))
+    features = data_matrix(X).normalised()
+    seen = []
+    real = qa_problem.leading_pairs
+
+    def recorded(A, count, previous, positive, negative_bound=None):
+        seen.append((A.copy(), negative_bound))
+        return real(A, count, previous, positive, negative_bound)
+
+    monkeypatch.setattr(qa_problem, "leading_pairs", recorded)
+    for trial in range(5):
+        point = rng.random(features.n_kept)
+        point[rng.choice(features.n_kept, 6, replace=False)] *= -0.3
+        evaluation = qa_problem.Evaluation(Problem(features, "sum"), 3)
+        evaluation.at(point.copy())
+        A, bound = seen[-1]
+        alpha = point / np.linalg.norm(point)
+        negative_sum = -alpha[alpha < 0].sum()
+        assert negative_sum < bound <= (1 + 2e-4) * negative_sum
+        assert -np.linalg.eigvalsh(A)[0] <= bound
