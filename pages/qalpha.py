@@ -392,8 +392,7 @@ def path_view(main, side, pairs, params, side_mode: str) -> None:
 
 
 with view:
-    # once per data set, not in the fragment K and λ rerun; before the results, where the browser
-    # takes the message in before it is busy drawing them (sent last, a first open waited for it)
+    # once per data set, not in the K and λ fragment; first, before the browser is busy drawing
     if not runs.is_stopped("qalpha"):
         sample_map.send_samples(main, side)
     lambda_view(main, side, pairs, params, side_mode, side_choice, automatic, side_classes, int(n_pairs))

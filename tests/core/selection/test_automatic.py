@@ -87,6 +87,28 @@ def test_stability_is_one_on_separated_clusters_and_low_on_noise():
     assert clustering_stability(noise, 3, random_state=0).mean() < 0.6
 
 
+def test_stability_is_the_rand_index_of_scikit_learns_k_means_on_the_same_resamples():
+    """The stability's k-means is core.kmeans's one seeded start, which must give the clustering
+    scikit-learn's ``KMeans(n_init=1)`` gives with that seed: the scores recomputed with
+    scikit-learn's k-means on the same subsets (the pairs drawn as the function draws them) are
+    the same, so the settings chosen do not change with the implementation."""
+    from sklearn.cluster import KMeans
+    from sklearn.metrics import adjusted_rand_score
+
+    from core.selection.automatic import N_RESAMPLES, RESAMPLE_FRACTION, _resample_pairs
+
+    Z = zscores(load_dataset("wine").X)
+    for n_clusters, seed in ((3, 0), (5, 7)):
+        pairs = _resample_pairs(Z.shape[0], N_RESAMPLES, RESAMPLE_FRACTION, np.random.default_rng(seed))
+        expected = []
+        for position, (first, second) in enumerate(pairs):
+            shared = np.intersect1d(first, second)
+            labels = [KMeans(n_clusters, n_init=1, random_state=seed + 2 * position + offset).fit(Z[rows])
+                      .predict(Z[shared]) for offset, rows in enumerate((first, second))]
+            expected.append(adjusted_rand_score(*labels))
+        np.testing.assert_allclose(clustering_stability(Z, n_clusters, random_state=seed), expected, atol=1e-12)
+
+
 def test_number_of_clusters_from_the_spectrum():
     assert estimate_n_clusters(blobs(4, 30, 50, 1.0, seed=2)) == 4
     assert estimate_n_clusters(blobs(2, 30, 50, 1.0, seed=3)) == 2
