@@ -2,9 +2,8 @@
 
 - :mod:`.metrics`: clustering and classification measures, stability across resamples, accuracy
   and grouping curves over the number of features.
-  Their k-means is :mod:`core.kmeans` (below the selection room, whose automatic k and λ use it
-  too): seeded starts run side by side, the clusterings scikit-learn's ``KMeans`` gives without
-  its per-call cost (the Q-alpha page runs it at every K the hand stops on).
+- :mod:`.kmeans`: k-means with seeded starts run side by side, the clusterings scikit-learn's
+  ``KMeans`` gives without its per-call cost (the Q-alpha page runs it at every K the hand stops on).
 - :mod:`.compare`: the comparison protocol (every method judged on held-out folds, a tidy table,
   its summary and curves), which the Compare page and the benchmarks call.
 - :mod:`.markers`: per-class statistics of features (means, fraction non-zero, log2 fold change,

@@ -39,7 +39,7 @@ from ..errors import InputError
 from ..progress import ProgressCallback, report_or_stop
 from ..matrix.neighbours import stable_nearest
 from ..validation import random_seed, zscores
-from ..kmeans import seeded_kmeans
+from .kmeans import seeded_kmeans
 
 __all__ = ["clustering_accuracy", "pairwise_accuracy", "nmi", "normalized_precision_index", "precision_from_distances",
            "test_information", "kuncheva_index", "jaccard_index", "selection_stability", "stability_curve",

@@ -28,7 +28,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError, Stopped
-from ..kmeans import seeded_kmeans
 from ..matrix import data_matrix, dense_matrix
 from ..matrix.threads import one_blas_thread
 from ..progress import Progress, report_or_stop
@@ -73,19 +72,22 @@ def _resample_pairs(n_samples: int, n_resamples: int, fraction: float, rng) -> l
 
 
 def _stability(X: np.ndarray, n_clusters: int, pairs, seed: int) -> np.ndarray:
-    """Adjusted Rand index of k-means on each pair of subsets, on the samples they share. Each
-    k-means is :func:`core.kmeans.seeded_kmeans`'s one start, the clustering scikit-learn's
-    ``KMeans(n_clusters, n_init=1, random_state=...)`` gives, at about half its cost here: the
-    stability was two-thirds of ``choose_settings`` on a PBMC-sized table (2.0 of 3.0 s)."""
+    """Adjusted Rand index of k-means on each pair of subsets, on the samples they share."""
+    from sklearn.cluster import KMeans
     from sklearn.metrics import adjusted_rand_score
 
     scores = []
-    with one_blas_thread():  # the searches' other work runs on one thread too; a server has other sessions
+    # k-means' own loops run on OpenMP threads; BLAS threads beside them only contend
+    # (choose_settings on 700 x 765 on 2 cores: 6.0-7.2 s with two BLAS threads, 3.5-4.0 s with
+    # one, in benchmarks/bench_tour.py before this limit); and k-means opens its own BLAS limit,
+    # which must nest in ours (core.matrix.threads)
+    with one_blas_thread():
         for position, (first, second) in enumerate(pairs):
             found = []
             for offset, rows in enumerate((first, second)):
                 labels = np.full(X.shape[0], -1)
-                labels[rows] = seeded_kmeans(X[rows], n_clusters, 1, seed + 2 * position + offset)[0]
+                labels[rows] = KMeans(n_clusters, n_init=1,
+                                      random_state=seed + 2 * position + offset).fit_predict(X[rows])
                 found.append(labels)
             shared = (found[0] >= 0) & (found[1] >= 0)
             scores.append(adjusted_rand_score(found[0][shared], found[1][shared]))

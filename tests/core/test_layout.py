@@ -14,7 +14,7 @@ CORE = ROOT / "core"
 
 #: The rooms of ``core``, bottom first: each may import its own room and those before it.
 ROOMS = (
-    ("errors", "progress", "validation", "limits", "kmeans"),
+    ("errors", "progress", "validation", "limits"),
     ("matrix",),
     ("data",),
     ("features",),

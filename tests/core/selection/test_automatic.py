@@ -88,10 +88,9 @@ def test_stability_is_one_on_separated_clusters_and_low_on_noise():
 
 
 def test_stability_is_the_rand_index_of_scikit_learns_k_means_on_the_same_resamples():
-    """The stability's k-means is core.kmeans's one seeded start, which must give the clustering
-    scikit-learn's ``KMeans(n_init=1)`` gives with that seed: the scores recomputed with
-    scikit-learn's k-means on the same subsets (the pairs drawn as the function draws them) are
-    the same, so the settings chosen do not change with the implementation."""
+    """Lange et al.'s stability as the function states it: for each pair of subsets (drawn as the
+    function draws them), k-means with one start seeded ``seed + 2 * pair + subset`` fitted on each,
+    their adjusted Rand index on the samples both hold (here labelled by each fit's centres)."""
     from sklearn.cluster import KMeans
     from sklearn.metrics import adjusted_rand_score
 

@@ -30,8 +30,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.sparse import csr_array
 
-from .errors import InputError
-from .validation import random_seed
+from ..errors import InputError
+from ..validation import random_seed
 
 __all__ = ["seeded_kmeans"]
 

@@ -8,7 +8,7 @@ from sklearn.cluster import KMeans
 
 from core.data.bundled import load_dataset
 from core.errors import InputError
-from core.kmeans import _lloyd, seeded_kmeans
+from core.evaluation.kmeans import _lloyd, seeded_kmeans
 from core.validation import zscores
 
 
