@@ -35,7 +35,11 @@ def test_a_feature_clicked_typed_or_undone_colours_the_map(page, app_url):
     name = first.get_attribute("data-feature")
     first.click()
     expect(panel).to_have_attribute("data-colour-by", name)
-    quiet(page)  # the page's run that records the choice for Undo
+    # the page's run that records the choice for Undo and the link: waited for by its result (a
+    # quiet page just after the click can be the page before the report reached the server)
+    page.wait_for_function("name => new URLSearchParams(location.search).get('qa_colour_by') === JSON.stringify(name)",
+                           arg=name, timeout=60_000)
+    quiet(page)
     values = wine.X[:, wine.feature_names.index(name)]
     low, high = (float(v) for v in page.locator(".map-colour-bar").get_attribute("data-range").split(","))
     assert np.isclose(low, values.min(), rtol=1e-5) and np.isclose(high, values.max(), rtol=1e-5)
