@@ -17,7 +17,8 @@ The alternation of Definition 2 is one ascent method for ``theta``: a first-orde
 is linear and slow where alpha and Q are strongly coupled (many features, a few planted: hundreds
 of iterations). L-BFGS (SciPy's ``L-BFGS-B``, no bounds) on ``-theta(x / ||x||)`` reaches the same
 stationary points in tens of iterations, each one evaluation: ``A_alpha`` (one pass over the data,
-``q^2 n`` multiply-adds), its eigenvectors, and ``P^T = Q^T M^T`` (a second, thin pass). Its
+``q^2 n`` multiply-adds; from a few hundred samples on, ARPACK's products with the data instead),
+its eigenvectors, and ``P^T = Q^T M^T`` (a second, thin pass). Its
 residuals are those of the alternation: alpha's eigen-residual ``||C beta - theta beta|| / ||C beta||``
 (the relative gradient) and Q's from the eigensolver.
 
@@ -65,7 +66,14 @@ def cost_ratio(problem, k) -> float:
     (``q^2 n / 2``, or ``n^2`` for the features' Gram matrix where there are fewer features than
     samples), its leading eigenpairs (``2 r^3 / 3`` for ``r = min(q, n)`` by LAPACK, about
     ``40 (k + 1) r^2`` by ARPACK beyond :data:`DENSE_EIGEN_LIMIT`) and ``M Q``, against two thin
-    passes (``2 q n k``)."""
+    passes (``2 q n k``).
+
+    It counts a formed ``A_alpha`` also where the evaluation goes without
+    (:data:`.problem.MATRIX_FREE_FROM`, about a quarter of the work on a PBMC-sized table): with
+    that cost the alternation handed over earlier and the ascent went on longer, so the λ path
+    took 0.77 s against 0.91 s, but single runs took longer (PBMC-sized 700 x 765, k = 4 and 8: 0.23
+    and 0.28 s against 0.19 and 0.21) and k = 8 settled at a lower fixed point (objective 1.36206
+    against 1.36304). Same sitting, 2-core AMD EPYC."""
     q, n = problem.features.n_samples, problem.features.n_kept
     small = min(q, n)
     # LAPACK's tridiagonal reduction up to DENSE_EIGEN_LIMIT, else ARPACK's products (tens of them)

@@ -516,3 +516,81 @@ def test_an_iterate_with_negative_weights_bounds_the_spectrum_by_their_sum_barel
         negative_sum = -alpha[alpha < 0].sum()
         assert negative_sum < bound <= (1 + 2e-4) * negative_sum
         assert -np.linalg.eigvalsh(A)[0] <= bound
+
+
+def _evaluated_without_forming(monkeypatch, X, k, beta):
+    """An evaluation at ``beta`` on data with at least MATRIX_FREE_FROM samples, with forming
+    ``A_alpha`` made to fail, so every number comes from products with the data."""
+    features = data_matrix(X).normalised()
+
+    def refused(*args, **kwargs):
+        raise AssertionError("A_alpha was formed")
+
+    monkeypatch.setattr(type(features), "weighted_gram", refused)
+    evaluation = qa_problem.Evaluation(Problem(features, "sum"), k)
+    assert evaluation.matrix_free
+    return features, evaluation.at(beta)
+
+
+@pytest.mark.parametrize("signs", ["positive", "mixed"])
+def test_an_evaluation_without_forming_a_alpha_gives_lapacks_eigenpairs_and_the_gradient_by_hand(monkeypatch, signs):
+    """From MATRIX_FREE_FROM samples on, A_alpha's leading pairs come from ARPACK on its products
+    with the data: the eigenvalues, P = M Q, Q's residual and theta are LAPACK's on the explicit
+    matrix (weights of both signs too: largest magnitude), and the gradient C beta is
+    ``sum_l lambda_l p_l o p_l`` computed from them."""
+    rng = np.random.default_rng(11)
+    q, n, k = qa_problem.MATRIX_FREE_FROM + 20, 400, 3
+    X = rng.standard_normal((q, n)) + np.outer(rng.standard_normal(q), rng.uniform(0, 2, n))
+    beta = rng.uniform(0.1, 1.0, n) * (1 if signs == "positive" else rng.choice([-1, 1], n, p=[0.2, 0.8]))
+    beta /= np.linalg.norm(beta)
+    features, e = _evaluated_without_forming(monkeypatch, X, k, beta)
+    centred = X - X.mean(axis=0)
+    Mt = centred / np.linalg.norm(centred, axis=0)
+    values, vectors = linalg.eigh((Mt * beta) @ Mt.T)
+    order = np.argsort(-np.abs(values))[:k]
+    np.testing.assert_allclose(e.values, values[order], rtol=1e-10)
+    P = Mt.T @ vectors[:, order]
+    np.testing.assert_allclose(np.abs(np.sum(e.Pt * P.T, axis=1)), np.sum(P * P, axis=0), rtol=1e-8)
+    image = np.einsum("l,nl,nl->n", values[order], P, P)
+    np.testing.assert_allclose(e.image, image, rtol=1e-8, atol=1e-12 * np.abs(image).max())
+    assert e.theta == pytest.approx(float(beta @ image), rel=1e-10)
+    assert e.Q_residual < 1e-10
+
+
+def test_an_evaluation_whose_arpack_fails_forms_a_alpha_and_goes_on(monkeypatch):
+    """ARPACK's failure on the products is not the run's: the evaluation forms A_alpha and takes
+    its pairs from it, the same numbers."""
+    rng = np.random.default_rng(12)
+    X = rng.standard_normal((qa_problem.MATRIX_FREE_FROM + 5, 360))
+    beta = rng.uniform(0.1, 1.0, 360)
+    beta /= np.linalg.norm(beta)
+    problem_ = Problem(data_matrix(X).normalised(), "sum")
+    reference = qa_problem.Evaluation(problem_, 2).at(beta)
+    reference_values = reference.values.copy()
+
+    def failing(*args, **kwargs):
+        raise qa_problem.ArpackNoConvergence("no convergence", np.zeros(0), np.zeros((0, 0)))
+
+    monkeypatch.setattr(qa_problem, "arpack_pairs", failing)
+    fallback = qa_problem.Evaluation(problem_, 2).at(beta)
+    np.testing.assert_allclose(fallback.values, reference_values, rtol=1e-10)
+    assert fallback.theta == pytest.approx(reference.theta, rel=1e-10)
+
+
+def test_the_ascent_without_forming_a_alpha_settles_where_the_ascent_on_the_formed_matrix_does(monkeypatch):
+    """Q-alpha by the ascent on data with MATRIX_FREE_FROM samples or more, whose evaluations go
+    without forming A_alpha, settles at the point the same ascent reaches from LAPACK's pairs of
+    the formed matrix (the limit moved out of reach), at tol 1e-10: the eigensolver changed, not
+    the fixed point."""
+    rng = np.random.default_rng(13)
+    q, n = qa_problem.MATRIX_FREE_FROM + 10, 340
+    X = rng.standard_normal((q, n))
+    X[: q // 2, :6] += 1.5
+    assert qa_problem.evaluates_matrix_free(Problem(data_matrix(X).normalised(), "sum"), 2)
+    result = q_alpha(X, 2, accelerate="always", tol=1e-10)
+    monkeypatch.setattr(qa_problem, "MATRIX_FREE_FROM", 10 ** 9)
+    formed = q_alpha(X, 2, accelerate="always", tol=1e-10)
+    assert result.converged and formed.converged and result.evaluations > 0
+    assert result.objective == pytest.approx(formed.objective, rel=1e-10)
+    np.testing.assert_allclose(result.alpha, formed.alpha, atol=1e-7)
+    assert set(result.top(6)) == set(range(6))
