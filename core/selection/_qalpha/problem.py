@@ -322,9 +322,7 @@ class Evaluation:
             try:
                 values, vectors, magnitudes = arpack_pairs(operator, self.k, previous)
             except ArpackNoConvergence:
-                A = features.weighted_gram(alpha)
-                bound = None if positive else -(1.0 + 1e-4) * float(alpha[alpha < 0].sum())
-                values, vectors, magnitudes = leading_pairs(A, self.k, previous, positive, bound)
+                values, vectors, magnitudes = leading_pairs(features.weighted_gram(alpha), self.k, previous, positive)
         Pt = features.transposed_times(vectors)  # rows p_l = M q_l
         self.Q_residual = subspace_residual(vectors, features.times((Pt * alpha).T))
         self.sample_vectors, self.vectors = vectors, vectors

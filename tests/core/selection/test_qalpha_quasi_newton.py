@@ -557,12 +557,13 @@ def test_an_evaluation_without_forming_a_alpha_gives_lapacks_eigenpairs_and_the_
     assert e.Q_residual < 1e-10
 
 
-def test_an_evaluation_whose_arpack_fails_forms_a_alpha_and_goes_on(monkeypatch):
+@pytest.mark.parametrize("signs", ["positive", "mixed"])
+def test_an_evaluation_whose_arpack_fails_forms_a_alpha_and_goes_on(monkeypatch, signs):
     """ARPACK's failure on the products is not the run's: the evaluation forms A_alpha and takes
-    its pairs from it, the same numbers."""
+    its pairs from it, the same numbers (weights of both signs: the largest magnitudes)."""
     rng = np.random.default_rng(12)
     X = rng.standard_normal((qa_problem.MATRIX_FREE_FROM + 5, 360))
-    beta = rng.uniform(0.1, 1.0, 360)
+    beta = rng.uniform(0.1, 1.0, 360) * (1 if signs == "positive" else rng.choice([-1, 1], 360, p=[0.3, 0.7]))
     beta /= np.linalg.norm(beta)
     problem_ = Problem(data_matrix(X).normalised(), "sum")
     reference = qa_problem.Evaluation(problem_, 2).at(beta)
