@@ -121,6 +121,8 @@ class IterationTrace:
         self.history, self.residuals, self.failures = [], [], []
         self.converged = self.stopped = self.handed_over = False
         self.n_iter, self.eigenvalue = 0, np.nan
+        #: iterates that were an extrapolation of earlier ones (Q-alpha's Anderson mixing)
+        self.mixed = 0
         #: ``handover(trace)``, asked after each unsettled iterate: True ends the run there so that
         #: another method goes on from it (Q-alpha's ascent after the alternation)
         self.handover = handover
@@ -149,6 +151,7 @@ class IterationTrace:
         trace.failures = list(run["failures"])
         trace.n_iter, trace.eigenvalue = run["n_iter"], run["eigenvalue"]
         trace.converged = run["converged"]
+        trace.mixed = run.get("mixed", 0)
         return trace
 
     def revise(self, objective, eigenvalue, alpha_residual, Q_residual, tol):
@@ -163,7 +166,7 @@ class IterationTrace:
     def result(self, alpha, Q):
         return dict(alpha=alpha, Q=Q, history=np.asarray(self.history), n_iter=self.n_iter,
                     converged=self.converged, eigenvalue=self.eigenvalue, stopped=self.stopped,
-                    handed_over=self.handed_over,
+                    handed_over=self.handed_over, mixed=self.mixed,
                     residuals=np.asarray(self.residuals).reshape(-1, 2), failures=tuple(self.failures))
 
 

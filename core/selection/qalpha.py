@@ -200,9 +200,11 @@ class QAlphaResult:
         pass over the data for ``A_alpha`` (``q^2 n`` multiply-adds) and a thin one for ``M Q``:
         line searches make them more than :attr:`n_iter`. 0 where the alternation ran alone.
     acceleration : str
-        "quasi-Newton (L-BFGS)" where the ascent ran (:mod:`core.selection._qalpha.ascent`),
-        "" for the alternation of [WS03] Definition 2 alone (``accelerate=False``, the supervised
-        mode, or beyond :data:`core.matrix.sample_vectors.GRAM_LIMIT` samples).
+        "Anderson extrapolation" where iterates of the alternation were mixed
+        (:mod:`core.selection._qalpha.anderson`), "quasi-Newton (L-BFGS)" where the ascent ran
+        (:mod:`core.selection._qalpha.ascent`), both joined by " + ", "" for the alternation of
+        [WS03] Definition 2 alone (``accelerate=False``, the supervised mode, or steps that did not
+        come near a fixed point).
     data_placement : str
         For a Dask array, where the iterations read the data and why: held in the workers' (or
         this process's) memory, or read from their source (a file, or the tasks that make them) at every pass (``persist``); "" for
@@ -463,7 +465,8 @@ def _result(prepared, lam, run, converged, notes, stopped, restart_objectives, s
         restart_objectives=np.asarray(restart_objectives), stopped=bool(stopped), warnings=notes,
         residuals=run["residuals"].astype(np.float64), tol=prepared.settings["tol"], start_passes=start_passes,
         data_placement=prepared.data.placement, evaluations=int(run.get("evaluations", 0)),
-        acceleration="quasi-Newton (L-BFGS)" if run.get("evaluations", 0) else "",
+        acceleration=" + ".join(name for name, used in (("Anderson extrapolation", run.get("mixed", 0)),
+                                                        ("quasi-Newton (L-BFGS)", run.get("evaluations", 0))) if used),
     )
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from scipy import linalg
 from scipy.sparse.linalg import LinearOperator
 
-from . import ascent
+from . import anderson, ascent
 from .problem import DENSE_LIMIT
 from .start import Start
 from .._spectral import IterationTrace, eigen_residual, leading_lanczos, subspace_residual
@@ -39,7 +39,7 @@ def one_start(problem, prepared, start: Start, progress, trace=None):
     settings = prepared.settings
     common = dict(max_iter=settings["max_iter"], tol=settings["tol"], progress=progress)
     alternation = dict(common, method=prepared.method, solver=prepared.solver, eig_tol=settings["eig_tol"],
-                       power_steps=settings["power_steps"])
+                       power_steps=settings["power_steps"], extrapolate=bool(prepared.accelerate))
     dtype = problem.features.dtype
     if start.beta is None:
         if trace is None:
@@ -97,7 +97,7 @@ def leading_eigvec(problem, Pt, beta0, solver, eig_tol, power_steps):
 
 
 def alternate(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, power_steps, progress, alpha0=None,
-         Pt0=None, trace=None):
+              Pt0=None, trace=None, extrapolate=False):
     """One start of the alternation of [WS03] Definition 2 from ``Q0``.
 
     Each iteration makes the pair ``(alpha, Q)``: alpha the leading eigenvector of ``C(Q)`` (steps
@@ -111,8 +111,8 @@ def alternate(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, p
     here from its last iterate): the count goes on from there, to ``max_iter`` in all.
     """
     if solver == "power" and method == "power" and not fixed_Q and power_steps == 1:
-        return _alternate_simultaneously(problem, Q0, max_iter=max_iter, tol=tol, progress=progress, alpha0=alpha0, Pt0=Pt0,
-                                 trace=trace)
+        return _alternate_simultaneously(problem, Q0, max_iter=max_iter, tol=tol, progress=progress, alpha0=alpha0,
+                                         Pt0=Pt0, trace=trace, extrapolate=extrapolate)
     features = problem.features
     Q = Q0
     Pt = features.transposed_times(Q) if Pt0 is None else Pt0  # k x n, rows p_l = M q_l
@@ -148,7 +148,8 @@ def alternate(problem, Q0, *, method, fixed_Q, max_iter, tol, solver, eig_tol, p
 _P_REFRESH = 10
 
 
-def _alternate_simultaneously(problem, Q0, *, max_iter, tol, progress, alpha0=None, Pt0=None, trace=None):
+def _alternate_simultaneously(problem, Q0, *, max_iter, tol, progress, alpha0=None, Pt0=None, trace=None,
+                              extrapolate=False):
     """Power-embedded Q-alpha with one power step on alpha, two passes over the data per iteration.
 
     Alpha and Q are updated from the same iterate: with ``T = M^T (alpha o P) = A_alpha Q`` and
@@ -159,35 +160,68 @@ def _alternate_simultaneously(problem, Q0, *, max_iter, tol, progress, alpha0=No
     The same pass gives both residuals of the iterate ``(alpha, Q)`` it starts from, so the test
     costs no product: the run returns that iterate, its objective ``||T||_F^2`` (``alpha^T G(Q)
     alpha``, over the side quotient's denominator with side data) and its Rayleigh quotient.
+    ``extrapolate``: the next iterate is Anderson's mixing of the last images (:mod:`.anderson`),
+    where its memory fits; a mixed point whose criterion is below the last iterate's is not taken
+    (one step's passes, not counted as an iteration) and the run goes on from that iterate's image.
     """
     features = problem.features
     Q = Q0
     Pt = features.transposed_times(Q) if Pt0 is None else Pt0
     beta, alpha = _first_weights(problem, alpha0)
     trace = IterationTrace() if trace is None else trace
-    for n_iter in range(trace.n_iter + 1, max_iter + 1):
+    mixing = anderson.Mixing() if extrapolate and anderson.fits(problem.n, problem.q, Q.shape[1]) else None
+    accepted, fallback = -np.inf, None  # the last iterate's objective; its image, while a mixed point is tried
+    n_iter = trace.n_iter
+    while n_iter < max_iter:
         # T = A_alpha Q (q x k) and U = (M T)^T (k x n): one pass over the data
         T, U = features.fused((Pt * alpha).T)
+        objective = problem.objective(alpha, T)
+        if fallback is not None and objective < accepted - anderson.DROP_RTOL * abs(accepted):
+            alpha, beta, Q, Pt = fallback  # the mixed point went downhill: not taken
+            fallback = None
+            mixing.discarded()
+            continue
+        n_iter += 1
         image = np.einsum("ln,ln->n", Pt, U)  # G(Q) alpha
         if problem.side_scale is not None:
             # C beta = S^1/2 G S^1/2 beta with alpha = S^1/2 beta / ||S^1/2 beta||
             image *= problem.side_scale * float(np.linalg.norm(problem.side_scale * beta))
         eigenvalue, alpha_residual = eigen_residual(beta, image)
-        if trace.record(n_iter, problem.objective(alpha, T), eigenvalue, alpha_residual, subspace_residual(Q, T),
-                        tol, None, progress, max_iter):
+        if trace.record(n_iter, objective, eigenvalue, alpha_residual, subspace_residual(Q, T), tol, None, progress,
+                        max_iter):
             break
-        alpha = problem.to_alpha(image / np.linalg.norm(image))
-        beta = problem.to_beta(alpha)
-        Q, R = np.linalg.qr(T)
-        diag = np.abs(np.diag(R))
-        if diag.min() <= 1e-10 * diag.max() or n_iter % _P_REFRESH == 0:
-            if diag.min() <= 1e-13 * diag.max():
-                Q = leading_sample_vectors(features, alpha, Q.shape[1]).vectors
-            Pt = features.transposed_times(Q)
+        accepted = objective
+        new_alpha = problem.to_alpha(image / np.linalg.norm(image))
+        new_Q, new_Pt = _next_Q(features, new_alpha, T, U, n_iter)
+        mixed = None if mixing is None else mixing.next(max(trace.residuals[-1]), np.concatenate([alpha, Q.ravel()]),
+                                                        np.concatenate([new_alpha, new_Q.ravel()]),
+                                                        (new_alpha, new_Q, new_Pt))
+        if mixed is None:
+            alpha, Q, Pt, fallback = new_alpha, new_Q, new_Pt, None
         else:
-            # P_new = (M T) R^-1, i.e. Pt_new = R^-T U; R is k x k and well conditioned here.
-            Pt = np.linalg.inv(R).T @ U
+            trace.mixed += 1
+            fallback = (new_alpha, problem.to_beta(new_alpha), new_Q, new_Pt)
+            alpha = problem.to_alpha(mixed[0])
+            Q, R = anderson.signed_qr(mixed[1])  # orthonormal again; P = M Q follows as R^-T P
+            diag = np.abs(np.diag(R))
+            Pt = (features.transposed_times(Q) if diag.min() <= 1e-10 * diag.max() or n_iter % _P_REFRESH == 0
+                  else np.linalg.solve(R.T, mixed[2]))
+        beta = problem.to_beta(alpha)
     return trace.result(alpha, Q)
+
+
+def _next_Q(features, alpha, T, U, n_iter):
+    """The orthogonal-iteration step ``T -> Q R`` and the next ``P^T = R^-T U`` (``(M T R^-1)^T``),
+    from the data every :data:`_P_REFRESH` steps or where ``R`` is ill-conditioned; where
+    ``A_alpha`` has rank below k, its leading vectors completed to a basis."""
+    Q, R = anderson.signed_qr(T)
+    diag = np.abs(np.diag(R))
+    if diag.min() <= 1e-10 * diag.max() or n_iter % _P_REFRESH == 0:
+        if diag.min() <= 1e-13 * diag.max():
+            Q = leading_sample_vectors(features, alpha, Q.shape[1]).vectors
+        return Q, features.transposed_times(Q)
+    # P_new = (M T) R^-1, i.e. Pt_new = R^-T U; R is k x k and well conditioned here.
+    return Q, np.linalg.inv(R).T @ U
 
 
 def _first_weights(problem, alpha0=None):

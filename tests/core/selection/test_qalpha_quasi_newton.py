@@ -119,11 +119,13 @@ def test_many_features_few_planted_converge_in_tens_of_iterations():
 
 def test_the_alternation_keeps_a_problem_it_settles_quickly_and_hands_over_a_slow_one():
     """The cost model: where the alternation converges within what the ascent's typical evaluations
-    cost, it finishes alone (the same run as accelerate=False); where its linear rate predicts more,
-    it hands over within a few iterations of the rate being read."""
-    X, _, _ = problem(0)  # the alternation settles it in 17 iterations
+    cost, it finishes without the ascent (extrapolated, in fewer iterations than accelerate=False,
+    at the same weights within tol's reach); where its linear rate predicts more, it hands over
+    within a few iterations of the rate being read."""
+    X, _, _ = problem(0)  # the alternation alone settles it in 25 iterations
     quick, alone = q_alpha(X, 2), q_alpha(X, 2, accelerate=False)
-    assert quick.evaluations == 0 and quick.n_iter == alone.n_iter and np.array_equal(quick.alpha, alone.alpha)
+    assert quick.evaluations == 0 and quick.acceleration == "Anderson extrapolation" and quick.n_iter < alone.n_iter
+    np.testing.assert_allclose(quick.alpha, alone.alpha, atol=1e-5)
     rng = np.random.default_rng(1)
     slow = rng.standard_normal((80, 3_000))
     slow[40:, rng.choice(3_000, 30, replace=False)] += 1.0

@@ -1,0 +1,128 @@
+"""Anderson extrapolation of Q-alpha's alternation (issue 75): the mixing against the identity it
+rests on (on a linear map it is GMRES, exact after as many steps as dimensions), and on Q-alpha
+the same fixed point as the alternation alone, in fewer iterations, with the objective never
+going down and no mixing far from a fixed point."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_wine
+
+from core import load_dataset
+from core.selection._qalpha import anderson
+from core.selection.qalpha import q_alpha
+
+
+def test_the_mixing_solves_a_linear_fixed_point_problem_in_as_many_steps_as_dimensions():
+    """For ``g(x) = B x + c`` Anderson's mixing with memory at least the dimension d is GMRES on
+    ``(I - B) x = c`` (Walker & Ni 2011, Th. 2.2): exact after d + 1 images, where the plain
+    iteration with spectral radius 0.95 is still far away."""
+    rng = np.random.default_rng(0)
+    d = 4
+    basis = np.linalg.qr(rng.standard_normal((d, d)))[0]
+    B = (basis * np.array([0.95, 0.9, -0.5, 0.2])) @ basis.T
+    c = rng.standard_normal(d)
+    fixed = np.linalg.solve(np.eye(d) - B, c)
+    mixing = anderson.Mixing(memory=d)
+    x = plain = np.zeros(d)
+    for _ in range(d + 2):
+        image = B @ x + c
+        mixed = mixing.next(0.0, x, image, (image, 2 * image))
+        x = image if mixed is None else mixed[0]
+        plain = B @ plain + c
+    np.testing.assert_allclose(x, fixed, atol=1e-10)
+    np.testing.assert_allclose(mixed[1], 2 * mixed[0], atol=1e-12)  # every part by the same coefficients
+    assert np.linalg.norm(plain - fixed) > 0.1 * np.linalg.norm(fixed)
+
+
+def test_the_mixing_waits_near_a_fixed_point_and_after_a_discard():
+    """No mixing while the residual is above START_BELOW; after a discard the next images go
+    unmixed, 1 after the first, 2 after the second."""
+    mixing = anderson.Mixing()
+    point = np.zeros(3)
+    assert mixing.next(1.0, point, point + 1.0, (point,)) is None
+    assert mixing.next(10 * anderson.START_BELOW, point, point + 2.0, (point,)) is None
+    assert mixing.next(anderson.START_BELOW, point, point + 3.0, (point,)) is not None
+    mixing.discarded()
+    mixing.discarded()
+    unmixed = [mixing.next(0.0, point, point + step, (point,)) is None for step in range(1, 6)]
+    assert unmixed == [True, True, False, False, False]
+
+
+def test_the_signed_qr_gives_the_same_column_signs_for_a_column_flipped_matrix():
+    rng = np.random.default_rng(1)
+    T = rng.standard_normal((8, 3))
+    Q, R = anderson.signed_qr(T)
+    Q_flipped, _ = anderson.signed_qr(T * np.array([1.0, -1.0, 1.0]))
+    assert np.all(np.diag(R) >= 0) and np.allclose(Q @ R, T)
+    np.testing.assert_allclose(Q_flipped * np.array([1.0, -1.0, 1.0]), Q, atol=1e-12)
+
+
+@pytest.mark.parametrize("name, k", [("colon", 2), ("TOX-171", 5), ("ALLAML", 8)])
+def test_the_extrapolated_alternation_reaches_the_alternations_fixed_point_in_fewer_iterations(name, k):
+    """On bundled sets the default run mixes the alternation's iterates and ends where the
+    alternation alone does at tol 1e-12 (within tol's reach, the same top 50, the objective within
+    1e-10), in at most half its iterations."""
+    X = load_dataset(name).X
+    reference = q_alpha(X, k, accelerate=False, tol=1e-12, max_iter=50_000)
+    alone = q_alpha(X, k, accelerate=False)
+    result = q_alpha(X, k)
+    assert result.converged and "Anderson extrapolation" in result.acceleration
+    assert result.n_iter <= alone.n_iter / 2
+    assert np.abs(result.alpha - reference.alpha).max() < 1e-5
+    assert set(result.top(50)) == set(reference.top(50))
+    assert result.objective == pytest.approx(reference.objective, rel=1e-10)
+
+
+def test_a_mixed_point_that_lowers_the_objective_is_not_taken(monkeypatch):
+    """Wine with a side class: mixed points go downhill there; each is dropped, so the objective's
+    history never falls, and the run ends at the alternation's weights."""
+    X, y = load_wine(return_X_y=True)
+    discards = []
+    real = anderson.Mixing.discarded
+
+    def counted(self):
+        discards.append(1)
+        real(self)
+
+    monkeypatch.setattr(anderson.Mixing, "discarded", counted)
+    main, side = X[y != 0], X[y == 0]
+    result = q_alpha(main, 2, side=side, lam=0.1)
+    alone = q_alpha(main, 2, side=side, lam=0.1, accelerate=False)
+    assert discards and result.converged
+    assert np.all(np.diff(result.history) >= -1e-10 * np.abs(result.history[1:]))
+    np.testing.assert_allclose(result.alpha, alone.alpha, atol=1e-5)
+
+
+def _pbmc_like(seed=0):
+    """700 cells x 765 genes in 10 types: log1p of negative-binomial counts whose means rise 4-fold
+    on 20 marker genes per type (as benchmarks.bench_convergence.pbmc_sized)."""
+    rng = np.random.default_rng(seed)
+    types = np.repeat(np.arange(10), 70)
+    means = np.tile(rng.gamma(0.6, 1.5, size=765), (10, 1))
+    for t in range(10):
+        means[t, rng.choice(765, 20, replace=False)] *= 4.0
+    return np.log1p(rng.negative_binomial(2, 2 / (2 + means[types])).astype(np.float64))
+
+
+def test_mixing_far_from_a_fixed_point_would_reach_another_one(monkeypatch):
+    """Why mixing waits for the residual to fall below START_BELOW: on a PBMC-sized table at k = 4
+    mixing from the first steps (with the downhill safeguard) settles at a lower fixed point than
+    the alternation's; waiting, the default ends at the alternation's objective."""
+    X = _pbmc_like()
+    alone = q_alpha(X, 4, accelerate=False)
+    result = q_alpha(X, 4)
+    assert result.converged and result.objective >= alone.objective * (1 - 1e-9)
+    monkeypatch.setattr(anderson, "START_BELOW", np.inf)
+    early = q_alpha(X, 4)
+    assert early.converged and early.objective < alone.objective * (1 - 1e-4)
+
+
+def test_the_mixing_stays_off_where_its_memory_does_not_fit(monkeypatch):
+    """Above MEMORY_BYTES of kept images the alternation runs unmixed: the run of accelerate=False."""
+    X = load_dataset("colon").X
+    assert anderson.fits(2_000, 62, 2)
+    monkeypatch.setattr(anderson, "MEMORY_BYTES", 1_000)
+    assert not anderson.fits(2_000, 62, 2)
+    result, alone = q_alpha(X, 2), q_alpha(X, 2, accelerate=False)
+    assert result.acceleration == "" and result.n_iter == alone.n_iter
+    np.testing.assert_array_equal(result.alpha, alone.alpha)
