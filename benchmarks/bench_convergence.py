@@ -1,6 +1,7 @@
 """Q-alpha's convergence: the alternation of [WS03] Definition 2 alone (``accelerate=False``, the
-iteration before issue 75), the default (``accelerate=True``: the alternation, handing over to the
-quasi-Newton ascent where its linear rate predicts it slower) and the ascent alone
+iteration before issue 75), the default (``accelerate=True``: the alternation with its iterates
+extrapolated by Anderson's mixing near a fixed point, handing over to the quasi-Newton ascent where
+its linear rate predicts it slower) and the ascent alone
 (``accelerate="always"``), all run in this process on the same data.
 
     python -m benchmarks.bench_convergence [--quick] [--parts 1234]
