@@ -33,10 +33,12 @@ ROOT = Path(__file__).resolve().parents[1]
 from benchmarks.results import run_recorded
 
 MODULES = ("core/selection/qalpha.py", *(f"core/selection/_qalpha/{stage}.py" for stage in
-                                          ("problem", "prepare", "start", "iterate", "ascent", "certify")),
+                                          ("problem", "prepare", "start", "iterate", "anderson", "ascent",
+                                                           "certify")),
            "core/selection/slda.py", "core/data/content_store.py")
 TESTS = ("tests/core/selection/test_qalpha.py", "tests/core/selection/test_qalpha_convergence.py",
          "tests/core/selection/test_qalpha_quasi_newton.py", "tests/core/selection/test_qalpha_route.py",
+         "tests/core/selection/test_qalpha_anderson.py",
          "tests/core/selection/test_qalpha_start.py", "tests/core/selection/test_qalpha_iterate.py",
          "tests/core/selection/test_side.py", "tests/core/selection/test_lambda_path.py",
          "tests/core/test_interfaces.py", "tests/core/selection/test_slda.py",
