@@ -36,16 +36,44 @@ def test_the_mixing_solves_a_linear_fixed_point_problem_in_as_many_steps_as_dime
 
 def test_the_mixing_waits_near_a_fixed_point_and_after_a_discard():
     """No mixing while the residual is above START_BELOW; after a discard the next images go
-    unmixed, 1 after the first, 2 after the second."""
+    unmixed, 1 after the first, 2 after the second, then 4, 8."""
     mixing = anderson.Mixing()
     point = np.zeros(3)
     assert mixing.next(1.0, point, point + 1.0, (point,)) is None
     assert mixing.next(10 * anderson.START_BELOW, point, point + 2.0, (point,)) is None
     assert mixing.next(anderson.START_BELOW, point, point + 3.0, (point,)) is not None
-    mixing.discarded()
-    mixing.discarded()
-    unmixed = [mixing.next(0.0, point, point + step, (point,)) is None for step in range(1, 6)]
-    assert unmixed == [True, True, False, False, False]
+    for discards, paused in ((1, 1), (2, 2), (3, 4), (4, 8)):
+        mixing = anderson.Mixing()
+        for _ in range(discards):
+            mixing.discarded()
+        unmixed = [mixing.next(0.0, point, point + step, (point,)) is None for step in range(1, 12)]
+        assert unmixed == [True] * paused + [False] * (11 - paused)
+
+
+def test_the_mixing_combines_the_last_memory_plus_one_images_by_least_squares():
+    """Memory 1, by hand: after images g_0, g_1, g_2 of points x_0, x_1, x_2 the next iterate is
+    ``g_2 - gamma (g_2 - g_1)`` with ``gamma = <f_2 - f_1, f_2> / ||f_2 - f_1||^2`` (f = g - x): the
+    oldest image has left the memory; each part keeps its own dtype (float32 here)."""
+    rng = np.random.default_rng(2)
+    points, images = rng.standard_normal((3, 5)), rng.standard_normal((3, 5))
+    mixing = anderson.Mixing(memory=1)
+    for x, g in zip(points, images):
+        mixed = mixing.next(0.0, x, g, (g.astype(np.float32), 3 * g))
+    f1, f2 = images[1] - points[1], images[2] - points[2]
+    gamma = (f2 - f1) @ f2 / ((f2 - f1) @ (f2 - f1))
+    np.testing.assert_allclose(mixed[0], images[2] - gamma * (images[2] - images[1]), rtol=1e-6)
+    np.testing.assert_allclose(mixed[1], 3 * (images[2] - gamma * (images[2] - images[1])), rtol=1e-12)
+    assert mixed[0].dtype == np.float32 and mixed[1].dtype == np.float64
+
+
+def test_the_mixing_fits_while_its_kept_images_take_at_most_memory_bytes():
+    """``(m + 1)`` kept images of ``2 (n + q k) + k n`` float64 values each: the most features
+    whose images take at most MEMORY_BYTES fit, one more does not."""
+    q, k = 10, 2
+    per_feature = (anderson.MEMORY + 1) * 8 * (2 + k)
+    fixed = (anderson.MEMORY + 1) * 8 * 2 * q * k
+    n = (anderson.MEMORY_BYTES - fixed) // per_feature
+    assert anderson.fits(n, q, k) and not anderson.fits(n + 1, q, k)
 
 
 def test_the_signed_qr_gives_the_same_column_signs_for_a_column_flipped_matrix():
