@@ -38,7 +38,7 @@ MEMORY_BYTES = 512 * 2 ** 20
 DROP_RTOL = 1e-10
 #: Mixing begins once the iterate's larger residual is at most this: further out, the mixing
 #: found other stationary points than the alternation's (a PBMC-sized table at k = 4: objective
-#: 1.2387 against 1.2449, with the safeguard below).
+#: 1.2387 against 1.2449, with the downhill guard of DROP_RTOL).
 START_BELOW = 1e-2
 #: Singular values of the residuals' differences below this share of the largest are cut (nearly
 #: dependent differences would give huge coefficients).

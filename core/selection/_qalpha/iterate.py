@@ -169,7 +169,8 @@ def _alternate_simultaneously(problem, Q0, *, max_iter, tol, progress, alpha0=No
     Pt = features.transposed_times(Q) if Pt0 is None else Pt0
     beta, alpha = _first_weights(problem, alpha0)
     trace = IterationTrace() if trace is None else trace
-    mixing = anderson.Mixing() if extrapolate and anderson.fits(problem.n, problem.q, Q.shape[1]) else None
+    k = Q.shape[1]
+    mixing = anderson.Mixing() if extrapolate and anderson.fits(problem.n, problem.q, k) else None
     accepted, fallback = -np.inf, None  # the last iterate's objective; its image, while a mixed point is tried
     n_iter = trace.n_iter
     while n_iter < max_iter:
@@ -177,8 +178,8 @@ def _alternate_simultaneously(problem, Q0, *, max_iter, tol, progress, alpha0=No
         T, U = features.fused((Pt * alpha).T)
         objective = problem.objective(alpha, T)
         if fallback is not None and objective < accepted - anderson.DROP_RTOL * abs(accepted):
-            alpha, beta, Q, Pt = fallback  # the mixed point went downhill: not taken
-            fallback = None
+            alpha, Q, Pt = fallback  # the mixed point went downhill: not taken
+            beta, fallback = problem.to_beta(alpha), None
             mixing.discarded()
             continue
         n_iter += 1
@@ -187,41 +188,42 @@ def _alternate_simultaneously(problem, Q0, *, max_iter, tol, progress, alpha0=No
             # C beta = S^1/2 G S^1/2 beta with alpha = S^1/2 beta / ||S^1/2 beta||
             image *= problem.side_scale * float(np.linalg.norm(problem.side_scale * beta))
         eigenvalue, alpha_residual = eigen_residual(beta, image)
-        if trace.record(n_iter, objective, eigenvalue, alpha_residual, subspace_residual(Q, T), tol, None, progress,
-                        max_iter):
+        Q_residual = subspace_residual(Q, T)
+        if trace.record(n_iter, objective, eigenvalue, alpha_residual, Q_residual, tol, None, progress, max_iter):
             break
         accepted = objective
         new_alpha = problem.to_alpha(image / np.linalg.norm(image))
-        new_Q, new_Pt = _next_Q(features, new_alpha, T, U, n_iter)
-        mixed = None if mixing is None else mixing.next(max(trace.residuals[-1]), np.concatenate([alpha, Q.ravel()]),
+        new_Q, R = anderson.signed_qr(T)  # one orthogonal-iteration step, T -> Q R
+        if np.abs(np.diag(R)).min() <= 1e-13 * np.abs(np.diag(R)).max():
+            # A_alpha has rank below k: keep the columns it spans and complete the basis
+            new_Q = leading_sample_vectors(features, new_alpha, k).vectors
+            new_Pt = features.transposed_times(new_Q)
+        else:
+            new_Pt = _following_P(features, new_Q, R, U, n_iter)
+        mixed = None if mixing is None else mixing.next(max(alpha_residual, Q_residual),
+                                                        np.concatenate([alpha, Q.ravel()]),
                                                         np.concatenate([new_alpha, new_Q.ravel()]),
                                                         (new_alpha, new_Q, new_Pt))
         if mixed is None:
             alpha, Q, Pt, fallback = new_alpha, new_Q, new_Pt, None
         else:
             trace.mixed += 1
-            fallback = (new_alpha, problem.to_beta(new_alpha), new_Q, new_Pt)
+            fallback = (new_alpha, new_Q, new_Pt)
             alpha = problem.to_alpha(mixed[0])
             Q, R = anderson.signed_qr(mixed[1])  # orthonormal again; P = M Q follows as R^-T P
-            diag = np.abs(np.diag(R))
-            Pt = (features.transposed_times(Q) if diag.min() <= 1e-10 * diag.max() or n_iter % _P_REFRESH == 0
-                  else np.linalg.solve(R.T, mixed[2]))
+            Pt = _following_P(features, Q, R, mixed[2], n_iter)
         beta = problem.to_beta(alpha)
     return trace.result(alpha, Q)
 
 
-def _next_Q(features, alpha, T, U, n_iter):
-    """The orthogonal-iteration step ``T -> Q R`` and the next ``P^T = R^-T U`` (``(M T R^-1)^T``),
-    from the data every :data:`_P_REFRESH` steps or where ``R`` is ill-conditioned; where
-    ``A_alpha`` has rank below k, its leading vectors completed to a basis."""
-    Q, R = anderson.signed_qr(T)
+def _following_P(features, Q, R, image, n_iter):
+    """``P^T = (M Q)^T`` for ``Q = Z R^-1`` where ``image`` is ``(M Z)^T``: ``R^-T image``, or from the
+    data every :data:`_P_REFRESH` steps and where ``R`` is ill-conditioned (rounding in the update
+    would grow)."""
     diag = np.abs(np.diag(R))
     if diag.min() <= 1e-10 * diag.max() or n_iter % _P_REFRESH == 0:
-        if diag.min() <= 1e-13 * diag.max():
-            Q = leading_sample_vectors(features, alpha, Q.shape[1]).vectors
-        return Q, features.transposed_times(Q)
-    # P_new = (M T) R^-1, i.e. Pt_new = R^-T U; R is k x k and well conditioned here.
-    return Q, np.linalg.inv(R).T @ U
+        return features.transposed_times(Q)
+    return np.linalg.inv(R).T @ image  # R is k x k and well conditioned here
 
 
 def _first_weights(problem, alpha0=None):

@@ -318,7 +318,8 @@ class Evaluation:
             return features.times((features.transposed_times(V) * alpha).T)
 
         operator = LinearOperator((q, q), matvec=product, matmat=product, dtype=np.float64)
-        with one_blas_thread():  # thin products of a few hundred samples: threads cost more than they save
+        # one BLAS thread, as the ascent runs (run_ascent): ARPACK's small dense steps gain nothing from more
+        with one_blas_thread():
             try:
                 values, vectors, magnitudes = arpack_pairs(operator, self.k, previous)
             except ArpackNoConvergence:
