@@ -9,6 +9,10 @@ Q-alpha's, and its rate is linear and slow where a few directions settle slowly 
 ``x_next = g_k - sum_i gamma_i (g_{i+1} - g_i)`` with
 ``gamma = argmin || f_k - sum_i gamma_i (f_{i+1} - f_i) ||``: a fixed point of the map is one of
 the mixing, and the least-squares problem has ``m`` columns. Each step costs the same two passes.
+The alternation fixes Q's span, not its basis, and the QR basis of ``A_alpha Q`` turns within the
+span at the ratios of ``A_alpha``'s leading eigenvalues, a slow mode the mixing would spend its
+memory on; so each image's basis is turned to the last iterate's (orthogonal Procrustes): the
+bundled sets' median fell from 18 iterations to 15, ORL at k = 8 from 32 to 17.
 
 A mixed iterate can leave the basin the alternation is in: the alternation's steps raise the
 criterion, and on TOX-171 and ALLAML at k = 8 unguarded mixing settled at lower fixed points
@@ -54,8 +58,8 @@ def fits(n_features: int, n_samples: int, k: int) -> bool:
 
 
 def signed_qr(T):
-    """``T = Q R`` with ``R``'s diagonal non-negative: the same ``Q`` column signs from step to
-    step, so that images can be combined."""
+    """``T = Q R`` with ``R``'s diagonal non-negative: a mixed ``Q``, nearly orthonormal, keeps its
+    columns' directions when it is made orthonormal again."""
     Q, R = np.linalg.qr(T)
     signs = np.where(np.diag(R) < 0, -1.0, 1.0)
     return Q * signs, R * signs[:, None]

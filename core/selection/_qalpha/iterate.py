@@ -200,6 +200,11 @@ def _alternate_simultaneously(problem, Q0, *, max_iter, tol, progress, alpha0=No
             new_Pt = features.transposed_times(new_Q)
         else:
             new_Pt = _following_P(features, new_Q, R, U, n_iter)
+        if mixing is not None:
+            # Q's basis turned to the last one's: the alternation fixes a subspace, and the QR basis
+            # drifts within it at the ratios of A_alpha's leading eigenvalues, a slow mode for the mixing
+            rotation = linalg.orthogonal_procrustes(new_Q, Q)[0]
+            new_Q, new_Pt = new_Q @ rotation, rotation.T @ new_Pt
         mixed = None if mixing is None else mixing.next(max(alpha_residual, Q_residual),
                                                         np.concatenate([alpha, Q.ravel()]),
                                                         np.concatenate([new_alpha, new_Q.ravel()]),

@@ -101,6 +101,18 @@ def test_the_extrapolated_alternation_reaches_the_alternations_fixed_point_in_fe
     assert result.objective == pytest.approx(reference.objective, rel=1e-10)
 
 
+@pytest.mark.parametrize("name, k, most", [("colon", 8, 14), ("ORL", 8, 22)])
+def test_the_mixed_q_basis_is_turned_to_the_last_one(name, k, most):
+    """The alternation fixes Q's span, not its basis: each image's basis is turned to the last
+    iterate's (orthogonal Procrustes), so the mixing does not spend its memory on the QR basis's
+    slow drift within the span. Measured (2-core AMD EPYC): colon 12 iterations turned, 18 not;
+    ORL 17 and 32."""
+    X = load_dataset(name).X
+    result = q_alpha(X, k)
+    assert result.converged and result.evaluations == 0
+    assert result.n_iter <= most
+
+
 def test_a_mixed_point_that_lowers_the_objective_is_not_taken(monkeypatch):
     """Wine with a side class: mixed points go downhill there; each is dropped, so the objective's
     history never falls, and the run ends at the alternation's weights."""
