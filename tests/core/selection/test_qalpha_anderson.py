@@ -66,6 +66,24 @@ def test_the_mixing_combines_the_last_memory_plus_one_images_by_least_squares():
     assert mixed[0].dtype == np.float32 and mixed[1].dtype == np.float64
 
 
+def test_the_mixings_coefficients_are_the_least_squares_ones_with_nearly_dependent_differences():
+    """Memory 3, residual differences of which two are equal to 1e-13: the mixed iterate is the
+    one from NumPy's SVD least squares on the differences at the same RCOND (the mixing takes them
+    from the QR of the stacked differences)."""
+    rng = np.random.default_rng(3)
+    points = rng.standard_normal((5, 40))
+    residuals = rng.standard_normal((5, 40))
+    residuals[3] = residuals[2] + (residuals[2] - residuals[1]) + 1e-13 * rng.standard_normal(40)
+    images = points + residuals
+    mixing = anderson.Mixing(memory=3)
+    for x, g in zip(points, images):
+        mixed = mixing.next(0.0, x, g, (g,))
+    kept = residuals[1:]
+    gamma = np.linalg.lstsq(np.diff(kept, axis=0).T, kept[-1], rcond=anderson.RCOND)[0]
+    expected = images[-1] - gamma @ np.diff(images[1:], axis=0)
+    np.testing.assert_allclose(mixed[0], expected, rtol=1e-9, atol=1e-9)
+
+
 def test_the_mixing_fits_while_its_kept_images_take_at_most_memory_bytes():
     """``(m + 1)`` kept images of ``2 (n + q k) + k n`` float64 values each: the most features
     whose images take at most MEMORY_BYTES fit, one more does not."""
