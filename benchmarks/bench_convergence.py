@@ -4,7 +4,7 @@ extrapolated by Anderson's mixing near a fixed point, handing over to the quasi-
 its linear rate predicts it slower) and the ascent alone
 (``accelerate="always"``), all run in this process on the same data.
 
-    python -m benchmarks.bench_convergence [--quick] [--parts 1234]
+    python -m benchmarks.bench_convergence [--quick] [--parts 12345]
 
 Part 1. Ten bundled sets at k = 2, 5, 8, tol 1e-6: iterations (and the ascent's evaluations, each
 a pass for ``A_alpha`` and a thin one for ``M Q``), converged, seconds; the largest weight
@@ -26,6 +26,10 @@ Part 4. What users wait for: the λ path (13 values, warm-started) and automatic
 (``choose_settings``) on a table of PBMC's size (700 cells x 765 genes, 10 cell types, log1p of
 negative-binomial counts; the last type is the side data) and on 600 of the bundled digit images
 (digit 0 as side data), each by the three, seconds and before's over each.
+
+Part 5. The handover's cost model (``core.selection._qalpha.ascent.cost_ratio``): on planted data
+of 2,000 to 200,000 features, five bundled sets and the PBMC-sized table at k = 2 and 8, a step of
+the alternation and an evaluation of the ascent timed, and their ratio beside the modelled one.
 """
 
 from __future__ import annotations
@@ -212,10 +216,48 @@ def part_waits():
         print("| " + " | ".join(row) + " |", flush=True)
 
 
+def part_cost_model():
+    from core import load_dataset, q_alpha
+    from core.matrix import data_matrix
+    from core.selection._qalpha.ascent import cost_ratio
+    from core.selection._qalpha.problem import Problem
+
+    print("\nPart 5. The handover's cost model: a step of the alternation and an evaluation of the ascent, "
+          "measured (least of 2-3 runs of 40 steps and of 20 ascent iterations, less a run of one step: the "
+          "preparation) against cost_ratio")
+    print("| data | samples x features | k | step, ms | evaluation, ms | measured ratio | modelled ratio | "
+          "measured / modelled |")
+    print("|" + "---|" * 8)
+    cases = [(f"planted {n:,}", planted(n, 0)[0]) for n in (2_000, 20_000, 200_000)]
+    cases += [(name, load_dataset(name).X) for name in ("colon", "TOX-171", "ORL", "COIL20", "ALLAML")]
+    cases.append(("PBMC-sized", pbmc_sized()[0]))
+    for name, X in cases:
+        repeats = 2 if X.size > 5e6 else 3
+        for k in (2, 8):
+            def least(**options):
+                best = np.inf
+                for _ in range(repeats):
+                    start = time.perf_counter()
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        result = q_alpha(X, k, tol=1e-15, **options)
+                    best = min(best, time.perf_counter() - start)
+                return result, best
+
+            _, prepared = least(accelerate=False, max_iter=1)
+            _, steps = least(accelerate=False, max_iter=40)
+            ascent_run, ascent = least(accelerate="always", max_iter=20)
+            step = (steps - prepared) / 39
+            evaluation = (ascent - prepared) / max(ascent_run.evaluations, 1)
+            modelled = cost_ratio(Problem(data_matrix(X).normalised(), "sum"), k)
+            print(f"| {name} | {X.shape[0]} x {X.shape[1]:,} | {k} | {step * 1e3:.2f} | {evaluation * 1e3:.2f} | "
+                  f"{evaluation / step:.1f} | {modelled:.1f} | {evaluation / step / modelled:.2f} |", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="leave out the alternation at 200,000 features")
-    parser.add_argument("--parts", default="1234")
+    parser.add_argument("--parts", default="12345")
     parser.add_argument("--audit", type=int, default=48, help="audit problems in part 3")
     args = parser.parse_args()
     if "1" in args.parts:
@@ -226,6 +268,8 @@ def main():
         part_audit(args.audit)
     if "4" in args.parts:
         part_waits()
+    if "5" in args.parts:
+        part_cost_model()
 
 
 if __name__ == "__main__":

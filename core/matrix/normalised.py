@@ -50,6 +50,11 @@ GRAM_BLOCK_BYTES = 32 << 20
 #: (fewer, at 1,440 x 1,024: 94-106 ms at 256-512 against 93 at 1,024), and more than this only
 #: stream it through memory (100 x 200,000: 97 ms at 2,600 against 88 at 1,024; 2-core AMD EPYC).
 GRAM_BLOCK_COLUMNS = 1024
+#: Multiply-adds (``q^2 n / 2``) of a weighted Gram matrix from which its columns are split over the
+#: cores: it does ``q / 2`` of them per value read, so it pays far below a thin pass's
+#: PARALLEL_VALUES (100 x 20,000: 4.3 against 8.0 ms; 100 x 2,000: 0.61 against 0.78; 62 x 2,000,
+#: 3.8e6 of them: the same; 2-core AMD EPYC, one BLAS thread).
+GRAM_PARALLEL_WORK = 4e6
 
 
 def no_spread(top, bottom):
@@ -366,8 +371,8 @@ def _weighted_gram_by_columns(columns, n_samples, n_kept, weights, block_values)
     Non-negative weights (Q-alpha's) make each block's term ``B B^T`` with ``B = part sqrt(w)``,
     which BLAS sums as a symmetric rank-k update (half the multiply-adds of a general product:
     100 x 200,000 in 65 ms against 102 on one thread of a 2-core AMD EPYC); the column range is
-    split over the cores."""
-    ranges = row_ranges(n_kept, n_samples * n_kept >= PARALLEL_VALUES)
+    split over the cores from :data:`GRAM_PARALLEL_WORK` on."""
+    ranges = row_ranges(n_kept, n_samples * n_samples * n_kept / 2 >= GRAM_PARALLEL_WORK)
     # the block budget is shared by the cores' blocks, each a normalised part and its scaled copy
     block = max(1, min(GRAM_BLOCK_COLUMNS, block_values // (2 * len(ranges[0]) * max(n_samples, 1))))
     positive = bool(np.all(weights >= 0))

@@ -57,6 +57,17 @@ TYPICAL_EVALUATIONS = 15
 #: What a step of the alternation and an evaluation of the ascent cost beyond their arithmetic, in
 #: multiply-adds at the BLAS rate (measured on 55 x 101: a step 50 us, an evaluation 300 us).
 STEP_OVERHEAD, EVALUATION_OVERHEAD = 1e6, 6e6
+#: A thin pass (k columns) reads every value of the data and does k multiply-adds with it: reading
+#: costs as much as this many, so thin passes cost about the same at k = 2 and 8 (0.9-1.2 ns a
+#: value on 2-core AMD EPYC, against 15-20 multiply-adds a ns in a Gram matrix).
+READ_COST = 14
+#: The ascent's work per feature beside its products, in multiply-adds: L-BFGS's vectors, the
+#: gradient, the line search's trial points (about 0.2 us a feature on 100 x 20,000 and 200,000).
+FEATURE_COST = 3000
+#: The alternation's rate is judged once its larger residual is at most this: further out it passes
+#: saddles and plateaus, and its rate predicts little (the tour's 700 x 765 table at k = 2: 1e-2 to
+#: 3e-2 for 50 steps, then 7e-3 to 5e-7 in 10).
+JUDGED_BELOW = 1e-2
 #: The alternation's linear rate is read off at least this many iterations, and only after twice as many.
 RATE_WINDOW = 5
 
@@ -65,8 +76,13 @@ def cost_ratio(problem, k) -> float:
     """An evaluation of the ascent over a step of the alternation, in multiply-adds: ``A_alpha``
     (``q^2 n / 2``, or ``n^2`` for the features' Gram matrix where there are fewer features than
     samples), its leading eigenpairs (``2 r^3 / 3`` for ``r = min(q, n)`` by LAPACK, about
-    ``40 (k + 1) r^2`` by ARPACK beyond :data:`DENSE_EIGEN_LIMIT`) and ``M Q``, against two thin
-    passes (``2 q n k``).
+    ``40 (k + 1) r^2`` by ARPACK beyond :data:`DENSE_EIGEN_LIMIT`), ``M Q`` (a thin pass,
+    ``q n (k +`` :data:`READ_COST` ``)``) and :data:`FEATURE_COST` per feature, against two thin
+    passes. Measured over modelled on nine shapes (100 x 2,000 to 200,000, five bundled sets, a
+    PBMC-sized table; k = 2 and 8; ``benchmarks.bench_convergence`` part 5): 0.5-2.4, against
+    0.1-0.9 when thin passes were counted at ``q n k`` (planted 100 x 200,000 at k = 2: 2.0
+    measured, 12.9 modelled then, 3.0 now; the alternation went on for 93 steps then, where now it
+    hands over and the ascent takes 46 evaluations, 2 s less).
 
     It counts a formed ``A_alpha`` also where the evaluation goes without
     (:data:`.problem.MATRIX_FREE_FROM`, about a quarter of the work on a PBMC-sized table): with
@@ -78,24 +94,26 @@ def cost_ratio(problem, k) -> float:
     small = min(q, n)
     # LAPACK's tridiagonal reduction up to DENSE_EIGEN_LIMIT, else ARPACK's products (tens of them)
     eigen = 2 * small ** 3 / 3 if small <= DENSE_EIGEN_LIMIT else 40 * (k + 1) * small ** 2
-    evaluation = (n * n if n < q else q * q * n / 2) + eigen + q * n * k + EVALUATION_OVERHEAD
-    return evaluation / (2.0 * q * n * k + STEP_OVERHEAD)
+    thin_pass = q * n * (k + READ_COST)
+    evaluation = (n * n if n < q else q * q * n / 2) + eigen + thin_pass + FEATURE_COST * n + EVALUATION_OVERHEAD
+    return evaluation / (2.0 * thin_pass + STEP_OVERHEAD)
 
 
 class Handover:
     """When the alternation of Definition 2 hands over to the ascent: once its iterations, or
     those its linear rate predicts to ``tol``, exceed what :data:`TYPICAL_EVALUATIONS` of the
     ascent cost (:func:`cost_ratio`), or half of ``max_iter``, or once it stops contracting. The
-    rate is read off the later half of the iterations so far (at least :data:`RATE_WINDOW`), and
-    only after a fifth of the budget: the residuals stall
+    rate is read off the later half of the iterations so far (at least :data:`RATE_WINDOW`), of
+    those since the residual last was above :data:`JUDGED_BELOW`, and only after a fifth of the
+    budget: the residuals stall
     for a few steps and drop again (a PBMC-sized table at k = 2 and 4: plateaus of 5-10 steps in
     runs that settle in 71-109), and a window of the last five took them for a crawl. Near a saddle
     they fall slowly, rise while the iterate leaves it and fall fast after (the tour's PBMC-shaped
     table, 700 x 765 at k = 2: 5.8e-3 at step 50, 6.5e-2 at 72, tol at 121); judged after a tenth
     of the budget, that run handed over at step 58 and the ascent took 21 evaluations, 1.06 s
     against 0.21 s for the alternation alone. Waiting for a fifth costs planted 100 x 20,000 at
-    k = 2 eight more steps (66 iterations against 58, the same 1.0 s). Decided on the residuals
-    alone, so a run is reproducible."""
+    k = 2 eight more steps (66 iterations against 58, the same 1.0 s; both before the mixing and
+    the cost model's reads). Decided on the residuals alone, so a run is reproducible."""
 
     def __init__(self, ratio, tol, max_iter):
         # the alternation may not take the whole of max_iter: the ascent needs iterations left
@@ -106,11 +124,15 @@ class Handover:
         done = trace.n_iter
         if done >= self.budget:
             return True
-        window = max(RATE_WINDOW, done // 2)
         if done <= max(2 * RATE_WINDOW, self.budget // 5):
             return False  # a fifth of the budget (3 evaluations' cost) before the rate is judged
         residuals = np.max(np.asarray(trace.residuals), axis=1)
-        first, last = residuals[-window - 1], residuals[-1]
+        above = np.flatnonzero(residuals > JUDGED_BELOW)
+        settling = residuals[above[-1] + 1:] if above.size else residuals  # since it last was above
+        window = min(max(RATE_WINDOW, done // 2), settling.size - 1)
+        if window < RATE_WINDOW:
+            return False
+        first, last = settling[-window - 1], settling[-1]
         if first <= 0 or last <= 0:
             return False
         rate = (last / first) ** (1.0 / window)

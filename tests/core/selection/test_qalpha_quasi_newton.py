@@ -4,6 +4,7 @@ to 1e-12, the same answer whatever the container, and what it says where Q is no
 
 import os
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -360,17 +361,30 @@ def test_an_ascent_that_takes_no_step_records_its_start_with_what_it_measured_th
 
 
 def test_the_cost_model_is_its_documented_formula():
-    """cost_ratio: an evaluation's multiply-adds (A_alpha, its eigenpairs, M Q, the overhead) over a
-    step's (two thin passes and the overhead), as the docstring writes them."""
+    """cost_ratio: an evaluation's multiply-adds (A_alpha, its eigenpairs, M Q, the per-feature
+    work, the overhead) over a step's (two thin passes and the overhead), a thin pass costing its
+    reads as well as its k multiply-adds a value, as the docstring writes them."""
     rng = np.random.default_rng(0)
     for shape, k in (((40, 300), 3), ((300, 20), 2), ((200, 400), 5)):
         features = data_matrix(rng.standard_normal(shape)).normalised()
         q, n = features.n_samples, features.n_kept
         small = min(q, n)
         eigen = 2 * small ** 3 / 3 if small <= qa_problem.DENSE_EIGEN_LIMIT else 40 * (k + 1) * small ** 2
-        evaluation = (n * n if n < q else q * q * n / 2) + eigen + q * n * k + ascent.EVALUATION_OVERHEAD
-        expected = evaluation / (2.0 * q * n * k + ascent.STEP_OVERHEAD)
+        thin_pass = q * n * (k + ascent.READ_COST)
+        evaluation = ((n * n if n < q else q * q * n / 2) + eigen + thin_pass + ascent.FEATURE_COST * n
+                      + ascent.EVALUATION_OVERHEAD)
+        expected = evaluation / (2.0 * thin_pass + ascent.STEP_OVERHEAD)
         assert ascent.cost_ratio(Problem(features, "sum"), k) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("k, measured", [(2, 2.0), (8, 1.1)])
+def test_the_cost_model_is_within_a_factor_of_three_of_the_measured_ratio_on_200000_features(k, measured):
+    """Planted 100 x 200,000 data: an evaluation took 2.0 steps' time at k = 2 and 1.1 at k = 8
+    (2-core AMD EPYC, bench_convergence part 5), as thin passes there are reads of 160 MB at any
+    k. Counted as ``2 q n k`` multiply-adds a step, the model said 12.9 and 3.6, and the alternation
+    did not hand over where the ascent was the faster by 2 s; now it says 3.0 and 2.3."""
+    shape = SimpleNamespace(features=SimpleNamespace(n_samples=100, n_kept=200_000))
+    assert measured / 3 <= ascent.cost_ratio(shape, k) <= 3 * measured
 
 
 class _Trace:
@@ -387,9 +401,24 @@ def test_the_handover_reads_the_rate_over_the_later_half_of_the_run():
     stall_then_fall = [1e-2] * 20 + [1e-2 * 0.5 ** i for i in range(1, 21)]
     assert not handover(_Trace(stall_then_fall))
     assert handover(_Trace([1e-2 * 0.97 ** i for i in range(40)]))
-    assert handover(_Trace([1e-2 * 1.01 ** i for i in range(40)]))
+    assert handover(_Trace([1e-3 * 1.01 ** i for i in range(40)]))
     assert not handover(_Trace([1e-2 * 0.97 ** i for i in range(29)]))  # a fifth of the budget not yet spent
     assert handover(_Trace([1e-2] * 150))  # the budget itself
+
+
+def test_the_rate_is_judged_over_the_steps_since_the_residual_last_was_above_judged_below():
+    """The tour's 700 x 765 table at k = 2 with the mixing (budget 219 at the modelled ratio 14.6):
+    1e-2 to 3e-2 for 50 steps, then 7e-3, 3e-4, 6e-5, ... Above JUDGED_BELOW nothing is judged
+    (the crawl there would have handed over at step 44, the ascent taking 0.24 s against 0.13);
+    below it, the rate is read over the steps since: fast, no handover. A crawl below it from the
+    start is handed over as before."""
+    handover = ascent.Handover(ratio=14.6, tol=1e-6, max_iter=1000)
+    assert handover.budget == 219
+    crawl_above = list(np.geomspace(0.9, 2e-2, 10)) + list(np.geomspace(2e-2, 1.1e-2, 40)) + [3e-2] * 8
+    assert not any(handover(_Trace(crawl_above[:n])) for n in range(1, len(crawl_above) + 1))
+    settling = crawl_above + [7e-3 * 0.3 ** i for i in range(12)]
+    assert not any(handover(_Trace(settling[:n])) for n in range(len(crawl_above), len(settling) + 1))
+    assert handover(_Trace([9e-3 * 0.97 ** i for i in range(45)]))
 
 
 def test_the_alternation_leaving_a_saddle_is_not_handed_over():
