@@ -105,11 +105,12 @@ class Mixing:
         if not self.residual_steps or residual > START_BELOW:
             return None
         # gamma = argmin ||f - D gamma|| from the R of [D f] = QR: R's leading block is D's and has
-        # its singular values, its last column is Q^T f; no Q is formed (100 x 200,000, k = 2:
-        # 8 ms a step against 22 ms for D stacked by columns and its SVD)
+        # its singular values, its last column is Q^T f; no Q is formed. LAPACK's own call, in place
+        # (Fortran order): 100 x 200,000 at k = 2, 5 ms against 11 by SciPy's qr and 22 for D
+        # stacked by columns and its SVD; 47 against 89 us on 1,500 values
         columns = len(self.residual_steps)
-        stacked = np.vstack(self.residual_steps + [new_residual]).T  # Fortran order: LAPACK works in place
-        R = linalg.qr(stacked, mode="raw", overwrite_a=True, check_finite=False)[1]
+        stacked = np.vstack(self.residual_steps + [new_residual], dtype=np.float64).T
+        R = np.triu(linalg.lapack.dgeqrf(stacked, overwrite_a=True)[0][: columns + 1])
         gamma = np.linalg.lstsq(R[:columns, :columns], R[:columns, columns], rcond=RCOND)[0]
         mixed = []
         for part, newest in enumerate(parts):
