@@ -291,3 +291,27 @@ def test_a_power_run_that_has_not_arrived_by_half_its_budget_goes_on_with_exact_
     quick = kernel_q_alpha(load_dataset("lung_small").X, 5, "rbf", gamma=5.0, solver="power", dtype="float32",
                            max_iter=200)
     assert quick.converged and quick.solver == "kernel power" and quick.n_iter < 100
+
+
+@pytest.mark.parametrize("name, gamma, most", [("lung_small", 2.0, 40), ("colon", 5.0, 35)])
+def test_the_power_iteration_in_float64_is_mixed_and_reaches_the_unmixed_fixed_point(monkeypatch, name, gamma, most):
+    """In float64 the kernel power iteration's iterates are mixed (Anderson): lung_small at gamma 2
+    34 iterations against 104 unmixed, colon at gamma 5 26 against 79; the weights within 1e-5 of
+    the unmixed run's to tol 1e-10, the same top 20, the objective within 1e-10, and its history
+    never falls. float32 runs are not mixed."""
+    from core.selection._qalpha import anderson
+
+    X = load_dataset(name).X
+    k = 7 if name == "lung_small" else 2
+    mixed = kernel_q_alpha(X, k, "rbf", gamma=gamma, solver="power")
+    float32 = kernel_q_alpha(X, k, "rbf", gamma=gamma, solver="power", dtype=np.float32)
+    monkeypatch.setattr(anderson, "fits", lambda *shape: False)
+    alone = kernel_q_alpha(X, k, "rbf", gamma=gamma, solver="power")
+    reference = kernel_q_alpha(X, k, "rbf", gamma=gamma, solver="power", tol=1e-10, max_iter=20_000)
+    assert mixed.converged and mixed.acceleration == "Anderson extrapolation" and alone.acceleration == ""
+    assert float32.acceleration == ""
+    assert mixed.n_iter <= most < alone.n_iter
+    assert np.abs(mixed.alpha - reference.alpha).max() < 1e-5
+    assert set(mixed.top(20)) == set(reference.top(20))
+    assert mixed.objective == pytest.approx(reference.objective, rel=1e-10)
+    assert np.all(np.diff(mixed.history) >= -1e-10 * np.abs(mixed.history[1:]))
