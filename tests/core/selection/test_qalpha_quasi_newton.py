@@ -421,6 +421,16 @@ def test_the_rate_is_judged_over_the_steps_since_the_residual_last_was_above_jud
     assert handover(_Trace([9e-3 * 0.97 ** i for i in range(45)]))
 
 
+def test_the_rate_needs_rate_window_steps_after_the_last_residual_above_judged_below():
+    """20 steps above JUDGED_BELOW, then a crawl below it (0.999 a step): judged only once
+    RATE_WINDOW + 1 residuals lie below it (a rate over RATE_WINDOW steps), then handed over."""
+    handover = ascent.Handover(ratio=5.0, tol=1e-6, max_iter=1000)  # budget 75, judged after 15
+    above = [5 * ascent.JUDGED_BELOW] * 20
+    crawl = [0.9 * ascent.JUDGED_BELOW * 0.999 ** i for i in range(ascent.RATE_WINDOW + 1)]
+    assert not handover(_Trace(above + crawl[:-1]))
+    assert handover(_Trace(above + crawl))
+
+
 def test_the_alternation_leaving_a_saddle_is_not_handed_over():
     """The residuals of the tour's 700 x 765 table at k = 2 (budget 500): they crawl down to a
     saddle (5.8e-3 at step 50), rise while the iterate leaves it (6.5e-2 at 72) and then fall by
