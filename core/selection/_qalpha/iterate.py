@@ -208,14 +208,14 @@ def _alternate_simultaneously(problem, Q0, *, max_iter, tol, progress, alpha0=No
             left, _, right = np.linalg.svd(new_Q.T @ Q)
             rotation = left @ right
             new_Q, new_Pt = new_Q @ rotation, rotation.T @ new_Pt
-        mixed = None
-        if mixing is not None:
             # mixed in the operator's variable, beta, whose image the power step gives: alpha is
             # S^1/2 beta normalised with side data, and a mix of alphas read as a beta was scaled
             # twice (digits' λ path: 51 mixed points discarded in 264 iterations, none gained)
             new_beta = problem.to_beta(new_alpha)
             mixed = mixing.next(max(alpha_residual, Q_residual), np.concatenate([beta, Q.ravel()]),
                                 np.concatenate([new_beta, new_Q.ravel()]), (new_beta, new_Q, new_Pt))
+        else:
+            mixed = None
         if mixed is None:
             alpha, Q, Pt, fallback = new_alpha, new_Q, new_Pt, None
         else:
