@@ -18,7 +18,7 @@ A mixed iterate can leave the basin the alternation is in: the alternation's ste
 criterion, and on TOX-171 and ALLAML at k = 8 unguarded mixing settled at lower fixed points
 (objective 223.67 against 224.06, 412.48 against 412.73). So a mixed iterate whose criterion lies
 below the last accepted one's (by more than rounding) is discarded, the run goes on from the plain
-image of the last accepted iterate and the memory is cleared (:meth:`Mixing.clear`).
+image of the last accepted iterate and the memory is cleared (:meth:`Mixing.discarded`).
 
 References
 ----------
