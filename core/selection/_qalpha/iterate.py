@@ -201,12 +201,7 @@ def _alternate_simultaneously(problem, Q0, *, max_iter, tol, progress, alpha0=No
         else:
             new_Pt = _following_P(features, new_Q, R, U, n_iter)
         if mixing is not None:
-            # Q's basis turned to the last one's (orthogonal Procrustes): the alternation fixes a
-            # subspace, and the QR basis drifts within it at the ratios of A_alpha's leading
-            # eigenvalues, a slow mode for the mixing. By the SVD itself: SciPy's
-            # orthogonal_procrustes took 110 us a call against 30, more than a step on 600 x 64
-            left, _, right = np.linalg.svd(new_Q.T @ Q)
-            rotation = left @ right
+            rotation = anderson.turned_to_last(new_Q.T @ Q)
             new_Q, new_Pt = new_Q @ rotation, rotation.T @ new_Pt
             # mixed in the operator's variable, beta, whose image the power step gives: alpha is
             # S^1/2 beta normalised with side data, and a mix of alphas read as a beta was scaled

@@ -94,6 +94,22 @@ def test_the_mixing_fits_while_its_kept_images_take_at_most_memory_bytes():
     assert anderson.fits(n, q, k) and not anderson.fits(n + 1, q, k)
 
 
+def test_the_turn_to_the_last_basis_undoes_a_rotation_within_the_span():
+    """A new basis B = L W0 of the same span (W0 orthogonal): the turn from B^T L is W0^T, so B W
+    is L again; for another span it is the orthogonal W nearest to B^T L (its polar factor)."""
+    rng = np.random.default_rng(4)
+    last = np.linalg.qr(rng.standard_normal((9, 3)))[0]
+    W0 = np.linalg.qr(rng.standard_normal((3, 3)))[0]
+    new = last @ W0
+    np.testing.assert_allclose(new @ anderson.turned_to_last(new.T @ last), last, atol=1e-12)
+    other = np.linalg.qr(rng.standard_normal((9, 3)))[0]
+    W = anderson.turned_to_last(other.T @ last)
+    np.testing.assert_allclose(W.T @ W, np.eye(3), atol=1e-12)
+    symmetric = W.T @ (other.T @ last)  # the polar factor leaves a symmetric positive semi-definite rest
+    np.testing.assert_allclose(symmetric, symmetric.T, atol=1e-12)
+    assert np.linalg.eigvalsh((symmetric + symmetric.T) / 2).min() >= -1e-12
+
+
 def test_the_signed_qr_gives_the_same_column_signs_for_a_column_flipped_matrix():
     rng = np.random.default_rng(1)
     T = rng.standard_normal((8, 3))
