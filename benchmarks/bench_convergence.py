@@ -223,8 +223,8 @@ def part_cost_model():
     from core.selection._qalpha.problem import Problem
 
     print("\nPart 5. The handover's cost model: a step of the alternation and an evaluation of the ascent, "
-          "measured (least of 2-3 runs of 40 steps and of 20 ascent iterations, less a run of one step: the "
-          "preparation) against cost_ratio")
+          "measured (the least of up to three runs of 40 steps and of 20 ascent iterations, less a run of one "
+          "step: the preparation) against cost_ratio")
     print("| data | samples x features | k | step, ms | evaluation, ms | measured ratio | modelled ratio | "
           "measured / modelled |")
     print("|" + "---|" * 8)
@@ -232,21 +232,10 @@ def part_cost_model():
     cases += [(name, load_dataset(name).X) for name in ("colon", "TOX-171", "ORL", "COIL20", "ALLAML")]
     cases.append(("PBMC-sized", pbmc_sized()[0]))
     for name, X in cases:
-        repeats = 2 if X.size > 5e6 else 3
         for k in (2, 8):
-            def least(**options):
-                best = np.inf
-                for _ in range(repeats):
-                    start = time.perf_counter()
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore")
-                        result = q_alpha(X, k, tol=1e-15, **options)
-                    best = min(best, time.perf_counter() - start)
-                return result, best
-
-            _, prepared = least(accelerate=False, max_iter=1)
-            _, steps = least(accelerate=False, max_iter=40)
-            ascent_run, ascent = least(accelerate="always", max_iter=20)
+            _, prepared = timed(q_alpha, X, k, tol=1e-15, accelerate=False, max_iter=1)
+            _, steps = timed(q_alpha, X, k, tol=1e-15, accelerate=False, max_iter=40)
+            ascent_run, ascent = timed(q_alpha, X, k, tol=1e-15, accelerate="always", max_iter=20)
             step = (steps - prepared) / 39
             evaluation = (ascent - prepared) / max(ascent_run.evaluations, 1)
             modelled = cost_ratio(Problem(data_matrix(X).normalised(), "sum"), k)
