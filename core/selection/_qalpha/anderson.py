@@ -30,6 +30,8 @@ References
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy import linalg
 
@@ -58,12 +60,31 @@ def fits(n_features: int, n_samples: int, k: int) -> bool:
     return (MEMORY + 1) * per_image * 8 <= MEMORY_BYTES
 
 
+@functools.lru_cache(maxsize=None)
+def _qr_routines(dtype):
+    return linalg.lapack.get_lapack_funcs(("geqrf", "orgqr"), dtype=dtype)
+
+
+@functools.lru_cache(maxsize=None)
+def _upper(k: int, dtype) -> np.ndarray:
+    """Ones on and above the diagonal of a ``k x k`` matrix (read-only): ``R`` out of ``geqrf``'s
+    factored form by one product, where ``np.triu`` takes 6 us."""
+    mask = np.triu(np.ones((k, k), dtype=dtype))
+    mask.flags.writeable = False
+    return mask
+
+
 def signed_qr(T):
-    """``T = Q R`` with ``R``'s diagonal non-negative: a mixed ``Q``, nearly orthonormal, keeps its
-    columns' directions when it is made orthonormal again."""
-    Q, R = np.linalg.qr(T)
-    signs = np.where(np.diag(R) < 0, -1.0, 1.0)
-    return Q * signs, R * signs[:, None]
+    """``T = Q R`` (``T`` tall, ``q x k``) with ``R``'s diagonal non-negative: a mixed ``Q``, nearly
+    orthonormal, keeps its columns' directions when it is made orthonormal again. LAPACK's
+    ``geqrf`` and ``orgqr`` called directly: 9 us a call on 55 x 3 against 31 by NumPy's ``qr``
+    and the signs, where a whole step of the alternation takes about 160 us."""
+    geqrf, orgqr = _qr_routines(T.dtype)
+    factored, tau, _, _ = geqrf(T)
+    k = T.shape[1]
+    signs = np.where(factored.diagonal()[:k] < 0, -1.0, 1.0).astype(factored.dtype, copy=False)
+    R = factored[:k] * (_upper(k, factored.dtype) * signs[:, None])
+    return orgqr(factored, tau, overwrite_a=True)[0] * signs, R
 
 
 def turned_to_last(cross):

@@ -194,7 +194,7 @@ def _alternate_simultaneously(problem, Q0, *, max_iter, tol, progress, alpha0=No
         accepted = objective
         new_alpha = problem.to_alpha(image / np.linalg.norm(image))
         new_Q, R = anderson.signed_qr(T)  # one orthogonal-iteration step, T -> Q R
-        if np.abs(np.diag(R)).min() <= 1e-13 * np.abs(np.diag(R)).max():
+        if R.diagonal().min() <= 1e-13 * R.diagonal().max():
             # A_alpha has rank below k: keep the columns it spans and complete the basis
             new_Q = leading_sample_vectors(features, new_alpha, k).vectors
             new_Pt = features.transposed_times(new_Q)
@@ -227,7 +227,7 @@ def _following_P(features, Q, R, image, n_iter):
     """``P^T = (M Q)^T`` for ``Q = Z R^-1`` where ``image`` is ``(M Z)^T``: ``R^-T image``, or from the
     data every :data:`_P_REFRESH` steps and where ``R`` is ill-conditioned (rounding in the update
     would grow)."""
-    diag = np.abs(np.diag(R))
+    diag = R.diagonal()  # non-negative (anderson.signed_qr)
     if diag.min() <= 1e-10 * diag.max() or n_iter % _P_REFRESH == 0:
         return features.transposed_times(Q)
     return np.linalg.inv(R).T @ image  # R is k x k and well conditioned here
