@@ -41,7 +41,7 @@ from ..matrix.neighbours import stable_nearest
 from ..validation import random_seed, zscores
 from .kmeans import seeded_kmeans
 
-__all__ = ["clustering_accuracy", "pairwise_accuracy", "nmi", "normalized_precision_index", "precision_from_distances",
+__all__ = ["adjusted_rand", "clustering_accuracy", "pairwise_accuracy", "nmi", "normalized_precision_index", "precision_from_distances",
            "test_information", "kuncheva_index", "jaccard_index", "selection_stability", "stability_curve",
            "StabilityResult", "accuracy_curve", "CurveResult", "selection_curves", "projection_curves",
            "kmeans_scores", "seeded_kmeans"]
@@ -115,6 +115,35 @@ def nmi(truth, found) -> float:
         return 0.0
     entropy = -(np.sum(classes * np.log(classes)) + np.sum(clusters * np.log(clusters)))
     return information / (entropy / 2)
+
+
+def adjusted_rand(truth, found) -> float:
+    """Adjusted Rand index of two labellings (Hubert & Arabie, Journal of Classification 2, 1985):
+    the share of sample pairs the two agree on (together in both, or apart in both), less what
+    chance gives, over its largest value less that. 1 for the same partition, about 0 for
+    independent ones; labellings that both keep every sample together, or both keep every sample
+    apart, score 1, as scikit-learn's ``adjusted_rand_score`` has it.
+
+    From the pair counts of the contingency table, as scikit-learn computes it (equal to its
+    function within 1e-12, tested): its function took 1.1 ms a call on 500 samples against 0.1,
+    mostly checking its input, and clustering stability calls it 8 times for each candidate of
+    :func:`core.selection.automatic.choose_settings`.
+    """
+    truth, found = _labels_pair(truth, found)
+    table = _contingency_table(truth, found)
+    n = truth.size
+    together_both = float(np.sum(table * table)) - n  # ordered pairs together in both
+    together_truth = float(np.sum(table.sum(axis=1) ** 2)) - n
+    together_found = float(np.sum(table.sum(axis=0) ** 2)) - n
+    apart_found = together_truth - together_both  # together in truth only
+    apart_truth = together_found - together_both
+    apart_both = float(n) * n - n - together_both - apart_found - apart_truth
+    if apart_found == 0 and apart_truth == 0:
+        return 1.0
+    numerator = 2.0 * (together_both * apart_both - apart_found * apart_truth)
+    denominator = ((together_both + apart_found) * (apart_found + apart_both)
+                   + (together_both + apart_truth) * (apart_truth + apart_both))
+    return numerator / denominator
 
 
 def normalized_precision_index(X, labels, k_values=range(1, 11), samples=None) -> float:

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.errors import InputError
-from core.evaluation.metrics import (accuracy_curve, clustering_accuracy, jaccard_index, kuncheva_index, nmi,
+from core.evaluation.metrics import (accuracy_curve, adjusted_rand, clustering_accuracy, jaccard_index, kuncheva_index, nmi,
                           normalized_precision_index, pairwise_accuracy, selection_stability,
                           stability_curve, test_information)
 
@@ -199,6 +199,28 @@ def test_nmi_equals_scikit_learns_on_any_pair_of_labellings(pairs):
     truth, found = np.array(pairs).T
     assert nmi(truth, found) == pytest.approx(normalized_mutual_info_score(truth, found), abs=1e-12)
     assert nmi(found, truth) == pytest.approx(nmi(truth, found), abs=1e-12)  # symmetric
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 7)), min_size=1, max_size=80))
+def test_adjusted_rand_equals_scikit_learns_on_any_pair_of_labellings(pairs):
+    """The adjusted Rand index from the contingency table's pair counts is scikit-learn's
+    adjusted_rand_score, its limits included (both labellings keep all samples together, or
+    each sample alone: 1)."""
+    from sklearn.metrics import adjusted_rand_score
+
+    truth, found = np.array(pairs).T
+    assert adjusted_rand(truth, found) == pytest.approx(adjusted_rand_score(truth, found), abs=1e-12)
+    assert adjusted_rand(found, truth) == pytest.approx(adjusted_rand(truth, found), abs=1e-12)
+
+
+def test_adjusted_rand_by_hand():
+    # pairs of 4 samples: 6; together in both: none; truth together only: (0,1), (2,3); found
+    # together only: (0,2), (1,3); apart in both: 2. ARI = 2 (0 * 2 - 2 * 2) / ((0 + 2)(2 + 2) * 2) = -0.5
+    assert adjusted_rand([0, 0, 1, 1], [0, 1, 0, 1]) == pytest.approx(-0.5)
+    assert adjusted_rand([0, 0, 1, 1], [5, 5, 2, 2]) == 1.0
+    assert adjusted_rand([0, 1, 2], [0, 0, 0]) == 0.0
+    assert adjusted_rand([4, 4, 4], [1, 1, 1]) == 1.0 and adjusted_rand([0, 1, 2], [2, 0, 1]) == 1.0
 
 
 def test_nmi_limits():

@@ -96,8 +96,9 @@ def test_stability_is_the_rand_index_of_scikit_learns_k_means_on_the_same_resamp
 
     from core.selection.automatic import N_RESAMPLES, RESAMPLE_FRACTION, _resample_pairs
 
-    Z = zscores(load_dataset("wine").X)
-    for n_clusters, seed in ((3, 0), (5, 7)):
+    wine, colon, lung = (zscores(load_dataset(name).X) for name in ("wine", "colon", "lung_small"))
+    # colon (62 x 2,000) and lung_small (73 x 325) are clustered in the span of their samples
+    for Z, n_clusters, seed in ((wine, 3, 0), (wine, 5, 7), (colon, 2, 0), (lung, 3, 1)):
         pairs = _resample_pairs(Z.shape[0], N_RESAMPLES, RESAMPLE_FRACTION, np.random.default_rng(seed))
         expected = []
         for position, (first, second) in enumerate(pairs):
@@ -106,6 +107,43 @@ def test_stability_is_the_rand_index_of_scikit_learns_k_means_on_the_same_resamp
                       .predict(Z[shared]) for offset, rows in enumerate((first, second))]
             expected.append(adjusted_rand_score(*labels))
         np.testing.assert_allclose(clustering_stability(Z, n_clusters, random_state=seed), expected, atol=1e-12)
+
+
+def test_wide_data_are_clustered_in_the_span_of_their_samples_at_the_same_stopping_shift():
+    """k-means sees distances only: the coordinates keep every inner product of the samples, and
+    the tolerance, relative to the mean of the features' variances, stops at the same shift."""
+    from core.selection.automatic import KMEANS_TOL, SPAN_BELOW, _span_coordinates
+
+    X = np.random.default_rng(4).normal(size=(30, 200)) * np.linspace(0.5, 3.0, 200)
+    coordinates, tol = _span_coordinates(X)
+    assert coordinates.shape == (30, 30)
+    np.testing.assert_allclose(coordinates @ coordinates.T, X @ X.T, atol=1e-10)
+    for rows in (np.arange(30), np.arange(3, 27)):  # any subset: the shift is relative to its variances
+        assert tol * np.mean(np.var(coordinates[rows], axis=0)) == pytest.approx(
+            KMEANS_TOL * np.mean(np.var(X[rows], axis=0)), rel=1e-12)
+    narrow = X[:, : int(SPAN_BELOW * 30)]
+    assert _span_coordinates(narrow)[0] is narrow and _span_coordinates(narrow)[1] == KMEANS_TOL
+
+
+def test_the_search_runs_on_one_blas_thread_where_its_solves_are_small(wine_turn, monkeypatch):
+    """BLAS threads left spinning by a solve slow the k-means after it on its OpenMP threads."""
+    from core.matrix import threads
+    from core.selection import automatic
+
+    held = []
+
+    def recording(*args, **kwargs):
+        held.append(threads.one_thread_holders())
+        return q_alpha(*args, **kwargs)
+
+    monkeypatch.setattr(automatic, "q_alpha", recording)
+    main, side, _ = wine_turn
+    choose_settings(main, side=side, n_clusters=2, random_state=0)
+    assert held and min(held) >= 1
+    monkeypatch.setattr(threads, "SMALL_PRODUCT_WORK", 1.0)  # every product large: threads as they are
+    held.clear()
+    choose_settings(main, side=side, n_clusters=2, random_state=0)
+    assert held == [0] * len(held) and held
 
 
 def test_number_of_clusters_from_the_spectrum():
