@@ -20,12 +20,15 @@ Part 3. The audit's problems (``benchmarks.bench_solvers.planted``: 25-60 sample
 features, 2-4 clusters; plain, side data, pairs, gap criterion; k = 2 and 3): each solved by the
 three at tol 1e-6 and by the alternation at tol 1e-12 (the reference). Reported: the largest weight
 difference from the reference of each at 1e-6, whether the top 10 equal the reference's, the
-objectives, and the median ratio of the times to converge.
+objectives, and the median ratio of the times to converge, to the alternation's and to today's
+code's (the code issue 75 was filed on, ``TODAY``, run on the same problems in a child process of
+the same sitting, :mod:`benchmarks.reference`; left out where the checkout lacks that commit).
 
 Part 4. What users wait for: the λ path (13 values, warm-started) and automatic k and λ
 (``choose_settings``) on a table of PBMC's size (700 cells x 765 genes, 10 cell types, log1p of
 negative-binomial counts; the last type is the side data) and on 600 of the bundled digit images
-(digit 0 as side data), each by the three, seconds and before's over each.
+(digit 0 as side data), each by today's code (as in part 3) and by the three, seconds, and today's
+and before's over the default's.
 
 Part 5. The handover's cost model (``core.selection._qalpha.ascent.cost_ratio``): on planted data
 of 2,000 to 200,000 features, five bundled sets and the PBMC-sized table at k = 2 and 8, a step of
@@ -151,31 +154,56 @@ def part_audit(count):
     from core import q_alpha
 
     print(f"\nPart 3. The audit's problems ({count}): each run at tol 1e-6 against the alternation at tol 1e-12")
-    ratios, gaps, objective_gaps = ({label: [] for label, _ in RUNS} for _ in range(3))
+    seconds, gaps, objective_gaps = ({label: [] for label, _ in RUNS} for _ in range(3))
     top_equal, converged, handed = ({label: 0 for label, _ in RUNS} for _ in range(3))
-    for name, X, options in audit_cases(count):
+    cases = list(audit_cases(count))
+    for name, X, options in cases:
         q_alpha(X, **options)  # warm the caches of this shape once
         reference, _ = timed(q_alpha, X, accelerate=False, tol=1e-12, max_iter=50_000, **options)
         results = {label: timed(q_alpha, X, accelerate=accelerate, **options) for label, accelerate in RUNS}
-        for label, (result, seconds) in results.items():
-            ratios[label].append(seconds / results["before"][1])
+        for label, (result, took) in results.items():
+            seconds[label].append(took)
             gaps[label].append(np.abs(result.alpha - reference.alpha).max())
             objective_gaps[label].append((result.objective - reference.objective) / abs(reference.objective))
             top_equal[label] += same_top(result, reference, 10)
             converged[label] += result.converged
             handed[label] += result.evaluations > 0
+    today = at_today([("q_alpha", (X,), options, True) for _, X, options in cases])
+
+    def spread(label, over):
+        ratios = np.asarray(seconds[label]) / np.asarray(over)
+        return f"{np.median(ratios):.2f} ({ratios.min():.2f} - {ratios.max():.2f})"
+
     print("| measure | " + " | ".join(label for label, _ in RUNS) + " |\n|---|---|---|---|")
-    rows = (("converged", lambda label: f"{converged[label]} of {count}"),
+    rows = [("converged", lambda label: f"{converged[label]} of {count}"),
             ("the ascent ran", lambda label: f"{handed[label]} of {count}"),
             ("top 10 equal to the reference's", lambda label: f"{top_equal[label]} of {count}"),
             ("largest / median |d alpha| from the reference",
              lambda label: f"{max(gaps[label]):.1e} / {np.median(gaps[label]):.1e}"),
             ("objective - reference's, relative, lowest / highest",
              lambda label: f"{min(objective_gaps[label]):+.1e} / {max(objective_gaps[label]):+.1e}"),
-            ("time / before's: median (lowest - highest)",
-             lambda label: f"{np.median(ratios[label]):.2f} ({min(ratios[label]):.2f} - {max(ratios[label]):.2f})"))
+            ("time / before's: median (lowest - highest)", lambda label: spread(label, seconds["before"]))]
+    if today is not None:
+        rows.append((f"time / today's ({TODAY}, same sitting): median (lowest - highest)",
+                     lambda label: spread(label, today)))
     for name, cell in rows:
         print(f"| {name} | " + " | ".join(cell(label) for label, _ in RUNS) + " |")
+
+
+#: The commit issue 75 measured "today's" iteration on; parts 3 and 4 time its code beside this one.
+TODAY = "764cc52"
+
+
+def at_today(jobs):
+    """The seconds of ``jobs`` (:func:`benchmarks.reference.seconds_at`) by the code at
+    :data:`TODAY`, or None (said) where this checkout does not hold it."""
+    from benchmarks.reference import available, seconds_at, worktree_at
+
+    if not available(TODAY):
+        print(f"(today's code, {TODAY}, is not in this checkout: its column is left out)")
+        return None
+    with worktree_at(TODAY) as tree:
+        return seconds_at(tree, jobs)
 
 
 def pbmc_sized(seed=0):
@@ -194,25 +222,30 @@ def pbmc_sized(seed=0):
 def part_waits():
     from core import choose_settings, load_dataset, q_alpha_path
 
-    print("\nPart 4. What users wait for, seconds (before / default / ascent alone), before's time over each, and "
+    print(f"\nPart 4. What users wait for, seconds: today's code ({TODAY}, in a child process of this sitting) "
+          "and this code's before / default / ascent alone; today's and before's time over the default's; "
           "the solves that ended unconverged (at max_iter)")
-    print("| data | λ path: before, default, ascent | before / default, before / ascent | unconverged of 13 | "
-          "automatic k and λ: before, default, ascent | before / default, before / ascent | unconverged |")
+    print("| data | λ path: today, before, default, ascent | today / default, before / default | unconverged of 13 | "
+          "automatic k and λ: today, before, default, ascent | today / default, before / default | unconverged |")
     print("|" + "---|" * 7)
     X, types = pbmc_sized()
     digits = load_dataset("digits")
     cases = [("PBMC-sized 700 x 765", X[types != 9], X[types == 9]),
              ("digits, 600 images", digits.X[:600][digits.labels[:600] != 0], digits.X[:600][digits.labels[:600] == 0])]
-    for name, main, side in cases:
+    calls = [(q_alpha_path, dict(k=2)), (choose_settings, dict(random_state=0))]
+    today = at_today([(function.__name__, (main,), dict(side=side, **options), False)
+                      for _, main, side in cases for function, options in calls])
+    for index, (name, main, side) in enumerate(cases):
         row = [name]
-        for function, options in ((q_alpha_path, dict(k=2)), (choose_settings, dict(random_state=0))):
+        for position, (function, options) in enumerate(calls):
             runs = [timed(function, main, side=side, accelerate=accelerate, **options) for _, accelerate in RUNS]
             seconds = [t for _, t in runs]
             solves = [list(value.results.values()) if isinstance(value.results, dict) else list(value.results)
                       for value, _ in runs]
             unconverged = ", ".join(str(sum(not r.converged for r in results)) for results in solves)
-            row += [", ".join(f"{t:.2f}" for t in seconds), f"{seconds[0] / seconds[1]:.1f}x, {seconds[0] / seconds[2]:.1f}x",
-                    unconverged]
+            then = today[index * len(calls) + position] if today is not None else float("nan")
+            row += [", ".join(f"{t:.2f}" for t in [then, *seconds]),
+                    f"{then / seconds[1]:.1f}x, {seconds[0] / seconds[1]:.1f}x", unconverged]
         print("| " + " | ".join(row) + " |", flush=True)
 
 

@@ -30,13 +30,11 @@ import sys
 import tempfile
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 from scipy import linalg
 
-ROOT = Path(__file__).resolve().parents[1]
-
+from benchmarks.reference import ROOT, worktree_at
 from benchmarks.results import run_recorded
 
 SETS = ("warpAR10P", "Yale", "ORL", "COIL20", "digits", "colon", "ALLAML", "GLIOMA", "lung_small", "TOX-171")
@@ -249,28 +247,22 @@ def run_cost(reference, repeats):
           f"(its stop: alpha changed by at most tol); best of {repeats}, each in a fresh child process\n")
     print(f"{'set':<12} {'shape':>12} {'solver':>7} {'iter (ref)':>10} {'iter':>6} {'ratio':>6} "
           f"{'s (ref)':>8} {'s':>8} {'ratio':>6} {'residual (ref)':>14} {'residual':>9} {'conv.':>6}")
-    with tempfile.TemporaryDirectory() as folder:
-        tree = Path(folder) / "reference"
-        subprocess.run(["git", "worktree", "add", "--detach", str(tree), reference], cwd=ROOT, check=True,
-                       capture_output=True)
-        try:
-            ratios_iter, ratios_time = [], []
-            for name in SETS:
-                X = load_dataset(name).X
-                old = run_child(tree, name, repeats, f"{folder}/old.npz")
-                new = run_child(ROOT, name, repeats, f"{folder}/new.npz")
-                old_truth = linear_truth(X, _Stored(f"{folder}/old.npz"))
-                new_truth = linear_truth(X, _Stored(f"{folder}/new.npz"))
-                ratios_iter.append(new["n_iter"] / old["n_iter"])
-                ratios_time.append(new["seconds"] / old["seconds"])
-                print(f"{name:<12} {f'{X.shape[0]} x {X.shape[1]}':>12} {new['solver']:>7} {old['n_iter']:>10} "
-                      f"{new['n_iter']:>6} {ratios_iter[-1]:>5.2f}x {old['seconds']:>8.3f} {new['seconds']:>8.3f} "
-                      f"{ratios_time[-1]:>5.2f}x {max(old_truth[:2]):>14.1e} {max(new_truth[:2]):>9.1e} "
-                      f"{str(new['converged']):>6}")
-            print(f"\nmedian ratio: iterations {np.median(ratios_iter):.2f}x, time {np.median(ratios_time):.2f}x; "
-                  f"largest: {max(ratios_iter):.2f}x and {max(ratios_time):.2f}x")
-        finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, capture_output=True)
+    with tempfile.TemporaryDirectory() as folder, worktree_at(reference) as tree:
+        ratios_iter, ratios_time = [], []
+        for name in SETS:
+            X = load_dataset(name).X
+            old = run_child(tree, name, repeats, f"{folder}/old.npz")
+            new = run_child(ROOT, name, repeats, f"{folder}/new.npz")
+            old_truth = linear_truth(X, _Stored(f"{folder}/old.npz"))
+            new_truth = linear_truth(X, _Stored(f"{folder}/new.npz"))
+            ratios_iter.append(new["n_iter"] / old["n_iter"])
+            ratios_time.append(new["seconds"] / old["seconds"])
+            print(f"{name:<12} {f'{X.shape[0]} x {X.shape[1]}':>12} {new['solver']:>7} {old['n_iter']:>10} "
+                  f"{new['n_iter']:>6} {ratios_iter[-1]:>5.2f}x {old['seconds']:>8.3f} {new['seconds']:>8.3f} "
+                  f"{ratios_time[-1]:>5.2f}x {max(old_truth[:2]):>14.1e} {max(new_truth[:2]):>9.1e} "
+                  f"{str(new['converged']):>6}")
+        print(f"\nmedian ratio: iterations {np.median(ratios_iter):.2f}x, time {np.median(ratios_time):.2f}x; "
+              f"largest: {max(ratios_iter):.2f}x and {max(ratios_time):.2f}x")
 
 
 def main():
