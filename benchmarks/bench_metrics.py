@@ -15,7 +15,7 @@ Reported: the best of ``--repeats`` runs in milliseconds, with scikit-learn's in
 library's NMI (patched in) as the reference, and the largest difference between the two NMIs over
 2,000 random pairs of labellings.
 
-``core.evaluation.kmeans.seeded_kmeans`` runs k-means's seeded starts side by side in NumPy; it
+``core.matrix.kmeans.seeded_kmeans`` runs k-means's seeded starts side by side in NumPy; it
 used to call scikit-learn's ``KMeans(n_init=1)`` once per start, which checks its input and seeds
 through its validated helpers at every call. The second table times five starts of each on the
 faces' top 20, 100, 420 (the Q-alpha page's default K) and all 2,400 pixels, standardised, and
@@ -80,7 +80,7 @@ def main():
             reference = best_of(run, repeats)
         print(f"{name:<42} {library * 1000:>11.2f} {reference * 1000:>20.2f} {reference / library:>6.1f}x")
 
-    from core.evaluation.kmeans import seeded_kmeans
+    from core.matrix.kmeans import seeded_kmeans
 
     def scikit_learn_starts(Z):
         return [KMeans(10, n_init=1, random_state=run).fit_predict(Z) for run in range(5)]

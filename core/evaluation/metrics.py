@@ -39,7 +39,7 @@ from ..errors import InputError
 from ..progress import ProgressCallback, report_or_stop
 from ..matrix.neighbours import stable_nearest
 from ..validation import random_seed, zscores
-from .kmeans import seeded_kmeans
+from ..matrix.kmeans import adjusted_rand, contingency_table, labelled_pair, seeded_kmeans
 
 __all__ = ["adjusted_rand", "clustering_accuracy", "pairwise_accuracy", "nmi", "normalized_precision_index", "precision_from_distances",
            "test_information", "kuncheva_index", "jaccard_index", "selection_stability", "stability_curve",
@@ -47,27 +47,10 @@ __all__ = ["adjusted_rand", "clustering_accuracy", "pairwise_accuracy", "nmi", "
            "kmeans_scores", "seeded_kmeans"]
 
 
-def _labels_pair(truth, found):
-    truth, found = np.asarray(truth).ravel(), np.asarray(found).ravel()
-    if truth.shape != found.shape or truth.size == 0:
-        raise InputError(f"Two labellings of the same samples are needed; got {truth.size} and {found.size} labels.")
-    _, truth = np.unique(truth, return_inverse=True)
-    _, found = np.unique(found, return_inverse=True)
-    return truth, found
-
-
-def _contingency_table(truth, found) -> np.ndarray:
-    """Counts of the samples in each class (rows) and cluster (columns), of labels from
-    :func:`_labels_pair` (every row and column holds a sample)."""
-    table = np.zeros((truth.max() + 1, found.max() + 1))
-    np.add.at(table, (truth, found), 1)
-    return table
-
-
 def clustering_accuracy(truth, found) -> float:
     """Accuracy of a clustering under the best matching of clusters to classes (Hungarian)."""
-    truth, found = _labels_pair(truth, found)
-    table = _contingency_table(truth, found)
+    truth, found = labelled_pair(truth, found)
+    table = contingency_table(truth, found)
     rows, cols = linear_sum_assignment(-table)
     return float(table[rows, cols].sum() / truth.size)
 
@@ -80,7 +63,7 @@ def pairwise_accuracy(truth, found, balanced: bool = True) -> float:
     0.5 P(apart | not same)``; ``balanced=False``: the fraction of pairs with
     ``together == same``.
     """
-    truth, found = _labels_pair(truth, found)
+    truth, found = labelled_pair(truth, found)
     upper = np.triu_indices(truth.size, 1)
     same = (truth[:, None] == truth[None, :])[upper]
     together = (found[:, None] == found[None, :])[upper]
@@ -103,8 +86,8 @@ def nmi(truth, found) -> float:
     the contingency table: scikit-learn's function took 1.9 ms a call on 130 samples against 0.09,
     mostly checking its input, a third of every k-means score (``benchmarks/bench_metrics.py``).
     """
-    truth, found = _labels_pair(truth, found)
-    table = _contingency_table(truth, found)
+    truth, found = labelled_pair(truth, found)
+    table = contingency_table(truth, found)
     if table.shape == (1, 1):
         return 1.0
     joint = table / truth.size
@@ -115,35 +98,6 @@ def nmi(truth, found) -> float:
         return 0.0
     entropy = -(np.sum(classes * np.log(classes)) + np.sum(clusters * np.log(clusters)))
     return information / (entropy / 2)
-
-
-def adjusted_rand(truth, found) -> float:
-    """Adjusted Rand index of two labellings (Hubert & Arabie, Journal of Classification 2, 1985):
-    the share of sample pairs the two agree on (together in both, or apart in both), less what
-    chance gives, over its largest value less that. 1 for the same partition, about 0 for
-    independent ones; labellings that both keep every sample together, or both keep every sample
-    apart, score 1, as scikit-learn's ``adjusted_rand_score`` has it.
-
-    From the pair counts of the contingency table, as scikit-learn computes it (equal to its
-    function within 1e-12, tested): its function took 1.1 ms a call on 500 samples against 0.1,
-    mostly checking its input, and clustering stability calls it 8 times for each candidate of
-    :func:`core.selection.automatic.choose_settings`.
-    """
-    truth, found = _labels_pair(truth, found)
-    table = _contingency_table(truth, found)
-    n = truth.size
-    together_both = float(np.sum(table * table)) - n  # ordered pairs together in both
-    together_truth = float(np.sum(table.sum(axis=1) ** 2)) - n
-    together_found = float(np.sum(table.sum(axis=0) ** 2)) - n
-    apart_found = together_truth - together_both  # together in truth only
-    apart_truth = together_found - together_both
-    apart_both = float(n) * n - n - together_both - apart_found - apart_truth
-    if apart_found == 0 and apart_truth == 0:
-        return 1.0
-    numerator = 2.0 * (together_both * apart_both - apart_found * apart_truth)
-    denominator = ((together_both + apart_found) * (apart_found + apart_both)
-                   + (together_both + apart_truth) * (apart_truth + apart_both))
-    return numerator / denominator
 
 
 def normalized_precision_index(X, labels, k_values=range(1, 11), samples=None) -> float:

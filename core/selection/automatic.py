@@ -29,8 +29,8 @@ import numpy as np
 from scipy import linalg
 
 from ..errors import InputError, Stopped
-from ..evaluation.metrics import adjusted_rand
 from ..matrix import data_matrix, dense_matrix
+from ..matrix.kmeans import adjusted_rand, seeded_kmeans
 from ..matrix.threads import blas_threads_for, one_blas_thread
 from ..progress import Progress, report_or_stop
 from ..validation import check_positive_int, check_real, random_seed, zscores
@@ -74,32 +74,27 @@ def _resample_pairs(n_samples: int, n_resamples: int, fraction: float, rng) -> l
 
 
 def _stability(X: np.ndarray, n_clusters: int, pairs, seed: int) -> np.ndarray:
-    """Adjusted Rand index of k-means on each pair of subsets, on the samples they share."""
-    from sklearn.cluster import KMeans
-
-    scores = []
-    # k-means' own loops run on OpenMP threads; BLAS threads beside them only contend
-    # (choose_settings on 700 x 765 on 2 cores: 6.0-7.2 s with two BLAS threads, 3.5-4.0 s with
-    # one, in benchmarks/bench_tour.py before this limit; the QR of the coordinates too: lung_small's
-    # 16 fits took 31 ms after a QR on two threads, 21 after one on one); and k-means opens its own
-    # BLAS limit, which must nest in ours (core.matrix.threads)
+    """Adjusted Rand index of k-means on each pair of subsets, on the samples they share: the
+    clusterings of scikit-learn's ``KMeans(n_clusters, n_init=1, random_state=seed + 2 * pair +
+    subset)`` fitted on each subset, by :func:`core.matrix.kmeans.seeded_kmeans` with its
+    starts side by side on the whole array (PBMC-sized: a candidate's 16 fits in 39 ms against
+    75 by 16 calls of ``KMeans``, wide data in the span of their samples, :func:`_span_coordinates`)."""
+    # BLAS threads beside k-means only contend (core.matrix.threads: NumPy's and SciPy's pools
+    # spin on the same cores), and the products here are small
     with one_blas_thread():
         coordinates, tol = _span_coordinates(X)
-        for position, (first, second) in enumerate(pairs):
-            found = []
-            for offset, rows in enumerate((first, second)):
-                labels = np.full(X.shape[0], -1)
-                labels[rows] = KMeans(n_clusters, n_init=1, tol=tol,
-                                      random_state=seed + 2 * position + offset).fit_predict(coordinates[rows])
-                found.append(labels)
-            shared = (found[0] >= 0) & (found[1] >= 0)
-            scores.append(adjusted_rand(found[0][shared], found[1][shared]))
+        found = seeded_kmeans(coordinates, n_clusters, random_state=seed, tol=tol,
+                              rows=[rows for pair in pairs for rows in pair])
+    scores = []
+    for first, second in zip(found[::2], found[1::2]):
+        shared = (first >= 0) & (second >= 0)
+        scores.append(adjusted_rand(first[shared], second[shared]))
     return np.asarray(scores, dtype=np.float64)
 
 
 #: k-means works on the samples' coordinates in their own span when the features number more than
 #: this many times the samples (:func:`_span_coordinates`).
-SPAN_BELOW = 2.0
+SPAN_BELOW = 4.0
 #: scikit-learn's ``KMeans`` tolerance: the centres' summed squared shift that stops Lloyd's
 #: iterations, relative to the mean of the features' variances.
 KMEANS_TOL = 1e-4
@@ -113,8 +108,10 @@ def _span_coordinates(X: np.ndarray) -> tuple[np.ndarray, float]:
     ``R^T`` with the same inner products (``X X^T = R^T R``), so the same clusters from n
     coordinates instead of d; scikit-learn's tolerance is relative to the mean of the features'
     variances, whose sum the turn keeps, so it is scaled by ``n / d``. The same labels on the
-    bundled sets (tested), and 4.2x less time to score a candidate on TOX-171 (171 x 5,748), 1.4x
-    on ORL (400 x 1,024); on the PBMC-sized table (630 x 765) the QR costs what it saves.
+    bundled sets (tested). Scoring a candidate took 37 ms against 93 on TOX-171 (171 x 5,748),
+    16 against 33 on warpAR10P (130 x 2,400), 6.5 against 9.1 on colon (62 x 2,000); on ORL
+    (400 x 1,024) 35 against 33 and on the PBMC-sized table (630 x 765) 51 against 39, where the
+    QR costs more than it saves: hence :data:`SPAN_BELOW`.
     """
     n_samples, n_features = X.shape
     if n_features <= SPAN_BELOW * n_samples:
@@ -319,9 +316,10 @@ def choose_settings(X, *, side=None, pairs=None, k="auto", lam="auto", n_cluster
                        persist=q_alpha_options.pop("persist", None))
     n_samples, n_features = data.shape
     # the whole search on one BLAS thread where its solves' products are small (as each solve
-    # runs, core.matrix.threads): BLAS threads left spinning by a solve or the spectrum slowed
-    # the k-means that followed on its OpenMP threads 2.3x (PBMC-sized: stability 1.26 s within
-    # the search against 0.55 s for the same calls alone); the search took 1.55 s against 1.07
+    # runs, core.matrix.threads): threads left spinning by one step slowed the next (NumPy's and
+    # SciPy's pools, and scikit-learn's k-means on OpenMP before: its stability took 1.26 s within
+    # the search against 0.55 s for the same calls alone). With every product on two threads the
+    # search took 1.5-1.7 s against 0.8 on the PBMC-sized table, 0.33-0.54 against 0.21 on ORL
     largest_k = int(k) if isinstance(k, (int, np.integer)) else max(AUTO_K_MULTIPLES) * MAX_ESTIMATED_CLUSTERS
     with blas_threads_for(n_samples * n_features * largest_k):
         return _search(data, side, pairs, k, lam, n_clusters, random_state, progress, q_alpha_options)

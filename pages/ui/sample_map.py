@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from core.evaluation.kmeans import seeded_kmeans
+from core.matrix.kmeans import seeded_kmeans
 from core.evaluation.sample_map import BROWSER_VALUES, SERVER_ROWS, sample_map
 from core.plots import contrast_stretch, samples_layout_figure
 from core.validation import column_scales, zscores

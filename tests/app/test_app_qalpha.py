@@ -836,7 +836,7 @@ def test_samples_go_as_bytes_only_where_the_bytes_give_the_values_back_exactly()
 
 def test_without_labels_the_map_is_coloured_by_k_means_at_k():
     from core.data.dataset import Dataset
-    from core.evaluation.kmeans import seeded_kmeans
+    from core.matrix.kmeans import seeded_kmeans
     from core.validation import zscores
 
     faces = load_dataset("warpAR10P")

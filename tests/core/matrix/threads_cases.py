@@ -114,41 +114,39 @@ def test_overlapping_solves_on_many_threads_end_where_they_started():
 
 
 def test_the_automatic_choices_k_means_resamples_run_on_one_blas_thread_on_small_data(monkeypatch):
-    """choose_settings' k-means (OpenMP loops) beside two BLAS threads took 7.8-10.5 s on a
-    700 x 765 table against 4.4-4.6 s on one; the resamples now follow the solvers' rule, and the
-    caller's setting is back afterwards."""
-    from sklearn.cluster import KMeans
+    """choose_settings' k-means beside two BLAS threads took 7.8-10.5 s on a 700 x 765 table
+    against 4.4-4.6 s on one (scikit-learn's, on OpenMP threads, then); its resamples run on one
+    thread, and the caller's setting is back afterwards."""
+    from core.selection import automatic
 
-    from core.selection.automatic import clustering_stability
+    seen, seeded_kmeans = [], automatic.seeded_kmeans
 
-    seen, fit_predict = [], KMeans.fit_predict
-
-    def recorded(self, X, *args, **kwargs):
+    def recorded(*args, **kwargs):
         seen.append(blas_threads())
-        return fit_predict(self, X, *args, **kwargs)
+        return seeded_kmeans(*args, **kwargs)
 
-    monkeypatch.setattr(KMeans, "fit_predict", recorded)
+    monkeypatch.setattr(automatic, "seeded_kmeans", recorded)
     X = np.random.default_rng(2).standard_normal((120, 40))
     with threadpool_limits(2, user_api="blas"):
-        scores = clustering_stability(X, 3, n_resamples=2)
+        scores = automatic.clustering_stability(X, 3, n_resamples=2)
         assert blas_threads() == {2}
-    assert len(seen) == 4 and all(threads == {1} for threads in seen)
+    assert seen == [{1}]
     with threadpool_limits(1, user_api="blas"):  # the same scores whatever the threads
-        np.testing.assert_allclose(clustering_stability(X, 3, n_resamples=2), scores, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(automatic.clustering_stability(X, 3, n_resamples=2), scores, rtol=0, atol=1e-12)
 
 
-@pytest.mark.parametrize("selector", ["ndfs", "choose_settings"])
-def test_a_k_means_that_closes_after_another_threads_solve_leaves_the_threads_as_they_were(selector, monkeypatch):
+def test_a_k_means_that_closes_after_another_threads_solve_leaves_the_threads_as_they_were(monkeypatch):
     """The review's order (issue 75): thread A holds the solvers' limit; thread B's k-means opens
     scikit-learn's own limit inside it (and sees one thread); A leaves; then the k-means closes.
     Its limit restored the one thread it found, for good ([2, 2] -> [1, 1]), until the library's
-    k-means calls ran inside ``one_blas_thread``."""
+    k-means calls ran inside ``one_blas_thread``. (choose_settings' stability was the other such
+    call; it now runs the project's NumPy k-means, which sets no threads.)"""
     import threading
 
     from sklearn.cluster import KMeans
 
     from core.matrix.threads import one_blas_thread
-    from core.selection import automatic, clustering_scores
+    from core.selection import clustering_scores
 
     k_means_running, solve_done = threading.Event(), threading.Event()
     fit_predict, errors = KMeans.fit_predict, []
@@ -167,10 +165,7 @@ def test_a_k_means_that_closes_after_another_threads_solve_leaves_the_threads_as
 
     def run():
         try:
-            if selector == "ndfs":
-                clustering_scores.ndfs(X, n_clusters=3, max_iter=2)
-            else:
-                automatic.clustering_stability(X, 3, n_resamples=1)
+            clustering_scores.ndfs(X, n_clusters=3, max_iter=2)
         except Exception as error:  # pragma: no cover - reported below
             errors.append(error)
 

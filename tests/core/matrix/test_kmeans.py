@@ -8,7 +8,7 @@ from sklearn.cluster import KMeans
 
 from core.data.bundled import load_dataset
 from core.errors import InputError
-from core.evaluation.kmeans import _lloyd, seeded_kmeans
+from core.matrix.kmeans import _lloyd, seeded_kmeans
 from core.validation import zscores
 
 
@@ -39,6 +39,52 @@ def test_each_start_gives_the_clustering_kmeans_of_scikit_learn_gives_with_its_s
     assert len(found) == 6
     for run, labels in enumerate(found):
         assert np.array_equal(labels, _scikit_learn(Z, n_clusters, 4 + run)), f"{name}, start {run}"
+
+
+def _subset_cases():
+    for name, Z, n_clusters in _cases():
+        if Z.shape[0] >= 40 and n_clusters <= 10:
+            yield name, Z, n_clusters
+
+
+@pytest.mark.parametrize("name, Z, n_clusters", list(_subset_cases()), ids=[case[0] for case in _subset_cases()])
+def test_starts_on_subsets_give_what_kmeans_of_scikit_learn_fitted_on_each_subset_gives(name, Z, n_clusters):
+    """Clustering stability's resamples: start ``run`` on ``Z[rows[run]]`` alone, side by side on
+    the whole array, labels as scikit-learn's KMeans fitted on the subset with seed ``4 + run``,
+    and -1 outside the subset."""
+    rng = np.random.default_rng(len(name))
+    rows = [np.sort(rng.choice(Z.shape[0], size, replace=False)) for size in (Z.shape[0] * 4 // 5,) * 5 + (40,)]
+    found = seeded_kmeans(Z, n_clusters, random_state=4, rows=rows)
+    assert len(found) == len(rows)
+    for run, (labels, chosen) in enumerate(zip(found, rows)):
+        assert np.array_equal(labels[chosen], _scikit_learn(Z[chosen], n_clusters, 4 + run)), f"{name}, start {run}"
+        assert np.all(np.delete(labels, chosen) == -1)
+
+
+def test_subsets_with_empty_clusters_and_their_own_stopping_shift():
+    """Duplicated samples leave clusters empty, and each subset stops at its own variances' shift
+    (a subset of one tight group beside one that spans both)."""
+    rng = np.random.default_rng(5)
+    duplicated = np.repeat(rng.standard_normal((6, 2)), 5, axis=0)
+    groups = np.vstack([rng.normal(0.0, 0.01, (30, 3)), rng.normal(50.0, 5.0, (30, 3))])
+    for Z, rows, n_clusters in ((duplicated, [np.arange(0, 30, 2), np.arange(30)], 8),
+                                (groups, [np.arange(30), np.arange(15, 60)], 4)):
+        for run, (labels, chosen) in enumerate(zip(seeded_kmeans(Z, n_clusters, random_state=2, rows=rows), rows)):
+            assert np.array_equal(labels[chosen], _scikit_learn(Z[chosen], n_clusters, 2 + run))
+
+
+def test_subsets_are_refused_when_they_cannot_be_clustered():
+    Z = np.random.default_rng(0).standard_normal((10, 2))
+    with pytest.raises(InputError, match="between 1 and 3 clusters"):
+        seeded_kmeans(Z, 4, rows=[np.arange(3), np.arange(10)])
+    with pytest.raises(InputError, match="distinct samples among the 10"):
+        seeded_kmeans(Z, 2, rows=[np.array([0, 0, 1])])
+    with pytest.raises(InputError, match="distinct samples among the 10"):
+        seeded_kmeans(Z, 2, rows=[np.array([3, 12])])
+    with pytest.raises(InputError, match="0 to 9"):
+        seeded_kmeans(Z, 2, rows=[np.array([-1, 9])])  # the same sample twice
+    with pytest.raises(InputError, match="one non-empty array"):
+        seeded_kmeans(Z, 2, rows=[np.array([], dtype=int)])
 
 
 def test_an_empty_cluster_takes_the_farthest_sample_as_kmeans_of_scikit_learn_does():
