@@ -126,7 +126,8 @@ def test_wide_data_are_clustered_in_the_span_of_their_samples_at_the_same_stoppi
 
 
 def test_the_search_runs_on_one_blas_thread_where_its_solves_are_small(wine_turn, monkeypatch):
-    """BLAS threads left spinning by a solve slow the k-means after it on its OpenMP threads."""
+    """BLAS threads left spinning by a solve slow the k-means after it; on one BLAS thread, each
+    candidate is scored on a second thread while the next is solved, with the same scores."""
     from core.matrix import threads
     from core.selection import automatic
 
@@ -136,14 +137,29 @@ def test_the_search_runs_on_one_blas_thread_where_its_solves_are_small(wine_turn
         held.append(threads.one_thread_holders())
         return q_alpha(*args, **kwargs)
 
+    import threading
+
+    scored_on, stability = [], automatic._stability
+
+    def scoring(*args):
+        scored_on.append(threading.current_thread().name)
+        return stability(*args)
+
     monkeypatch.setattr(automatic, "q_alpha", recording)
+    monkeypatch.setattr(automatic, "_stability", scoring)
     main, side, _ = wine_turn
-    choose_settings(main, side=side, n_clusters=2, random_state=0)
+    overlapped = choose_settings(main, side=side, n_clusters=2, random_state=0)
     assert held and min(held) >= 1
+    # each candidate scored on the second thread while the next is solved
+    assert len(scored_on) == 7 and all(name.startswith("stability") for name in scored_on)
     monkeypatch.setattr(threads, "SMALL_PRODUCT_WORK", 1.0)  # every product large: threads as they are
     held.clear()
-    choose_settings(main, side=side, n_clusters=2, random_state=0)
+    scored_on.clear()
+    one_by_one = choose_settings(main, side=side, n_clusters=2, random_state=0)
     assert held == [0] * len(held) and held
+    # scored here, one after another (a one-thread limit beside a large solve would slow it)
+    assert scored_on == [threading.current_thread().name] * 7
+    assert [c.stability for c in overlapped.candidates] == [c.stability for c in one_by_one.candidates]
 
 
 def test_number_of_clusters_from_the_spectrum():
