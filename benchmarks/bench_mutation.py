@@ -9,7 +9,7 @@ against each change; a change some test fails on is killed, one every test passe
 It runs in a temporary copy of the committed tree (``git archive HEAD``) with its configuration
 written there, so the repository needs none; the two-process store test runs 3 s per mutant
 instead of a minute, and the tests' Dask-backend variants are left out (they repeat the NumPy
-path's checks through a scheduler; ``core/matrix`` is not mutated here). The modules are run one after another (``--modules`` picks some), each
+path's checks through a scheduler; of ``core/matrix`` only the k-means is mutated, which has none). The modules are run one after another (``--modules`` picks some), each
 reported whole; ``--sample N`` checks a random sample of N mutants of each module (seeded, the
 same sample every run; 0 checks all), for a share with a stated margin in less time (all 3,061
 took about 25 a minute on two cores). mutmut runs, for each mutant, the tests that reach the function it changed,
@@ -35,14 +35,17 @@ from benchmarks.results import run_recorded
 MODULES = ("core/selection/qalpha.py", *(f"core/selection/_qalpha/{stage}.py" for stage in
                                           ("problem", "prepare", "start", "iterate", "anderson", "ascent",
                                                            "certify")),
-           "core/selection/slda.py", "core/data/content_store.py")
+           "core/selection/slda.py", "core/data/content_store.py", "core/selection/automatic.py",
+           "core/matrix/kmeans.py")
 TESTS = ("tests/core/selection/test_qalpha.py", "tests/core/selection/test_qalpha_convergence.py",
          "tests/core/selection/test_qalpha_quasi_newton.py", "tests/core/selection/test_qalpha_route.py",
          "tests/core/selection/test_qalpha_anderson.py",
          "tests/core/selection/test_qalpha_start.py", "tests/core/selection/test_qalpha_iterate.py",
          "tests/core/selection/test_side.py", "tests/core/selection/test_lambda_path.py",
          "tests/core/test_interfaces.py", "tests/core/selection/test_slda.py",
-         "tests/core/data/test_content_store.py", "tests/core/data/test_store_neighbours.py")
+         "tests/core/data/test_content_store.py", "tests/core/data/test_store_neighbours.py",
+         "tests/core/selection/test_automatic.py", "tests/core/matrix/test_kmeans.py",
+         "tests/core/evaluation/test_metrics.py")
 
 
 def _configuration() -> str:
@@ -50,7 +53,7 @@ def _configuration() -> str:
     lines += [f"    {module}" for module in MODULES]
     lines += ["pytest_add_cli_args_test_selection ="] + [f"    {test}" for test in TESTS]
     # the Dask backends repeat the NumPy path's checks through a scheduler: seconds per mutant for
-    # nothing these modules hold (core/matrix is not mutated here)
+    # nothing these modules hold (of core/matrix only kmeans.py, which no Dask path reaches, is mutated)
     lines += ["pytest_add_cli_args =", "    -p", "    no:cacheprovider", "    -q", "    -k", "    not dask",
               "also_copy =", "    assets/", "    benchmarks/", "    experiments/",
               # workers forked from a process whose OpenBLAS threads had started hung without using
