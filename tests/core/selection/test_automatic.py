@@ -165,6 +165,7 @@ def test_the_search_runs_on_one_blas_thread_where_its_solves_are_small(wine_turn
 def test_number_of_clusters_from_the_spectrum():
     assert estimate_n_clusters(blobs(4, 30, 50, 1.0, seed=2)) == 4
     assert estimate_n_clusters(blobs(2, 30, 50, 1.0, seed=3)) == 2
+    assert estimate_n_clusters(blobs(4, 30, 50, 1.0, seed=2), max_clusters=4) == 4  # the largest allowed
     auto = choose_settings(blobs(4, 30, 50, 1.0, seed=2), random_state=0)
     assert auto.n_clusters == 4 and auto.n_clusters_estimated
     assert "estimated from the spectrum" in auto.reason
@@ -192,6 +193,23 @@ def test_refusals_say_what_to_do(wine_turn):
     # given values are kept
     fixed = choose_settings(main, side=side, k=3, n_clusters=2, random_state=0)
     assert fixed.k == 3 and fixed.chose_lam and not fixed.chose_k
+    # a resample holds 80% of the samples: 8 clusters of 10 samples is one too many
+    with pytest.raises(InputError, match="8 clusters need more samples than the 10"):
+        clustering_stability(main[:10], 8)
+    with pytest.raises(InputError, match="fraction"):
+        clustering_stability(main, 2, fraction=1.5)
+    with pytest.raises(InputError, match="n_resamples"):
+        clustering_stability(main, 2, n_resamples=0)
+
+
+def test_the_table_and_the_stability_seed():
+    X = blobs(3, 20, 6, 2.0, seed=8)
+    auto = choose_settings(X, n_clusters=3, random_state=0)
+    rows = auto.table()
+    assert [row["setting"] for row in rows] == [c.label for c in auto.candidates]
+    assert [row["stability"] for row in rows] == [c.stability for c in auto.candidates]
+    assert sum(row["chosen"] for row in rows) == 1
+    np.testing.assert_array_equal(clustering_stability(X, 3), clustering_stability(X, 3, random_state=0))
 
 
 def test_the_search_takes_sparse_and_chunked_data_as_q_alpha_does(wine_turn):
@@ -223,6 +241,7 @@ def test_progress_reaches_inside_each_solve_and_stop_stops_it(wine_turn):
     choose_settings(main, side=side, n_clusters=2, random_state=0, progress=reports.append)
     candidates = 1 + 2 * len(AUTO_LAMBDAS)
     assert {report.total for report in reports} == {candidates} and reports[-1].done == candidates
+    assert reports[-1].message == f"k = 4, λ = {AUTO_LAMBDAS[-1]:g}"  # the last candidate, once scored
     inside = [report for report in reports if "iteration" in report.message]
     assert inside and all(report.objective is not None for report in inside)
     # False during the first solve's third iteration stops there: no further solve is made
