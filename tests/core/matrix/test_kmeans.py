@@ -73,6 +73,24 @@ def test_subsets_with_empty_clusters_and_their_own_stopping_shift():
             assert np.array_equal(labels[chosen], _scikit_learn(Z[chosen], n_clusters, 2 + run))
 
 
+@pytest.mark.parametrize("tol", [1e-2, 10.0])
+def test_the_stopping_shift_is_relative_to_the_features_variances_as_scikit_learns(tol):
+    """Loose tolerances stop on the centres' shift, relative to the mean of the features'
+    variances (raw wine: variances from 0.01 to 99,000), for the whole array and for subsets."""
+    X = load_dataset("wine").X
+    rows = [np.arange(0, 178, 2), np.arange(40, 178)]
+    for run, labels in enumerate(seeded_kmeans(X, 3, n_runs=3, random_state=6, tol=tol)):
+        assert np.array_equal(labels, _scikit_learn(X, 3, 6 + run, tol=tol))
+    for run, (labels, chosen) in enumerate(zip(seeded_kmeans(X, 3, random_state=6, tol=tol, rows=rows), rows)):
+        assert np.array_equal(labels[chosen], _scikit_learn(X[chosen], 3, 6 + run, tol=tol))
+
+
+def test_integer_samples_are_clustered_as_floats():
+    Z = np.random.default_rng(7).integers(0, 20, size=(50, 3))
+    for run, labels in enumerate(seeded_kmeans(Z, 4, n_runs=3, random_state=1)):
+        assert np.array_equal(labels, _scikit_learn(Z.astype(float), 4, 1 + run))
+
+
 def test_subsets_are_refused_when_they_cannot_be_clustered():
     Z = np.random.default_rng(0).standard_normal((10, 2))
     with pytest.raises(InputError, match="between 1 and 3 clusters"):
@@ -81,6 +99,8 @@ def test_subsets_are_refused_when_they_cannot_be_clustered():
         seeded_kmeans(Z, 2, rows=[np.array([0, 0, 1])])
     with pytest.raises(InputError, match="distinct samples among the 10"):
         seeded_kmeans(Z, 2, rows=[np.array([3, 12])])
+    with pytest.raises(InputError, match="distinct samples among the 10"):
+        seeded_kmeans(Z, 2, rows=[np.array([0, 10])])
     with pytest.raises(InputError, match="0 to 9"):
         seeded_kmeans(Z, 2, rows=[np.array([-1, 9])])  # the same sample twice
     with pytest.raises(InputError, match="one non-empty array"):
