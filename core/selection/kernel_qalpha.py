@@ -357,8 +357,8 @@ def _run_start(V, scaling, E, *, side, power, power_steps, max_iter, tol, progre
     the count goes on from."""
     n = V.shape[0]
     beta = np.full(n, 1.0 / np.sqrt(n)) if alpha0 is None else np.asarray(alpha0, dtype=np.float64) / scaling
-    alpha = orient(scaling * beta / np.linalg.norm(scaling * beta))
-    beta = alpha / scaling / np.linalg.norm(alpha / scaling)
+    alpha = _alpha_of(beta, scaling)
+    beta = _beta_of(alpha, scaling)
     trace = IterationTrace() if trace is None else trace
     E = E.astype(dtype, copy=False)
     P = V @ E  # columns v_i^T E: G = V o (P P^T)
@@ -380,14 +380,14 @@ def _run_start(V, scaling, E, *, side, power, power_steps, max_iter, tol, progre
             C = (G * np.outer(scaling, scaling) if side is not None else G).astype(np.float64, copy=False)
             beta, failure = _leading(C, beta)
             image = C @ beta
-            alpha = orient(scaling * beta / np.linalg.norm(scaling * beta))
+            alpha = _alpha_of(beta, scaling)
             T = alpha[:, None].astype(dtype) * P
             VT = V @ T
         gram_Z = (T.T @ VT).astype(np.float64)  # Z^T Z = E^T V D V D V E, Z = A_alpha Q in Phi's space
         objective = _objective(gram_Z, alpha, scaling, side)
         if fallback is not None and objective < accepted - anderson.DROP_RTOL * abs(accepted):
             alpha, E, P = fallback  # the mixed point went downhill: not taken
-            beta, fallback = alpha / scaling / np.linalg.norm(alpha / scaling), None
+            beta, fallback = _beta_of(alpha, scaling), None
             mixing.discarded()
             continue
         n_iter += 1
@@ -402,8 +402,8 @@ def _run_start(V, scaling, E, *, side, power, power_steps, max_iter, tol, progre
                 weighted = scaling * beta
                 beta = scaling * np.einsum("ij,ij->i", V @ (P * weighted[:, None].astype(dtype)), P)
                 beta /= np.linalg.norm(beta)
-            alpha = orient(scaling * beta / np.linalg.norm(scaling * beta))
-        beta = alpha / scaling / np.linalg.norm(alpha / scaling)
+            alpha = _alpha_of(beta, scaling)
+        beta = _beta_of(alpha, scaling)
         # R^-1 of the k x k factor, then two n x k products (in NumPy, see _cholesky_upper)
         inverse_R = np.linalg.inv(_cholesky_upper(gram_Z)).astype(dtype)
         E = T @ inverse_R  # D V E R^-1
@@ -411,8 +411,19 @@ def _run_start(V, scaling, E, *, side, power, power_steps, max_iter, tol, progre
         P = VT @ inverse_R
         if mixing is not None:
             alpha, E, P, fallback = _mixed(mixing, max(alpha_residual, Q_residual), scaling, last, (beta, E, P), trace)
-            beta = alpha / scaling / np.linalg.norm(alpha / scaling)
+            beta = _beta_of(alpha, scaling)
     return trace.result(alpha, E)
+
+
+def _alpha_of(beta, scaling):
+    """The weights of the operator's eigenvector ``beta``: ``S^1/2 beta``, unit, summing to a
+    positive number (as :meth:`core.selection._qalpha.problem.Problem.to_alpha`)."""
+    return orient(scaling * beta / np.linalg.norm(scaling * beta))
+
+
+def _beta_of(alpha, scaling):
+    """The operator's unit vector ``beta`` of the weights ``alpha`` (:func:`_alpha_of` undone)."""
+    return alpha / scaling / np.linalg.norm(alpha / scaling)
 
 
 def _mixed(mixing, residual, scaling, last, image, trace):
@@ -426,7 +437,7 @@ def _mixed(mixing, residual, scaling, last, image, trace):
     new_beta, new_E, new_P = image
     rotation = anderson.turned_to_last(new_E.T @ P).astype(new_E.dtype)  # new_E^T V E = new_E^T P
     new_E, new_P = new_E @ rotation, new_P @ rotation
-    new_alpha = orient(scaling * new_beta / np.linalg.norm(scaling * new_beta))
+    new_alpha = _alpha_of(new_beta, scaling)
     mixed = mixing.next(residual, np.concatenate([beta, E.ravel()]), np.concatenate([new_beta, new_E.ravel()]),
                         (new_beta, new_E, new_P))
     if mixed is None:
@@ -435,7 +446,7 @@ def _mixed(mixing, residual, scaling, last, image, trace):
     mixed_beta, mixed_E, mixed_P = mixed
     gram = (mixed_E.T @ mixed_P).astype(np.float64)
     inverse_R = np.linalg.inv(_cholesky_upper((gram + gram.T) / 2)).astype(mixed_E.dtype)
-    alpha = orient(scaling * mixed_beta / np.linalg.norm(scaling * mixed_beta))
+    alpha = _alpha_of(mixed_beta, scaling)
     return alpha, mixed_E @ inverse_R, mixed_P @ inverse_R, (new_alpha, new_E, new_P)
 
 
@@ -487,7 +498,7 @@ def _checked_in_float64(V, scaling, run, *, side, tol, dtype):
     E = np.asarray(run["Q"], dtype=np.float64)
     E = E @ linalg.inv(_cholesky_upper(E.T @ V @ E))
     P = V @ E
-    beta = alpha / scaling / np.linalg.norm(alpha / scaling)
+    beta = _beta_of(alpha, scaling)
     T = alpha[:, None] * P
     VT = V @ T
     image = scaling * np.einsum("ij,ij->i", VT, P) * float(np.linalg.norm(scaling * beta))
