@@ -94,10 +94,15 @@ def one_thread_holders() -> int:
         return _holders
 
 
+def small_products(work: float) -> bool:
+    """Whether products of ``work`` multiply-adds run on one BLAS thread (:data:`SMALL_PRODUCT_WORK`)."""
+    return work < SMALL_PRODUCT_WORK
+
+
 def blas_threads_for(work: float):
     """One BLAS thread for products of fewer than :data:`SMALL_PRODUCT_WORK` multiply-adds,
     else the threads as they are."""
-    return one_blas_thread() if work < SMALL_PRODUCT_WORK else nullcontext()
+    return one_blas_thread() if small_products(work) else nullcontext()
 
 
 _pool_lock = threading.Lock()

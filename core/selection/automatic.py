@@ -32,8 +32,7 @@ from scipy import linalg
 from ..errors import InputError, Stopped
 from ..matrix import data_matrix, dense_matrix
 from ..matrix.kmeans import adjusted_rand, seeded_kmeans
-from ..matrix import threads
-from ..matrix.threads import blas_threads_for, one_blas_thread
+from ..matrix.threads import blas_threads_for, one_blas_thread, small_products
 from ..progress import Progress, report_or_stop
 from ..validation import check_positive_int, check_real, random_seed, zscores
 from .qalpha import q_alpha
@@ -323,12 +322,14 @@ def choose_settings(X, *, side=None, pairs=None, k="auto", lam="auto", n_cluster
     # the search against 0.55 s for the same calls alone). With every product on two threads the
     # search took 1.5-1.7 s against 0.8 on the PBMC-sized table, 0.33-0.54 against 0.21 on ORL
     largest_k = int(k) if isinstance(k, (int, np.integer)) else max(AUTO_K_MULTIPLES) * MAX_ESTIMATED_CLUSTERS
-    small = n_samples * n_features * largest_k < threads.SMALL_PRODUCT_WORK
-    with blas_threads_for(n_samples * n_features * largest_k):
-        return _search(data, side, pairs, k, lam, n_clusters, random_state, progress, q_alpha_options, small)
+    work = n_samples * n_features * largest_k
+    with blas_threads_for(work):
+        return _search(data, side, pairs, k, lam, n_clusters, random_state, progress, q_alpha_options,
+                       overlap=small_products(work))
 
 
-def _search(data, side, pairs, k, lam, n_clusters, random_state, progress, q_alpha_options, overlap) -> AutoSettings:
+def _search(data, side, pairs, k, lam, n_clusters, random_state, progress, q_alpha_options, *,
+            overlap: bool) -> AutoSettings:
     """:func:`choose_settings` after its input is read; ``overlap``: score each candidate while
     the next is solved (where the search runs on one BLAS thread: elsewhere the scoring's own
     one-thread limit, process-wide, would slow the solve beside it)."""
