@@ -38,6 +38,7 @@ References
 
 from __future__ import annotations
 
+import inspect
 import json
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
@@ -419,18 +420,37 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=DEFAULT_LAM, c
     return _solve(prepared, lam, init=init, n_init=n_init, random_state=random_state, progress=progress)
 
 
-def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progress=None, warm=None) -> QAlphaResult:
+def _prepare_as_q_alpha(X, k, **options):
+    """What :func:`q_alpha` makes of ``X``, ``k`` and ``options`` (its keywords, its defaults for
+    the rest) before it solves: ``(prepared, solve_options)``, for a search that prepares the data
+    once and solves at several ``k`` (:func:`~core.selection._qalpha.prepare.with_k`) and λ with
+    :func:`_solve` (``lam`` and ``progress`` are the search's own)."""
+    try:
+        arguments = inspect.signature(q_alpha).bind(X, k, **options)
+    except TypeError as error:
+        raise InputError(f"These options are passed to q_alpha, which does not take them: {error}.") from None
+    arguments.apply_defaults()
+    given = arguments.arguments
+    check_settings(lam=given["lam"], init=given["init"], n_init=given["n_init"], max_iter=given["max_iter"])
+    prepared = _prepare(X, DEFAULT_K if k is None else k,
+                        **{name: given[name] for name in list(inspect.signature(_prepare).parameters)[2:]})
+    return prepared, {name: given[name] for name in ("init", "n_init", "random_state")}
+
+
+def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progress=None, warm=None,
+           uniform=None) -> QAlphaResult:
     """Q-alpha at ``lam`` on prepared data, by the stages of :mod:`core.selection._qalpha` in order:
     the eigenproblem at ``lam``, each start's first iterate, the iteration, the certification, the
     result. ``warm``, a result at a neighbouring ``lam``, is the first start (its ``Q`` and
-    ``alpha``) instead of ``init``."""
+    ``alpha``) instead of ``init``; ``uniform``, the uniform start's vectors for this ``lam`` at
+    this ``k`` or more where the caller computed them (:func:`~core.selection._qalpha.start.uniform_vectors`)."""
     problem = problem_at(prepared, lam)
     rng = check_random_state(random_state)
     best, restart_objectives, stopped, start_passes = None, [], False, 0
     # thin products: one BLAS thread where threads cost more than they save (core.matrix.threads)
     with blas_threads_for(problem.q * problem.n * prepared.k):
         for index in range(n_init):
-            start = first_iterate(problem, prepared, index, init, rng, warm)
+            start = first_iterate(problem, prepared, index, init, rng, warm, uniform)
             start_passes += start.passes
             run = iterate.one_start(problem, prepared, start, progress)
             restart_objectives.append(run["history"][-1])

@@ -6,7 +6,7 @@ one λ (:func:`problem_at`). Built once for a λ path.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -122,6 +122,14 @@ def prepare(X, k, *, labels, side, pairs, criterion, method, max_iter, tol, solv
                     side_diagonal_full=side_diagonal_full, pair_factor=factor, dtype=dtype, data=data,
                     side=side, pairs=pairs, accelerate=accelerate, solver=solver, accelerated=accelerated,
                     settings=dict(max_iter=max_iter, tol=tol, eig_tol=eig_tol, power_steps=power_steps))
+
+
+def with_k(prepared, k) -> Prepared:
+    """``prepared`` for another ``k``: the same data, side information and settings, for a search
+    over k (:func:`core.selection.automatic.choose_settings`) that prepares them once."""
+    if prepared.fixed_Q:
+        raise InputError("In the supervised mode k is the number of classes minus one; it cannot be changed.")
+    return replace(prepared, k=check_clusters(prepared.data.shape[0], k))
 
 
 def problem_at(prepared, lam) -> Problem:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ...matrix import sample_vectors
 from ...matrix.sample_vectors import krylov_sample_vectors
 
 #: A start needs only to lie near the leading eigenvectors: above GRAM_LIMIT samples the
@@ -50,29 +51,50 @@ class Start:
     passes: int = 0
 
 
-def first_iterate(problem, prepared, index, init, rng, warm=None) -> Start:
+def first_iterate(problem, prepared, index, init, rng, warm=None, uniform=None) -> Start:
     """Start number ``index`` (0 first) of a run on ``problem``: the labels' class subspace in the
     supervised mode; ``warm`` (a result at a neighbouring λ) for the first; the ascent's equal
     weights where it runs alone from the uniform start (it needs no ``Q``); else :func:`initial_Q`
-    (``init`` for the first start, random for the others).
+    (``init`` for the first start, random for the others), whose uniform ``Q^(0)`` is the first
+    columns of ``uniform`` where a caller gives them (:func:`uniform_vectors`).
 
     The ascent runs from the first iterate where asked (``accelerate="always"``) and where each
     step of the alternation would solve the operator's eigenproblem (dense or Lanczos steps: the
     gap criterion, pairs), which costs an evaluation of the ascent or more (the audit's pairs and
     gap problems: 1-6 ms a step against 0.7 ms an evaluation, 2-core AMD EPYC)."""
-    ascent_first = prepared.accelerated and (prepared.accelerate == "always" or prepared.solver != "power")
+    ascent_first = _ascent_first(prepared)
     if prepared.fixed_Q:
         start = Start(class_subspace(prepared.labels, problem.q))
     elif index == 0 and warm is not None:
         start = Start(warm.Q, alpha=warm.alpha[prepared.features.kept])
     elif ascent_first and index == 0 and init == "uniform":
         start = Start(None)
+    elif index == 0 and init == "uniform" and uniform is not None:
+        start = Start(uniform[:, : prepared.k])
     else:
         Q, passes, Pt = initial_Q(problem, prepared.k, init if index == 0 else "random", rng)
         start = Start(Q, Pt=Pt, passes=passes)
     if not ascent_first:
         return start
     return replace(start, beta=first_weights(problem, start.Q, start.alpha, start.Pt))
+
+
+def _ascent_first(prepared) -> bool:
+    return prepared.accelerated and (prepared.accelerate == "always" or prepared.solver != "power")
+
+
+def uniform_vectors(problem, prepared, init):
+    """The uniform ``Q^(0)`` of ``prepared.k`` columns that runs with ``init`` on ``problem`` at
+    that ``k`` or fewer start from, for a caller that solves several ``k`` at one λ to compute once
+    (:func:`first_iterate`'s ``uniform``): the leading eigenvectors at equal weights, whose first
+    columns are the fewer's own where they come from the explicit matrix (up to
+    :data:`~core.matrix.sample_vectors.GRAM_LIMIT` samples; 20 ms at 630 x 630, one thread of a
+    2-core AMD EPYC). None where no such run starts from them (``init`` random, the supervised
+    mode, the ascent from equal weights) or their columns depend on ``k`` (a Krylov start)."""
+    if (init != "uniform" or prepared.fixed_Q or _ascent_first(prepared)
+            or problem.q > sample_vectors.GRAM_LIMIT):
+        return None
+    return initial_Q(problem, prepared.k, init, None)[0]
 
 
 def class_subspace(labels, q):

@@ -45,9 +45,20 @@ def test_auto_result_equals_a_plain_run_at_the_chosen_settings(wine_turn):
     assert result.k in (2, 4) and result.lam in AUTO_LAMBDAS
     plain = q_alpha(main, result.k, side=side, lam=result.lam, random_state=0)
     np.testing.assert_allclose(result.alpha, plain.alpha, atol=1e-12)
-    # every candidate's weights are the plain run's at its settings
+    # every candidate's weights are the plain run's at its settings, reached in as many iterations
+    # (the data prepared once, and each λ's uniform start shared by both k)
     for (k, lam), alpha in auto.alphas.items():
-        np.testing.assert_allclose(alpha, q_alpha(main, k, side=side, lam=lam, random_state=0).alpha, atol=1e-12)
+        alone = q_alpha(main, k, side=side, lam=lam, random_state=0)
+        np.testing.assert_allclose(alpha, alone.alpha, atol=1e-12)
+        assert auto.results[(k, lam)].n_iter == alone.n_iter
+    # the options reach every solve as q_alpha takes them (a random start, two starts; the gap
+    # criterion, whose ascent starts from equal weights)
+    for options in (dict(init="random", n_init=2), dict(criterion="gap"), dict(accelerate=False, tol=1e-9)):
+        searched = choose_settings(main, side=side, n_clusters=2, random_state=1, **options)
+        for (k, lam), result in searched.results.items():
+            alone = q_alpha(main, k, side=side, lam=lam, random_state=1, **options)
+            np.testing.assert_allclose(result.alpha, alone.alpha, atol=1e-12)
+            assert (result.n_iter, result.criterion, result.tol) == (alone.n_iter, alone.criterion, alone.tol)
 
 
 def test_the_choice_is_the_most_stable_candidate_and_says_so(wine_turn):
@@ -133,9 +144,11 @@ def test_the_search_runs_on_one_blas_thread_where_its_solves_are_small(wine_turn
 
     held = []
 
+    solve = automatic._solve
+
     def recording(*args, **kwargs):
         held.append(threads.one_thread_holders())
-        return q_alpha(*args, **kwargs)
+        return solve(*args, **kwargs)
 
     import threading
 
@@ -145,7 +158,7 @@ def test_the_search_runs_on_one_blas_thread_where_its_solves_are_small(wine_turn
         scored_on.append(threading.current_thread().name)
         return stability(*args)
 
-    monkeypatch.setattr(automatic, "q_alpha", recording)
+    monkeypatch.setattr(automatic, "_solve", recording)
     monkeypatch.setattr(automatic, "_stability", scoring)
     main, side, _ = wine_turn
     overlapped = choose_settings(main, side=side, n_clusters=2, random_state=0)
@@ -166,6 +179,12 @@ def test_number_of_clusters_from_the_spectrum():
     assert estimate_n_clusters(blobs(4, 30, 50, 1.0, seed=2)) == 4
     assert estimate_n_clusters(blobs(2, 30, 50, 1.0, seed=3)) == 2
     assert estimate_n_clusters(blobs(4, 30, 50, 1.0, seed=2), max_clusters=4) == 4  # the largest allowed
+    # three points repeated span two directions, fewer than the rule reads a gap from (two clusters);
+    # the rounding of the Gram matrix's zero eigenvalues (2e-11 here, 1e-15 of the largest) is not
+    # taken for a third direction, whose ratio to the second would win (three clusters)
+    corners = np.repeat(np.array([[0.0, 0.0, 0.0, 1.0], [5.0, 1.0, 0.0, 2.0], [1.0, 7.0, 3.0, 0.0]]), 20, axis=0)
+    assert estimate_n_clusters(corners) == 2
+    assert estimate_n_clusters(np.hstack([corners, corners @ np.ones((4, 300))])) == 2  # wide: Z Z^T
     auto = choose_settings(blobs(4, 30, 50, 1.0, seed=2), random_state=0)
     assert auto.n_clusters == 4 and auto.n_clusters_estimated
     assert "estimated from the spectrum" in auto.reason
@@ -188,6 +207,12 @@ def test_refusals_say_what_to_do(wine_turn):
         choose_settings(main, side=side, n_clusters=1)
     with pytest.raises(InputError, match="label-free"):
         choose_settings(main, side=side, labels=labels)
+    with pytest.raises(InputError, match="passed to q_alpha, which does not take them.*n_start"):
+        choose_settings(main, side=side, n_clusters=2, n_start=3)
+    with pytest.raises(InputError, match="tol"):
+        choose_settings(main, side=side, n_clusters=2, tol=-1.0)
+    with pytest.raises(InputError, match="lam"):
+        choose_settings(main, side=side, n_clusters=2, lam=-1.0)
     with pytest.raises(InputError, match="random_state"):
         choose_settings(main, side=side, n_clusters=2, random_state=1.5)
     # given values are kept

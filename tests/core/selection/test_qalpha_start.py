@@ -103,3 +103,37 @@ def test_every_start_is_counted(accelerate):
     X = planted(5)
     result = q_alpha(X, 2, n_init=2, random_state=0, accelerate=accelerate)
     assert result.restart_objectives.size == 2 and result.converged
+
+
+def test_the_uniform_start_of_fewer_columns_is_the_first_columns_of_more(monkeypatch):
+    """A search over k at one λ computes the uniform start once (uniform_vectors, at the largest
+    k) and each run takes its first columns: the same eigenvectors of the explicit matrix as its
+    own start, on both sides (the samples' Gram matrix and the features' where they are fewer).
+    Where the start is a Krylov space (its columns depend on k), the runs start alone."""
+    from core.errors import InputError
+    from core.matrix import sample_vectors
+    from core.selection._qalpha.prepare import with_k
+    from core.selection._qalpha.start import uniform_vectors
+
+    for X in (planted(), planted(q=50, n=30)):
+        prepared, problem = prepared_for(X, k=4)
+        shared = uniform_vectors(problem, prepared, "uniform")
+        assert shared.shape == (50, 4)
+        for k in (1, 2, 3, 4):
+            alone = first_iterate(problem, with_k(prepared, k), 0, "uniform", np.random.default_rng(0))
+            given = first_iterate(problem, with_k(prepared, k), 0, "uniform", np.random.default_rng(0),
+                                  uniform=shared)
+            np.testing.assert_allclose(np.abs(given.Q.T @ alone.Q), np.eye(k), atol=1e-10)
+            # taken as given, not computed again
+            other = np.linalg.qr(np.random.default_rng(k).standard_normal((50, 4)))[0]
+            taken = first_iterate(problem, with_k(prepared, k), 0, "uniform", None, uniform=other)
+            np.testing.assert_array_equal(taken.Q, other[:, :k])
+    assert uniform_vectors(problem, prepared, "random") is None
+    assert uniform_vectors(problem, prepared_for(X, k=4, accelerate="always")[0], "uniform") is None
+    assert uniform_vectors(problem, prepared_for(X, labels=np.arange(50) % 3, k=None)[0], "uniform") is None
+    monkeypatch.setattr(sample_vectors, "GRAM_LIMIT", 40)
+    assert uniform_vectors(problem, prepared, "uniform") is None
+    with pytest.raises(InputError, match="1 <= k < n_samples = 50"):
+        with_k(prepared, 50)
+    with pytest.raises(InputError, match="supervised"):
+        with_k(prepared_for(X, labels=np.arange(50) % 3, k=None)[0], 2)
