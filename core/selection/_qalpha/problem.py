@@ -141,7 +141,7 @@ class Problem:
 
     def objective(self, alpha, Z, Pt=None):
         """Criterion value at unit ``alpha``; ``Z = A_alpha Q`` gives ``alpha^T G alpha``."""
-        value = float(np.sum(Z * Z))
+        value = float(np.vdot(Z, Z))
         if self.criterion == "gap":
             value = 2.0 * value - float(alpha @ self.square_matvec(alpha))
         if self.side_scale is not None:

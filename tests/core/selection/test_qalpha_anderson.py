@@ -218,3 +218,22 @@ def test_the_mixing_stays_off_where_its_memory_does_not_fit(monkeypatch):
     result, alone = q_alpha(X, 2), q_alpha(X, 2, accelerate=False)
     assert result.acceleration == "" and result.n_iter == alone.n_iter
     np.testing.assert_array_equal(result.alpha, alone.alpha)
+
+
+def test_the_least_squares_are_numpys_at_the_same_cut():
+    """LAPACK's gelss as the mixing calls it: NumPy's lstsq at RCOND on full-rank, rank-deficient
+    (a column the sum of two others, which the cut leaves out: the least-norm solution) and wide
+    systems (fewer rows than columns, where gelss would want a longer target)."""
+    rng = np.random.default_rng(7)
+    full = rng.standard_normal((6, 4))
+    deficient = full.copy()
+    deficient[:, 3] = deficient[:, 0] + deficient[:, 1]
+    wide = rng.standard_normal((3, 5))
+    for matrix in (full, deficient, wide, np.triu(full[:4])):
+        target = rng.standard_normal(matrix.shape[0])
+        expected = np.linalg.lstsq(matrix, target, rcond=anderson.RCOND)[0]
+        np.testing.assert_allclose(anderson.least_squares(matrix, target), expected, rtol=1e-10, atol=1e-12)
+    # the cut acts: the least-norm solution has no component along the dependent direction
+    solution = anderson.least_squares(deficient, rng.standard_normal(6))
+    null = np.array([1.0, 1.0, 0.0, -1.0]) / np.sqrt(3)
+    assert abs(solution @ null) < 1e-10

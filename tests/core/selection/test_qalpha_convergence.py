@@ -241,3 +241,21 @@ def test_pairs_given_as_arrays_are_checked_and_named():
     by_rows = q_alpha(X, 2, pairs=(X[index[:, 0]], X[index[:, 1]]), lam=0.3, solver="dense")
     by_index = q_alpha(X, 2, pairs=index, lam=0.3, solver="dense")
     assert np.allclose(by_rows.alpha, by_index.alpha, atol=1e-10)
+
+
+def test_the_subspace_residual_is_its_definition():
+    """``||Z - Q Q^T Z||_F / ||Z||_2`` computed densely (the 2-norm by an SVD), for float64 and
+    float32 ``Z``, an invariant subspace (0) and ``Z = 0`` (1: nothing is spanned)."""
+    from core.selection._spectral import subspace_residual
+
+    rng = np.random.default_rng(5)
+    A = rng.standard_normal((30, 30))
+    A = A + A.T
+    Q = np.linalg.qr(rng.standard_normal((30, 3)))[0]
+    for Z in (A @ Q, (A @ Q).astype(np.float32)):
+        Z64 = Z.astype(np.float64)
+        expected = np.linalg.norm(Z64 - Q @ (Q.T @ Z64)) / np.linalg.svd(Z64, compute_uv=False)[0]
+        assert subspace_residual(Q, Z) == pytest.approx(expected, rel=1e-6 if Z.dtype == np.float32 else 1e-12)
+    invariant = np.linalg.eigh(A)[1][:, -3:]
+    assert subspace_residual(invariant, A @ invariant) < 1e-14
+    assert subspace_residual(Q, np.zeros((30, 3))) == 1.0
