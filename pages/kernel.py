@@ -60,7 +60,8 @@ elif kernel == "rbf":
 exact = controls.toggle(
     "Exact step", key="kq_exact", persist_state="session",
     help="Off (fast): step 3 of Definition 2 as one power step per iteration, matrix-free, with float32 products "
-         "(about 7x faster per iteration on the AR faces with the app's one BLAS thread; the weights agree with float64's to 3e-7 to 6e-5). On: the leading eigenvector "
+         "(about 7x faster per iteration on the AR faces with the app's one BLAS thread) until the residual is 1e-4, "
+         "then float64 to the tolerance: a float64 run's weights. On: the leading eigenvector "
          "of G solved at every iteration in float64, as printed. Both end at a fixed point of the same iteration; "
          "where there are several they may end at different ones (the objective says which is larger).")
 # the fast setting for stepping through kernels; the printed algorithm one click away
@@ -121,7 +122,8 @@ cols[2].metric("cos(alpha, linear alpha)", cosine)
 cols[3].metric(f"Top-{top} overlap with linear", overlap)
 st.caption(("Exact step: the leading eigenvector of G at every iteration, float64 (Shashua & Wolf 2004, "
             "Definition 2 as printed)." if result.solver == "kernel" else
-            "Fast step: one power step per iteration with float32 products; switch on Exact step for the printed "
+            "Fast step: one power step per iteration, float32 products to a residual of 1e-4 and float64 after; "
+            "switch on Exact step for the printed "
             "algorithm in float64.") + (f" Converged after {result.n_iter} iterations." if result.converged else ""))
 widgets.convergence_warning(result, f"The page stops at {MAX_ITER:,} iterations. A kernel that makes the features "
                             "almost alike (a large γ of the RBF kernel, a high degree) often keeps the iteration "

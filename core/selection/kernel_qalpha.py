@@ -51,6 +51,12 @@ from ..validation import require_finite as _require_finite
 __all__ = ["kernel_q_alpha", "kernel_matrix", "kernel_memory_bytes", "memory_limit_bytes", "KERNELS"]
 
 KERNELS = ("linear", "poly", "rbf")
+#: A float32 run iterates in float32 until its residuals are at most this (or tol, if larger), its
+#: iterates mixed as float64 ones are, and goes on in float64 from there (one kernel matrix more,
+#: as its check needed before). Below it the float32 images' rounding, about 1e-7 of them, is a
+#: visible share of the differences the mixing fits: mixed to tol 1e-6 in float32, lung_small at
+#: gamma 5 took 501 iterations and TOX-171 at 0.5 broke down.
+FLOAT32_RESIDUAL = 1e-4
 
 
 def kernel_memory_bytes(n_features: int) -> int:
@@ -179,8 +185,11 @@ def _initial_E(V, scaling, k, init, rng):
     return E @ linalg.inv(_cholesky_upper(E.T @ V @ E))
 
 
-def _cholesky_upper(S):
-    """Upper Cholesky factor of a small SPD matrix, with a tiny ridge if it is singular.
+def _cholesky_upper(S, dtype=np.float64):
+    """Upper Cholesky factor of a small SPD matrix made of products in ``dtype``, with a ridge at
+    that precision's rounding if it is singular there (1e-12 of the trace in float64, 1e-6 in
+    float32: a float32 Gram matrix of nearly dependent columns has eigenvalues of -1e-7 of it,
+    digits at k = 10, RBF gamma 5).
 
     NumPy's, not SciPy's: the iteration's products run in NumPy's OpenBLAS, and a call into
     SciPy's own OpenBLAS between them leaves two thread pools spinning on two cores (on the AR
@@ -188,7 +197,8 @@ def _cholesky_upper(S):
     try:
         return np.linalg.cholesky(S).T
     except np.linalg.LinAlgError:
-        ridge = 1e-12 * max(np.trace(S), np.finfo(float).tiny)
+        share = 1e-12 if np.dtype(dtype) == np.float64 else 1e-6
+        ridge = share * max(np.trace(S), np.finfo(float).tiny)
         return np.linalg.cholesky(S + ridge * np.eye(S.shape[0])).T
 
 
@@ -244,8 +254,9 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
         near a fixed point, as :func:`~core.selection.qalpha.q_alpha`'s alternation
         (``acceleration`` in the result): four bundled sets at RBF gamma 0.5-20, median 30
         iterations against 65 for the same weights (within 1.4e-5 of a run to tol 1e-10, the
-        objective within 3e-11). float32 runs are not mixed: their images differ by rounding near
-        tol, and the mixing fitted it.
+        objective within 3e-11). float32 runs are mixed down to :data:`FLOAT32_RESIDUAL` and go on
+        in float64 from there (``solver`` says where): below it their images' rounding misled the
+        mixing.
     power_steps : int
         Products per iteration with ``solver="power"``.
     dtype : {numpy.float64, numpy.float32}
@@ -254,8 +265,12 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
         faces with RBF gamma = 5 and ``solver="power"``: 3.9 ms per iteration against 7.5 with
         two BLAS threads, ``benchmarks/bench_kernel_qalpha.py``); the matrix is computed in
         float64 first, so the peak memory is not lower. The weights agreed with float64's to
-        3e-7 to 6e-5 there (gamma 2-20, tol 1e-6). A float32 run whose residuals pass is checked
-        with the float64 kernel matrix (made again for it) before it is called converged.
+        3e-7 to 6e-5 there (gamma 2-20, tol 1e-6). A float32 run iterates in float32 to a residual
+        of :data:`FLOAT32_RESIDUAL` (or ``tol``, if larger), is checked with the float64 kernel
+        matrix (made again for it) and goes on in float64 where it is short of ``tol``: the float64
+        run's fixed point in about its iterations (lung_small, warpAR10P, TOX-171, ORL at gamma
+        0.5-20: 16-40 iterations against 12-39; 219 against 151 at lung_small's gamma 5; unmixed to
+        tol in float32 they had taken 44-537).
     memory_limit : int, optional
         Refuse problems whose ``n x n`` matrices need more bytes than this (default: half the
         physical memory); see :func:`kernel_memory_bytes`.
@@ -296,27 +311,32 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
     rng = check_random_state(random_state)
 
     best, objectives = None, []
+    # float32 runs go as far as their rounding lets the mixing see, float64 ones to tol
+    phase_tol = tol if dtype == np.float64 else max(tol, FLOAT32_RESIDUAL)
     # one BLAS thread where threads cost more than they save (core.matrix.threads): by the work of
     # one product, n x n x k for the power step, an n x n matrix-vector product for the eigensolver
     with blas_threads_for(n * n * (k if power else 1)):
         for start in range(n_init):
             E = _initial_E(V, scaling, k, init if start == 0 else "random", rng)
             run = _one_start(V, scaling, E, side=side, power=power, power_steps=power_steps, max_iter=max_iter,
-                             tol=tol, progress=progress, dtype=dtype)
+                             tol=phase_tol, progress=progress, dtype=dtype)
             objectives.append(run["history"][-1])
             if best is None or run["history"][-1] > best["history"][-1]:
                 best = run
             if run["stopped"]:
                 break
-    precision_note = None
+    precision_note, float64_from = None, None
     if best["converged"] and dtype != np.float64:
         exact = kernel_matrix(Mt, kernel, degree, coef0, gamma)
         best, precision_note = _checked_in_float64(exact, scaling, best, side=side, tol=tol, dtype=dtype)
         if precision_note is not None and best["n_iter"] < max_iter:
+            float64_from = best["n_iter"]
             with blas_threads_for(n * n * (k if power else 1)):
                 best, precision_note = _continued_in_float64(exact, scaling, best, side=side, power=power,
                                                              power_steps=power_steps, max_iter=max_iter, tol=tol,
                                                              progress=progress, dtype=dtype)
+            if phase_tol > tol:  # the float32 phase ended where it was meant to: the solver says so
+                precision_note = None
     history, n_iter, stopped = best["history"], best["n_iter"], best["stopped"]
     full = np.zeros(n_features)
     full[kept] = best["alpha"]
@@ -331,13 +351,22 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
                         history=np.asarray(history, dtype=np.float64), n_iter=n_iter, converged=converged,
                         eigenvalue=float(best["eigenvalue"]), residuals=best["residuals"], tol=float(tol),
                         method=f"kernel ({name})", criterion="sum",
-                        solver=(("kernel power, then exact steps from iteration "
-                                 f"{best['exact_from'] + 1}") if best.get("exact_from") else "kernel power")
-                        if power else "kernel", k=k,
+                        solver=_solver_name(power, best.get("exact_from"), float64_from), k=k,
                         lam=float(lam), constant_features=np.setdiff1d(np.arange(n_features), kept),
                         side_diagonal=diagonal_full, restart_objectives=np.asarray(objectives),
                         stopped=bool(stopped), warnings=notes,
                         acceleration="Anderson extrapolation" if best.get("mixed", 0) else "")
+
+
+def _solver_name(power, exact_from, float64_from) -> str:
+    """What :attr:`QAlphaResult.solver` says of a kernel run: power or exact steps, where the power
+    run went on with exact steps, and where a float32 run went on in float64."""
+    name = "kernel power" if power else "kernel"
+    if exact_from:
+        name += f", then exact steps from iteration {exact_from + 1}"
+    if float64_from:
+        name += f"; float32 products to iteration {float64_from}, float64 from iteration {float64_from + 1}"
+    return name
 
 
 def _run_start(V, scaling, E, *, side, power, power_steps, max_iter, tol, progress, dtype, alpha0=None, trace=None):
@@ -362,9 +391,8 @@ def _run_start(V, scaling, E, *, side, power, power_steps, max_iter, tol, progre
     trace = IterationTrace() if trace is None else trace
     E = E.astype(dtype, copy=False)
     P = V @ E  # columns v_i^T E: G = V o (P P^T)
-    # mixed in float64 only: float32 images differ by their rounding near tol, the mixing fitted
-    # that noise (lung_small at gamma 5: 501 iterations mixed, 67 not; TOX-171 at 0.5 broke down)
-    mixing = anderson.Mixing() if power and dtype == np.float64 and anderson.fits(n, n, E.shape[1]) else None
+    # float32 runs end at FLOAT32_RESIDUAL, above the residuals where their rounding misled the mixing
+    mixing = anderson.Mixing() if power and anderson.fits(n, n, E.shape[1]) else None
     accepted, fallback = -np.inf, None  # the last iterate's objective; its image, while a mixed point is tried
     n_iter = trace.n_iter
     while n_iter < max_iter:
@@ -405,7 +433,7 @@ def _run_start(V, scaling, E, *, side, power, power_steps, max_iter, tol, progre
             alpha = _alpha_of(beta, scaling)
         beta = _beta_of(alpha, scaling)
         # R^-1 of the k x k factor, then two n x k products (in NumPy, see _cholesky_upper)
-        inverse_R = np.linalg.inv(_cholesky_upper(gram_Z)).astype(dtype)
+        inverse_R = np.linalg.inv(_cholesky_upper(gram_Z, dtype)).astype(dtype)
         E = T @ inverse_R  # D V E R^-1
         # V E for the next iteration from the product just made: V (T R^-1) = (V T) R^-1
         P = VT @ inverse_R
@@ -445,7 +473,7 @@ def _mixed(mixing, residual, scaling, last, image, trace):
     trace.mixed += 1
     mixed_beta, mixed_E, mixed_P = mixed
     gram = (mixed_E.T @ mixed_P).astype(np.float64)
-    inverse_R = np.linalg.inv(_cholesky_upper((gram + gram.T) / 2)).astype(mixed_E.dtype)
+    inverse_R = np.linalg.inv(_cholesky_upper((gram + gram.T) / 2, mixed_E.dtype)).astype(mixed_E.dtype)
     alpha = _alpha_of(mixed_beta, scaling)
     return alpha, mixed_E @ inverse_R, mixed_P @ inverse_R, (new_alpha, new_E, new_P)
 
