@@ -127,7 +127,10 @@ PARALLEL_VALUES = 1 << 21
 def row_ranges(n_rows, parallel=True):
     """Contiguous row ranges (starts, stops) of a dense pass for :func:`map_on_cores`: one per
     core, or one in all."""
-    bounds = np.linspace(0, n_rows, min(cores() if parallel else 1, n_rows) + 1).astype(int)
+    parts = min(cores(), n_rows) if parallel else 1
+    if parts <= 1:  # without linspace, as small problems ask for it at every evaluation
+        return np.array([0]), np.array([n_rows])
+    bounds = np.linspace(0, n_rows, parts + 1).astype(int)
     return bounds[:-1], bounds[1:]
 
 

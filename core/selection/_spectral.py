@@ -7,6 +7,8 @@ references ([WS03]: Wolf & Shashua, ICCV 2003; [SW04]: Shashua & Wolf, ECCV 2004
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy import linalg
 from scipy.sparse.linalg import ArpackNoConvergence, eigsh
@@ -79,6 +81,14 @@ def result_warnings(alpha, history, converged, failures=()) -> tuple[tuple, bool
 
 
 # ---------------------------------------------------------------------------- convergence
+def norm(x) -> float:
+    """``np.linalg.norm(x)`` of a real array as NumPy computes it, the square root of the flattened
+    array's dot product with itself, without its dispatch (0.6 against 1.6 us on 100 values): the
+    iterations take its norms a hundred times a run."""
+    flat = x.ravel(order="K")  # in memory order, as NumPy sums
+    return math.sqrt(flat.dot(flat))
+
+
 def eigen_residual(beta, image):
     """Rayleigh quotient ``theta = beta^T C beta`` of a unit ``beta`` and its relative eigen-residual
     ``||C beta - theta beta|| / ||C beta||`` (the sine of the angle between ``beta`` and ``C beta``).
@@ -86,10 +96,10 @@ def eigen_residual(beta, image):
     ``||C beta||`` is at most ``||C||_2``, so the residual relative to the operator's norm is at
     most this one: a test against it is never looser than one against ``||C||_2``."""
     theta = float(beta @ image)
-    size = float(np.linalg.norm(image))
+    size = norm(image)
     if size == 0.0:  # beta in C's null space: an eigenvector, the leading one only if C = 0
         return theta, 1.0
-    return theta, float(np.linalg.norm(image - theta * beta)) / size
+    return theta, norm(image - theta * beta) / size
 
 
 def subspace_residual(Q, Z):
@@ -105,7 +115,7 @@ def subspace_residual(Q, Z):
     size = float(np.sqrt(max(values[-1], 0.0)))
     if size == 0.0:
         return 1.0
-    return float(np.linalg.norm(Z - Q @ (Q.T @ Z))) / size
+    return norm(Z - Q @ (Q.T @ Z)) / size
 
 
 _symmetric_eigenvalues = linalg.lapack.get_lapack_funcs("syev", dtype=np.float64)

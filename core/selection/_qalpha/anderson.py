@@ -139,7 +139,7 @@ class Mixing:
         (the image in full: ``(alpha, Q, Pt)``); None where nothing is mixed (the image itself is
         next): too far from a fixed point (:data:`START_BELOW`), too few images, or a pause."""
         new_residual = image - point
-        flat = np.concatenate([np.ravel(part) for part in parts], dtype=np.float64)
+        flat = np.concatenate([np.ravel(part) for part in parts]).astype(np.float64, copy=False)
         if self.last is not None:
             last_residual, last_flat = self.last
             self.residual_steps.append(new_residual - last_residual)

@@ -26,19 +26,21 @@ def checked_in_float64(problem64, prepared, run):
     alpha = np.asarray(run["alpha"], dtype=np.float64)
     Q, _ = np.linalg.qr(np.asarray(run["Q"], dtype=np.float64))  # orthonormal in float64, the same span
     _, eigenvalue, alpha_residual, Q_residual, _ = problem64.measure(alpha, Q, prepared.fixed_Q)
+    run = dict(run, image=None)  # A_alpha Q in the lower precision says too little of a zero eigenvalue
     # alpha^T C alpha at the unit beta is the objective of every variant
     return _checked(run, residuals=(alpha_residual, Q_residual), eigenvalue=eigenvalue, objective=eigenvalue,
                     Q=Q, tol=prepared.settings["tol"], dtype=prepared.dtype, against="against the data")
 
 
-def diagnose(problem, alpha, Q, k, converged):
+def diagnose(problem, alpha, Q, k, converged, image=None):
     """An :class:`.problem.Undetermined` where ``A_alpha``'s k-th and (k+1)-th eigenvalues are equal
     to working precision at the returned weights, else None: one evaluation, made where the run did
     not converge or where the Ritz values of ``Q`` say ``lambda_k`` is 0 to working precision (a k
-    beyond the data's rank); a converged run with ``lambda_k`` standing clear needs none."""
+    beyond the data's rank); a converged run with ``lambda_k`` standing clear needs none.
+    ``image``, ``A_alpha Q`` where the run computed it (the alternation's last test), saves a pass."""
     if converged:
         features = problem.features
-        Z = features.times((features.transposed_times(Q) * alpha).T)
+        Z = features.times((features.transposed_times(Q) * alpha).T) if image is None else image
         ritz = np.abs(np.linalg.eigvalsh((Q.T @ Z + Z.T @ Q) / 2))
         if ritz.min() > UNDETERMINED_GAP_EPS * np.finfo(np.float64).eps * ritz.max():
             return None
@@ -59,7 +61,7 @@ def verdict(problem, prepared, run, precision_note=None, stopped=False):
     undetermined = run.get("undetermined")
     if undetermined is None and prepared.accelerated:
         undetermined = diagnose(problem, run["alpha"], np.asarray(run["Q"], dtype=np.float64), prepared.k,
-                                run["converged"])
+                                run["converged"], run.get("image"))
     if undetermined is not None:
         from sklearn.exceptions import ConvergenceWarning
 

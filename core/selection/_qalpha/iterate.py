@@ -22,7 +22,7 @@ from scipy.sparse.linalg import LinearOperator
 from . import anderson, ascent
 from .problem import DENSE_LIMIT
 from .start import Start
-from .._spectral import IterationTrace, eigen_residual, leading_lanczos, subspace_residual
+from .._spectral import IterationTrace, eigen_residual, leading_lanczos, norm, subspace_residual
 from ...matrix.sample_vectors import leading_sample_vectors
 
 
@@ -172,6 +172,7 @@ def _alternate_simultaneously(problem, Q0, *, max_iter, tol, progress, alpha0=No
     k = Q.shape[1]
     mixing = anderson.Mixing() if extrapolate and anderson.fits(problem.n, problem.q, k) else None
     accepted, fallback = -np.inf, None  # the last iterate's objective; its image, while a mixed point is tried
+    tested_image = None  # A_alpha Q of the iterate returned, where the run ended at a test of it
     n_iter = trace.n_iter
     while n_iter < max_iter:
         # T = A_alpha Q (q x k) and U = (M T)^T (k x n): one pass over the data
@@ -186,13 +187,14 @@ def _alternate_simultaneously(problem, Q0, *, max_iter, tol, progress, alpha0=No
         image = np.einsum("ln,ln->n", Pt, U)  # G(Q) alpha
         if problem.side_scale is not None:
             # C beta = S^1/2 G S^1/2 beta with alpha = S^1/2 beta / ||S^1/2 beta||
-            image *= problem.side_scale * float(np.linalg.norm(problem.side_scale * beta))
+            image *= problem.side_scale * norm(problem.side_scale * beta)
         eigenvalue, alpha_residual = eigen_residual(beta, image)
         Q_residual = subspace_residual(Q, T)
         if trace.record(n_iter, objective, eigenvalue, alpha_residual, Q_residual, tol, None, progress, max_iter):
+            tested_image = T
             break
         accepted = objective
-        new_alpha = problem.to_alpha(image / np.linalg.norm(image))
+        new_alpha = problem.to_alpha(image / norm(image))
         new_Q, R = anderson.signed_qr(T)  # one orthogonal-iteration step, T -> Q R
         if R.diagonal().min() <= 1e-13 * R.diagonal().max():
             # A_alpha has rank below k: keep the columns it spans and complete the basis
@@ -220,7 +222,8 @@ def _alternate_simultaneously(problem, Q0, *, max_iter, tol, progress, alpha0=No
             Q, R = anderson.signed_qr(mixed[1])  # orthonormal again; P = M Q follows as R^-T P
             Pt = _following_P(features, Q, R, mixed[2], n_iter)
         beta = problem.to_beta(alpha)
-    return trace.result(alpha, Q)
+    # the certification reads the Ritz values of Q from A_alpha Q without another pass
+    return dict(trace.result(alpha, Q), image=tested_image)
 
 
 def _following_P(features, Q, R, image, n_iter):

@@ -98,7 +98,9 @@ def prepare(X, k, *, labels, side, pairs, criterion, method, max_iter, tol, solv
         raise InputError("Every feature is constant over the samples (or varies only by rounding at its "
                          "magnitude, e.g. values near 1e16 that differ by less than 1): there is nothing to "
                          "select. Check that the right columns were loaded; subtract a common offset first.")
-    constant = np.setdiff1d(np.arange(n_features), kept)
+    varies = np.zeros(n_features, dtype=bool)
+    varies[kept] = True
+    constant = np.flatnonzero(~varies)
 
     diagonal = side_diagonal_full = None
     if side is not None:

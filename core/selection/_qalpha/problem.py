@@ -26,7 +26,7 @@ import numpy as np
 from scipy import linalg
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
-from .._spectral import eigen_residual, orient, side_scaling, subspace_residual
+from .._spectral import eigen_residual, norm, orient, side_scaling, subspace_residual
 from ...errors import InputError
 from ...matrix import data_matrix, dense_matrix, sample_vectors
 from ...matrix.threads import one_blas_thread
@@ -133,11 +133,11 @@ class Problem:
     # alpha from the operator's eigenvector ----------------------------------
     def to_alpha(self, beta):
         alpha = beta if self.side_scale is None else self.side_scale * beta
-        return orient(alpha / np.linalg.norm(alpha))
+        return orient(alpha / norm(alpha))
 
     def to_beta(self, alpha):
         beta = alpha if self.side_scale is None else alpha / self.side_scale
-        return beta / np.linalg.norm(beta)
+        return beta / norm(beta)
 
     def objective(self, alpha, Z, Pt=None):
         """Criterion value at unit ``alpha``; ``Z = A_alpha Q`` gives ``alpha^T G alpha``."""
@@ -265,7 +265,7 @@ class Evaluation:
         self.key = key
         self.count += 1
         problem, k = self.problem, self.k
-        size = float(np.linalg.norm(x))
+        size = norm(x)
         beta = x / size
         alpha = beta if problem.side_scale is None else problem.side_scale * beta
         positive = bool(np.all(alpha >= 0))

@@ -259,3 +259,50 @@ def test_the_subspace_residual_is_its_definition():
     invariant = np.linalg.eigh(A)[1][:, -3:]
     assert subspace_residual(invariant, A @ invariant) < 1e-14
     assert subspace_residual(Q, np.zeros((30, 3))) == 1.0
+
+
+def test_the_iterations_norm_is_numpys():
+    """_spectral.norm, the iterations' lean norm: NumPy's value to the last bit in float64 (vectors
+    and matrices, as Frobenius), within float32's rounding for float32 arrays, 0 for zeros."""
+    from core.selection._spectral import norm
+
+    rng = np.random.default_rng(9)
+    for x in (rng.standard_normal(101), rng.standard_normal((55, 3)), np.asfortranarray(rng.standard_normal((7, 4)))):
+        assert norm(x) == float(np.linalg.norm(x))
+    single = rng.standard_normal(300).astype(np.float32)
+    assert norm(single) == pytest.approx(float(np.linalg.norm(single)), rel=1e-6)
+    assert norm(np.zeros(5)) == 0.0
+
+
+def test_the_diagnosis_reads_the_runs_own_image_and_finds_the_same():
+    """A converged alternation hands the certification A_alpha Q of its last iterate (no pass made
+    again): the diagnosis of an undetermined Q (k beyond the data's rank) and of a determined one is
+    the one made from the data; a float32 run's image, too coarse for a zero eigenvalue, is not
+    handed on by the float64 check."""
+    from core.selection._qalpha import certify
+    from core.selection._qalpha.prepare import prepare, problem_at
+    from core.selection._qalpha.problem import float64_problem
+
+    rng = np.random.default_rng(10)
+    low_rank = rng.standard_normal((40, 3)) @ rng.standard_normal((3, 60))
+    settings = dict(labels=None, side=None, pairs=None, criterion="sum", method="power", max_iter=1000, tol=1e-6,
+                    solver="auto", eig_tol=1e-10, power_steps=1, memory_limit=None)
+    for X, k, undetermined in ((low_rank, 4, True), (random_matrix(40, 60, random_state=1).X, 2, False)):
+        prepared = prepare(X, k, dtype=np.float64, **settings)
+        problem = problem_at(prepared, 0.0)
+        features = problem.features
+        alpha = np.abs(rng.standard_normal(features.n_kept))
+        alpha /= np.linalg.norm(alpha)
+        Q = np.linalg.eigh(features.weighted_gram(alpha))[1][:, ::-1][:, :k]  # A_alpha's leading vectors
+        image = features.times((features.transposed_times(Q) * alpha).T)
+        from_image = certify.diagnose(problem, alpha, Q, k, True, image)
+        from_data = certify.diagnose(problem, alpha, Q, k, True)
+        assert (from_image is None) == (from_data is None) == (not undetermined)
+    X = random_matrix(40, 60, random_state=2).X
+    prepared = prepare(X, 2, dtype=np.float32, **settings)
+    run = q_alpha(X, 2)
+    kept = prepared.features.kept
+    single = dict(alpha=run.alpha[kept].astype(np.float32), Q=run.Q.astype(np.float32), residuals=np.zeros((1, 2)),
+                  history=np.ones(1), eigenvalue=1.0, converged=True, image=np.ones((40, 2), dtype=np.float32))
+    checked, _ = certify.checked_in_float64(float64_problem(prepared, 0.0), prepared, single)
+    assert checked["image"] is None
