@@ -165,6 +165,12 @@ def test_the_search_runs_on_one_blas_thread_where_its_solves_are_small(wine_turn
     assert held and min(held) >= 1
     # each candidate scored on the second thread while the next is solved
     assert len(scored_on) == 7 and all(name.startswith("stability") for name in scored_on)
+    # the search's largest products: samples x features x the largest k it may try (2 x 10), here
+    # above a limit its solves' own products stay below (they hold one thread inside, not before)
+    monkeypatch.setattr(threads, "SMALL_PRODUCT_WORK", main.shape[0] * main.shape[1] * 20 - 1)
+    held.clear()
+    choose_settings(main, side=side, n_clusters=2, random_state=0)
+    assert held == [0] * len(held) and held
     monkeypatch.setattr(threads, "SMALL_PRODUCT_WORK", 1.0)  # every product large: threads as they are
     held.clear()
     scored_on.clear()
@@ -173,6 +179,30 @@ def test_the_search_runs_on_one_blas_thread_where_its_solves_are_small(wine_turn
     # scored here, one after another (a one-thread limit beside a large solve would slow it)
     assert scored_on == [threading.current_thread().name] * 7
     assert [c.stability for c in overlapped.candidates] == [c.stability for c in one_by_one.candidates]
+
+
+def test_each_lambdas_uniform_start_is_computed_once_for_both_k(wine_turn, monkeypatch):
+    """The search computes the uniform start at each λ once, at the larger k, and both solves at
+    that λ take it (the smaller k its first columns): three computations for six solves."""
+    from core.selection import automatic
+
+    computed, given = [], []
+    real_vectors, real_solve = automatic.uniform_vectors, automatic._solve
+
+    def counted(problem, prepared, init):
+        computed.append((problem.lam, prepared.k))
+        return real_vectors(problem, prepared, init)
+
+    def recorded(prepared, lam, **options):
+        given.append((prepared.k, lam, options["uniform"] is not None and options["uniform"].shape[1]))
+        return real_solve(prepared, lam, **options)
+
+    monkeypatch.setattr(automatic, "uniform_vectors", counted)
+    monkeypatch.setattr(automatic, "_solve", recorded)
+    main, side, _ = wine_turn
+    choose_settings(main, side=side, n_clusters=2, random_state=0)
+    assert computed == [(lam, 4) for lam in AUTO_LAMBDAS]
+    assert given == [(k, lam, 4) for k in (2, 4) for lam in AUTO_LAMBDAS]
 
 
 def test_number_of_clusters_from_the_spectrum():
@@ -223,6 +253,8 @@ def test_refusals_say_what_to_do(wine_turn):
         clustering_stability(main[:10], 8)
     with pytest.raises(InputError, match="fraction"):
         clustering_stability(main, 2, fraction=1.5)
+    with pytest.raises(InputError, match="fraction"):
+        clustering_stability(main, 2, fraction=0.0)
     with pytest.raises(InputError, match="n_resamples"):
         clustering_stability(main, 2, n_resamples=0)
 
@@ -233,8 +265,14 @@ def test_the_table_and_the_stability_seed():
     rows = auto.table()
     assert [row["setting"] for row in rows] == [c.label for c in auto.candidates]
     assert [row["stability"] for row in rows] == [c.stability for c in auto.candidates]
+    assert [(row["k"], row["lam"], row["stability_sd"]) for row in rows] == [
+        (c.k, c.lam, c.stability_sd) for c in auto.candidates]
     assert sum(row["chosen"] for row in rows) == 1
-    np.testing.assert_array_equal(clustering_stability(X, 3), clustering_stability(X, 3, random_state=0))
+    # the default seed is 0: on overlapping clusters another seed scores otherwise
+    noisy = blobs(3, 20, 6, 9.0, seed=8)
+    default = clustering_stability(noisy, 3)
+    np.testing.assert_array_equal(default, clustering_stability(noisy, 3, random_state=0))
+    assert not np.array_equal(default, clustering_stability(noisy, 3, random_state=1))
 
 
 def test_the_search_takes_sparse_and_chunked_data_as_q_alpha_does(wine_turn):
@@ -269,6 +307,14 @@ def test_progress_reaches_inside_each_solve_and_stop_stops_it(wine_turn):
     assert reports[-1].message == f"k = 4, λ = {AUTO_LAMBDAS[-1]:g}"  # the last candidate, once scored
     inside = [report for report in reports if "iteration" in report.message]
     assert inside and all(report.objective is not None for report in inside)
+    # a solve's iterations are reported as its candidate's: the candidates done before it, its label
+    assert inside[0].message == f"k = 2, λ = {AUTO_LAMBDAS[0]:g}: iteration 1" and inside[0].done == 0
+    assert inside[-1].message.startswith(f"k = 4, λ = {AUTO_LAMBDAS[-1]:g}: iteration ")
+    assert inside[-1].done == candidates - 2  # the unweighted data and five solves scored before it
+    # without side data λ is 0, and the label says so
+    plain = []
+    choose_settings(main, n_clusters=2, random_state=0, progress=plain.append)
+    assert any(report.message == "k = 2, λ = 0: iteration 1" for report in plain)
     # False during the first solve's third iteration stops there: no further solve is made
     seen = []
 

@@ -237,3 +237,56 @@ def test_the_least_squares_are_numpys_at_the_same_cut():
     solution = anderson.least_squares(deficient, rng.standard_normal(6))
     null = np.array([1.0, 1.0, 0.0, -1.0]) / np.sqrt(3)
     assert abs(solution @ null) < 1e-10
+
+
+def test_the_mixing_fits_exactly_at_its_memory_bytes(monkeypatch):
+    """At equality the kept images fit: MEMORY_BYTES is the most they may take."""
+    q, k, n = 10, 2, 1000
+    per_image = 2 * (n + q * k) + k * n
+    monkeypatch.setattr(anderson, "MEMORY_BYTES", (anderson.MEMORY + 1) * per_image * 8)
+    assert anderson.fits(n, q, k) and not anderson.fits(n + 1, q, k)
+
+
+def test_the_least_squares_are_lapacks_own_and_numpys_where_lapack_cannot(monkeypatch):
+    """Tall and square systems go to gelss directly (NumPy's lstsq, ten microseconds more a step,
+    is not called); wide ones and a failing gelss (info != 0) fall back to NumPy's."""
+    rng = np.random.default_rng(8)
+    numpys = np.linalg.lstsq
+    calls = []
+
+    def counted(*args, **kwargs):
+        calls.append(args[0].shape)
+        return numpys(*args, **kwargs)
+
+    monkeypatch.setattr(anderson.np.linalg, "lstsq", counted)
+    for shape in ((6, 4), (4, 4)):
+        matrix, target = rng.standard_normal(shape), rng.standard_normal(shape[0])
+        np.testing.assert_allclose(anderson.least_squares(matrix, target),
+                                   numpys(matrix, target, rcond=anderson.RCOND)[0], rtol=1e-10)
+    assert calls == []
+    anderson.least_squares(rng.standard_normal((3, 5)), rng.standard_normal(3))
+    assert calls == [(3, 5)]
+    real = anderson._routines(np.dtype(np.float64))
+
+    def failing_gelss(matrix, target, cond):
+        return None, None, None, 0, None, 1
+
+    monkeypatch.setattr(anderson, "_routines", lambda dtype: (*real[:3], failing_gelss))
+    matrix, target = rng.standard_normal((6, 4)), rng.standard_normal(6)
+    np.testing.assert_allclose(anderson.least_squares(matrix, target), numpys(matrix, target, rcond=anderson.RCOND)[0])
+    assert calls[-1] == (6, 4)
+
+
+def test_the_turn_falls_back_to_numpys_svd_where_gesdd_fails(monkeypatch):
+    """gesdd's own failure (info != 0) on the k x k cross product: NumPy's SVD gives the turn."""
+    rng = np.random.default_rng(9)
+    last = np.linalg.qr(rng.standard_normal((9, 3)))[0]
+    rotation = np.linalg.qr(rng.standard_normal((3, 3)))[0]
+    new = last @ rotation
+    real = anderson._routines(np.dtype(np.float64))
+
+    def failing_gesdd(matrix):
+        return np.zeros((3, 3)), np.zeros(3), np.zeros((3, 3)), 1
+
+    monkeypatch.setattr(anderson, "_routines", lambda dtype: (*real[:2], failing_gesdd, real[3]))
+    np.testing.assert_allclose(new @ anderson.turned_to_last(new.T @ last), last, atol=1e-12)

@@ -306,3 +306,50 @@ def test_the_diagnosis_reads_the_runs_own_image_and_finds_the_same():
                   history=np.ones(1), eigenvalue=1.0, converged=True, image=np.ones((40, 2), dtype=np.float32))
     checked, _ = certify.checked_in_float64(float64_problem(prepared, 0.0), prepared, single)
     assert checked["image"] is None
+
+
+def test_the_diagnosis_threshold_scales_with_the_largest_eigenvalue():
+    """"Equal to working precision" is relative to A_alpha's largest eigenvalue (43 here): a fourth
+    direction of eigenvalue 9e-13, below 1e3 eps times it but above 1e3 eps over it, is rounding, and
+    Q's fourth column is undetermined; at 9e-11 it stands clear."""
+    from core.selection._qalpha import certify
+    from core.selection._qalpha.prepare import prepare, problem_at
+
+    rng = np.random.default_rng(11)
+    base = rng.standard_normal((40, 3)) @ rng.standard_normal((3, 10000))
+    extra = np.outer(rng.standard_normal(40), rng.standard_normal(10000))
+    settings = dict(labels=None, side=None, pairs=None, criterion="sum", method="power", max_iter=1000, tol=1e-6,
+                    solver="auto", eig_tol=1e-10, power_steps=1, memory_limit=None, dtype=np.float64)
+    for size, undetermined in ((1e-7, True), (1e-6, False)):
+        prepared = prepare(base + size * extra, 4, **settings)
+        problem = problem_at(prepared, 0.0)
+        features = problem.features
+        alpha = np.full(features.n_kept, 1 / np.sqrt(features.n_kept))
+        Q = np.linalg.eigh(features.weighted_gram(alpha))[1][:, ::-1][:, :4]
+        found = certify.diagnose(problem, alpha, Q, 4, True)
+        assert (found is not None) == undetermined
+        if undetermined:
+            assert found.k == 4 and found.determined == (3,) and found.lambda_k < 1e-11
+
+
+def test_a_float32_run_is_checked_with_a_float64_q_and_says_so_where_it_falls_short():
+    """The float64 check measures the float32 run's weights with Q made orthonormal in float64; a
+    run short of tol there, out of iterations, is unconverged with a note that names the precision
+    and what it was checked against."""
+    from core.selection._qalpha import certify
+    from core.selection._qalpha.prepare import prepare
+    from core.selection._qalpha.problem import float64_problem
+
+    X = random_matrix(40, 60, random_state=3).X
+    settings = dict(labels=None, side=None, pairs=None, criterion="sum", method="power", max_iter=1000, tol=1e-6,
+                    solver="auto", eig_tol=1e-10, power_steps=1, memory_limit=None, dtype=np.float32)
+    prepared = prepare(X, 2, **settings)
+    exact = q_alpha(X, 2, tol=1e-12)
+    kept = prepared.features.kept
+    rough = exact.alpha[kept] + 1e-3 * np.random.default_rng(3).random(kept.size)  # 1e-3 off: short of tol
+    run = dict(alpha=rough.astype(np.float32), Q=exact.Q.astype(np.float32), residuals=np.zeros((1, 2)),
+               history=np.ones(1), eigenvalue=1.0, converged=True, image=None)
+    checked, note = certify.checked_in_float64(float64_problem(prepared, 0.0), prepared, run)
+    assert checked["Q"].dtype == np.float64 and not checked["converged"]
+    np.testing.assert_allclose(checked["Q"].T @ checked["Q"], np.eye(2), atol=1e-14)
+    assert note.startswith("In float32 the residuals fell below tol = 1e-06, but against the data in float64 they are")
