@@ -290,3 +290,22 @@ def test_the_turn_falls_back_to_numpys_svd_where_gesdd_fails(monkeypatch):
 
     monkeypatch.setattr(anderson, "_routines", lambda dtype: (*real[:2], failing_gesdd, real[3]))
     np.testing.assert_allclose(new @ anderson.turned_to_last(new.T @ last), last, atol=1e-12)
+
+
+def test_the_signed_qr_keeps_float32_and_the_turn_is_lapacks_gesdd(monkeypatch):
+    """A float32 iterate's QR stays float32 (its signs in its own type, not float64's, which would
+    double the iteration's products); the turn is gesdd's own SVD (NumPy's is not called)."""
+    rng = np.random.default_rng(10)
+    T = rng.standard_normal((30, 3)).astype(np.float32)
+    Q, R = anderson.signed_qr(T)
+    assert Q.dtype == R.dtype == np.float32 and np.all(np.diag(R) >= 0)
+    np.testing.assert_allclose(Q @ R, T, atol=1e-5)
+
+    def no_numpy_svd(*args, **kwargs):
+        raise AssertionError("NumPy's SVD was called")
+
+    monkeypatch.setattr(anderson.np.linalg, "svd", no_numpy_svd)
+    last = np.linalg.qr(rng.standard_normal((9, 3)))[0]
+    rotation = np.linalg.qr(rng.standard_normal((3, 3)))[0]
+    np.testing.assert_allclose((last @ rotation) @ anderson.turned_to_last((last @ rotation).T @ last), last,
+                               atol=1e-12)

@@ -189,7 +189,7 @@ def test_the_few_pass_uniform_start_reaches_the_weights_of_the_exact_start(monke
 @pytest.mark.parametrize("solver", ["power", "lanczos"])
 def test_a_run_that_does_not_converge_takes_exactly_max_iter_iterations(solver):
     X, _, _ = problem(6)
-    with pytest.warns(ConvergenceWarning, match="did not converge in 7 iterations"):
+    with pytest.warns(ConvergenceWarning, match="^Q-alpha did not converge in 7 iterations"):
         result = q_alpha(X, 2, solver=solver, tol=1e-14, max_iter=7)
     assert not result.converged and result.n_iter == 7
     assert result.history.shape == (7,) and result.residuals.shape == (7, 2)
@@ -353,3 +353,39 @@ def test_a_float32_run_is_checked_with_a_float64_q_and_says_so_where_it_falls_sh
     assert checked["Q"].dtype == np.float64 and not checked["converged"]
     np.testing.assert_allclose(checked["Q"].T @ checked["Q"], np.eye(2), atol=1e-14)
     assert note.startswith("In float32 the residuals fell below tol = 1e-06, but against the data in float64 they are")
+
+
+def test_the_verdict_takes_the_runs_own_diagnosis_and_image_and_refuses_non_finite_weights(monkeypatch):
+    """The certification's verdict: a diagnosis the ascent made at the last iterate is the one
+    said (not made again); a run's A_alpha Q saves the pass its Ritz values would take; weights that
+    came out NaN are refused with the name of what came out so."""
+    from core.errors import InputError
+    from core.selection._qalpha import certify
+    from core.selection._qalpha.prepare import prepare, problem_at
+    from core.selection._qalpha.problem import Undetermined
+
+    X = random_matrix(40, 60, random_state=4).X
+    settings = dict(labels=None, side=None, pairs=None, criterion="sum", method="power", max_iter=1000, tol=1e-6,
+                    solver="auto", eig_tol=1e-10, power_steps=1, memory_limit=None, dtype=np.float64)
+    prepared = prepare(X, 2, **settings)
+    problem = problem_at(prepared, 0.0)
+    exact = q_alpha(X, 2, tol=1e-12)
+    alpha, Q = exact.alpha[prepared.features.kept], exact.Q
+    run = dict(alpha=alpha, Q=Q, history=np.ones(1), converged=True, failures=(), residuals=np.zeros((1, 2)),
+               n_iter=1)
+    said = Undetermined(k=2, lambda_k=1.0, lambda_next=1.0, determined=(1,))
+    with pytest.warns(ConvergenceWarning):
+        notes, _ = certify.verdict(problem, prepared, dict(run, undetermined=said))
+    assert said.message in notes
+    image = problem.features.times((problem.features.transposed_times(Q) * alpha).T)
+
+    def no_pass(*args):
+        raise AssertionError("a pass was made again")
+
+    monkeypatch.setattr(problem.features, "times", no_pass)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        notes, converged = certify.verdict(problem, prepared, dict(run, image=image))
+    assert converged and notes == ()
+    with pytest.raises(InputError, match="^Q-alpha's weights came out NaN or infinite"):
+        certify.verdict(problem, prepared, dict(run, alpha=np.full_like(alpha, np.nan)))
