@@ -669,11 +669,19 @@ def test_the_page_warns_where_the_unweighted_data_cluster_more_reproducibly():
 def test_the_chosen_settings_are_not_solved_a_second_time(monkeypatch):
     """The automatic choice solves Q-alpha at each of its 6 (k, λ); the page's result at the chosen
     one is that run, not a seventh solve."""
+    import core.selection.automatic as automatic_module
     import core.selection.qalpha as qalpha_module
 
     solves = []
     real = qalpha_module._solve
-    monkeypatch.setattr(qalpha_module, "_solve", lambda *args, **kwargs: solves.append(args[1]) or real(*args, **kwargs))
+
+    def counted(*args, **kwargs):
+        solves.append(args[1])
+        return real(*args, **kwargs)
+
+    # the search's solves (automatic calls _solve on data it prepared once) and any by q_alpha
+    monkeypatch.setattr(qalpha_module, "_solve", counted)
+    monkeypatch.setattr(automatic_module, "_solve", counted)
     faces = load_dataset("warpAR10P")
     app = AppTest.from_file(PAGE, default_timeout=300)
     app.session_state["dataset"] = faces.subset_samples(faces.labels <= 4)
