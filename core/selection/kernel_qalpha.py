@@ -170,8 +170,9 @@ def _initial_E(V, scaling, k, init, rng):
     """
     n = V.shape[0]
     if init == "uniform":
-        # float64 either way; without side data the scaling is 1 and its n x n outer product is skipped
-        weighted = V.astype(np.float64) if np.all(scaling == 1.0) else V * np.outer(scaling, scaling)
+        # V in float64 (the run's float64 matrix, not copied: 0.4 s and 800 MB at 10,000 features);
+        # without side data the scaling is 1 and its n x n outer product is skipped
+        weighted = np.asarray(V, dtype=np.float64) if np.all(scaling == 1.0) else V * np.outer(scaling, scaling)
         if n <= AUTO_DENSE_LIMIT or k >= n - 1:
             values, vectors = linalg.eigh(weighted, subset_by_index=[n - k, n - 1])
         else:  # Lanczos: 0.13 s instead of 0.42 s for the AR faces' 2,400 x 2,400 matrix
@@ -260,14 +261,13 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
     power_steps : int
         Products per iteration with ``solver="power"``.
     dtype : {numpy.float64, numpy.float32}
-        Working precision of the kernel matrix and its products (float64 by default). float32
-        halves the kernel matrix the iterations hold and the time of every product (on the AR
-        faces with RBF gamma = 5 and ``solver="power"``: 3.9 ms per iteration against 7.5 with
-        two BLAS threads, ``benchmarks/bench_kernel_qalpha.py``); the matrix is computed in
-        float64 first, so the peak memory is not lower. The weights agreed with float64's to
-        3e-7 to 6e-5 there (gamma 2-20, tol 1e-6). A float32 run iterates in float32 to a residual
-        of :data:`FLOAT32_RESIDUAL` (or ``tol``, if larger), is checked with the float64 kernel
-        matrix (made again for it) and goes on in float64 where it is short of ``tol``: the float64
+        Working precision of the kernel matrix's products (float64 by default). float32 halves
+        the time of every product (on the AR faces with RBF gamma = 5 and ``solver="power"``:
+        3.9 ms per iteration against 7.5 with two BLAS threads,
+        ``benchmarks/bench_kernel_qalpha.py``); the matrix is computed in float64 and kept for
+        the check, so the memory is not lower (1.5 float64 matrices). A float32 run iterates in
+        float32 to a residual of :data:`FLOAT32_RESIDUAL` (or ``tol``, if larger), is checked with
+        the float64 kernel matrix and goes on in float64 where it is short of ``tol``: the float64
         run's fixed point in about its iterations (lung_small, warpAR10P, TOX-171, ORL at gamma
         0.5-20: 16-40 iterations against 12-39; 219 against 151 at lung_small's gamma 5; unmixed to
         tol in float32 they had taken 44-537).
@@ -298,9 +298,12 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
                       f"cannot have more independent columns than that: kernel Q-alpha ran with k = {n}.")
         warnings.warn(clamp_note, UserWarning, stacklevel=2)
         k = n
-    V = kernel_matrix(Mt, kernel, degree, coef0, gamma)
-    _require_finite(V, "The kernel matrix")
-    V = V.astype(dtype, copy=False)
+    exact = kernel_matrix(Mt, kernel, degree, coef0, gamma)
+    _require_finite(exact, "The kernel matrix")
+    # a float32 run keeps the float64 matrix for its check and float64 tail: the peak (both, as the
+    # cast makes its copy) is the same, and building it again took as long as the float32 phase
+    # (PIX faces, 10,000 features: 7.2 s against 5.5 in float64 throughout)
+    V = exact.astype(dtype, copy=False)
     scaling = np.ones(n)
     diagonal_full = None
     if side is not None:
@@ -317,7 +320,7 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
     # one product, n x n x k for the power step, an n x n matrix-vector product for the eigensolver
     with blas_threads_for(n * n * (k if power else 1)):
         for start in range(n_init):
-            E = _initial_E(V, scaling, k, init if start == 0 else "random", rng)
+            E = _initial_E(exact, scaling, k, init if start == 0 else "random", rng)
             run = _one_start(V, scaling, E, side=side, power=power, power_steps=power_steps, max_iter=max_iter,
                              tol=phase_tol, progress=progress, dtype=dtype)
             objectives.append(run["history"][-1])
@@ -327,7 +330,6 @@ def kernel_q_alpha(X, k, kernel="linear", degree=2, coef0=0.0, gamma=None, *, si
                 break
     precision_note, float64_from = None, None
     if best["converged"] and dtype != np.float64:
-        exact = kernel_matrix(Mt, kernel, degree, coef0, gamma)
         best, precision_note = _checked_in_float64(exact, scaling, best, side=side, tol=tol, dtype=dtype)
         if precision_note is not None and best["n_iter"] < max_iter:
             float64_from = best["n_iter"]

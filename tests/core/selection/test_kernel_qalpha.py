@@ -347,3 +347,21 @@ def test_the_power_iteration_in_float64_is_mixed_and_reaches_the_unmixed_fixed_p
     assert set(mixed.top(20)) == set(reference.top(20))
     assert mixed.objective == pytest.approx(reference.objective, rel=1e-10)
     assert np.all(np.diff(mixed.history) >= -1e-10 * np.abs(mixed.history[1:]))
+
+
+def test_a_float32_run_builds_its_kernel_matrix_once(monkeypatch):
+    """The float64 kernel matrix is built once and kept: the float32 products are a cast of it, the
+    uniform start reads it without a copy, and the float64 check and tail use it (it had been built
+    again for them, and copied for the start)."""
+    import core.selection.kernel_qalpha as kernel_module
+
+    built, real = [], kernel_module.kernel_matrix
+
+    def counted(*args, **kwargs):
+        built.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(kernel_module, "kernel_matrix", counted)
+    X = load_dataset("lung_small").X
+    single = kernel_q_alpha(X, 2, "rbf", gamma=2.0, solver="power", dtype=np.float32)
+    assert single.converged and "float64 from iteration" in single.solver and len(built) == 1
