@@ -33,7 +33,8 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from scipy import linalg
+
+from .._spectral import lapack
 
 #: Earlier images the mixing combines (``m``).
 MEMORY = 5
@@ -61,11 +62,6 @@ def fits(n_features: int, n_samples: int, k: int) -> bool:
 
 
 @functools.lru_cache(maxsize=None)
-def _routines(dtype):
-    return linalg.lapack.get_lapack_funcs(("geqrf", "orgqr", "gesdd", "gelss"), dtype=dtype)
-
-
-@functools.lru_cache(maxsize=None)
 def _upper(k: int, dtype) -> np.ndarray:
     """Ones on and above the diagonal of a ``k x k`` matrix (read-only): ``R`` out of ``geqrf``'s
     factored form by one product, where ``np.triu`` takes 6 us."""
@@ -79,12 +75,11 @@ def signed_qr(T):
     orthonormal, keeps its columns' directions when it is made orthonormal again. LAPACK's
     ``geqrf`` and ``orgqr`` called directly: 12 us a call on 55 x 3 (9 on 200 x 1, 14 on 30 x 8)
     against 31 by NumPy's ``qr`` and the signs, where a whole step of the alternation took 160 us."""
-    geqrf, orgqr = _routines(T.dtype)[:2]
-    factored, tau, _, _ = geqrf(T)
+    factored, tau, _, _ = lapack("geqrf", T.dtype)(T)
     k = T.shape[1]
     signs = np.where(factored.diagonal()[:k] < 0, -1.0, 1.0).astype(factored.dtype, copy=False)
     R = factored[:k] * (_upper(k, factored.dtype) * signs[:, None])
-    return orgqr(factored, tau, overwrite_a=True)[0] * signs, R
+    return lapack("orgqr", T.dtype)(factored, tau, overwrite_a=True)[0] * signs, R
 
 
 def turned_to_last(cross):
@@ -94,7 +89,7 @@ def turned_to_last(cross):
     within the span at the ratios of ``A_alpha``'s leading eigenvalues: a slow mode the mixing
     would spend its memory on. By LAPACK's ``gesdd`` called directly: 2.5 us on 2 x 2 against 9.5
     by NumPy's SVD and 110 by SciPy's ``orthogonal_procrustes`` (2-core AMD EPYC)."""
-    left, _, right, info = _routines(np.dtype(np.float64))[2](np.asarray(cross, dtype=np.float64))
+    left, _, right, info = lapack("gesdd")(np.asarray(cross, dtype=np.float64))
     if info != 0:  # LAPACK's own failure to converge, on a k x k matrix: NumPy raises it
         left, _, right = np.linalg.svd(np.asarray(cross, dtype=np.float64))
     return left @ right
@@ -106,7 +101,7 @@ def least_squares(matrix, target):
     ``lstsq``, which cuts at the same ``rcond``)."""
     rows, columns = matrix.shape
     if rows >= columns:  # gelss wants the target as long as the longer side
-        solution, info = _routines(np.dtype(np.float64))[3](matrix, target, cond=RCOND)[1::4]
+        _, solution, _, _, _, info = lapack("gelss")(matrix, target, cond=RCOND)
         if info == 0:
             return solution[:columns]
     return np.linalg.lstsq(matrix, target, rcond=RCOND)[0]
@@ -162,7 +157,7 @@ class Mixing:
         for column, step in enumerate(self.residual_steps):
             stacked[:, column] = step
         stacked[:, columns] = new_residual
-        R = _routines(np.dtype(np.float64))[0](stacked, overwrite_a=True)[0][: columns + 1]
+        R = lapack("geqrf")(stacked, overwrite_a=True)[0][: columns + 1]
         R = R * _upper(columns + 1, R.dtype)[: R.shape[0]]  # fewer rows than columns on tiny problems
         gamma = least_squares(R[:columns, :columns], R[:columns, columns])
         mixed = flat.copy()  # flat stays the last image, for the next difference

@@ -266,12 +266,12 @@ def test_the_least_squares_are_lapacks_own_and_numpys_where_lapack_cannot(monkey
     assert calls == []
     anderson.least_squares(rng.standard_normal((3, 5)), rng.standard_normal(3))
     assert calls == [(3, 5)]
-    real = anderson._routines(np.dtype(np.float64))
+    real = anderson.lapack
 
     def failing_gelss(matrix, target, cond):
         return None, None, None, 0, None, 1
 
-    monkeypatch.setattr(anderson, "_routines", lambda dtype: (*real[:3], failing_gelss))
+    monkeypatch.setattr(anderson, "lapack", lambda name, *dtype: failing_gelss if name == "gelss" else real(name, *dtype))
     matrix, target = rng.standard_normal((6, 4)), rng.standard_normal(6)
     np.testing.assert_allclose(anderson.least_squares(matrix, target), numpys(matrix, target, rcond=anderson.RCOND)[0])
     assert calls[-1] == (6, 4)
@@ -283,12 +283,12 @@ def test_the_turn_falls_back_to_numpys_svd_where_gesdd_fails(monkeypatch):
     last = np.linalg.qr(rng.standard_normal((9, 3)))[0]
     rotation = np.linalg.qr(rng.standard_normal((3, 3)))[0]
     new = last @ rotation
-    real = anderson._routines(np.dtype(np.float64))
+    real = anderson.lapack
 
     def failing_gesdd(matrix):
         return np.zeros((3, 3)), np.zeros(3), np.zeros((3, 3)), 1
 
-    monkeypatch.setattr(anderson, "_routines", lambda dtype: (*real[:2], failing_gesdd, real[3]))
+    monkeypatch.setattr(anderson, "lapack", lambda name, *dtype: failing_gesdd if name == "gesdd" else real(name, *dtype))
     np.testing.assert_allclose(new @ anderson.turned_to_last(new.T @ last), last, atol=1e-12)
 
 
