@@ -360,7 +360,12 @@ def _search(data, side, pairs, k, lam, n_clusters, random_state, progress, q_alp
     chose_k, has_side = _is_auto(k), side is not None or pairs is not None
     chose_lam = _is_auto(lam) and has_side
     ks = sorted({min(multiple * n_clusters, n_samples - 1) for multiple in AUTO_K_MULTIPLES}) if chose_k else [k]
-    lams = AUTO_LAMBDAS if chose_lam else [0.0 if _is_auto(lam) else lam]
+    # the data prepared once (normalised, side variances) for every solve, as q_alpha prepares them;
+    # a λ given is checked and read as q_alpha reads it (0 without side information)
+    prepared, given_lam, solve_options = _prepare_as_q_alpha(
+        data, ks[-1], side=side, pairs=pairs, lam=AUTO_LAMBDAS[0] if _is_auto(lam) else lam,
+        random_state=random_state, **q_alpha_options)
+    lams = AUTO_LAMBDAS if chose_lam else [given_lam]
     settings = [(k_value, lam_value) for k_value in ks for lam_value in lams]
     total = 1 + len(settings)
     resamples = _resample_pairs(n_samples, N_RESAMPLES, RESAMPLE_FRACTION, np.random.default_rng(random_state))
@@ -369,11 +374,7 @@ def _search(data, side, pairs, k, lam, n_clusters, random_state, progress, q_alp
         values = _stability(features, n_clusters, resamples, random_state)
         return AutoCandidate(k_value, lam_value, float(values.mean()), float(values.std(ddof=1)), converged)
 
-    # the data prepared once (normalised, side variances) for every solve, as q_alpha prepares them,
-    # and at each λ the uniform start's vectors once for both k (20 ms each at 630 samples)
-    prepared, solve_options = _prepare_as_q_alpha(data, ks[-1], side=side, pairs=pairs, lam=lams[0],
-                                                  random_state=random_state, **q_alpha_options)
-    uniform = {}
+    uniform = {}  # at each λ the uniform start's vectors, once for both k (20 ms each at 630 samples)
     candidates, results = [], {}
     # each candidate is scored on a second thread while the next one is solved: both run on one
     # BLAS thread, so the two cores work at once (PBMC-sized 0.80 s -> 0.68, TOX-171 0.32 -> 0.25;
@@ -384,7 +385,6 @@ def _search(data, side, pairs, k, lam, n_clusters, random_state, progress, q_alp
         pending = submit(scored, standardised)
         for k_value, lam_value in settings:
             label = f"k = {k_value}, λ = {lam_value:g}"
-            lam_value = lam_value if has_side else 0.0  # as q_alpha records it
             if lam_value not in uniform and len(ks) > 1:
                 uniform[lam_value] = uniform_vectors(problem_at(prepared, lam_value), prepared,
                                                      solve_options["init"])

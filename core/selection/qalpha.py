@@ -409,32 +409,30 @@ def q_alpha(X, k=None, *, labels=None, side=None, pairs=None, lam=DEFAULT_LAM, c
         number of features, vanishing side variances with ``lam = 0``, pairs out of range, or
         when every feature is constant.
     """
-    lam, n_init, max_iter = check_settings(lam=lam, init=init, n_init=n_init, max_iter=max_iter)
-    if side is None and pairs is None:
-        lam = 0.0
-    if k is None and labels is None:
-        k = DEFAULT_K
-    prepared = _prepare(X, k, labels=labels, side=side, pairs=pairs, criterion=criterion, method=method,
-                        max_iter=max_iter, tol=tol, solver=solver, eig_tol=eig_tol, power_steps=power_steps,
-                        dtype=dtype, memory_limit=memory_limit, persist=persist, accelerate=accelerate)
-    return _solve(prepared, lam, init=init, n_init=n_init, random_state=random_state, progress=progress)
+    prepared, lam, solve_options = _prepare_as_q_alpha(**locals())  # exactly its parameters, here
+    return _solve(prepared, lam, progress=progress, **solve_options)
 
 
-def _prepare_as_q_alpha(X, k, **options):
+def _prepare_as_q_alpha(X, k=None, **options):
     """What :func:`q_alpha` makes of ``X``, ``k`` and ``options`` (its keywords, its defaults for
-    the rest) before it solves: ``(prepared, solve_options)``, for a search that prepares the data
-    once and solves at several ``k`` (:func:`~core.selection._qalpha.prepare.with_k`) and λ with
-    :func:`_solve` (``lam`` and ``progress`` are the search's own)."""
+    the rest) before it solves: ``(prepared, lam, solve_options)``, ``lam`` checked (0 without side
+    information) and ``solve_options`` the rest :func:`_solve` takes but ``progress``. One place
+    for :func:`q_alpha` itself and for a search that prepares the data once and solves at several
+    ``k`` (:func:`~core.selection._qalpha.prepare.with_k`) and λ."""
     try:
         arguments = inspect.signature(q_alpha).bind(X, k, **options)
     except TypeError as error:
         raise InputError(f"These options are passed to q_alpha, which does not take them: {error}.") from None
     arguments.apply_defaults()
     given = arguments.arguments
-    check_settings(lam=given["lam"], init=given["init"], n_init=given["n_init"], max_iter=given["max_iter"])
-    prepared = _prepare(X, DEFAULT_K if k is None else k,
-                        **{name: given[name] for name in list(inspect.signature(_prepare).parameters)[2:]})
-    return prepared, {name: given[name] for name in ("init", "n_init", "random_state")}
+    lam, given["n_init"], given["max_iter"] = check_settings(lam=given["lam"], init=given["init"],
+                                                             n_init=given["n_init"], max_iter=given["max_iter"])
+    if given["side"] is None and given["pairs"] is None:
+        lam = 0.0
+    if k is None and given["labels"] is None:
+        k = DEFAULT_K
+    prepared = _prepare(X, k, **{name: given[name] for name in list(inspect.signature(_prepare).parameters)[2:]})
+    return prepared, lam, {name: given[name] for name in ("init", "n_init", "random_state")}
 
 
 def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progress=None, warm=None,
