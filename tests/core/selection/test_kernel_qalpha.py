@@ -365,3 +365,26 @@ def test_a_float32_run_builds_its_kernel_matrix_once(monkeypatch):
     X = load_dataset("lung_small").X
     single = kernel_q_alpha(X, 2, "rbf", gamma=2.0, solver="power", dtype=np.float32)
     assert single.converged and "float64 from iteration" in single.solver and len(built) == 1
+
+
+def test_a_float32_run_out_of_iterations_at_the_switch_says_no_false_tol(monkeypatch):
+    """A float32 run whose float32 phase passes at max_iter (here its record cut after two
+    iterations, residuals set to 0) has no iteration left for float64: it is unconverged and warns
+    so, without a note that its residuals fell below tol (its phase ends at FLOAT32_RESIDUAL)."""
+    import core.selection.kernel_qalpha as kernel_module
+    from sklearn.exceptions import ConvergenceWarning
+
+    real_run = kernel_module._run_start
+
+    def passes_at_max_iter(*args, **kwargs):
+        run = real_run(*args, **kwargs)
+        residuals = np.array(run["residuals"])
+        residuals[-1] = 0.0
+        return dict(run, converged=True, residuals=residuals)
+
+    monkeypatch.setattr(kernel_module, "_run_start", passes_at_max_iter)
+    X = weston_linear(60, random_state=0).X
+    with pytest.warns(ConvergenceWarning, match="did not converge in 2 iterations"):
+        short = kernel_q_alpha(X, 2, "rbf", dtype=np.float32, solver="eigen", max_iter=2)
+    assert not short.converged and short.n_iter == 2
+    assert not any("fell below tol" in note for note in short.warnings)
