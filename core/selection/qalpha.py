@@ -41,7 +41,7 @@ from __future__ import annotations
 import inspect
 import json
 from dataclasses import asdict, dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 
 import numpy as np
 
@@ -419,8 +419,9 @@ def _prepare_as_q_alpha(X, k=None, **options):
     information) and ``solve_options`` the rest :func:`_solve` takes but ``progress``. One place
     for :func:`q_alpha` itself and for a search that prepares the data once and solves at several
     ``k`` (:func:`~core.selection._qalpha.prepare.with_k`) and λ."""
+    q_alpha_signature, prepare_options = _signatures()
     try:
-        arguments = inspect.signature(q_alpha).bind(X, k, **options)
+        arguments = q_alpha_signature.bind(X, k, **options)
     except TypeError as error:
         raise InputError(f"These options are passed to q_alpha, which does not take them: {error}.") from None
     arguments.apply_defaults()
@@ -431,8 +432,15 @@ def _prepare_as_q_alpha(X, k=None, **options):
         lam = 0.0
     if k is None and given["labels"] is None:
         k = DEFAULT_K
-    prepared = _prepare(X, k, **{name: given[name] for name in list(inspect.signature(_prepare).parameters)[2:]})
+    prepared = _prepare(X, k, **{name: given[name] for name in prepare_options})
     return prepared, lam, {name: given[name] for name in ("init", "n_init", "random_state")}
+
+
+@cache
+def _signatures():
+    """:func:`q_alpha`'s signature and the options :func:`_prepare` takes after ``X`` and ``k``,
+    read once: reading them took 70 us of a 3.5 ms run on the audit's small problems."""
+    return inspect.signature(q_alpha), tuple(inspect.signature(_prepare).parameters)[2:]
 
 
 def _solve(prepared, lam, *, init="uniform", n_init=1, random_state=None, progress=None, warm=None,

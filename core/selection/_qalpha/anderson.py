@@ -109,14 +109,18 @@ def least_squares(matrix, target):
 
 class Mixing:
     """The differences between the last ``m + 1`` residuals and images of the map, the last of
-    each, and their combination. Images are kept flat (their parts laid end to end), so a mixed
-    iterate is one sum over the kept differences (55 x 101 at k = 2: 32 us a call against 72 part
-    by part with NumPy's ``lstsq``, 2-core AMD EPYC)."""
+    each, and their combination. Images are kept flat (their parts laid end to end) and the
+    differences as rows of two arrays filled in turn, the oldest overwritten, so a mixed iterate is
+    one product with them (55 x 101 at k = 2: 32 us a call against 72 part by part with NumPy's
+    ``lstsq``, 2-core AMD EPYC)."""
 
     def __init__(self, memory: int = MEMORY):
         self.memory = memory
         self.last = None  # the last (residual, flat image)
-        self.residual_steps, self.image_steps = [], []  # differences of consecutive ones, oldest first
+        # differences of consecutive residuals and images, row by row in turn; the residuals' last
+        # row holds the newest residual itself, so that the least squares problem is one copy
+        self.residual_rows = self.image_rows = None
+        self.stored, self.next_row = 0, 0
         self.discards, self.pause = 0, 0
 
     def discarded(self):
@@ -124,7 +128,7 @@ class Mixing:
         1 after the first discard, 2 after the second, 4, 8, ..., so a run whose mixing keeps
         failing loses few steps to it (a PBMC-sized table at k = 4 went downhill at every third
         step)."""
-        self.last, self.residual_steps, self.image_steps = None, [], []
+        self.last, self.stored, self.next_row = None, 0, 0
         self.pause = 2 ** self.discards
         self.discards += 1
 
@@ -136,34 +140,40 @@ class Mixing:
         new_residual = image - point
         flat = np.concatenate([np.ravel(part) for part in parts]).astype(np.float64, copy=False)
         if self.last is not None:
+            if self.residual_rows is None:
+                self.residual_rows = np.empty((self.memory + 1, new_residual.size))
+                self.image_rows = np.empty((self.memory, flat.size))
             last_residual, last_flat = self.last
-            self.residual_steps.append(new_residual - last_residual)
-            self.image_steps.append(flat - last_flat)
-            if len(self.residual_steps) > self.memory:
-                self.residual_steps.pop(0)
-                self.image_steps.pop(0)
+            np.subtract(new_residual, last_residual, out=self.residual_rows[self.next_row])
+            np.subtract(flat, last_flat, out=self.image_rows[self.next_row])
+            self.next_row = (self.next_row + 1) % self.memory
+            self.stored = min(self.stored + 1, self.memory)
         self.last = (new_residual, flat)
         if self.pause > 0:
             self.pause -= 1
             return None
-        if not self.residual_steps or residual > START_BELOW:
+        if not self.stored or residual > START_BELOW:
             return None
         # gamma = argmin ||f - D gamma|| from the R of [D f] = QR: R's leading block is D's and has
-        # its singular values, its last column is Q^T f; no Q is formed. LAPACK's own call, in place
-        # (Fortran order): 100 x 200,000 at k = 2, 5 ms against 11 by SciPy's qr and 22 for D
-        # stacked by columns and its SVD; 47 against 89 us on 1,500 values
-        columns = len(self.residual_steps)
-        stacked = np.empty((new_residual.size, columns + 1), order="F")
-        for column, step in enumerate(self.residual_steps):
-            stacked[:, column] = step
-        stacked[:, columns] = new_residual
+        # its singular values, its last column is Q^T f; no Q is formed. LAPACK's own call on a
+        # copy in Fortran order (the rows taken, transposed): 100 x 200,000 at k = 2, 5 ms against
+        # 11 by SciPy's qr and 22 for D stacked by columns and its SVD; 47 against 89 us on 1,500 values
+        columns = self.stored
+        self.residual_rows[self.memory] = new_residual
+        stacked = self.residual_rows[_taken_rows(columns, self.memory)].T
         R = lapack("geqrf")(stacked, overwrite_a=True)[0][: columns + 1]
         R = R * _upper(columns + 1, R.dtype)[: R.shape[0]]  # fewer rows than columns on tiny problems
         gamma = least_squares(R[:columns, :columns], R[:columns, columns])
-        mixed = flat.copy()  # flat stays the last image, for the next difference
-        for weight, step in zip(gamma, self.image_steps):
-            mixed -= weight * step
-        return _laid_out(mixed, parts)
+        return _laid_out(flat - gamma @ self.image_rows[:columns], parts)
+
+
+@functools.lru_cache(maxsize=None)
+def _taken_rows(columns: int, memory: int) -> np.ndarray:
+    """The rows of :attr:`Mixing.residual_rows` that hold ``columns`` differences and the newest
+    residual (the last row), in this order (read-only)."""
+    rows = np.append(np.arange(columns), memory)
+    rows.flags.writeable = False
+    return rows
 
 
 def _laid_out(flat, parts):
