@@ -324,13 +324,14 @@ async def scenario(servers: list[tuple[str, int]], n_users: int, steps: int, thi
                 failed=len(steps_done) - len(times), exceptions=sum(p.exceptions for p in people + workers),
                 median=median, p90=p90,
                 cpu_per_step=cpu / max(len(steps_done), 1), cpu_share=cpu / wall, peak_mib=peak[0], growth_mib=growth,
-                heavy_runs=len(heavy_runs))
+                heavy_runs=len(heavy_runs), heavy_median=median_p90(sorted(heavy_runs))[0] if heavy_runs else float("nan"))
 
 
 def _row(result: dict) -> str:
-    who = f"{result['users']}" + (f" + {result['heavy']} {result['heavy_kind']} ({result['heavy_runs']} runs)"
+    who = f"{result['users']}" + (f" + {result['heavy']} {result['heavy_kind']} ({result['heavy_runs']} runs, "
+                                  f"median {result['heavy_median']:.2f} s)"
                                   if result["heavy"] else "")
-    return (f"{who:<28} {result['servers']:>7} {result['ok']:>5}/{result['steps']:<5} {result['median']:>9.3f} {result['p90']:>7.3f} "
+    return (f"{who:<40} {result['servers']:>7} {result['ok']:>5}/{result['steps']:<5} {result['median']:>9.3f} {result['p90']:>7.3f} "
             f"{result['failed']:>7} {result['exceptions']:>10} {result['cpu_per_step']:>10.3f} "
             f"{result['cpu_share']:>10.2f} {result['peak_mib']:>9.0f} {result['growth_mib']:>+10.0f}")
 
@@ -352,7 +353,7 @@ def main():
             + [(int(n), 0, "", 2) for n in options.split.split(",") if n.strip()])
     print(f"Q-alpha page, AR faces; {options.steps} K steps per person, about {options.think:g} s apart; "
           "fresh servers per row, sharing one store folder\n")
-    print(f"{'people':<28} {'servers':>7} {'ok/steps':>11} {'median s':>9} {'p90 s':>7} {'failed':>7} "
+    print(f"{'people':<40} {'servers':>7} {'ok/steps':>11} {'median s':>9} {'p90 s':>7} {'failed':>7} "
           f"{'exceptions':>10} {'CPU s/step':>10} {'CPU cores':>10} {'peak MiB':>9} {'grown MiB':>10}")
     with tempfile.TemporaryDirectory(prefix="bench-users-store-") as store:
         for n_users, heavy, heavy_kind, n_servers in plan:
@@ -371,7 +372,8 @@ def main():
           "behind a reverse proxy would be). CPU s/step: the servers' CPU seconds over the stepping window "
           "(every thread, the heavy runs' too) per K step; CPU cores: those seconds over the window's wall "
           "time; peak MiB: the largest resident memory of any one server; grown MiB: the servers' resident memory at the "
-          "window's end less at its start.")
+          "window's end less at its start. Heavy runs: those finished in the window, and the median seconds from "
+          "a heavy request to the end of the run it started.")
 
 
 if __name__ == "__main__":
