@@ -30,7 +30,7 @@ from .cluster import pass_over_blocks
 from .kinds import BLOCK_TARGET_BYTES, block_pieces, scan_rows
 from .moments import dense_moments, take_rows
 from ..validation import SQUARE_SAFE
-from .threads import PARALLEL_VALUES, SMALL_PRODUCT_WORK, map_on_cores, row_ranges
+from .threads import PARALLEL_VALUES, SMALL_PRODUCT_WORK, cores, map_on_cores, one_thread_holders, row_ranges
 
 __all__ = ["preprocess_features", "DenseFeatures", "SparseFeatures", "ChunkedFeatures",
            "ImplicitDenseFeatures", "CONSTANT_RESOLUTION"]
@@ -55,6 +55,11 @@ GRAM_BLOCK_COLUMNS = 1024
 #: PARALLEL_VALUES (100 x 20,000: 4.3 against 8.0 ms; 100 x 2,000: 0.61 against 0.78; 62 x 2,000,
 #: 3.8e6 of them: the same; 2-core AMD EPYC, one BLAS thread).
 GRAM_PARALLEL_WORK = 4e6
+#: A thin pass over dense data is split by columns over the cores where each core's part of a row
+#: takes at least this many bytes: on 2,600 x 1,200 and 1,000 x 4,000 (rows cut to 5-16 kB) the
+#: split took 1.1-1.2x the time of one BLAS thread, on 100 x 20,000 (80 kB) 0.9x, on 100 x 200,000
+#: (800 kB) 0.65x.
+SPLIT_ROW_BYTES = 64 << 10
 
 
 def no_spread(top, bottom):
@@ -146,7 +151,22 @@ class DenseFeatures:
         return self.Mt @ W
 
     def transposed_times(self, T):
-        return T.T @ self.Mt
+        Mt = self.Mt
+        if (Mt.size < PARALLEL_VALUES or Mt.shape[1] * Mt.itemsize < SPLIT_ROW_BYTES * cores()
+                or not one_thread_holders()):
+            return T.T @ Mt
+        # wide data while BLAS runs on one thread (as the ascent runs: its Gram matrix splits
+        # itself): column ranges over the cores, 18 ms on 100 x 200,000 at k = 2 against 11-12
+        # split, 22 against 12 at k = 8; with BLAS's own threads, 9.5-9.8 against 10.8-11.6 split
+        # (2-core AMD EPYC)
+        Tt = np.ascontiguousarray(T.T)
+        out = np.empty((Tt.shape[0], Mt.shape[1]), dtype=np.result_type(Tt, Mt))
+
+        def columns(start, stop):
+            np.matmul(Tt, Mt[:, start:stop], out=out[:, start:stop])
+
+        map_on_cores(columns, *row_ranges(Mt.shape[1]))
+        return out
 
     def fused(self, W):
         Mt = self.Mt
@@ -368,23 +388,33 @@ def _weighted_gram_by_columns(columns, n_samples, n_kept, weights, block_values)
     ``columns(start, stop) = Mt[:, start:stop]``, of at most ``block_values`` values each, so no
     ``q x n`` temporary is made (blocks of 65,536 columns were a whole copy of 50,000 features).
 
-    Non-negative weights (Q-alpha's) make each block's term ``B B^T`` with ``B = part sqrt(w)``,
-    which BLAS sums as a symmetric rank-k update (half the multiply-adds of a general product:
-    100 x 200,000 in 65 ms against 102 on one thread of a 2-core AMD EPYC); the column range is
-    split over the cores from :data:`GRAM_PARALLEL_WORK` on."""
+    Each block's term is ``B B^T`` with ``B = part sqrt(|w|)``, which BLAS sums as a symmetric
+    rank-k update (half the multiply-adds of a general product: 100 x 200,000 in 65 ms against
+    102 on one thread of a 2-core AMD EPYC), less ``2 B_- B_-^T`` over the columns of negative
+    weight where there are any: Q-alpha's ascent puts small negative weights on a few hundred to
+    a few thousand of 200,000 features, and a general product for every block that had one took
+    1.4x the time. A block with more than a quarter of its weights negative is one general product.
+    The column range is split over the cores from :data:`GRAM_PARALLEL_WORK` on."""
     ranges = row_ranges(n_kept, n_samples * n_samples * n_kept / 2 >= GRAM_PARALLEL_WORK)
     # the block budget is shared by the cores' blocks, each a normalised part and its scaled copy
     block = max(1, min(GRAM_BLOCK_COLUMNS, block_values // (2 * len(ranges[0]) * max(n_samples, 1))))
-    positive = bool(np.all(weights >= 0))
-    factor = np.sqrt(weights) if positive else weights
+    root = np.sqrt(np.abs(weights))
+    negative = np.flatnonzero(weights < 0)
 
     def summed(first, last):
         A = np.zeros((n_samples, n_samples), dtype=np.float64)
         for start in range(first, last, block):
             stop = min(last, start + block)
             part = columns(start, stop)
-            scaled = np.multiply(part, factor[start:stop], dtype=np.float64)
-            A += scaled @ scaled.T if positive else scaled @ part.T
+            below, above = np.searchsorted(negative, (start, stop))
+            if 4 * (above - below) > stop - start:  # the update and its correction would cost more
+                A += np.multiply(part, weights[start:stop], dtype=np.float64) @ part.T
+                continue
+            scaled = np.multiply(part, root[start:stop], dtype=np.float64)
+            A += scaled @ scaled.T
+            if above > below:
+                lowered = scaled[:, negative[below:above] - start]
+                A -= 2.0 * (lowered @ lowered.T)
         return A
 
     return _sum_arrays(*map_on_cores(summed, *ranges))

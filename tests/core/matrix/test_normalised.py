@@ -210,3 +210,45 @@ def test_chunked_data_with_a_large_common_offset_are_centred_block_by_block(chun
     np.testing.assert_allclose(features.transposed_times(stored.times(W)), stored.transposed_times(stored.times(W)),
                                rtol=0, atol=1e-5)
     assert not data_matrix(da.from_array(X - 1e8, chunks=(20, 100))).normalised().centred_in_blocks
+
+
+@pytest.mark.parametrize("negative_share", [0.0, 0.02, 0.2, 0.6, 1.0])
+def test_the_weighted_gram_matrix_with_negative_weights_equals_the_direct_product(monkeypatch, negative_share):
+    """Weights of both signs (the ascent's iterates): blocks of 16 columns, some with a few negative
+    weights (a symmetric update less the correction), some with many (one general product), against
+    ``Mt diag(w) Mt^T`` formed directly; exactly symmetric where every block took the update."""
+    monkeypatch.setattr(normalised, "GRAM_BLOCK_COLUMNS", 16)
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((12, 200))
+    features = data_matrix(X).normalised()
+    Mt = features.Mt
+    weights = rng.random(200)
+    flipped = rng.random(200) < negative_share
+    weights[flipped] *= -0.5
+    direct = (Mt * weights) @ Mt.T
+    gram = features.weighted_gram(weights)
+    assert np.abs(gram - direct).max() <= 1e-13 * np.abs(direct).max()
+    if negative_share <= 0.02:
+        assert np.array_equal(gram, gram.T)
+
+
+def test_a_thin_pass_over_wide_data_split_over_the_cores_equals_one_product(monkeypatch):
+    """While BLAS runs on one thread, ``Q^T Mt`` of wide data is cut into column ranges, one per
+    core (made 4 here), each written in place: the whole product, every column once."""
+    monkeypatch.setattr(threads, "cores", lambda: 4)
+    monkeypatch.setattr(normalised, "cores", lambda: 4)
+    monkeypatch.setattr(normalised, "PARALLEL_VALUES", 1)
+    monkeypatch.setattr(normalised, "SPLIT_ROW_BYTES", 8)
+    rng = np.random.default_rng(6)
+    features = data_matrix(rng.standard_normal((7, 103))).normalised()
+    Q = rng.standard_normal((7, 3))
+    parts = []
+    real = normalised.map_on_cores
+    monkeypatch.setattr(normalised, "map_on_cores", lambda f, *ranges, **kw: parts.extend(zip(*ranges)) or real(f, *ranges, **kw))
+    with threads.one_blas_thread():
+        split = features.transposed_times(Q)
+    assert [stop - start for start, stop in parts] == [25, 26, 26, 26]  # four ranges, every column once
+    np.testing.assert_allclose(split, Q.T @ features.Mt, rtol=0, atol=1e-13)
+    parts.clear()
+    features.transposed_times(Q)  # BLAS's own threads: one product
+    assert parts == []
