@@ -212,12 +212,15 @@ def test_chunked_data_with_a_large_common_offset_are_centred_block_by_block(chun
     assert not data_matrix(da.from_array(X - 1e8, chunks=(20, 100))).normalised().centred_in_blocks
 
 
+@pytest.mark.parametrize("block_columns", [16, 1024])
 @pytest.mark.parametrize("negative_share", [0.0, 0.02, 0.2, 0.6, 1.0])
-def test_the_weighted_gram_matrix_with_negative_weights_equals_the_direct_product(monkeypatch, negative_share):
+def test_the_weighted_gram_matrix_with_negative_weights_equals_the_direct_product(monkeypatch, negative_share,
+                                                                                  block_columns):
     """Weights of both signs (the ascent's iterates): blocks of 16 columns, some with a few negative
-    weights (a symmetric update less the correction), some with many (one general product), against
-    ``Mt diag(w) Mt^T`` formed directly; exactly symmetric where every block took the update."""
-    monkeypatch.setattr(normalised, "GRAM_BLOCK_COLUMNS", 16)
+    weights (a symmetric update less the correction), some with many (one general product), or all
+    200 in one block, against ``Mt diag(w) Mt^T`` formed directly; exactly symmetric where every
+    block took the update."""
+    monkeypatch.setattr(normalised, "GRAM_BLOCK_COLUMNS", block_columns)
     rng = np.random.default_rng(5)
     X = rng.standard_normal((12, 200))
     features = data_matrix(X).normalised()
