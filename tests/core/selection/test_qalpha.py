@@ -1,11 +1,14 @@
 """Q-alpha family: the papers' claims and independent re-computations of every quantity."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy import linalg
 from scipy.optimize import linear_sum_assignment
 from sklearn.cluster import KMeans
 from sklearn.datasets import load_wine
+from sklearn.exceptions import ConvergenceWarning
 
 from core.errors import InputError
 from core.data.bundled import load_dataset
@@ -453,6 +456,9 @@ def test_progress_returning_false_stops_the_run(solver):
     assert result.stopped and not result.converged and result.n_iter == 3 and calls == [1, 2, 3]
     assert result.history.size == 3 and result.restart_objectives.size == 1
     assert np.isfinite(result.alpha).all() and np.isclose(np.linalg.norm(result.alpha), 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)  # stopped by the caller: no warning to raise max_iter
+        q_alpha(data.X, 2, solver=solver, progress=stop_at_three)
     full = q_alpha(data.X, 2, solver=solver, progress=lambda report: True)
     assert not full.stopped and full.converged
     assert np.allclose(full.alpha, q_alpha(data.X, 2, solver=solver).alpha)
@@ -484,7 +490,10 @@ def test_parameters_type_runs_q_alpha_and_keys_equal_settings_alike():
     assert np.array_equal(settings.run(data.X).alpha, q_alpha(data.X, 2, max_iter=200, random_state=0).alpha)
     supervised = QAlphaParameters(supervised=True)
     assert np.array_equal(supervised.run(data.X, labels=data.labels).alpha, q_alpha(data.X, labels=data.labels).alpha)
-    for bad, message in [(dict(k=0), "positive integer"), (dict(supervised=True, k=2), "leave k out"),
+    capped = QAlphaParameters(k=2, max_iter=3).run(data.X)  # its max_iter, not q_alpha's default
+    assert capped.n_iter == 3 and not capped.converged
+    for bad, message in [(dict(k=0), "positive integer"), (dict(k=2.5), "positive integer"),
+                         (dict(supervised=True, k=2), "leave k out"),
                          (dict(k=2, criterion="median"), "criterion"), (dict(k=2, init="spectral"), "init"),
                          (dict(k=2, tol=0.0), "tol"), (dict(k=2, lam=-1.0), "lam"),
                          (dict(k=2, random_state="seven"), "random_state")]:
