@@ -120,7 +120,7 @@ class Mixing:
         # differences of consecutive residuals and images, row by row in turn; the residuals' last
         # row holds the newest residual itself, so that the least squares problem is one copy
         self.residual_rows = self.image_rows = None
-        self.stored, self.next_row = 0, 0
+        self.differences = 0  # taken since the memory was last cleared; the rows hold the last `memory`
         self.discards, self.pause = 0, 0
 
     def discarded(self):
@@ -128,7 +128,7 @@ class Mixing:
         1 after the first discard, 2 after the second, 4, 8, ..., so a run whose mixing keeps
         failing loses few steps to it (a PBMC-sized table at k = 4 went downhill at every third
         step)."""
-        self.last, self.stored, self.next_row = None, 0, 0
+        self.last, self.differences = None, 0
         self.pause = 2 ** self.discards
         self.discards += 1
 
@@ -144,21 +144,21 @@ class Mixing:
                 self.residual_rows = np.empty((self.memory + 1, new_residual.size))
                 self.image_rows = np.empty((self.memory, flat.size))
             last_residual, last_flat = self.last
-            np.subtract(new_residual, last_residual, out=self.residual_rows[self.next_row])
-            np.subtract(flat, last_flat, out=self.image_rows[self.next_row])
-            self.next_row = (self.next_row + 1) % self.memory
-            self.stored = min(self.stored + 1, self.memory)
+            row = self.differences % self.memory  # the oldest kept, once all are filled
+            np.subtract(new_residual, last_residual, out=self.residual_rows[row])
+            np.subtract(flat, last_flat, out=self.image_rows[row])
+            self.differences += 1
         self.last = (new_residual, flat)
         if self.pause > 0:
             self.pause -= 1
             return None
-        if not self.stored or residual > START_BELOW:
+        if not self.differences or residual > START_BELOW:
             return None
         # gamma = argmin ||f - D gamma|| from the R of [D f] = QR: R's leading block is D's and has
         # its singular values, its last column is Q^T f; no Q is formed. LAPACK's own call on a
         # copy in Fortran order (the rows taken, transposed): 100 x 200,000 at k = 2, 5 ms against
         # 11 by SciPy's qr and 22 for D stacked by columns and its SVD; 47 against 89 us on 1,500 values
-        columns = self.stored
+        columns = min(self.differences, self.memory)
         self.residual_rows[self.memory] = new_residual
         stacked = self.residual_rows[_taken_rows(columns, self.memory)].T
         R = lapack("geqrf")(stacked, overwrite_a=True)[0][: columns + 1]
