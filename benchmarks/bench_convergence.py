@@ -188,12 +188,11 @@ def part_audit(count):
     for name, cell in rows:
         print(f"| {name} | " + " | ".join(cell(label) for label, _ in RUNS) + " |")
     if today is not None:
-        ratios = np.asarray(this) / np.asarray(today)
+        ratios = this.min(axis=0) / today.min(axis=0)
         print(f"\nThe default's time to converge over today's ({TODAY}), both in child processes taking turns, "
               f"{ROUNDS} rounds, the least time of each problem's calls: median **{np.median(ratios):.3f}** "
               f"({ratios.min():.2f} - {ratios.max():.2f}); per round "
-              + ", ".join(f"{np.median(np.asarray(ours) / np.asarray(theirs)):.3f}"
-                          for ours, theirs in zip(this.rounds, today.rounds)))
+              + ", ".join(f"{ratio:.3f}" for ratio in np.median(this / today, axis=1)))
 
 
 #: The commit issue 75 measured "today's" iteration on; parts 3 and 4 time its code beside this one.
@@ -206,19 +205,11 @@ TODAY = "764cc52"
 ROUNDS = 3
 
 
-class Seconds(list):
-    """The least seconds of each job over rounds (a list), with each round's own in ``rounds``."""
-
-    def __init__(self, rounds):
-        super().__init__(np.min(rounds, axis=0).tolist())
-        self.rounds = rounds
-
-
 def alternating_with_today(jobs):
     """``(today, this)``: the seconds of ``jobs`` (:func:`benchmarks.reference.seconds_at`) by the
     code at :data:`TODAY` and by this code, each in a child process, the two taking turns for
-    :data:`ROUNDS` rounds (:class:`Seconds`); ``(None, None)`` (said) where this checkout does not
-    hold :data:`TODAY`. Turns, not one after the other, so that the machine's drift over the
+    :data:`ROUNDS` rounds (arrays, a row per round); ``(None, None)`` (said) where this checkout
+    does not hold :data:`TODAY`. Turns, not one after the other, so that the machine's drift over the
     sitting falls on both."""
     from benchmarks.reference import ROOT, available, seconds_at, worktree_at
 
@@ -226,8 +217,8 @@ def alternating_with_today(jobs):
         print(f"(today's code, {TODAY}, is not in this checkout: its comparison is left out)")
         return None, None
     with worktree_at(TODAY) as tree:
-        turns = [(seconds_at(tree, jobs), seconds_at(ROOT, jobs)) for _ in range(ROUNDS)]
-    return Seconds([today for today, _ in turns]), Seconds([this for _, this in turns])
+        turns = np.array([(seconds_at(tree, jobs), seconds_at(ROOT, jobs)) for _ in range(ROUNDS)])
+    return turns[:, 0], turns[:, 1]
 
 
 def at_today(jobs):

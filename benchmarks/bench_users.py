@@ -324,7 +324,7 @@ async def scenario(servers: list[tuple[str, int]], n_users: int, steps: int, thi
                 failed=len(steps_done) - len(times), exceptions=sum(p.exceptions for p in people + workers),
                 median=median, p90=p90,
                 cpu_per_step=cpu / max(len(steps_done), 1), cpu_share=cpu / wall, peak_mib=peak[0], growth_mib=growth,
-                heavy_runs=len(heavy_runs), heavy_median=median_p90(sorted(heavy_runs))[0] if heavy_runs else float("nan"))
+                heavy_runs=len(heavy_runs), heavy_median=median_p90(heavy_runs)[0])
 
 
 def _row(result: dict) -> str:
