@@ -156,8 +156,9 @@ class DenseFeatures:
                 or not one_thread_holders()):
             return T.T @ Mt
         # wide data while BLAS runs on one thread (as the ascent runs: its Gram matrix splits
-        # itself): column ranges over the cores, 18 ms on 100 x 200,000 at k = 2 against 11-12
-        # split, 22 against 12 at k = 8; with BLAS's own threads, 9.5-9.8 against 10.8-11.6 split
+        # itself): column ranges over the cores, 15-18 ms on 100 x 200,000 at k = 2 against 9-12
+        # split, 19-22 against 10-12 at k = 8; with BLAS's own threads, no faster. By columns, not
+        # by rows as fused splits: the rows' k x n partial products, summed, took 13.5 ms at k = 8
         # (2-core AMD EPYC)
         Tt = np.ascontiguousarray(T.T)
         out = np.empty((Tt.shape[0], Mt.shape[1]), dtype=np.result_type(Tt, Mt))
