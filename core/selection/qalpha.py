@@ -200,10 +200,13 @@ class QAlphaResult:
         Evaluations of the criterion by the quasi-Newton ascent (``accelerate=True``), each one
         pass over the data for ``A_alpha`` (``q^2 n`` multiply-adds) and a thin one for ``M Q``:
         line searches make them more than :attr:`n_iter`. 0 where the alternation ran alone.
+    hessian_products : int
+        Products with the criterion's Hessian that the ascent's Newton steps took (each two thin
+        passes over the data, ``2 q n k`` multiply-adds); 0 where it took quasi-Newton ones.
     acceleration : str
         "Anderson extrapolation" where iterates of the alternation were mixed
-        (:mod:`core.selection._qalpha.anderson`), "quasi-Newton (L-BFGS)" where the ascent ran
-        (:mod:`core.selection._qalpha.ascent`), both joined by " + ", "" for the alternation of
+        (:mod:`core.selection._qalpha.anderson`), "quasi-Newton (L-BFGS)" or "Newton (trust region)"
+        where the ascent ran (:mod:`core.selection._qalpha.ascent`), joined by " + ", "" for the alternation of
         [WS03] Definition 2 alone (``accelerate=False``, the supervised mode, or steps that did not
         come near a fixed point).
     data_placement : str
@@ -234,6 +237,7 @@ class QAlphaResult:
     start_passes: int = 0
     data_placement: str = ""
     evaluations: int = 0
+    hessian_products: int = 0
     acceleration: str = ""
 
     @property
@@ -495,9 +499,15 @@ def _result(prepared, lam, run, converged, notes, stopped, restart_objectives, s
         restart_objectives=np.asarray(restart_objectives), stopped=bool(stopped), warnings=notes,
         residuals=run["residuals"].astype(np.float64), tol=prepared.settings["tol"], start_passes=start_passes,
         data_placement=prepared.data.placement, evaluations=int(run.get("evaluations", 0)),
-        acceleration=" + ".join(name for name, used in (("Anderson extrapolation", run.get("mixed", 0)),
-                                                        ("quasi-Newton (L-BFGS)", run.get("evaluations", 0))) if used),
+        hessian_products=int(run.get("hessian_products", 0)), acceleration=_acceleration(run),
     )
+
+
+def _acceleration(run) -> str:
+    """What accelerated the run, for :attr:`QAlphaResult.acceleration`."""
+    ascent = "Newton (trust region)" if run.get("hessian_products", 0) else "quasi-Newton (L-BFGS)"
+    return " + ".join(name for name, used in (("Anderson extrapolation", run.get("mixed", 0)),
+                                              (ascent, run.get("evaluations", 0))) if used)
 
 
 def pairs_from_labels(labels, n_pairs, random_state=None) -> np.ndarray:

@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize
 
-from .problem import DENSE_EIGEN_LIMIT, UNDETERMINED_AFTER, Evaluation
+from .problem import DENSE_EIGEN_LIMIT, UNDETERMINED_AFTER, Evaluation, evaluates_dual, evaluates_matrix_free
 from .._spectral import IterationTrace
 from ...matrix.threads import one_blas_thread
 
@@ -49,6 +49,14 @@ from ...matrix.threads import one_blas_thread
 #: k = 2, 5, 8, 5 and 10 the same but for one iteration (2-core AMD EPYC). SciPy keeps about
 #: 28 float64 values per feature at 5 and 38 at 10.
 MEMORY = 5
+
+#: From this many features on (and at most :data:`.problem.DENSE_EIGEN_LIMIT` samples) the ascent
+#: takes Newton steps in a trust region (SciPy's ``trust-krylov``) with the Hessian's exact products,
+#: where L-BFGS takes quasi-Newton ones. Provisional.
+NEWTON_FROM = 2000
+#: The Newton ascent's first trust radius, for unit ``x``: on planted 100 x 200,000 (k = 2), 1, 0.1
+#: and 0.01 took 32, 35 and 31 iterations.
+TRUST_RADIUS = 0.01
 
 
 #: The ascent's evaluations on a typical problem (the bundled sets: 8-12; planted 100 x 20,000: 36),
@@ -141,6 +149,15 @@ class Handover:
         return done + np.log(self.tol / last) / np.log(rate) > self.budget
 
 
+def takes_newton_steps(problem, k) -> bool:
+    """Whether the ascent takes Newton steps (:func:`ascend`): ``A_alpha`` formed and small enough
+    for all its eigenpairs (:data:`.problem.DENSE_EIGEN_LIMIT` samples), on at least
+    :data:`NEWTON_FROM` features."""
+    features = problem.features
+    return (features.n_kept >= NEWTON_FROM and features.n_samples <= DENSE_EIGEN_LIMIT
+            and not evaluates_dual(features, k) and not evaluates_matrix_free(problem, k))
+
+
 def ascend(problem, k, x0, *, max_iter, tol, trace, progress):
     """L-BFGS on ``-theta(x / ||x||)`` from ``x0`` (in the operator's variable ``beta``), recording
     each iterate in ``trace`` (:class:`core.selection._spectral.IterationTrace`) until both its
@@ -153,7 +170,8 @@ def ascend(problem, k, x0, *, max_iter, tol, trace, progress):
     determined (the ascent stops once that has held for :data:`UNDETERMINED_AFTER` evaluations
     in a row without the residuals passing), else None.
     """
-    evaluation = Evaluation(problem, k)
+    newton = takes_newton_steps(problem, k)
+    evaluation = Evaluation(problem, k, spectrum=newton)
 
     def callback(intermediate_result):
         e = evaluation.at(intermediate_result.x)
@@ -164,16 +182,22 @@ def ascend(problem, k, x0, *, max_iter, tol, trace, progress):
 
     x0 = np.asarray(x0, dtype=np.float64)
     remaining = max_iter - trace.n_iter
-    result = optimize.minimize(evaluation.objective, x0, jac=evaluation.gradient, method="L-BFGS-B",
-                               callback=callback,
-                               options=dict(maxiter=remaining, maxfun=4 * remaining + 20, maxcor=MEMORY,
-                                            ftol=0.0, gtol=0.0, maxls=40))
+    if newton:
+        # every iteration, a step taken or refused, is one evaluation and is recorded as one
+        result = optimize.minimize(evaluation.objective, x0, jac=evaluation.gradient, hessp=evaluation.hessian_times,
+                                   method="trust-krylov", callback=callback,
+                                   options=dict(maxiter=remaining, gtol=0.0, initial_trust_radius=TRUST_RADIUS))
+    else:
+        result = optimize.minimize(evaluation.objective, x0, jac=evaluation.gradient, method="L-BFGS-B",
+                                   callback=callback,
+                                   options=dict(maxiter=remaining, maxfun=4 * remaining + 20, maxcor=MEMORY,
+                                                ftol=0.0, gtol=0.0, maxls=40))
     e = evaluation.at(result.x)
     undetermined = e.gap
     if trace.n_iter == 0:  # ended before its first iteration (the line search found nothing better than x0)
         trace.record(1, e.theta, e.theta, e.alpha_residual, e.Q_residual, tol, None, progress, max_iter)
     alpha = problem.to_alpha(e.beta)
-    return alpha, e.Q(), evaluation.count, undetermined
+    return alpha, e.Q(), evaluation.count, evaluation.hessian_products, undetermined
 
 
 def run_ascent(problem, k, beta0, *, max_iter, tol, progress, trace=None):
@@ -188,8 +212,9 @@ def run_ascent(problem, k, beta0, *, max_iter, tol, progress, trace=None):
     # itself, and OpenBLAS's threads, woken by a product between two of its parts, spun on the
     # cores the parts ran on (100 x 200,000: 118 ms a Gram matrix against 43)
     with one_blas_thread():
-        alpha, Q, evaluations, undetermined = ascend(problem, k, beta0, max_iter=max_iter, tol=tol, trace=trace,
-                                                     progress=progress)
+        alpha, Q, evaluations, hessian_products, undetermined = ascend(problem, k, beta0, max_iter=max_iter, tol=tol,
+                                                                       trace=trace, progress=progress)
     objective, eigenvalue, alpha_residual, Q_residual, Pt = problem.measure(alpha, Q, fixed_Q=False)
     settled = trace.revise(objective, eigenvalue, alpha_residual, Q_residual, tol)
-    return dict(trace.result(alpha, Q), evaluations=evaluations, undetermined=undetermined, settled=settled, Pt=Pt)
+    return dict(trace.result(alpha, Q), evaluations=evaluations, hessian_products=hessian_products,
+                undetermined=undetermined, settled=settled, Pt=Pt)

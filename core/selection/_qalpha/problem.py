@@ -246,16 +246,19 @@ class Evaluation:
     ``A_alpha`` is not formed: ARPACK takes its pairs from the products ``M^T (alpha o M v)``
     (a PBMC-sized λ path, 31 evaluations: 1.27 s against 0.91 s, the same iterates)."""
 
-    def __init__(self, problem, k):
+    def __init__(self, problem, k, spectrum=False):
         self.problem, self.k = problem, k
         self.key = None
         self.count = 0
+        self.hessian_products = 0
         self.low_gap_run = 0
         self.gap = None
         self.vectors = None
         features = problem.features if problem is not None else None
         self.dual = features is not None and evaluates_dual(features, k)
         self.matrix_free = features is not None and evaluates_matrix_free(problem, k)
+        # every eigenpair of the formed A_alpha, for the Hessian's products (:meth:`hessian_times`)
+        self.spectrum = spectrum and not self.dual and not self.matrix_free
         self._gram_squared = None
 
     def at(self, x):
@@ -286,8 +289,13 @@ class Evaluation:
             # this 101); L-BFGS's iterates put small negative weights on about half
             negative_bound = None if positive else -(1.0 + 1e-4) * float(alpha[alpha < 0].sum())
             with one_blas_thread():  # a q x q decomposition: threads cost more than they save
-                values, vectors, magnitudes = leading_pairs(A, k, None if self.dual else previous, positive,
-                                                            negative_bound)
+                if self.spectrum:
+                    self.all_values, self.all_vectors = sample_vectors.leading_eigenpairs(A, A.shape[0])
+                    values, vectors = self.all_values[:k], self.all_vectors[:, :k]
+                    magnitudes = np.abs(self.all_values)
+                else:
+                    values, vectors, magnitudes = leading_pairs(A, k, None if self.dual else previous, positive,
+                                                                negative_bound)
             Pt = problem.features.transposed_times(vectors)  # rows p_l = M q_l
             self.Q_residual = subspace_residual(vectors, A @ vectors)
             self.sample_vectors, self.vectors = vectors, (None if self.dual else vectors)
@@ -377,6 +385,45 @@ class Evaluation:
     def gradient(self, x):
         e = self.at(x)
         return -(2.0 / e.size) * (e.image - e.theta * e.beta)
+
+    def hessian_times(self, x, v):
+        """The Hessian of ``-theta(x / ||x||)`` (:meth:`objective`) times ``v``, exact, for an
+        evaluation made with ``spectrum``. With ``psi(beta) = beta^T C(Q(beta)) beta`` (homogeneous
+        of degree 2, gradient ``2 C beta``) and ``b = x / ||x||``, it is ``-(H_psi v - 2 (g b^T + b g^T) v
+        - 2 theta v + 8 theta b b^T v) / ||x||^2`` with ``g = 2 C b``; ``H_psi`` is ``S H_phi S`` with side
+        data, ``H_phi - 2 lam Wp Wp^T`` with pairs, ``2 H_phi - 2 (M M^T) o (M M^T)`` for the gap
+        criterion, where ``H_phi`` is :meth:`_sum_hessian_times`."""
+        e = self.at(x)
+        problem = self.problem
+        u = v if problem.side_scale is None else problem.side_scale * v
+        product = self._sum_hessian_times(u)
+        if problem.criterion == "gap":
+            product = 2.0 * (product - problem.square_matvec(u))
+        if problem.side_scale is not None:
+            product *= problem.side_scale
+        elif problem.pair_factor is not None:
+            product -= 2.0 * problem.lam * (problem.pair_factor @ (problem.pair_factor.T @ v))
+        gradient, along = 2.0 * e.image, float(e.beta @ v)
+        product -= 2.0 * along * gradient + 2.0 * float(gradient @ v) * e.beta + 2.0 * e.theta * v
+        product += 8.0 * e.theta * along * e.beta
+        return -product / e.size ** 2
+
+    def _sum_hessian_times(self, u):
+        """``H_phi u`` for ``phi(alpha) = sum_{l<=k} lambda_l(A_alpha)^2`` ([WS03] Eq. 1) at this point.
+        With ``A_alpha = sum_l lambda_l q_l q_l^T`` (every pair, largest magnitude first) and
+        ``p_l = M q_l``, the derivative of ``A`` along ``u`` is ``A_u``; first-order perturbation gives
+        ``d lambda_l = q_l^T A_u q_l`` and ``d q_l = sum_{m != l} q_m (q_m^T A_u q_l) / (lambda_l -
+        lambda_m)``, so with ``W = Q_all^T M^T (u o P)`` (``W_ml = q_m^T A_u q_l``) and ``r_l = M Q_all
+        c_l``, ``c_ml = W_ml / (lambda_l - lambda_m)``: ``H_phi u = 2 sum_l (W_ll p_l o p_l + 2 lambda_l
+        p_l o r_l)``. Two thin passes over the data."""
+        self.hessian_products += 1
+        features, k, Pt = self.problem.features, self.k, self.Pt
+        values, vectors = self.all_values, self.all_vectors
+        W = vectors.T @ features.times((Pt * u).T)
+        gaps = values[None, :k] - values[:, None]
+        gaps[np.arange(k), np.arange(k)] = np.inf  # m = l takes no part
+        R = features.transposed_times(vectors @ (W / gaps))
+        return 2.0 * (np.diagonal(W)[:k] @ (Pt * Pt) + 2.0 * np.einsum("l,ln,ln->n", self.values, Pt, R))
 
 
 def side_variance(side, kept, scale, n_samples, n_features) -> np.ndarray:

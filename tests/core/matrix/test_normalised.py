@@ -255,3 +255,22 @@ def test_a_thin_pass_over_wide_data_split_over_the_cores_equals_one_product(monk
     parts.clear()
     features.transposed_times(Q)  # BLAS's own threads: one product
     assert parts == []
+
+
+@pytest.mark.parametrize("columns", [1, 2, 3, 4])
+def test_a_thin_product_by_matrix_vector_products_over_column_blocks_equals_one_product(columns, monkeypatch):
+    """``M^T W`` with at most GEMV_COLUMNS columns in ``W`` is summed over blocks of Mt's columns
+    (made 10 wide here, the last one 3), each column of ``W`` by itself: the whole product, in
+    float64 and float32 data; a ``W`` of another type than the data is one product."""
+    monkeypatch.setattr(normalised, "GEMV_VALUES", 1)
+    monkeypatch.setattr(normalised, "GEMV_BLOCK", 10)
+    rng = np.random.default_rng(columns)
+    X = rng.standard_normal((9, 103))
+    for dtype in (np.float64, np.float32):
+        features = data_matrix(X).normalised(dtype=dtype)
+        W = rng.standard_normal((103, columns)).astype(dtype)
+        product = features.times(W)
+        assert product.shape == (9, columns) and product.dtype == dtype
+        exact = features.Mt.astype(np.float64) @ W.astype(np.float64)
+        np.testing.assert_allclose(product, exact, rtol=0, atol=1e-13 if dtype == np.float64 else 1e-5)
+    np.testing.assert_allclose(features.times(W.astype(np.float64)), exact, rtol=0, atol=1e-5)

@@ -330,8 +330,8 @@ def test_an_ascent_that_cannot_improve_on_its_start_records_that_start(monkeypat
     trace, heard = IterationTrace(), []
     problem_ = Problem(features, "sum")
     beta = truth.alpha[features.kept] if hasattr(features, "kept") else truth.alpha
-    alpha, Q, evaluations, undetermined = ascent.ascend(problem_, 2, beta / np.linalg.norm(beta), max_iter=50,
-                                                              tol=1e-6, trace=trace, progress=heard.append)
+    alpha, Q, evaluations, _, undetermined = ascent.ascend(problem_, 2, beta / np.linalg.norm(beta), max_iter=50,
+                                                           tol=1e-6, trace=trace, progress=heard.append)
     assert trace.n_iter >= 1 and heard and undetermined is None
     assert trace.history[0] == pytest.approx(truth.objective, rel=1e-10)
     assert max(trace.residuals[-1]) <= 1e-6

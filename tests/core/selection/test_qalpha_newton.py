@@ -1,0 +1,134 @@
+"""Q-alpha's Newton ascent (issue 75): the Hessian's products against second differences of the
+criterion computed from its definition, the route that takes them, and its fixed point against the
+alternation's run to 1e-12."""
+
+import numpy as np
+import pytest
+
+from core.matrix import data_matrix
+from core.selection._qalpha import ascent
+from core.selection._qalpha import problem as qa_problem
+from core.selection._qalpha.problem import Problem
+from core.selection._qalpha.problem import pair_factor as _pair_factor
+from core.selection._spectral import side_scaling
+from core.selection.qalpha import pairs_from_labels, q_alpha
+
+from tests.core.selection.test_qalpha_convergence import dense_truth, problem
+from tests.core.selection.test_qalpha_quasi_newton import PAIRS, criterion_by_hand
+
+
+def variant_problem(variant, X, side, lam):
+    features = data_matrix(X).normalised()
+    side_scale = factor = None
+    options = {}
+    if variant == "side":
+        D = X.shape[0] * (side / np.linalg.norm(X - X.mean(axis=0), axis=0)).var(axis=0)
+        side_scale, options = side_scaling(D, lam), dict(side=side, lam=lam)
+    elif variant == "pairs":
+        factor, options = _pair_factor(PAIRS, X.shape, features), dict(pairs=PAIRS, lam=lam)
+    criterion = "gap" if variant == "gap" else "sum"
+    return Problem(features, criterion, side_scale=side_scale, pair_factor=factor, lam=lam), criterion, options
+
+
+@pytest.mark.parametrize("signs", ["positive", "mixed"])
+@pytest.mark.parametrize("variant", ["plain", "side", "pairs", "gap"])
+def test_the_hessians_products_are_the_criterions_second_derivatives(variant, signs):
+    """``d^T H d`` against the second difference of ``-theta`` computed from the explicit matrices,
+    and ``H v`` against the difference of gradients along ``v``, at points of every sign."""
+    X, side, _ = problem(7)
+    k, lam = 3, 0.3
+    problem_, criterion, options = variant_problem(variant, X, side, lam)
+    evaluation = qa_problem.Evaluation(problem_, k, spectrum=True)
+    rng = np.random.default_rng(2)
+    x = 1.7 * (np.abs(rng.standard_normal(problem_.n)) + 0.1)
+    if signs == "mixed":
+        x[rng.choice(problem_.n, 6, replace=False)] *= -0.05
+    direction, other = rng.standard_normal((2, problem_.n))
+
+    def minus_theta(point):
+        return -criterion_by_hand(X, point / np.linalg.norm(point), k, criterion=criterion, **options)
+
+    step = 1e-4
+    second = (minus_theta(x + step * direction) - 2 * minus_theta(x) + minus_theta(x - step * direction)) / step ** 2
+    product = evaluation.hessian_times(x, direction)
+    assert direction @ product == pytest.approx(second, rel=1e-4, abs=1e-6)
+    step = 1e-6
+    differenced = (evaluation.gradient(x + step * other) - evaluation.gradient(x - step * other)) / (2 * step)
+    np.testing.assert_allclose(evaluation.hessian_times(x, other), differenced, rtol=0,
+                               atol=1e-6 * np.abs(differenced).max())
+    assert evaluation.hessian_products == 2
+
+
+def test_newton_steps_are_taken_on_many_features_few_samples_and_formed_a_alpha_only():
+    rng = np.random.default_rng(0)
+
+    def takes(shape, k=2, dtype=np.float64, criterion="sum"):
+        features = data_matrix(rng.standard_normal(shape).astype(dtype)).normalised()
+        return ascent.takes_newton_steps(Problem(features, criterion), k)
+
+    assert takes((60, ascent.NEWTON_FROM))
+    assert not takes((60, ascent.NEWTON_FROM - 1))
+    assert not takes((qa_problem.DENSE_EIGEN_LIMIT + 1, ascent.NEWTON_FROM))  # no full spectrum there
+    # the formed A_alpha's criterion below the matrix-free limit only
+    assert qa_problem.DENSE_EIGEN_LIMIT < qa_problem.MATRIX_FREE_FROM
+
+
+@pytest.mark.parametrize("variant", ["plain", "side", "pairs", "gap", "basic"])
+def test_the_newton_ascent_reaches_the_alternations_fixed_point(variant, monkeypatch):
+    """Newton steps on the small problem (the route lowered to take them there): at tol 1e-10 the
+    run ends within 1e-8 of where the alternation ends at 1e-12, its residuals recomputed from the
+    explicit matrices pass, and it says what it took."""
+    monkeypatch.setattr(ascent, "NEWTON_FROM", 1)
+    X, side, labels = problem(11)
+    options, truth = dict(k=3), {}
+    if variant == "side":
+        options.update(side=side, lam=0.2)
+        truth = dict(side=side, lam=0.2)
+    elif variant == "pairs":
+        pairs = pairs_from_labels(labels, 15, random_state=0)
+        options.update(pairs=pairs, lam=0.5)
+        truth = dict(pairs=pairs, lam=0.5)
+    elif variant == "gap":
+        options.update(criterion="gap")
+        truth = dict(criterion="gap")
+    elif variant == "basic":
+        options.update(method="basic")
+    newton = q_alpha(X, tol=1e-10, accelerate="always", **options)
+    alternation = q_alpha(X, tol=1e-12, max_iter=50_000, accelerate=False, **options)
+    assert newton.converged and alternation.converged
+    assert newton.acceleration.endswith("Newton (trust region)") and newton.hessian_products > 0
+    assert np.abs(newton.alpha - alternation.alpha).max() <= 1e-8
+    assert newton.objective == pytest.approx(alternation.objective, rel=1e-12)
+    assert max(dense_truth(X, newton, **truth)[:2]) <= 1e-10
+
+
+def test_the_hessian_products_reported_are_those_made(monkeypatch):
+    made = []
+    original = qa_problem.Evaluation._sum_hessian_times
+
+    def counting(self, u):
+        made.append(1)
+        return original(self, u)
+
+    monkeypatch.setattr(qa_problem.Evaluation, "_sum_hessian_times", counting)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((50, 2_500))
+    X[25:, rng.choice(2_500, 25, replace=False)] += 1.0
+    result = q_alpha(X, 2)
+    assert result.converged and result.hessian_products == len(made) > 0
+    assert "Newton" in result.acceleration
+
+
+def test_newton_steps_take_fewer_iterations_than_quasi_newton_ones_on_planted_data(monkeypatch):
+    """On 100 x 5,000 with 50 planted (k = 2): 40 iterations against L-BFGS's 50, the same weights
+    within tol's reach and the same top 50."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((100, 5_000))
+    X[50:, rng.choice(5_000, 50, replace=False)] += 1.0
+    newton = q_alpha(X, 2)
+    monkeypatch.setattr(ascent, "NEWTON_FROM", np.inf)
+    quasi = q_alpha(X, 2)
+    assert newton.converged and quasi.converged and newton.hessian_products > 0 == quasi.hessian_products
+    assert newton.n_iter < quasi.n_iter
+    assert set(newton.top(50)) == set(quasi.top(50))
+    np.testing.assert_allclose(newton.alpha, quasi.alpha, atol=1e-4)
