@@ -12,9 +12,11 @@ difference of each from a reference run of the alternation to tol 1e-12, and whe
 equal the reference's. Median and largest iterations, median time over before's.
 
 Part 2. Planted data: 100 samples, 1 % of the features shifted by 1.0 in half of them, the rest
-N(0, 1): 20,000 features at k = 2 and 3, 200,000 at k = 2 (two draws). Iterations, converged,
-seconds, and the share of the planted features among the top 1 % of weights. ``--quick`` leaves
-the alternation out at 200,000 features (40-110 s a run).
+N(0, 1): 20,000 features at k = 2 and 3, 200,000 at k = 2 (two draws). Iterations (the ascent's
+evaluations and Hessian products), converged, seconds, and the share of the planted features among
+the top 1 % of weights. The default (whose ascent takes Newton steps on these problems) runs beside
+itself with L-BFGS's steps (the ascent before them), the two taking turns. ``--quick`` leaves the
+alternation out at 200,000 features (40-110 s a run).
 
 Part 3. The audit's problems (``benchmarks.bench_solvers.planted``: 25-60 samples, 15-150
 features, 2-4 clusters; plain, side data, pairs, gap criterion; k = 2 and 3): each solved by the
@@ -34,12 +36,14 @@ and before's over the default's.
 
 Part 5. The handover's cost model (``core.selection._qalpha.ascent.cost_ratio``): on planted data
 of 2,000 to 200,000 features, five bundled sets and the PBMC-sized table at k = 2 and 8, a step of
-the alternation and an evaluation of the ascent timed, and their ratio beside the modelled one.
+the alternation and an evaluation of the ascent (L-BFGS's, which the model counts: Newton steps
+left out) timed, and their ratio beside the modelled one.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import time
 import warnings
 
@@ -49,6 +53,11 @@ from benchmarks.results import run_recorded
 
 SETS = ("colon", "TOX-171", "warpAR10P", "GLIOMA", "lung_small", "ORL", "COIL20", "Yale", "ALLAML", "warpPIE10P")
 KS = (2, 5, 8)
+#: Rounds of part 3's turns (and part 2's, between the two ascents): a process's times on these
+#: millisecond problems move by up to a third from one child process to the next (0.71 to 1.01 of
+#: another code's, one sitting), more than the calls within one process do; whole 100 x 200,000 runs
+#: by 1.15x from one call to the next.
+ROUNDS = 3
 
 
 def timed(function, *args, **kwargs):
@@ -117,20 +126,54 @@ def planted(n_features, seed):
     return X, chosen
 
 
+@contextlib.contextmanager
+def quasi_newton_steps():
+    """The ascent takes L-BFGS's steps on every problem (no Newton steps: ``NEWTON_FROM`` infinite)."""
+    from core.selection._qalpha import ascent
+
+    saved, ascent.NEWTON_FROM = ascent.NEWTON_FROM, np.inf
+    try:
+        yield
+    finally:
+        ascent.NEWTON_FROM = saved
+
+
+def default_in_turns(X, k, rounds=ROUNDS):
+    """The default run with Newton steps and with L-BFGS's, taking turns ``rounds`` times: each one's
+    result and least seconds."""
+    from core import q_alpha
+
+    best = {"default": np.inf, "default, L-BFGS steps": np.inf}
+    results = {}
+    for _ in range(rounds):
+        for label in best:
+            with warnings.catch_warnings(), (quasi_newton_steps() if "L-BFGS" in label else contextlib.nullcontext()):
+                warnings.simplefilter("ignore")
+                start = time.perf_counter()
+                results[label] = q_alpha(X, k)
+                best[label] = min(best[label], time.perf_counter() - start)
+    return {label: (results[label], best[label]) for label in best}
+
+
 def part_planted(quick):
     from core import q_alpha
 
-    print("\nPart 2. Planted: 100 samples, 1% of the features shifted by 1.0 in half of them; tol 1e-6")
-    print("| features | k | draw | run | iterations (evaluations) | converged | residual | s | planted in the top 1% |")
+    print("\nPart 2. Planted: 100 samples, 1% of the features shifted by 1.0 in half of them; tol 1e-6. The "
+          "default with Newton steps and with L-BFGS's (the ascent before them) take turns, "
+          f"{ROUNDS} rounds, each one's least time")
+    print("| features | k | draw | run | iterations (evaluations, Hessian products) | converged | residual | s | "
+          "planted in the top 1% |")
     print("|" + "---|" * 9)
     for n_features, k, seed in ((20_000, 2, 0), (20_000, 3, 0), (200_000, 2, 0), (200_000, 2, 1)):
         X, chosen = planted(n_features, seed)
-        runs = [run for run in RUNS if not (quick and n_features > 20_000 and run[0] == "before")]
-        for label, accelerate in runs:
-            result, seconds = timed(q_alpha, X, k, accelerate=accelerate)
+        runs = {label: timed(q_alpha, X, k, accelerate=accelerate) for label, accelerate in RUNS
+                if label != "default" and not (quick and n_features > 20_000 and label == "before")}
+        runs.update(default_in_turns(X, k))
+        for label, (result, seconds) in runs.items():
             share = np.isin(result.top(n_features // 100), chosen).mean()
-            print(f"| {n_features:,} | {k} | {seed} | {label} | {result.n_iter} ({result.evaluations}) | "
-                  f"{result.converged} | {result.residual:.1e} | {seconds:.2f} | {share:.1%} |", flush=True)
+            print(f"| {n_features:,} | {k} | {seed} | {label} | {result.n_iter} ({result.evaluations}, "
+                  f"{result.hessian_products}) | {result.converged} | {result.residual:.1e} | {seconds:.2f} | "
+                  f"{share:.1%} |", flush=True)
 
 
 def audit_cases(count):
@@ -198,11 +241,6 @@ def part_audit(count):
 #: The commit issue 75 measured "today's" iteration on; parts 3 and 4 time its code beside this one.
 TODAY = "764cc52"
 
-
-#: Rounds of part 3's turns: a process's times on these millisecond problems move by up to a third
-#: from one child process to the next (0.71 to 1.01 of another code's, one sitting), more than
-#: the calls within one process do.
-ROUNDS = 3
 
 
 def alternating_with_today(jobs):
@@ -295,7 +333,8 @@ def part_cost_model():
         for k in (2, 8):
             _, prepared = timed(q_alpha, X, k, tol=1e-15, accelerate=False, max_iter=1)
             _, steps = timed(q_alpha, X, k, tol=1e-15, accelerate=False, max_iter=40)
-            ascent_run, ascent = timed(q_alpha, X, k, tol=1e-15, accelerate="always", max_iter=20)
+            with quasi_newton_steps():  # the model's evaluation: L-BFGS's, one per iteration or more
+                ascent_run, ascent = timed(q_alpha, X, k, tol=1e-15, accelerate="always", max_iter=20)
             step = (steps - prepared) / 39
             evaluation = (ascent - prepared) / max(ascent_run.evaluations, 1)
             modelled = cost_ratio(Problem(data_matrix(X).normalised(), "sum"), k)

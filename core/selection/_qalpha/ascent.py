@@ -22,6 +22,16 @@ its eigenvectors, and ``P^T = Q^T M^T`` (a second, thin pass). Its
 residuals are those of the alternation: alpha's eigen-residual ``||C beta - theta beta|| / ||C beta||``
 (the relative gradient) and Q's from the eigensolver.
 
+On many features and few samples (:func:`takes_newton_steps`) the ascent takes Newton steps
+instead, in a trust region (SciPy's ``trust-krylov``, the Steihaug-Toint/GLTR subproblem by
+Lanczos, [NW06] Ch. 4 and 7.1), with the Hessian's exact products
+(:meth:`.problem.Evaluation.hessian_times`: the derivative of ``Q`` by first-order perturbation
+over all of ``A_alpha``'s eigenpairs, two thin passes a product). L-BFGS's curvature pairs cannot
+follow the long curved ridge these problems put between a saddle and the maximum (planted 100 x
+200,000, k = 2: about 45 of its 69 evaluations climb the last 2.5e-4 of the criterion), which the
+exact Hessian crosses in 15-20 steps; and near the maximum the steps converge quadratically, so
+the run ends far inside ``tol`` (residuals 1e-8 to 1e-9).
+
 Where ``|lambda_k|`` and ``|lambda_{k+1}|`` are equal to working precision ``Q`` is not determined
 and neither is the problem at this k: the ascent stops early and says so (:class:`.problem.Undetermined`).
 
@@ -51,11 +61,19 @@ from ...matrix.threads import one_blas_thread
 MEMORY = 5
 
 #: From this many features on (and at most :data:`.problem.DENSE_EIGEN_LIMIT` samples) the ascent
-#: takes Newton steps in a trust region (SciPy's ``trust-krylov``) with the Hessian's exact products,
-#: where L-BFGS takes quasi-Newton ones. Provisional.
+#: takes Newton steps (:func:`takes_newton_steps`). A Newton iteration costs about two of L-BFGS's
+#: (an evaluation and 4-5 Hessian products, each two thin passes) and takes half as many: on
+#: planted 100 x n (1% shifted, draw 0), iterations L-BFGS / Newton and seconds in two alternating
+#: rounds: n = 2,000 k = 2 75 / 63 (0.11-0.14 / 0.15-0.16 s), k = 3 95 / 63 (0.20-0.21 / 0.15-0.18);
+#: 5,000 50 / 40 and 57 / 40 (the same times); 20,000 45 / 24 (0.64-0.77 / 0.69-0.74) and 53 / 35
+#: (0.72-0.82 / 0.97-1.16); 50,000 50 / 28 and 69 / 36 (1.3-2.0 s both); 200,000 draw 1 53 / 25
+#: (6.1-6.9 / 6.2-6.7 s), draw 0 80 / 42 (9.3-10.7 / 10.6-11.3 s). As Dask arrays and CSR, where
+#: each evaluation's Gram matrix costs more, Newton took 0.4-0.75 of the time (2-core AMD EPYC).
+#: On the audit's problems (15-150 features) it took 1.09x L-BFGS's time (median), 740 iterations
+#: against 771.
 NEWTON_FROM = 2000
-#: The Newton ascent's first trust radius, for unit ``x``: on planted 100 x 200,000 (k = 2), 1, 0.1
-#: and 0.01 took 32, 35 and 31 iterations.
+#: The Newton ascent's first trust radius, for unit ``x``: on planted 100 x 200,000 (k = 2, draw 0),
+#: SciPy's default 1, 0.1 and 0.01 took 32, 35 and 31 iterations after the handover.
 TRUST_RADIUS = 0.01
 
 
@@ -151,23 +169,26 @@ class Handover:
 
 def takes_newton_steps(problem, k) -> bool:
     """Whether the ascent takes Newton steps (:func:`ascend`): ``A_alpha`` formed and small enough
-    for all its eigenpairs (:data:`.problem.DENSE_EIGEN_LIMIT` samples), on at least
-    :data:`NEWTON_FROM` features."""
+    for all its eigenpairs (:data:`.problem.DENSE_EIGEN_LIMIT` samples), which the Hessian's
+    products need, on at least :data:`NEWTON_FROM` features. Not in the features' dual form or
+    matrix-free (L-BFGS there)."""
     features = problem.features
     return (features.n_kept >= NEWTON_FROM and features.n_samples <= DENSE_EIGEN_LIMIT
             and not evaluates_dual(features, k) and not evaluates_matrix_free(problem, k))
 
 
 def ascend(problem, k, x0, *, max_iter, tol, trace, progress):
-    """L-BFGS on ``-theta(x / ||x||)`` from ``x0`` (in the operator's variable ``beta``), recording
+    """L-BFGS, or Newton steps in a trust region (:func:`takes_newton_steps`), on
+    ``-theta(x / ||x||)`` from ``x0`` (in the operator's variable ``beta``), recording
     each iterate in ``trace`` (:class:`core.selection._spectral.IterationTrace`) until both its
     residuals are at most ``tol``, the progress callback stops it, ``max_iter`` iterations pass, the
-    line search can go no further, or ``Q`` is found undetermined.
+    line search (or the trust region's model) can go no further, or ``Q`` is found undetermined.
 
-    Returns ``(alpha, Q, evaluations, undetermined)``: the last accepted iterate (alpha oriented,
-    unit norm), its ``Q``, the number of evaluations (each a pass for ``A_alpha`` and a thin one
-    for ``P``), and an :class:`.problem.Undetermined` where the last iterate's ``Q`` is not
-    determined (the ascent stops once that has held for :data:`UNDETERMINED_AFTER` evaluations
+    Returns ``(alpha, Q, evaluations, hessian_products, undetermined)``: the last accepted iterate
+    (alpha oriented, unit norm), its ``Q``, the number of evaluations (each a pass for ``A_alpha``
+    and a thin one for ``P``) and of the Hessian's products (two thin passes each), and an
+    :class:`.problem.Undetermined` where the last iterate's ``Q`` is not determined (the ascent
+    stops once that has held for :data:`UNDETERMINED_AFTER` evaluations
     in a row without the residuals passing), else None.
     """
     newton = takes_newton_steps(problem, k)
