@@ -410,21 +410,24 @@ class Evaluation:
 
     def _sum_hessian_times(self, u):
         """``H_phi u`` for ``phi(alpha) = sum_{l<=k} lambda_l(A_alpha)^2`` ([WS03] Eq. 1) at this point.
-        With ``A_alpha = sum_l lambda_l q_l q_l^T`` (every pair, largest magnitude first) and
-        ``p_l = M q_l``, the derivative of ``A`` along ``u`` is ``A_u``; first-order perturbation gives
-        ``d lambda_l = q_l^T A_u q_l`` and ``d q_l = sum_{m != l} q_m (q_m^T A_u q_l) / (lambda_l -
-        lambda_m)``, so with ``W = Q_all^T M^T (u o P)`` (``W_ml = q_m^T A_u q_l``) and ``r_l = M Q_all
-        c_l``, ``c_ml = W_ml / (lambda_l - lambda_m)``: ``H_phi u = 2 sum_l (W_ll p_l o p_l + 2 lambda_l
-        p_l o r_l)``. Two thin passes over the data."""
+        With ``A_alpha = sum_m lambda_m q_m q_m^T`` (every pair, largest magnitude first) and
+        ``p_m = M q_m``, the derivative of ``A`` along ``u`` is ``A_u``, and ``W_ml = q_m^T A_u q_l``
+        (``W = Q_all^T M^T (u o P)``). First-order perturbation gives ``d lambda_l = W_ll`` and ``d q_l =
+        sum_{m != l} q_m W_ml / (lambda_l - lambda_m)``; within the leading k the two terms of a pair
+        ``l, m`` sum to ``W_ml p_l o p_m`` (``lambda_l / (lambda_l - lambda_m) + lambda_m / (lambda_m -
+        lambda_l) = 1``), so no difference of two leading eigenvalues divides, and ``H_phi u = 2 sum_{l,m<=k}
+        W_ml p_l o p_m + 4 sum_{l<=k} lambda_l p_l o r_l`` with ``r_l = sum_{m>k} p_m W_ml / (lambda_l -
+        lambda_m)``, ``M`` times the trailing eigenvectors' combination. Two thin passes over the data."""
         self.hessian_products += 1
         features, k, Pt = self.problem.features, self.k, self.Pt
         values, vectors = self.all_values, self.all_vectors
         W = vectors.T @ features.times((Pt * u).T)
-        gaps = values[None, :k] - values[:, None]
-        gaps[np.arange(k), np.arange(k)] = np.inf  # m = l takes no part
-        R = features.transposed_times(vectors @ (W / gaps))
-        return 2.0 * (np.diagonal(W)[:k] @ (Pt * Pt) + 2.0 * np.einsum("l,ln,ln->n", self.values, Pt, R))
-
+        leading = np.einsum("ml,ln,mn->n", W[:k], Pt, Pt)
+        if vectors.shape[1] == k:  # A_alpha has no eigenpair beyond the leading k
+            return 2.0 * leading
+        trailing = W[k:] / (values[None, :k] - values[k:, None])
+        R = features.transposed_times(vectors[:, k:] @ trailing)
+        return 2.0 * leading + 4.0 * np.einsum("l,ln,ln->n", self.values, Pt, R)
 
 def side_variance(side, kept, scale, n_samples, n_features) -> np.ndarray:
     """``D`` of [SW04] Def. 3 for the kept features: each side feature's variance divided by the

@@ -132,3 +132,25 @@ def test_newton_steps_take_fewer_iterations_than_quasi_newton_ones_on_planted_da
     assert newton.n_iter < quasi.n_iter
     assert set(newton.top(50)) == set(quasi.top(50))
     np.testing.assert_allclose(newton.alpha, quasi.alpha, atol=1e-4)
+
+
+def test_the_hessians_product_is_finite_where_two_leading_eigenvalues_are_equal():
+    """Features ``u1, u2, (u1 + u2) / sqrt 2, (u1 - u2) / sqrt 2, u3`` (orthonormal ``u``, centred, of
+    four samples) with weights 1, 1, 1, 1, 0.3: ``A_alpha``'s two leading eigenvalues are equal,
+    which ``phi`` at k = 2 does not see (its leading subspace stands clear of the third), and the
+    product is the difference of gradients along ``v``. A form dividing by ``lambda_1 - lambda_2``
+    (0 or a rounding error here) gives inf, NaN or an error of the product's own size."""
+    u = np.linalg.qr(np.column_stack([np.ones(4), np.eye(4)[:, :3]]))[0][:, 1:]  # orthogonal to 1
+    features = np.column_stack([u[:, 0], u[:, 1], (u[:, 0] + u[:, 1]) / np.sqrt(2),
+                                (u[:, 0] - u[:, 1]) / np.sqrt(2), u[:, 2]])
+    problem_ = Problem(data_matrix(features).normalised(), "sum")
+    evaluation = qa_problem.Evaluation(problem_, 2, spectrum=True)
+    x = np.array([1.0, 1.0, 1.0, 1.0, 0.3])
+    evaluation.at(x)
+    assert evaluation.all_values[0] == pytest.approx(evaluation.all_values[1], rel=1e-14)
+    v = np.array([0.3, -0.7, 0.5, -0.2, 0.4])
+    step = 1e-6
+    differenced = (evaluation.gradient(x + step * v) - evaluation.gradient(x - step * v)) / (2 * step)
+    product = evaluation.hessian_times(x, v)
+    assert np.all(np.isfinite(product))
+    np.testing.assert_allclose(product, differenced, rtol=0, atol=1e-7)
