@@ -38,7 +38,8 @@ MODULES = ("core/selection/qalpha.py", *(f"core/selection/_qalpha/{stage}.py" fo
            "core/selection/slda.py", "core/data/content_store.py", "core/selection/automatic.py",
            "core/matrix/kmeans.py")
 TESTS = ("tests/core/selection/test_qalpha.py", "tests/core/selection/test_qalpha_convergence.py",
-         "tests/core/selection/test_qalpha_quasi_newton.py", "tests/core/selection/test_qalpha_route.py",
+         "tests/core/selection/test_qalpha_quasi_newton.py", "tests/core/selection/test_qalpha_newton.py",
+         "tests/core/selection/test_qalpha_route.py",
          "tests/core/selection/test_qalpha_anderson.py",
          "tests/core/selection/test_qalpha_start.py", "tests/core/selection/test_qalpha_iterate.py",
          "tests/core/selection/test_side.py", "tests/core/selection/test_lambda_path.py",
