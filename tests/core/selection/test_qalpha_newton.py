@@ -154,3 +154,27 @@ def test_the_hessians_product_is_finite_where_two_leading_eigenvalues_are_equal(
     product = evaluation.hessian_times(x, v)
     assert np.all(np.isfinite(product))
     np.testing.assert_allclose(product, differenced, rtol=0, atol=1e-7)
+
+
+@pytest.mark.parametrize("steps", ["Newton", "L-BFGS"])
+def test_the_ascent_alone_reaches_a_tight_tol_without_stopping_on_its_own_criteria(steps, monkeypatch):
+    """The ascent from the equal weights on planted 60 x 2,500 (theta 5.3, so SciPy's default
+    gradient tolerance of 1e-5 is a residual of about 1e-6) to tol 1e-8: it ends only at tol or
+    max_iter, not at SciPy's own gradient tolerance or evaluation budget (L-BFGS takes more than 20
+    evaluations here). Below about 1e-8 the criterion's changes are below its rounding, and the
+    alternation goes on from the ascent's last iterate (:func:`core.selection._qalpha.iterate.one_start`)."""
+    from core.selection._spectral import IterationTrace
+
+    monkeypatch.setattr(ascent, "NEWTON_FROM", 1 if steps == "Newton" else np.inf)
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((60, 2_500))
+    X[30:, rng.choice(2_500, 25, replace=False)] += 1.0
+    problem_ = Problem(data_matrix(X).normalised(), "sum")
+    trace = IterationTrace()
+    _, _, evaluations, products, _ = ascent.ascend(problem_, 2, problem_.equal_beta(), max_iter=500, tol=1e-8,
+                                                   trace=trace, progress=None)
+    assert trace.history[-1] < 10.0
+    assert max(trace.residuals[-1]) <= 1e-8, (trace.n_iter, trace.residuals[-1])
+    assert (products > 0) == (steps == "Newton")
+    if steps == "L-BFGS":
+        assert evaluations > 20

@@ -406,6 +406,15 @@ def test_the_handover_reads_the_rate_over_the_later_half_of_the_run():
     assert handover(_Trace([1e-2] * 150))  # the budget itself
 
 
+def test_the_rate_is_read_up_to_the_last_residual():
+    """A crawl at 0.97 a step whose last residual falls to twice tol: the rate read up to it
+    predicts arrival in two steps (no handover); read up to the one before, it would crawl on."""
+    handover = ascent.Handover(ratio=10.0, tol=1e-6, max_iter=1000)  # budget 150
+    crawl = [1e-2 * 0.97 ** i for i in range(39)]
+    assert handover(_Trace(crawl))
+    assert not handover(_Trace(crawl + [2e-6]))
+
+
 def test_the_rate_is_judged_over_the_steps_since_the_residual_last_was_above_judged_below():
     """The tour's 700 x 765 table at k = 2 with the mixing (budget 219 at the modelled ratio 14.6):
     1e-2 to 3e-2 for 50 steps, then 7e-3, 3e-4, 6e-5, ... Above JUDGED_BELOW nothing is judged
