@@ -425,7 +425,9 @@ class Evaluation:
         leading = np.einsum("ml,ln,mn->n", W[:k], Pt, Pt)
         if vectors.shape[1] == k:  # A_alpha has no eigenpair beyond the leading k
             return 2.0 * leading
-        trailing = W[k:] / (values[None, :k] - values[k:, None])
+        differences = values[None, :k] - values[k:, None]
+        # equal across the k-th (Q not determined, which the gap diagnosis says): no derivative of Q
+        trailing = np.divide(W[k:], differences, out=np.zeros_like(W[k:]), where=differences != 0)
         R = features.transposed_times(vectors[:, k:] @ trailing)
         return 2.0 * leading + 4.0 * np.einsum("l,ln,ln->n", self.values, Pt, R)
 

@@ -178,3 +178,17 @@ def test_the_ascent_alone_reaches_a_tight_tol_without_stopping_on_its_own_criter
     assert (products > 0) == (steps == "Newton")
     if steps == "L-BFGS":
         assert evaluations > 20
+
+
+def test_eigenvalues_equal_across_the_kth_take_no_part_in_the_hessians_product():
+    """Where ``lambda_k`` equals ``lambda_{k+1}`` exactly (Q not determined there; the ascent's gap
+    diagnosis says so) the product stays finite: that pair's derivative of Q is left out."""
+    X, _, _ = problem(3)
+    evaluation = qa_problem.Evaluation(Problem(data_matrix(X).normalised(), "sum"), 1, spectrum=True)
+    x = np.abs(np.random.default_rng(0).standard_normal(X.shape[1])) + 0.1
+    evaluation.at(x)
+    evaluation.all_values = evaluation.all_values.copy()
+    evaluation.all_values[1] = evaluation.all_values[0]
+    with np.errstate(all="raise"):
+        product = evaluation.hessian_times(x, np.ones(X.shape[1]))
+    assert np.all(np.isfinite(product))
