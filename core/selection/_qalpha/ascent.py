@@ -1,4 +1,4 @@
-"""Q-alpha's fixed point by a quasi-Newton ascent over alpha alone: the iterate stage of the solver
+"""Q-alpha's fixed point by a quasi-Newton or Newton ascent over alpha alone: the iterate stage of the solver
 (:mod:`core.selection._qalpha`) beside the alternation (:mod:`.iterate`), where the samples are few
 enough for ``A_alpha`` (q x q).
 
@@ -23,8 +23,8 @@ residuals are those of the alternation: alpha's eigen-residual ``||C beta - thet
 (the relative gradient) and Q's from the eigensolver.
 
 On many features and few samples (:func:`takes_newton_steps`) the ascent takes Newton steps
-instead, in a trust region (SciPy's ``trust-krylov``, the Steihaug-Toint/GLTR subproblem by
-Lanczos, [NW06] Ch. 4 and 7.1), with the Hessian's exact products
+instead, in a trust region (SciPy's ``trust-krylov``: the subproblem by Lanczos, [GLRT99];
+[NW06] Ch. 4), with the Hessian's exact products
 (:meth:`.problem.Evaluation.hessian_times`: the derivative of ``Q`` by first-order perturbation
 over all of ``A_alpha``'s eigenpairs, two thin passes a product). L-BFGS's curvature pairs cannot
 follow the long curved ridge these problems put between a saddle and the maximum (planted 100 x
@@ -41,8 +41,10 @@ References
    the emergence of sparsity in a weighted-based approach", ICCV 2003.
 .. [SW04] A. Shashua and L. Wolf, "Kernel feature selection with side data using a spectral
    approach", ECCV 2004.
-.. [NW06] J. Nocedal and S. J. Wright, "Numerical Optimization", 2nd ed., Springer 2006, Ch. 7
-   (L-BFGS).
+.. [NW06] J. Nocedal and S. J. Wright, "Numerical Optimization", 2nd ed., Springer 2006, Ch. 4
+   (trust regions) and 7 (L-BFGS).
+.. [GLRT99] N. I. M. Gould, S. Lucidi, M. Roma and Ph. L. Toint, "Solving the trust-region
+   subproblem using the Lanczos method", SIAM J. Optim. 9(2), 1999.
 """
 
 from __future__ import annotations
@@ -224,8 +226,8 @@ def ascend(problem, k, x0, *, max_iter, tol, trace, progress):
 def run_ascent(problem, k, beta0, *, max_iter, tol, progress, trace=None):
     """One start of Q-alpha by the ascent (:func:`ascend`) from ``beta0``, its last iterate measured
     by products with the data (:meth:`.problem.Problem.measure`), which decide whether it settled.
-    Returns the run's record (as :func:`.iterate.alternate`) with ``evaluations``, ``undetermined``
-    and ``settled``, and ``Pt`` (``(M Q)^T`` of the last iterate), from which the alternation goes on
+    Returns the run's record (as :func:`.iterate.alternate`) with ``evaluations``,
+    ``hessian_products``, ``undetermined`` and ``settled``, and ``Pt`` (``(M Q)^T`` of the last iterate), from which the alternation goes on
     where the measured residuals do not pass (the line search stopped short of ``tol``, rounding in
     ``A_alpha``). ``trace``, if given, holds iterations before this one, which count towards ``max_iter``."""
     trace = IterationTrace() if trace is None else trace

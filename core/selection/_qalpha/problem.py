@@ -244,7 +244,9 @@ class Evaluation:
     so an evaluation reads no data at all (600 digit images, 64 pixels: a 64 x 64 problem instead of
     600 x 600). From :data:`MATRIX_FREE_FROM` samples on (dense float64 data, the sum criterion)
     ``A_alpha`` is not formed: ARPACK takes its pairs from the products ``M^T (alpha o M v)``
-    (a PBMC-sized λ path, 31 evaluations: 1.27 s against 0.91 s, the same iterates)."""
+    (a PBMC-sized λ path, 31 evaluations: 1.27 s against 0.91 s, the same iterates). With
+    ``spectrum`` (the Newton ascent, :func:`.ascent.takes_newton_steps`) the formed ``A_alpha``'s
+    every eigenpair is kept, for the Hessian's products (:meth:`hessian_times`)."""
 
     def __init__(self, problem, k, spectrum=False):
         self.problem, self.k = problem, k
