@@ -1,6 +1,6 @@
 """Q-alpha's Newton ascent (issue 75): the Hessian's products against second differences of the
-criterion computed from its definition, the route that takes them, and its fixed point against the
-alternation's run to 1e-12."""
+criterion computed from its definition, the route that takes them, and what they report (their fixed
+point against the alternation's run to 1e-12 is tested beside L-BFGS's, in test_qalpha_quasi_newton)."""
 
 import numpy as np
 import pytest
@@ -9,25 +9,10 @@ from core.matrix import data_matrix
 from core.selection._qalpha import ascent
 from core.selection._qalpha import problem as qa_problem
 from core.selection._qalpha.problem import Problem
-from core.selection._qalpha.problem import pair_factor as _pair_factor
-from core.selection._spectral import side_scaling
-from core.selection.qalpha import pairs_from_labels, q_alpha
+from core.selection.qalpha import q_alpha
 
-from tests.core.selection.test_qalpha_convergence import dense_truth, problem
-from tests.core.selection.test_qalpha_quasi_newton import PAIRS, criterion_by_hand
-
-
-def variant_problem(variant, X, side, lam):
-    features = data_matrix(X).normalised()
-    side_scale = factor = None
-    options = {}
-    if variant == "side":
-        D = X.shape[0] * (side / np.linalg.norm(X - X.mean(axis=0), axis=0)).var(axis=0)
-        side_scale, options = side_scaling(D, lam), dict(side=side, lam=lam)
-    elif variant == "pairs":
-        factor, options = _pair_factor(PAIRS, X.shape, features), dict(pairs=PAIRS, lam=lam)
-    criterion = "gap" if variant == "gap" else "sum"
-    return Problem(features, criterion, side_scale=side_scale, pair_factor=factor, lam=lam), criterion, options
+from tests.core.selection.test_qalpha_convergence import problem
+from tests.core.selection.test_qalpha_quasi_newton import criterion_by_hand, variant_problem
 
 
 @pytest.mark.parametrize("signs", ["positive", "mixed"])
@@ -71,35 +56,6 @@ def test_newton_steps_are_taken_on_many_features_few_samples_and_formed_a_alpha_
     assert not takes((qa_problem.DENSE_EIGEN_LIMIT + 1, ascent.NEWTON_FROM))  # no full spectrum there
     # the formed A_alpha's criterion below the matrix-free limit only
     assert qa_problem.DENSE_EIGEN_LIMIT < qa_problem.MATRIX_FREE_FROM
-
-
-@pytest.mark.parametrize("variant", ["plain", "side", "pairs", "gap", "basic"])
-def test_the_newton_ascent_reaches_the_alternations_fixed_point(variant, monkeypatch):
-    """Newton steps on the small problem (the route lowered to take them there): at tol 1e-10 the
-    run ends within 1e-8 of where the alternation ends at 1e-12, its residuals recomputed from the
-    explicit matrices pass, and it says what it took."""
-    monkeypatch.setattr(ascent, "NEWTON_FROM", 1)
-    X, side, labels = problem(11)
-    options, truth = dict(k=3), {}
-    if variant == "side":
-        options.update(side=side, lam=0.2)
-        truth = dict(side=side, lam=0.2)
-    elif variant == "pairs":
-        pairs = pairs_from_labels(labels, 15, random_state=0)
-        options.update(pairs=pairs, lam=0.5)
-        truth = dict(pairs=pairs, lam=0.5)
-    elif variant == "gap":
-        options.update(criterion="gap")
-        truth = dict(criterion="gap")
-    elif variant == "basic":
-        options.update(method="basic")
-    newton = q_alpha(X, tol=1e-10, accelerate="always", **options)
-    alternation = q_alpha(X, tol=1e-12, max_iter=50_000, accelerate=False, **options)
-    assert newton.converged and alternation.converged
-    assert newton.acceleration.endswith("Newton (trust region)") and newton.hessian_products > 0
-    assert np.abs(newton.alpha - alternation.alpha).max() <= 1e-8
-    assert newton.objective == pytest.approx(alternation.objective, rel=1e-12)
-    assert max(dense_truth(X, newton, **truth)[:2]) <= 1e-10
 
 
 def test_the_hessian_products_reported_are_those_made(monkeypatch):

@@ -45,20 +45,27 @@ def criterion_by_hand(X, beta, k, *, side=None, pairs=None, lam=0.0, criterion="
     return theta
 
 
-@pytest.mark.parametrize("variant", ["plain", "side", "pairs", "gap"])
-def test_the_gradient_is_that_of_the_criterion_computed_from_its_definition(variant):
-    X, side, _ = problem(7)
-    k, lam = 3, 0.3
+def variant_problem(variant, X, side, lam):
+    """The :class:`Problem` of ``variant`` (plain, side, pairs, gap) on ``X``, its criterion, and the
+    options :func:`criterion_by_hand` takes for it."""
     features = data_matrix(X).normalised()
+    side_scale = factor = None
     options = {}
-    side_scale = pair_factor = None
     if variant == "side":
         D = X.shape[0] * (side / np.linalg.norm(X - X.mean(axis=0), axis=0)).var(axis=0)
         side_scale, options = side_scaling(D, lam), dict(side=side, lam=lam)
     elif variant == "pairs":
-        pair_factor, options = _pair_factor(PAIRS, X.shape, features), dict(pairs=PAIRS, lam=lam)
+        factor, options = _pair_factor(PAIRS, X.shape, features), dict(pairs=PAIRS, lam=lam)
     criterion = "gap" if variant == "gap" else "sum"
-    problem_ = Problem(features, criterion, side_scale=side_scale, pair_factor=pair_factor, lam=lam)
+    return Problem(features, criterion, side_scale=side_scale, pair_factor=factor, lam=lam), criterion, options
+
+
+@pytest.mark.parametrize("variant", ["plain", "side", "pairs", "gap"])
+def test_the_gradient_is_that_of_the_criterion_computed_from_its_definition(variant):
+    X, side, _ = problem(7)
+    k, lam = 3, 0.3
+    problem_, criterion, options = variant_problem(variant, X, side, lam)
+    features = problem_.features
     evaluation = qa_problem.Evaluation(problem_, k)
     rng = np.random.default_rng(1)
     x = np.abs(rng.standard_normal(features.n_kept)) + 0.1
@@ -73,11 +80,15 @@ def test_the_gradient_is_that_of_the_criterion_computed_from_its_definition(vari
     assert -evaluation.objective(x) == pytest.approx(theta(x), rel=1e-12)
 
 
+@pytest.mark.parametrize("steps", ["quasi-Newton (L-BFGS)", "Newton (trust region)"])
 @pytest.mark.parametrize("variant", ["plain", "side", "pairs", "gap", "random start", "basic"])
-def test_the_ascent_reaches_the_alternations_fixed_point(variant):
-    """At tol 1e-10 the ascent ends within 1e-8 of where the alternation ends at 1e-12, and its
-    residuals recomputed from the explicit matrices pass. (On this small, well-separated problem
-    the alternation is quick too: the speed is the next test's.)"""
+def test_the_ascent_reaches_the_alternations_fixed_point(variant, steps, monkeypatch):
+    """At tol 1e-10 the ascent ends within 1e-8 of where the alternation ends at 1e-12, its
+    residuals recomputed from the explicit matrices pass, and it says which steps it took: L-BFGS's
+    on this small problem, Newton's where the route is lowered to take them here. (On this small,
+    well-separated problem the alternation is quick too: the speed is the next test's.)"""
+    if steps.startswith("Newton"):
+        monkeypatch.setattr(ascent, "NEWTON_FROM", 1)
     X, side, labels = problem(11)
     options = dict(k=3)
     truth = {}
@@ -95,13 +106,14 @@ def test_the_ascent_reaches_the_alternations_fixed_point(variant):
         options.update(init="random", random_state=3)
     elif variant == "basic":
         options.update(method="basic")
-    ascent = q_alpha(X, tol=1e-10, accelerate="always", **options)
+    run = q_alpha(X, tol=1e-10, accelerate="always", **options)
     alternation = q_alpha(X, tol=1e-12, max_iter=50_000, accelerate=False, **options)
-    assert ascent.acceleration and ascent.converged and alternation.converged
-    assert np.abs(ascent.alpha - alternation.alpha).max() <= 1e-8
-    assert ascent.objective == pytest.approx(alternation.objective, rel=1e-12)
-    assert ascent.evaluations > 0
-    assert max(dense_truth(X, ascent, **truth)[:2]) <= 1e-10
+    assert run.converged and alternation.converged
+    assert run.acceleration.endswith(steps) and run.evaluations > 0
+    assert (run.hessian_products > 0) == steps.startswith("Newton")
+    assert np.abs(run.alpha - alternation.alpha).max() <= 1e-8
+    assert run.objective == pytest.approx(alternation.objective, rel=1e-12)
+    assert max(dense_truth(X, run, **truth)[:2]) <= 1e-10
 
 
 def test_many_features_few_planted_converge_in_tens_of_iterations():
