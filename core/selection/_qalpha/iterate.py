@@ -35,7 +35,7 @@ def one_start(problem, prepared, start: Start, progress, trace=None):
     ``trace``, if given, holds iterations before these (a run that goes on in float64).
 
     Returns the run's record (:meth:`~core.selection._spectral.IterationTrace.result`) with
-    ``evaluations`` (the ascent's) and ``undetermined`` (:class:`.problem.Undetermined` or None)."""
+    the ascent's counts (:func:`ascent_counts`) and ``undetermined`` (:class:`.problem.Undetermined` or None)."""
     settings = prepared.settings
     common = dict(max_iter=settings["max_iter"], tol=settings["tol"], progress=progress)
     alternation = dict(common, method=prepared.method, solver=prepared.solver, eig_tol=settings["eig_tol"],
@@ -48,7 +48,7 @@ def one_start(problem, prepared, start: Start, progress, trace=None):
         run = alternate(problem, start.Q.astype(dtype), fixed_Q=prepared.fixed_Q, alpha0=start.alpha,
                         Pt0=None if start.Pt is None else start.Pt.astype(dtype), trace=trace, **alternation)
         if not run["handed_over"]:
-            return dict(run, evaluations=0, hessian_products=0, undetermined=None)
+            return dict(run, **ascent_counts(), undetermined=None)
         beta0, trace = problem.to_beta(np.asarray(run["alpha"], dtype=np.float64)), IterationTrace.resumed(run)
     else:
         beta0 = start.beta
@@ -57,7 +57,7 @@ def one_start(problem, prepared, start: Start, progress, trace=None):
         return run
     continued = alternate(problem, run["Q"], fixed_Q=False, alpha0=run["alpha"], Pt0=run["Pt"],
                           trace=IterationTrace.resumed(run), **alternation)
-    return dict(continued, evaluations=run["evaluations"], hessian_products=run["hessian_products"], undetermined=None)
+    return dict(continued, **ascent_counts(run), undetermined=None)
 
 
 def continue_in_float64(problem64, prepared, run, progress):
@@ -68,8 +68,13 @@ def continue_in_float64(problem64, prepared, run, progress):
     start = Start(np.asarray(run["Q"], dtype=np.float64), alpha=alpha,
                   beta=problem64.to_beta(alpha) if prepared.accelerated else None)
     continued = one_start(problem64, prepared, start, progress, trace=IterationTrace.resumed(run))
-    return dict(continued, evaluations=run.get("evaluations", 0) + continued["evaluations"],
-                hessian_products=run.get("hessian_products", 0) + continued["hessian_products"])
+    return dict(continued, **ascent_counts(run, continued))
+
+
+def ascent_counts(*runs) -> dict:
+    """The ascent's evaluations and Hessian products over ``runs`` (records of one start and of
+    its continuation), 0 where none ran."""
+    return {name: sum(run.get(name, 0) for run in runs) for name in ("evaluations", "hessian_products")}
 
 
 def leading_eigvec(problem, Pt, beta0, solver, eig_tol, power_steps):

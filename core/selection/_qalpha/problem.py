@@ -259,8 +259,9 @@ class Evaluation:
         features = problem.features if problem is not None else None
         self.dual = features is not None and evaluates_dual(features, k)
         self.matrix_free = features is not None and evaluates_matrix_free(problem, k)
-        # every eigenpair of the formed A_alpha, for the Hessian's products (:meth:`hessian_times`)
-        self.spectrum = spectrum and not self.dual and not self.matrix_free
+        # every eigenpair of the formed A_alpha, for the Hessian's products (:meth:`hessian_times`):
+        # asked for where A_alpha is formed (:func:`.ascent.takes_newton_steps`)
+        self.spectrum = spectrum
         self._gram_squared = None
 
     def at(self, x):
