@@ -44,7 +44,10 @@ def test_the_hessians_products_are_the_criterions_second_derivatives(variant, si
     assert evaluation.hessian_products == 2
 
 
-def test_newton_steps_are_taken_on_many_features_few_samples_and_formed_a_alpha_only():
+def test_newton_steps_are_taken_on_many_features_few_samples_and_formed_a_alpha_only(monkeypatch):
+    """From NEWTON_FROM features and up to DENSE_EIGEN_LIMIT samples; never in the features' dual
+    form or matrix-free, whose evaluations keep no eigenpairs of a formed A_alpha (shown with the
+    feature bound lowered, where a dual and a matrix-free problem are small enough to make)."""
     rng = np.random.default_rng(0)
 
     def takes(shape, k=2, dtype=np.float64, criterion="sum"):
@@ -54,8 +57,11 @@ def test_newton_steps_are_taken_on_many_features_few_samples_and_formed_a_alpha_
     assert takes((60, ascent.NEWTON_FROM))
     assert not takes((60, ascent.NEWTON_FROM - 1))
     assert not takes((qa_problem.DENSE_EIGEN_LIMIT + 1, ascent.NEWTON_FROM))  # no full spectrum there
-    # the formed A_alpha's criterion below the matrix-free limit only
-    assert qa_problem.DENSE_EIGEN_LIMIT < qa_problem.MATRIX_FREE_FROM
+    monkeypatch.setattr(ascent, "NEWTON_FROM", 1)
+    assert takes((60, 80))
+    assert not takes((60, 20))  # fewer features than samples: the dual form
+    monkeypatch.setattr(qa_problem, "MATRIX_FREE_FROM", 50)
+    assert not takes((60, 400))  # matrix-free from 50 samples here
 
 
 def test_the_hessian_products_reported_are_those_made(monkeypatch):
