@@ -28,7 +28,7 @@ instead, in a trust region (SciPy's ``trust-krylov``: the subproblem by Lanczos,
 (:meth:`.problem.Evaluation.hessian_times`: the derivative of ``Q`` by first-order perturbation
 over all of ``A_alpha``'s eigenpairs, two thin passes a product). L-BFGS's curvature pairs cannot
 follow the long curved ridge these problems put between a saddle and the maximum (planted 100 x
-200,000, k = 2: about 45 of its 69 evaluations climb the last 2.5e-4 of the criterion), which the
+200,000, k = 2: 45 of its 83 evaluations climb the last 2.5e-4 of the criterion), which the
 exact Hessian crosses in 15-20 steps; and near the maximum the steps converge quadratically, so
 the run ends far inside ``tol`` (residuals 1e-8 to 1e-9).
 
